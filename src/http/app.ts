@@ -1,0 +1,53 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { ModuleFactory, Services } from '../services';
+import { notFound } from './errors';
+import { drain } from './middleware/drain';
+import { errorHandler } from './middleware/error-handler';
+import { requestId } from './middleware/request-id';
+import { requestLog } from './middleware/request-log';
+import { corsPolicy, securityHeaders } from './middleware/security';
+import { addRoutes, modulePrefix, underPrefix } from './routing/mount';
+import type { RequestState } from './routing/route';
+import { systemRoutes } from './system-routes';
+
+/**
+ * Builds the Koa app from the wired services and the modules to mount. Pure: no I/O, no listening, no
+ * timers, so tests build as many apps as they like. The entry point (src/server.ts) does the wiring.
+ *
+ * Order of the way through: request id → drain (Connection: close while stopping) → request log → error handler → security headers → CORS →
+ * module-wide middleware (e.g. the auth rate limit) → router (per route: token → role → body → handler)
+ * → 405 for a known path with another method → 404 for everything else.
+ */
+export function createApp(services: Services, modules: readonly ModuleFactory[]): Koa<RequestState> {
+  const { config, logger, tokens } = services;
+  // TRUST_PROXY hops: with 0, X-Forwarded-* is ignored; with N, ctx.ip is the address the Nth proxy saw.
+  const app = new Koa<RequestState>({ proxy: config.trustProxy > 0, maxIpsCount: config.trustProxy });
+  const router = new Router<RequestState>();
+  const mountOptions = { tokens, bodyLimitBytes: config.bodyLimitBytes };
+
+  app.use(requestId());
+  app.use(drain(services.lifecycle));
+  app.use(requestLog(logger));
+  app.use(errorHandler(logger));
+  app.use(securityHeaders());
+  app.use(corsPolicy(config.corsOrigins));
+
+  addRoutes(router, '', systemRoutes(services), mountOptions);
+  const seen = new Set<string>();
+  for (const factory of modules) {
+    const definition = factory(services);
+    const prefix = modulePrefix(definition);
+    if (seen.has(prefix)) throw new Error(`module '${definition.name}' is registered twice`);
+    seen.add(prefix);
+    if (definition.middleware?.length) app.use(underPrefix(prefix, definition.middleware));
+    addRoutes(router, prefix, definition.routes, mountOptions);
+  }
+
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true }));
+  app.use(() => {
+    throw notFound('No route matches this path');
+  });
+  return app;
+}

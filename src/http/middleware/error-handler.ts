@@ -1,0 +1,55 @@
+import type { Middleware } from 'koa';
+import type { Logger } from '../../logger';
+import { DuplicateKeyError, StoreUnavailableError } from '../../stores/errors';
+import { fail, type FieldError } from '../envelope';
+import { HttpError } from '../errors';
+import type { RequestState } from '../routing/route';
+
+interface Described {
+  status: number;
+  message: string;
+  errors?: FieldError[];
+  headers?: Record<string, string>;
+}
+
+/** Client errors raised by libraries (koa's ctx.throw, http-errors, co-body) carry `status` and `expose`. */
+interface LibraryError {
+  status?: unknown;
+  statusCode?: unknown;
+  expose?: unknown;
+  message?: unknown;
+  headers?: unknown;
+}
+
+function describe(error: unknown): Described {
+  if (error instanceof HttpError) return { status: error.status, message: error.message, ...error.details };
+  if (error instanceof StoreUnavailableError) return { status: 503, message: 'Service temporarily unavailable, try again shortly' };
+  if (error instanceof DuplicateKeyError) return { status: 409, message: 'The resource already exists' };
+  const candidate = (error ?? {}) as LibraryError;
+  const status = Number(candidate.status ?? candidate.statusCode);
+  if (Number.isInteger(status) && status >= 400 && status < 500 && candidate.expose !== false) {
+    const headers = candidate.headers && typeof candidate.headers === 'object' ? (candidate.headers as Record<string, string>) : undefined;
+    return { status, message: typeof candidate.message === 'string' ? candidate.message : 'Bad request', headers };
+  }
+  return { status: 500, message: 'Internal server error' };
+}
+
+/**
+ * The one place errors become responses: the fail envelope with the error's status. Anything unexpected is
+ * a 500 whose body says nothing about the cause (no stack, SQL or secret); the cause goes to the log with
+ * the request id so it can be found.
+ */
+export function errorHandler(logger: Logger): Middleware<RequestState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      const described = describe(error);
+      if (described.status === 500) logger.error({ reqId: ctx.state.requestId, err: error }, 'unhandled error');
+      else if (described.status === 503) logger.warn({ reqId: ctx.state.requestId, err: error }, 'database unavailable');
+      ctx.status = described.status;
+      if (described.headers) ctx.set(described.headers);
+      ctx.body = fail(described.message, described.errors);
+    }
+  };
+}
