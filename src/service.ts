@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type Koa from 'koa';
 import { TokenService } from './auth/tokens';
 import type { Config } from './config/config';
 import { createApp } from './http/app';
+import type { RequestState } from './http/routing/route';
 import { Lifecycle } from './lifecycle/lifecycle';
 import type { Logger } from './logger';
 import { modules as registeredModules } from './modules';
@@ -10,6 +12,7 @@ import type { ModuleFactory, Services } from './services';
 import { createDatabase } from './stores/create-database';
 
 export interface RunningService {
+  app: Koa<RequestState>;
   server: Server;
   port: number;
   services: Services;
@@ -51,7 +54,7 @@ export async function startService(config: Config, logger: Logger, options: Star
 
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= shutdown(server, services));
-  return { server, port, services, stop };
+  return { app, server, port, services, stop };
 }
 
 async function shutdown(server: Server, { config, logger, lifecycle }: Services): Promise<void> {

@@ -138,7 +138,7 @@ function database(env: Env, mode: RunMode): { url: string; engine: DatabaseEngin
   if (databaseUrl && mongoUri && databaseUrl !== mongoUri) {
     throw new ConfigError('MONGO_URI', 'conflicts with DATABASE_URL: set only one of them');
   }
-  const name = databaseUrl ? 'DATABASE_URL' : 'MONGO_URI';
+  const name = !databaseUrl && mongoUri ? 'MONGO_URI' : 'DATABASE_URL';
   const url = databaseUrl ?? mongoUri ?? (mode === 'test' ? 'sqlite::memory:' : 'sqlite:./data/app.sqlite');
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0].toLowerCase();
   const engine = scheme ? ENGINE_BY_SCHEME[scheme] : undefined;

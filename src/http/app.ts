@@ -1,7 +1,6 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { ModuleFactory, Services } from '../services';
-import { notFound } from './errors';
 import { drain } from './middleware/drain';
 import { errorHandler } from './middleware/error-handler';
 import { requestId } from './middleware/request-id';
@@ -17,7 +16,7 @@ import { systemRoutes } from './system-routes';
  *
  * Order of the way through: request id → drain (Connection: close while stopping) → request log → error handler → security headers → CORS →
  * module-wide middleware (e.g. the auth rate limit) → router (per route: token → role → body → handler)
- * → 405 for a known path with another method → 404 for everything else.
+ * → 405 for a known path with another method; the error handler answers 404 when nothing set a response.
  */
 export function createApp(services: Services, modules: readonly ModuleFactory[]): Koa<RequestState> {
   const { config, logger, tokens } = services;
@@ -45,9 +44,6 @@ export function createApp(services: Services, modules: readonly ModuleFactory[])
   }
 
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
-  app.use(() => {
-    throw notFound('No route matches this path');
-  });
+  app.use(router.allowedMethods()); // sets 405 + Allow (or 501); the error handler adds the envelope
   return app;
 }

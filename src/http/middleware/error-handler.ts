@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import type { Logger } from '../../logger';
 import { DuplicateKeyError, StoreUnavailableError } from '../../stores/errors';
 import { fail, type FieldError } from '../envelope';
-import { HttpError } from '../errors';
+import { HttpError, notFound } from '../errors';
 import type { RequestState } from '../routing/route';
 
 interface Described {
@@ -43,6 +43,11 @@ export function errorHandler(logger: Logger): Middleware<RequestState> {
   return async (ctx, next) => {
     try {
       await next();
+      // A status without a body gets the envelope too: 404 when no route matched, or the router's
+      // 405 (with its Allow header) / 501 for a method it does not know.
+      if (ctx.body == null && ctx.status >= 400) {
+        throw ctx.status === 404 ? notFound('No route matches this path') : new HttpError(ctx.status, ctx.message);
+      }
     } catch (error) {
       const described = describe(error);
       if (described.status === 500) logger.error({ reqId: ctx.state.requestId, err: error }, 'unhandled error');

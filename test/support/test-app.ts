@@ -1,0 +1,69 @@
+import { Writable } from 'node:stream';
+import type Koa from 'koa';
+import pino from 'pino';
+import { TokenService } from '../../src/auth/tokens';
+import { loadConfig, type Config } from '../../src/config/config';
+import { createApp } from '../../src/http/app';
+import type { RequestState } from '../../src/http/routing/route';
+import { Lifecycle } from '../../src/lifecycle/lifecycle';
+import type { Logger } from '../../src/logger';
+import type { ModuleFactory, Services } from '../../src/services';
+import { createDatabase } from '../../src/stores/create-database';
+
+/** Fixed test secrets (≥ 32 bytes, different), so tests can mint their own tokens. */
+export const TEST_SECRETS = {
+  JWT_SECRET: 'test-access-secret-0123456789abcdef0123456789',
+  REFRESH_TOKEN_SECRET: 'test-refresh-secret-0123456789abcdef012345678',
+};
+
+/** A logger whose lines are kept in memory, so tests can read what was logged. */
+export function memoryLogger(level = 'debug'): { logger: Logger; lines: () => Record<string, unknown>[] } {
+  const chunks: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  const logger = pino({ level, base: undefined }, sink);
+  const lines = () =>
+    chunks
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { logger, lines };
+}
+
+export interface TestApp {
+  app: Koa<RequestState>;
+  config: Config;
+  services: Services;
+  logLines: () => Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+/**
+ * The real app on the real default store (in-memory SQLite under test), with the given environment on
+ * top of the test secrets and the given modules. Close it in afterAll/afterEach.
+ */
+export async function buildTestApp(
+  options: { env?: Record<string, string>; modules?: readonly ModuleFactory[] } = {},
+): Promise<TestApp> {
+  const config = loadConfig({ NODE_ENV: 'test', ...TEST_SECRETS, ...options.env });
+  const { logger, lines } = memoryLogger();
+  const lifecycle = new Lifecycle();
+  const database = createDatabase(config, logger);
+  await database.connect();
+  lifecycle.onClose('database', () => database.close());
+  await database.migrate();
+  const services: Services = { config, logger, database, tokens: new TokenService(config.jwt), lifecycle };
+  let app: Koa<RequestState>;
+  try {
+    app = createApp(services, options.modules ?? []);
+  } catch (error) {
+    await lifecycle.closeAll(logger);
+    throw error;
+  }
+  return { app, config, services, logLines: lines, close: () => lifecycle.closeAll(logger) };
+}
