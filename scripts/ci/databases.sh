@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The store contract suite on real engines, as CI runs it (from the repository root, ../shared beside it):
+#   1. natively: PostgreSQL and MariaDB from Debian's packages, started on 127.0.0.1 in a temp dir as
+#      unprivileged users, reached through TEST_POSTGRES_URL / TEST_MYSQL_URL; stopped and removed after;
+#   2. through testcontainers: the local Docker engine with the stand-in images
+#      (POSTGRES_IMAGE=local/postgres:15, MYSQL_IMAGE=local/mysql:mariadb) via `make test-all-dbs`.
+# MongoDB and SQL Server cannot be had on this machine: their suites print why they skip.
+# Usage: scripts/ci/databases.sh [all|native|containers]   (default all)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+shared=${SHARED_DIR:-../shared}
+mode=${1:-all}
+
+# shellcheck source=scripts/ci/lib/native-databases.sh
+source scripts/ci/lib/native-databases.sh
+trap native_db_stop EXIT
+
+run_native() {
+  echo "== store contract on native PostgreSQL and MariaDB"
+  native_db_start
+  # The contract suite plus the cleanup-job and connection tests, against the native servers.
+  npx jest --runInBand test/stores
+  native_db_stop
+}
+
+run_containers() {
+  echo "== store contract through testcontainers (stand-in images)"
+  "$shared/offline-images/docker-up.sh"
+  "$shared/offline-images/build.sh" postgres mysql
+  # The env URLs must not win here: the point is the container path.
+  env -u TEST_POSTGRES_URL -u TEST_MYSQL_URL -u TEST_MSSQL_URL -u TEST_MONGO_URL \
+    POSTGRES_IMAGE="${POSTGRES_IMAGE:-local/postgres:15}" \
+    MYSQL_IMAGE="${MYSQL_IMAGE:-local/mysql:mariadb}" \
+    TESTCONTAINERS_RYUK_DISABLED=true \
+    make test-all-dbs
+}
+
+case $mode in
+  native) run_native ;;
+  containers) run_containers ;;
+  all) run_native; run_containers ;;
+  *) echo "usage: $0 [all|native|containers]" >&2; exit 2 ;;
+esac

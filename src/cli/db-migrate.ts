@@ -1,0 +1,55 @@
+import { ConfigError, loadConfig } from '../config/config';
+import { createLogger } from '../logger';
+import { createDatabase } from '../stores/create-database';
+import { SqlDatabase } from '../stores/sql/sql-database';
+
+// `npm run db:migrate [-- up|down|status]` (compiled: `node dist/cli/db-migrate.js [up|down|status]`):
+// brings the configured database's schema up to date, reverts the last migration, or lists them.
+// Reads the same environment as the service (DATABASE_URL / MONGO_URI, DATABASE_TIMEOUT). Exit 0 on
+// success, 1 on failure, 2 on bad usage.
+
+const USAGE = 'usage: db-migrate [up|down|status]';
+
+async function main(command: string): Promise<number> {
+  if (!['up', 'down', 'status'].includes(command)) {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  const config = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' });
+  const logger = createLogger(config);
+  const database = createDatabase(config, logger, { cleanupJob: false });
+  logger.info({ engine: database.engine, database: database.description }, `db-migrate ${command}`);
+  await database.connect();
+  try {
+    if (!(database instanceof SqlDatabase)) {
+      // MongoDB has no versioned schema: "migrating" means creating the collections' indexes.
+      if (command !== 'up') {
+        process.stderr.write(`db-migrate ${command}: not applicable to MongoDB (only "up", which creates the indexes)\n`);
+        return 2;
+      }
+      await database.migrate();
+      return 0;
+    }
+    if (command === 'up') await database.migrate();
+    if (command === 'down') {
+      const reverted = await database.migrator.down();
+      logger.info({ reverted }, reverted.length ? 'migration reverted' : 'nothing to revert');
+    }
+    if (command === 'status') {
+      const { executed, pending } = await database.migrator.status();
+      process.stdout.write(`${[...executed.map((name) => `applied  ${name}`), ...pending.map((name) => `pending  ${name}`)].join('\n')}\n`);
+    }
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+main(process.argv[2] ?? 'up').then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);
+    process.stderr.write(`db-migrate failed: ${message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,8 @@
+import type { QueryInterface } from 'sequelize';
+
+/** One versioned schema change. Names sort in order of application and are recorded in `schema_migrations`. */
+export interface SqlMigration {
+  name: string;
+  up(queryInterface: QueryInterface): Promise<void>;
+  down(queryInterface: QueryInterface): Promise<void>;
+}

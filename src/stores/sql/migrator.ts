@@ -1,0 +1,67 @@
+import type { QueryInterface, Sequelize } from 'sequelize';
+import { SequelizeStorage, Umzug } from 'umzug';
+import type { Logger } from '../../logger';
+import type { SqlEngine } from './connection-options';
+import { withMigrationLock } from './migration-lock';
+import { migrations } from './migrations';
+
+/** Applied migrations are recorded in this table (umzug's SequelizeStorage). */
+export const MIGRATIONS_TABLE = 'schema_migrations';
+
+function createUmzug(sequelize: Sequelize, logger: Logger): Umzug<QueryInterface> {
+  return new Umzug<QueryInterface>({
+    migrations: migrations.map((migration) => ({
+      name: migration.name,
+      up: ({ context }) => migration.up(context),
+      down: ({ context }) => migration.down(context),
+    })),
+    context: sequelize.getQueryInterface(),
+    storage: new SequelizeStorage({ sequelize, tableName: MIGRATIONS_TABLE }),
+    logger: {
+      info: (event) => logger.info(event, 'migration'),
+      warn: (event) => logger.warn(event, 'migration'),
+      error: (event) => logger.error(event, 'migration'),
+      debug: (event) => logger.debug(event, 'migration'),
+    },
+  });
+}
+
+export interface MigrationStatus {
+  executed: string[];
+  pending: string[];
+}
+
+/** Versioned migrations (umzug) under a database lock; every step is its own short operation. */
+export class Migrator {
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly engine: SqlEngine,
+    private readonly logger: Logger,
+    /** How long an instance waits for another one that is migrating. */
+    private readonly lockWaitMs: number,
+  ) {}
+
+  /** Applies every pending migration; returns the names applied (none when up to date). */
+  up(): Promise<string[]> {
+    return withMigrationLock(this.sequelize, this.engine, this.lockWaitMs, async () => {
+      const applied = await createUmzug(this.sequelize, this.logger).up();
+      return applied.map((migration) => migration.name);
+    });
+  }
+
+  /** Reverts the last applied migration; returns its name, if any. */
+  down(): Promise<string[]> {
+    return withMigrationLock(this.sequelize, this.engine, this.lockWaitMs, async () => {
+      const reverted = await createUmzug(this.sequelize, this.logger).down();
+      return reverted.map((migration) => migration.name);
+    });
+  }
+
+  status(): Promise<MigrationStatus> {
+    return withMigrationLock(this.sequelize, this.engine, this.lockWaitMs, async () => {
+      const umzug = createUmzug(this.sequelize, this.logger);
+      const [executed, pending] = await Promise.all([umzug.executed(), umzug.pending()]);
+      return { executed: executed.map((m) => m.name), pending: pending.map((m) => m.name) };
+    });
+  }
+}

@@ -1,0 +1,38 @@
+import { ConnectionError, TimeoutError, UniqueConstraintError } from 'sequelize';
+import { DuplicateKeyError, StoreUnavailableError } from '../errors';
+
+/** Socket-level and server-state codes meaning "the database is not there right now", across the drivers. */
+const UNAVAILABLE_CODES = new Set([
+  // Node sockets
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN',
+  // mysql2
+  'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN',
+  // tedious (SQL Server)
+  'ESOCKET', 'ETIMEOUT', 'ECLOSE', 'ECONNCLOSED', 'EINVALIDSTATE',
+  // PostgreSQL SQLSTATEs: query canceled (statement_timeout), admin/crash shutdown, cannot connect now, too many connections
+  '57014', '57P01', '57P02', '57P03', '53300',
+]);
+
+const UNAVAILABLE_MESSAGE = /connection terminated|connection (is )?closed|not queryable|query read timeout|timeout expired|connection lost|socket hang up/i;
+
+function causeOf(error: unknown): { code?: unknown; message?: unknown } {
+  const original = (error as { original?: unknown; parent?: unknown }).original ?? (error as { parent?: unknown }).parent;
+  return (original ?? error ?? {}) as { code?: unknown; message?: unknown };
+}
+
+export function isUnavailable(error: unknown): boolean {
+  if (error instanceof ConnectionError || error instanceof TimeoutError) return true;
+  const cause = causeOf(error);
+  if (typeof cause.code === 'string' && UNAVAILABLE_CODES.has(cause.code)) return true;
+  // pg reports a 08xxx SQLSTATE (connection exception class) for broken sessions.
+  if (typeof cause.code === 'string' && /^08/.test(cause.code)) return true;
+  const message = typeof cause.message === 'string' ? cause.message : error instanceof Error ? error.message : '';
+  return UNAVAILABLE_MESSAGE.test(message);
+}
+
+/** Driver/Sequelize errors → the store's domain errors; anything else is passed through unchanged (a bug: 500). */
+export function translateSqlError(error: unknown): unknown {
+  if (error instanceof UniqueConstraintError) return new DuplicateKeyError(undefined, { cause: error });
+  if (isUnavailable(error)) return new StoreUnavailableError(undefined, { cause: error });
+  return error;
+}

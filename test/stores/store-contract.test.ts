@@ -1,0 +1,345 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Op } from 'sequelize';
+import request from 'supertest';
+import { PasswordHasher } from '../../src/auth/passwords';
+import { digestRefreshToken } from '../../src/auth/refresh-sessions';
+import { loadConfig, type Config } from '../../src/config/config';
+import { createLogger } from '../../src/logger';
+import { startService, type RunningService } from '../../src/service';
+import { createDatabase } from '../../src/stores/create-database';
+import { DuplicateKeyError, StoreUnavailableError } from '../../src/stores/errors';
+import type { MongoDatabase } from '../../src/stores/mongo/mongo-database';
+import type { SqlDatabase } from '../../src/stores/sql/sql-database';
+import type { Database } from '../../src/stores/types';
+import { testEngines, type StartedEngine } from '../support/engines';
+import { blackHole, closedPort, TcpProxy } from '../support/tcp-proxy';
+
+// The store contract: the same cases against every engine (see test/support/engines.ts for where each
+// engine comes from and why one may be skipped). Behaviour must not depend on the engine.
+
+const logger = createLogger({ env: 'test', logLevel: 'silent' });
+const TIMEOUT = '2s';
+
+function configFor(url: string, extra: Record<string, string> = {}): Config {
+  return loadConfig({ NODE_ENV: 'test', DATABASE_URL: url, DATABASE_TIMEOUT: TIMEOUT, ...extra });
+}
+
+/** A fresh token digest, as the auth module stores them: SHA-256 hex of a random token. */
+function digest(): string {
+  return createHash('sha256').update(randomBytes(32)).digest('hex');
+}
+
+function inSeconds(seconds: number): Date {
+  return new Date(Date.now() + seconds * 1000);
+}
+
+/** The same URL pointing at another loopback port (engine kind and options kept). */
+function withPort(url: string, port: number): string {
+  const parsed = new URL(url);
+  parsed.hostname = '127.0.0.1';
+  parsed.port = String(port);
+  return parsed.toString();
+}
+
+async function elapsed<T>(work: () => Promise<T>): Promise<{ ms: number; result: PromiseSettledResult<T> }> {
+  const started = performance.now();
+  const [result] = await Promise.allSettled([work()]);
+  return { ms: Math.round(performance.now() - started), result: result! };
+}
+
+async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return false;
+}
+
+const figures: string[] = [];
+
+const engines = testEngines();
+const skipped = engines.filter((target) => target.skipReason);
+if (skipped.length) {
+  // One line per skipped engine saying why, printed at collection time so it shows in every jest run.
+  console.warn(skipped.map((target) => `[store contract] ${target.engine}: SKIPPED — ${target.skipReason}`).join('\n'));
+}
+
+for (const target of engines) {
+  const suite = target.skipReason ? describe.skip : describe;
+
+  suite(`store contract on ${target.label}`, () => {
+    let started: StartedEngine | undefined;
+    let database: Database;
+
+    beforeAll(async () => {
+      started = await target.start();
+      database = createDatabase(configFor(started.url), logger, { cleanupJob: false, connectAttempts: 3 });
+      await database.connect();
+      await database.migrate();
+    }, 240_000);
+
+    afterAll(async () => {
+      await database?.close();
+      await started?.stop();
+    }, 60_000);
+
+    describe('refresh-token store', () => {
+      it('creates, finds and deletes a record', async () => {
+        const record = { userId: 'user-1', token: digest(), expiresAt: inSeconds(3600) };
+        await database.refreshTokens.create(record);
+        expect(await database.refreshTokens.findByToken(record.token)).toEqual(record);
+        expect(await database.refreshTokens.deleteByToken(record.token)).toBe(true);
+        expect(await database.refreshTokens.findByToken(record.token)).toBeNull();
+      });
+
+      it('keeps expiresAt to the millisecond', async () => {
+        const expiresAt = new Date(Math.floor(Date.now() / 1000) * 1000 + 3_600_123);
+        const token = digest();
+        await database.refreshTokens.create({ userId: 'user-ms', token, expiresAt });
+        expect((await database.refreshTokens.findByToken(token))?.expiresAt.getTime()).toBe(expiresAt.getTime());
+      });
+
+      it('rejects a duplicate token with DuplicateKeyError', async () => {
+        const token = digest();
+        await database.refreshTokens.create({ userId: 'user-1', token, expiresAt: inSeconds(3600) });
+        await expect(database.refreshTokens.create({ userId: 'user-2', token, expiresAt: inSeconds(60) })).rejects.toBeInstanceOf(
+          DuplicateKeyError,
+        );
+        expect((await database.refreshTokens.findByToken(token))?.userId).toBe('user-1');
+      });
+
+      it('never returns an expired record, even before it is removed', async () => {
+        const expired = digest();
+        await database.refreshTokens.create({ userId: 'user-1', token: expired, expiresAt: inSeconds(-1) });
+        expect(await database.refreshTokens.findByToken(expired)).toBeNull();
+
+        const soon = digest();
+        await database.refreshTokens.create({ userId: 'user-1', token: soon, expiresAt: inSeconds(1.2) });
+        expect(await database.refreshTokens.findByToken(soon)).not.toBeNull();
+        await new Promise((resolve) => setTimeout(resolve, 1_400));
+        expect(await database.refreshTokens.findByToken(soon)).toBeNull();
+      });
+
+      it('treats deleting an unknown token as a no-op', async () => {
+        await expect(database.refreshTokens.deleteByToken(digest())).resolves.toBe(false);
+      });
+
+      it('handles 50 concurrent creates', async () => {
+        const records = Array.from({ length: 50 }, (_, i) => ({ userId: `user-${i % 7}`, token: digest(), expiresAt: inSeconds(3600) }));
+        const started = performance.now();
+        await Promise.all(records.map((record) => database.refreshTokens.create(record)));
+        const ms = Math.round(performance.now() - started);
+        figures.push(`${target.label}: 50 concurrent creates in ${ms} ms`);
+        const found = await Promise.all(records.map((record) => database.refreshTokens.findByToken(record.token)));
+        expect(found).toEqual(records);
+      });
+
+      if (target.engine === 'mongodb') {
+        it('has a unique index on token and a TTL index on expiresAt (expireAfterSeconds 0)', async () => {
+          const indexes = await (database as MongoDatabase).models.RefreshToken.collection.indexes();
+          expect(indexes).toEqual(
+            expect.arrayContaining([
+              expect.objectContaining({ key: { token: 1 }, unique: true }),
+              expect.objectContaining({ key: { expiresAt: 1 }, expireAfterSeconds: 0 }),
+            ]),
+          );
+        });
+      } else {
+        it('cleanup removes exactly the expired rows', async () => {
+          const sql = database as SqlDatabase;
+          const now = new Date();
+          const expired = Array.from({ length: 5 }, (_, i) => ({ userId: 'user-c', token: digest(), expiresAt: new Date(now.getTime() - 1 - i * 60_000) }));
+          // Expiring exactly at `now` counts as expired (the lookup requires expires_at > now).
+          expired.push({ userId: 'user-c', token: digest(), expiresAt: now });
+          const valid = Array.from({ length: 5 }, (_, i) => ({ userId: 'user-c', token: digest(), expiresAt: new Date(now.getTime() + 1 + i * 60_000) }));
+          for (const record of [...expired, ...valid]) await sql.refreshTokens.create(record);
+
+          const RefreshToken = sql.sequelize.model('RefreshToken');
+          const expiredBefore = await RefreshToken.count({ where: { expiresAt: { [Op.lte]: now } } });
+          expect(expiredBefore).toBeGreaterThanOrEqual(expired.length);
+
+          expect(await sql.refreshTokens.deleteExpired(now)).toBe(expiredBefore);
+          expect(await RefreshToken.count({ where: { expiresAt: { [Op.lte]: now } } })).toBe(0);
+          expect(await RefreshToken.count({ where: { token: expired.map((r) => r.token) } })).toBe(0);
+          expect(await RefreshToken.count({ where: { token: valid.map((r) => r.token) } })).toBe(valid.length);
+        });
+      }
+    });
+
+    describe('user store', () => {
+      it('creates a user and finds it by id and by email, case-insensitively', async () => {
+        const email = `Ada.${randomBytes(4).toString('hex')}@Example.COM`;
+        const user = await database.users.create({ email, passwordHash: '$argon2id$fake', role: 'admin', name: 'Ada' });
+        expect(user).toEqual({ id: expect.any(String), email: email.toLowerCase(), passwordHash: '$argon2id$fake', role: 'admin', name: 'Ada' });
+        expect(await database.users.findById(user.id)).toEqual(user);
+        expect(await database.users.findByEmail(email.toUpperCase())).toEqual(user);
+        expect(await database.users.findByEmail(`  ${email.toLowerCase()} `)).toEqual(user);
+        expect(await database.users.findById('00000000-0000-0000-0000-000000000000')).toBeNull();
+        expect(await database.users.findByEmail('nobody@example.com')).toBeNull();
+      });
+
+      it('keeps emails unique whatever their case', async () => {
+        const email = `grace.${randomBytes(4).toString('hex')}@example.com`;
+        await database.users.create({ email, passwordHash: 'h1', role: 'user', name: null });
+        await expect(database.users.create({ email: email.toUpperCase(), passwordHash: 'h2', role: 'user', name: null })).rejects.toBeInstanceOf(
+          DuplicateKeyError,
+        );
+      });
+
+      it('replaces the password hash', async () => {
+        const user = await database.users.create({ email: `h.${randomBytes(4).toString('hex')}@example.com`, passwordHash: 'old', role: 'user', name: null });
+        await database.users.updatePasswordHash(user.id, 'new');
+        expect((await database.users.findById(user.id))?.passwordHash).toBe('new');
+      });
+    });
+
+    describe('lifecycle', () => {
+      it('answers ping', async () => {
+        await expect(database.ping()).resolves.toBeUndefined();
+      });
+
+      it('migrate() is idempotent', async () => {
+        await expect(database.migrate()).resolves.toBeUndefined();
+      });
+
+      it('describes itself without the password', () => {
+        const password = new URL(started!.url.replace(/^sqlite:/, 'sqlite://x/')).password;
+        expect(database.description).toMatch(new RegExp(`^${target.engine === 'mongodb' ? 'mongodb' : target.engine}\\b`));
+        expect(database.description).not.toContain('@');
+        if (password.length >= 8) expect(database.description).not.toContain(decodeURIComponent(password));
+      });
+    });
+
+    describe('HTTP login → refresh → logout', () => {
+      it('runs the whole flow through the real service on this engine (users and refresh tokens in the database)', async () => {
+        const service = await startService(configFor(started!.url, { USER_STORE: 'database' }), logger, { port: 0, host: '127.0.0.1' });
+        try {
+          const { database: db } = service.services;
+          const email = `flow.${randomBytes(4).toString('hex')}@example.com`;
+          const password = 'correct horse battery staple';
+          const user = await db.users.create({ email, passwordHash: await new PasswordHasher().hash(password), role: 'user', name: 'Flow' });
+          const http = request(service.server);
+
+          await http.post('/api/auth/login').send({ email, password: 'wrong password' }).expect(401);
+          const login = await http.post('/api/auth/login').send({ email: email.toUpperCase(), password }).expect(200);
+          expect(login.body).toMatchObject({ status: 'success', data: { accessToken: expect.any(String) } });
+          const cookie = ([] as string[]).concat(login.headers['set-cookie'] ?? []).find((c) => c.startsWith('refreshToken='));
+          const refreshToken = /^refreshToken=([^;]+)/.exec(cookie ?? '')?.[1];
+          expect(refreshToken).toBeDefined();
+          const stored = await db.refreshTokens.findByToken(digestRefreshToken(refreshToken!));
+          expect(stored).toMatchObject({ userId: user.id });
+
+          const refreshed = await http.post('/api/auth/refresh').set('Cookie', `refreshToken=${refreshToken}`).expect(200);
+          expect(refreshed.body.data.accessToken).toEqual(expect.any(String));
+          expect(await db.refreshTokens.findByToken(digestRefreshToken(refreshToken!))).toEqual(stored);
+
+          await http
+            .post('/api/auth/logout')
+            .set('Authorization', `Bearer ${refreshed.body.data.accessToken}`)
+            .set('Cookie', `refreshToken=${refreshToken}`)
+            .expect(204);
+          expect(await db.refreshTokens.findByToken(digestRefreshToken(refreshToken!))).toBeNull();
+          await http.post('/api/auth/refresh').set('Cookie', `refreshToken=${refreshToken}`).expect(401);
+        } finally {
+          await service.stop();
+        }
+      }, 60_000);
+    });
+
+    if (target.engine !== 'sqlite' && target.engine !== 'mongodb') {
+      // Last on purpose: it drops the schema and builds it again.
+      describe('concurrent start-up', () => {
+        it('lets three instances migrate an empty database at once; each migration runs once', async () => {
+          const sql = database as SqlDatabase;
+          while ((await sql.migrator.down()).length > 0);
+          expect((await sql.migrator.status()).executed).toEqual([]);
+
+          const instances = [1, 2, 3].map(() => createDatabase(configFor(started!.url), logger, { cleanupJob: false, connectAttempts: 1 }));
+          try {
+            await Promise.all(instances.map((instance) => instance.connect()));
+            const results = await Promise.allSettled(instances.map((instance) => instance.migrate()));
+            expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+          } finally {
+            await Promise.all(instances.map((instance) => instance.close()));
+          }
+          const status = await sql.migrator.status();
+          expect(status.pending).toEqual([]);
+          expect(status.executed).toEqual(['0001-create-users', '0002-create-refresh-tokens']);
+          const token = digest();
+          await sql.refreshTokens.create({ userId: 'after-migrate', token, expiresAt: inSeconds(60) });
+          expect(await sql.refreshTokens.findByToken(token)).not.toBeNull();
+        }, 60_000);
+      });
+    }
+
+    if (target.engine !== 'sqlite') {
+      describe('failure and recovery', () => {
+        it('fails with StoreUnavailableError within seconds when nothing listens', async () => {
+          const url = withPort(started!.url, await closedPort());
+          const unreachable = createDatabase(configFor(url), logger, { cleanupJob: false, connectAttempts: 1 });
+          try {
+            const connect = await elapsed(() => unreachable.connect());
+            expect(connect.result.status).toBe('rejected');
+            expect((connect.result as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
+            const lookup = await elapsed(() => unreachable.refreshTokens.findByToken(digest()));
+            expect((lookup.result as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
+            figures.push(`${target.label}: closed port → StoreUnavailableError after ${connect.ms} ms (connect), ${lookup.ms} ms (lookup)`);
+            expect(connect.ms).toBeLessThan(8_000);
+            expect(lookup.ms).toBeLessThan(8_000);
+          } finally {
+            await unreachable.close().catch(() => undefined);
+          }
+        }, 30_000);
+
+        it('fails with StoreUnavailableError within the timeout when the server never answers', async () => {
+          const hole = await blackHole();
+          const hanging = createDatabase(configFor(withPort(started!.url, hole.port)), logger, { cleanupJob: false, connectAttempts: 1 });
+          try {
+            const ping = await elapsed(() => hanging.ping());
+            expect((ping.result as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
+            figures.push(`${target.label}: silent server → StoreUnavailableError after ${ping.ms} ms`);
+            expect(ping.ms).toBeLessThan(8_000);
+          } finally {
+            await hanging.close().catch(() => undefined);
+            await hole.close();
+          }
+        }, 30_000);
+
+        it('reports 503 on /health/ready while the database is gone and recovers by itself', async () => {
+          const upstream = new URL(started!.url);
+          const proxy = new TcpProxy(upstream.hostname.replace(/^\[(.*)\]$/, '$1'), Number(upstream.port));
+          await proxy.start();
+          let service: RunningService | undefined;
+          try {
+            service = await startService(configFor(withPort(started!.url, proxy.port)), logger, { port: 0, host: '127.0.0.1', modules: [] });
+            const agent = request(service.server);
+            expect((await agent.get('/health/ready')).status).toBe(200);
+
+            await proxy.cut();
+            const down = await elapsed(() => agent.get('/health/ready').then((res) => res.status));
+            expect(down.result).toEqual({ status: 'fulfilled', value: 503 });
+            await expect(service.services.database.refreshTokens.findByToken(digest())).rejects.toBeInstanceOf(StoreUnavailableError);
+
+            await proxy.start(); // same port: the database is back
+            const recovered = await elapsed(() =>
+              eventually(async () => (await agent.get('/health/ready')).status === 200, 20_000),
+            );
+            expect(recovered.result).toEqual({ status: 'fulfilled', value: true });
+            figures.push(`${target.label}: outage → 503 in ${down.ms} ms; recovered ${recovered.ms} ms after the database returned`);
+            const token = digest();
+            await service.services.database.refreshTokens.create({ userId: 'user-r', token, expiresAt: inSeconds(60) });
+            expect(await service.services.database.refreshTokens.findByToken(token)).not.toBeNull();
+          } finally {
+            await service?.stop();
+            await proxy.cut();
+          }
+        }, 60_000);
+      });
+    }
+  });
+}
+
+afterAll(() => {
+  if (figures.length) console.log(`[store contract] figures\n  ${figures.join('\n  ')}`);
+});
