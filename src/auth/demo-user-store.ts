@@ -1,0 +1,45 @@
+import type { Config } from '../config/config';
+import type { NewUser, UserRecord, UserStore } from '../stores/types';
+import { normaliseEmail } from '../stores/email';
+import type { PasswordHasher } from './passwords';
+
+export const DEMO_USER_ID = 'demo';
+
+/**
+ * USER_STORE=demo: the one built-in user from DEMO_USER_* (CONTRACT.md). Its password is hashed with argon2
+ * when the store is built, so login compares hashes exactly as it does against the database store.
+ * It holds no other users: registration needs USER_STORE=database (config enforces that).
+ */
+export class DemoUserStore implements UserStore {
+  private readonly email: string;
+  private passwordHash: Promise<string>;
+
+  constructor(
+    private readonly demo: Config['demoUser'],
+    hasher: PasswordHasher,
+  ) {
+    this.email = normaliseEmail(demo.email);
+    this.passwordHash = hasher.hash(demo.password);
+    this.passwordHash.catch(() => undefined); // awaited on first use; this only keeps an early failure from being "unhandled"
+  }
+
+  async findByEmail(email: string): Promise<UserRecord | null> {
+    return normaliseEmail(email) === this.email ? this.record() : null;
+  }
+
+  async findById(id: string): Promise<UserRecord | null> {
+    return id === DEMO_USER_ID ? this.record() : null;
+  }
+
+  async create(_user: NewUser): Promise<UserRecord> {
+    throw new Error('the demo user store holds one built-in user and cannot create others');
+  }
+
+  async updatePasswordHash(id: string, passwordHash: string): Promise<void> {
+    if (id === DEMO_USER_ID) this.passwordHash = Promise.resolve(passwordHash);
+  }
+
+  private async record(): Promise<UserRecord> {
+    return { id: DEMO_USER_ID, email: this.email, passwordHash: await this.passwordHash, role: this.demo.role, name: 'Demo User' };
+  }
+}

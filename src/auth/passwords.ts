@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import argon2 from 'argon2';
+
+/** argon2id parameters: OWASP Password Storage Cheat Sheet's first recommendation (19 MiB, t=2, p=1). */
+export interface HashParameters {
+  memoryCost: number; // KiB
+  timeCost: number;
+  parallelism: number;
+}
+
+export const OWASP_ARGON2ID: HashParameters = { memoryCost: 19_456, timeCost: 2, parallelism: 1 };
+
+/**
+ * Hashes and checks passwords with argon2id. `verify` never throws for a malformed stored hash (a corrupt
+ * row must read as "wrong password", not as a 500).
+ */
+export class PasswordHasher {
+  constructor(readonly parameters: HashParameters = OWASP_ARGON2ID) {}
+
+  hash(password: string): Promise<string> {
+    return argon2.hash(password, { type: argon2.argon2id, ...this.parameters });
+  }
+
+  async verify(hash: string, password: string): Promise<boolean> {
+    try {
+      return await argon2.verify(hash, password);
+    } catch {
+      return false;
+    }
+  }
+
+  /** True when the stored hash was made with other parameters (or another algorithm) than today's. */
+  needsRehash(hash: string): boolean {
+    try {
+      return !hash.startsWith('$argon2id$') || argon2.needsRehash(hash, this.parameters);
+    } catch {
+      return true;
+    }
+  }
+
+  /**
+   * A hash of a random password nobody knows, made once at start-up. Login verifies against it when the
+   * email is unknown, so an unknown user costs the same argon2 work as a wrong password.
+   */
+  createDummyHash(): Promise<string> {
+    return this.hash(randomBytes(32).toString('base64url'));
+  }
+}

@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import type { RefreshTokenStore } from '../stores/types';
+import type { IssuedRefreshToken, TokenService } from './tokens';
+
+/** What the store keeps instead of the token: its SHA-256 digest (hex), so a database dump holds no usable token. */
+export function digestRefreshToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/**
+ * Refresh tokens as server-side sessions: issued at login, checked at refresh, revoked at logout.
+ * A token counts only when its signature and type are right AND its digest is in the store, unexpired,
+ * and owned by the token's subject.
+ */
+export class RefreshSessions {
+  constructor(
+    private readonly tokens: TokenService,
+    private readonly store: RefreshTokenStore,
+  ) {}
+
+  async issue(userId: string): Promise<IssuedRefreshToken> {
+    const issued = this.tokens.signRefreshToken(userId);
+    await this.store.create({ userId, token: digestRefreshToken(issued.token), expiresAt: issued.expiresAt });
+    return issued;
+  }
+
+  /** The owner's id when the token is valid and still stored; undefined for anything else. The record is left as it is. */
+  async ownerOf(token: string): Promise<string | undefined> {
+    const subject = this.tokens.verifyRefreshToken(token);
+    if (!subject) return undefined;
+    const record = await this.store.findByToken(digestRefreshToken(token));
+    // The expiry is checked here too: a relational engine may not have cleaned the row up yet.
+    if (!record || record.expiresAt.getTime() <= Date.now() || record.userId !== subject) return undefined;
+    return record.userId;
+  }
+
+  /** Deletes the token's record only if it belongs to `callerId`; true when a record went. */
+  async revoke(token: string, callerId: string): Promise<boolean> {
+    const digest = digestRefreshToken(token);
+    const record = await this.store.findByToken(digest);
+    if (!record || record.userId !== callerId) return false;
+    return this.store.deleteByToken(digest);
+  }
+}

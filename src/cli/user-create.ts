@@ -1,0 +1,78 @@
+// npm run user:create -- --email a@example.com --role admin --name "Ada" [--password …]
+// Creates a user in the configured database (DATABASE_URL / MONGO_URI; migrations applied first) and prints
+// the new id, never the hash. Without --password the password is read from stdin (first line), which keeps
+// it out of the shell history and the process list: `printf '%s\n' "$PASSWORD" | npm run user:create -- …`.
+import { parseArgs } from 'node:util';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { normaliseEmail } from '../stores/email';
+import { PasswordHasher } from '../auth/passwords';
+import { ConfigError, loadConfig } from '../config/config';
+import { createLogger } from '../logger';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../modules/auth/schemas';
+import { createDatabase } from '../stores/create-database';
+import { DuplicateKeyError } from '../stores/errors';
+
+const USAGE = 'usage: npm run user:create -- --email <email> [--role <role>] [--name <name>] [--password <password> | password on stdin]';
+
+class UsageError extends Error {}
+
+async function readStdinLine(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('Password (input is echoed; prefer piping it in): ');
+  let input = '';
+  for await (const chunk of process.stdin) {
+    input += String(chunk);
+    if (input.includes('\n')) break;
+  }
+  return input.split(/\r?\n/)[0];
+}
+
+function validEmail(email: string): boolean {
+  const ajv = new Ajv();
+  addFormats(ajv, ['email']);
+  return ajv.validate({ type: 'string', format: 'email', maxLength: 254 }, email);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      email: { type: 'string' },
+      role: { type: 'string', default: 'user' },
+      name: { type: 'string' },
+      password: { type: 'string' },
+    },
+    strict: true,
+  });
+  const email = normaliseEmail(values.email ?? '');
+  if (!validEmail(email)) throw new UsageError('--email must be a valid email address');
+  const role = values.role.trim();
+  if (!/^[A-Za-z0-9_-]{1,50}$/.test(role)) throw new UsageError('--role must be 1-50 letters, digits, dashes or underscores');
+  const password = values.password ?? (await readStdinLine());
+  if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
+    throw new UsageError(`the password must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long`);
+  }
+
+  const config = loadConfig();
+  const logger = createLogger({ env: config.env, logLevel: 'warn' });
+  const database = createDatabase(config, logger, { cleanupJob: false });
+  await database.connect();
+  try {
+    await database.migrate();
+    const passwordHash = await new PasswordHasher().hash(password);
+    const user = await database.users.create({ email, passwordHash, role, name: values.name?.trim() || null });
+    process.stdout.write(`${user.id}\n`);
+  } finally {
+    await database.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof UsageError || String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+  else if (error instanceof DuplicateKeyError) process.stderr.write('a user with this email exists already\n');
+  else process.stderr.write(`user:create failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,37 @@
+import type { Context } from 'koa';
+
+// The refresh-token cookie, written by hand rather than through ctx.cookies.set, for two reasons:
+//  1. CONTRACT.md fixes its exact form: `refreshToken=<token>; Path=/api/auth; Max-Age=604800; HttpOnly;
+//     SameSite=Strict` (+ `; Secure`). The `cookies` module writes `expires=` and lower-case attributes.
+//  2. With `secure: true` the `cookies` module throws "Cannot send secure cookie over unencrypted
+//     connection" whenever Koa does not see the request as HTTPS: plain-HTTP smoke tests of a production
+//     build, or a TLS-terminating proxy without TRUST_PROXY. COOKIE_SECURE is the operator's decision;
+//     when it is on, `Secure` is always emitted and the browser, which knows the real scheme, enforces it.
+
+export const REFRESH_COOKIE = 'refreshToken';
+/** Sent only to the auth routes: no other route ever sees the refresh token. */
+export const REFRESH_COOKIE_PATH = '/api/auth';
+
+export interface CookiePolicy {
+  maxAgeSeconds: number;
+  secure: boolean;
+}
+
+function serialise(value: string, attributes: string[], secure: boolean): string {
+  return [`${REFRESH_COOKIE}=${value}`, `Path=${REFRESH_COOKIE_PATH}`, ...attributes, 'HttpOnly', 'SameSite=Strict', ...(secure ? ['Secure'] : [])].join('; ');
+}
+
+/** The Set-Cookie value that stores a refresh token (a JWT: base64url and dots, all legal cookie characters). */
+export function refreshCookie(token: string, policy: CookiePolicy): string {
+  return serialise(token, [`Max-Age=${policy.maxAgeSeconds}`], policy.secure);
+}
+
+/** The Set-Cookie value that removes the cookie: same name and path, expired. */
+export function clearedRefreshCookie(policy: Pick<CookiePolicy, 'secure'>): string {
+  return serialise('', ['Max-Age=0', 'Expires=Thu, 01 Jan 1970 00:00:00 GMT'], policy.secure);
+}
+
+/** The refresh token the client sent, if any. */
+export function readRefreshCookie(ctx: Pick<Context, 'cookies'>): string | undefined {
+  return ctx.cookies.get(REFRESH_COOKIE) || undefined;
+}
