@@ -1,9 +1,10 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { TokenService } from './auth/tokens';
 import type { Config } from './config/config';
 import { createApp } from './http/app';
+import { createHttpServer } from './http/http-server';
 import type { RequestState } from './http/routing/route';
 import { Lifecycle } from './lifecycle/lifecycle';
 import type { Logger } from './logger';
@@ -38,9 +39,7 @@ export async function startService(config: Config, logger: Logger, options: Star
 
   const services: Services = { config, logger, database, tokens: new TokenService(config.jwt), lifecycle };
   const app = createApp(services, options.modules ?? registeredModules);
-  const server = createServer(app.callback());
-  server.keepAliveTimeout = 5_000; // shorter than common load-balancer idle timeouts would be wrong; 5 s is Node's default
-  server.requestTimeout = 30_000; // a client that never finishes sending does not hold a socket forever
+  const server = createHttpServer(app);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
