@@ -43,7 +43,12 @@ export function createApp(services: Services, modules: readonly ModuleFactory[])
     addRoutes(router, prefix, definition.routes, mountOptions);
   }
 
+  app.use(async (ctx, next) => {
+    await next();
+    // The router answers OPTIONS with 200 and an empty body; no content is 204, the documented bodiless answer.
+    if (ctx.method === 'OPTIONS' && ctx.status === 200 && ctx.body === '') ctx.status = 204;
+  });
   app.use(router.routes());
-  app.use(router.allowedMethods()); // sets 405 + Allow (or 501); the error handler adds the envelope
+  app.use(router.allowedMethods()); // 405 + Allow (or 501); the error handler adds the envelope
   return app;
 }

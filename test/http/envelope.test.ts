@@ -31,6 +31,12 @@ describe('envelope, errors and cross-cutting headers', () => {
     expect(put.headers.allow).toBe('POST');
   });
 
+  it('OPTIONS on a known path answers 204 with Allow and no body', async () => {
+    const res = await request(server()).options('/api/probe/things').expect(204);
+    expect(res.headers.allow).toBe('POST');
+    expect(res.text).toBe('');
+  });
+
   it('an unexpected error is a 500 envelope that tells nothing, logged with the request id', async () => {
     const res = await request(server()).get('/api/probe/boom').set('X-Request-Id', 'trace-500').expect(500);
     expect(res.body).toEqual({ status: 'fail', message: 'Internal server error' });

@@ -1,0 +1,224 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { PasswordHasher } from '../src/auth/passwords';
+import { TokenService } from '../src/auth/tokens';
+import { loadConfig } from '../src/config/config';
+import { BENCH_ROLE } from './bench-module';
+import { killAllChildren, ServerProcess } from './child-process';
+import { compileEntries } from './compile-entries';
+import { loadRun, probe, type LoadRequest } from './load';
+import { checkTargets, median, renderReport, summarise, type HashCost, type RoundFigures, type ScenarioSummary } from './report';
+import { buildScenarios, DEMO_CREDENTIALS, type Scenario } from './scenarios';
+import { readSettings, type BenchSettings } from './settings';
+
+// `make bench` / `npm run bench` (after the build): the built service in production mode and a raw
+// node:http server, each in its own child process, driven in turn by autocannon from this process on
+// 127.0.0.1. Prints a table and writes bench/results/<timestamp>.json. See docs/performance.md.
+
+const BENCH_DIR = __dirname;
+const RESULTS_DIR = join(BENCH_DIR, 'results');
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/** Production mode, fresh strong secrets, embedded SQLite in a scratch directory, logging at info. */
+function serviceEnvironment(databaseFile: string, dist: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    NODE_ENV: 'production',
+    JWT_SECRET: randomBytes(48).toString('base64url'),
+    REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64url'),
+    DATABASE_URL: `sqlite:${databaseFile}`,
+    LOG_LEVEL: 'info',
+    // The load comes from one address: without this the shared auth limit (10 per 15 minutes) ends the run.
+    AUTH_RATE_LIMIT_MAX: '1000000000',
+    // Plain HTTP on loopback: a Secure cookie could not be set over it (production's default is Secure).
+    COOKIE_SECURE: 'false',
+    BENCH_DIST: dist,
+  };
+}
+
+/** What one argon2id verify costs on its own, with the auth module's parameters: login's floor. */
+async function measureHash(): Promise<HashCost> {
+  const hasher = new PasswordHasher();
+  const hash = await hasher.hash(DEMO_CREDENTIALS.password);
+  const walls: number[] = [];
+  const cpus: number[] = [];
+  for (let i = 0; i < 8; i++) {
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    if (!(await hasher.verify(hash, DEMO_CREDENTIALS.password))) throw new Error('argon2 verify failed on its own hash');
+    walls.push(performance.now() - started);
+    const cpu = process.cpuUsage(cpuBefore);
+    cpus.push((cpu.user + cpu.system) / 1000);
+  }
+  return { wallMs: median(walls), cpuMs: median(cpus), parameters: { ...hasher.parameters } };
+}
+
+async function expectOk(name: string, port: number, request: LoadRequest): Promise<{ body: string; headers: Headers }> {
+  const answer = await probe(port, request);
+  if (answer.status !== 200) throw new Error(`${name}: ${request.method} ${request.path} answered ${answer.status}: ${answer.body.slice(0, 300)}`);
+  return answer;
+}
+
+/** Checks every scenario answers 200 before any load, and collects the login's refresh cookie. */
+async function prepare(service: ServerProcess, raw: ServerProcess, accessToken: string): Promise<{ refreshCookie: string | undefined; notes: string[] }> {
+  const notes: string[] = [];
+  const fromService = await expectOk('service', service.port, { method: 'GET', path: '/' });
+  const fromRaw = await expectOk('raw server', raw.port, { method: 'GET', path: '/' });
+  if (fromService.body !== fromRaw.body) throw new Error(`raw server body differs from the service's GET /: ${fromService.body} vs ${fromRaw.body}`);
+  await expectOk('service', service.port, { method: 'GET', path: '/api/bench/protected', headers: { authorization: `Bearer ${accessToken}` } });
+
+  const login = await probe(service.port, { method: 'POST', path: '/api/auth/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_CREDENTIALS) });
+  if (login.status === 404) {
+    notes.push('POST /api/auth/login answered 404: the auth module is not mounted, login and refresh were not measured');
+    return { refreshCookie: undefined, notes };
+  }
+  if (login.status !== 200) throw new Error(`service: login answered ${login.status}: ${login.body.slice(0, 300)}`);
+  const cookie = login.headers.getSetCookie().find((line) => line.startsWith('refreshToken='));
+  if (!cookie) throw new Error('service: login set no refreshToken cookie');
+  const refreshCookie = cookie.split(';')[0];
+  await expectOk('service', service.port, { method: 'POST', path: '/api/auth/refresh', headers: { cookie: refreshCookie } });
+  return { refreshCookie, notes };
+}
+
+async function runScenario(scenario: Scenario, service: ServerProcess, raw: ServerProcess, settings: BenchSettings): Promise<ScenarioSummary> {
+  const options = { connections: scenario.connections, pipelining: settings.pipelining };
+  if (settings.warmupSeconds > 0) {
+    log(`  warm-up ${settings.warmupSeconds} s each`);
+    await loadRun(service, scenario.request, { ...options, seconds: settings.warmupSeconds });
+    await loadRun(raw, scenario.request, { ...options, seconds: settings.warmupSeconds });
+  }
+  const rounds: RoundFigures[] = [];
+  for (let round = 1; round <= settings.rounds; round++) {
+    const serviceFirst = round % 2 === 1;
+    const run = (server: ServerProcess) => loadRun(server, scenario.request, { ...options, seconds: settings.durationSeconds });
+    let serviceFigures;
+    let rawFigures;
+    if (serviceFirst) {
+      serviceFigures = await run(service);
+      rawFigures = await run(raw);
+    } else {
+      rawFigures = await run(raw);
+      serviceFigures = await run(service);
+    }
+    rounds.push({ round, order: serviceFirst ? 'service-first' : 'raw-first', service: serviceFigures, raw: rawFigures });
+    log(
+      `  round ${round}/${settings.rounds}: service ${serviceFigures.requestsPerSecond.toFixed(0)} req/s, raw ${rawFigures.requestsPerSecond.toFixed(0)} req/s` +
+        ` (${(serviceFigures.requestsPerSecond / rawFigures.requestsPerSecond).toFixed(2)}×)`,
+    );
+  }
+  return summarise(scenario.id, scenario.title, scenario.connections, rounds);
+}
+
+async function main(): Promise<number> {
+  const settings = readSettings();
+  const startedAt = new Date();
+  const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const scratch = mkdtempSync(join(tmpdir(), 'koa-api-bench-'));
+  const logFile = join(RESULTS_DIR, `${stamp}-service.log`);
+  const logFd = openSync(logFile, 'a');
+  // The build to measure: dist/ (what `make bench` just built), or another one named by BENCH_DIST.
+  const dist = resolve(process.env.BENCH_DIST ?? join(BENCH_DIR, '..', 'dist'));
+  const env = serviceEnvironment(join(scratch, 'bench.sqlite'), dist);
+  let service: ServerProcess | undefined;
+  let raw: ServerProcess | undefined;
+  try {
+    const profileDir = join(RESULTS_DIR, 'profiles');
+    if (settings.profile) mkdirSync(profileDir, { recursive: true });
+    log(`bench: rounds ${settings.rounds} × ${settings.durationSeconds} s, warm-up ${settings.warmupSeconds} s, ${settings.connections} connections (login ${settings.loginConnections}), pipelining ${settings.pipelining}`);
+    log(`bench: service log → ${relative(process.cwd(), logFile)}`);
+    compileEntries(scratch);
+    [service, raw] = await Promise.all([
+      ServerProcess.start('service', {
+        script: join(scratch, 'bench-server.js'),
+        env,
+        stdout: logFd,
+        nodeFlags: settings.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=service-${stamp}.cpuprofile`] : [],
+        startTimeoutMs: 30_000,
+      }),
+      ServerProcess.start('raw server', { script: join(scratch, 'raw-server.js'), env: { PATH: process.env.PATH }, stdout: 'ignore', startTimeoutMs: 30_000 }),
+    ]);
+
+    // The token the bench module accepts, minted with the secrets the service was given.
+    const tokens = new TokenService(loadConfig(env).jwt);
+    const accessToken = tokens.signAccessToken({ id: 'bench-user', role: BENCH_ROLE });
+    const { refreshCookie, notes } = await prepare(service, raw, accessToken);
+    for (const note of notes) log(`bench: NOTE ${note}`);
+
+    const all = buildScenarios({ accessToken, refreshCookie, connections: settings.connections, loginConnections: settings.loginConnections });
+    const scenarios = settings.scenarios ? all.filter((scenario) => settings.scenarios!.includes(scenario.id)) : all;
+    if (scenarios.length === 0) throw new Error(`BENCH_SCENARIOS matches none of: ${all.map((s) => s.id).join(', ')}`);
+    const hash = scenarios.some((scenario) => scenario.id === 'login') ? await measureHash() : undefined;
+
+    const summaries: ScenarioSummary[] = [];
+    for (const scenario of scenarios) {
+      log(`bench: ${scenario.title}`);
+      summaries.push(await runScenario(scenario, service, raw, settings));
+    }
+    const peakRssMiB = service.memory()?.peakRssMiB;
+    await Promise.all([service.stop(15_000), raw.stop(5_000)]);
+
+    const checks = checkTargets(summaries, hash);
+    const report = {
+      startedAt: startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      machine: { node: process.version, cpus: cpus().length, platform: `${process.platform}-${process.arch}` },
+      settings,
+      build: relative(process.cwd(), dist) || dist,
+      notes,
+      hash,
+      service: { peakRssMiB },
+      scenarios: summaries,
+      targets: checks,
+    };
+    const reportFile = join(RESULTS_DIR, `${stamp}.json`);
+    writeFileSync(reportFile, `${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(`\n${renderReport(summaries, checks, { peakRssMiB, hash })}`);
+    process.stdout.write(`report: ${relative(process.cwd(), reportFile)}\nservice log: ${relative(process.cwd(), logFile)}\n`);
+    if (settings.profile) process.stdout.write(`profile: ${relative(process.cwd(), profileDir)}/service-${stamp}.cpuprofile (read it with: npx tsx bench/profile-top.ts <file>)\n`);
+    for (const note of notes) process.stdout.write(`NOTE: ${note}\n`);
+    // Missed speed targets are figures to read, not a failure; errors under load are a failure.
+    return summaries.some((summary) => summary.service.errors + summary.service.non2xx > 0) ? 1 : 0;
+  } finally {
+    killAllChildren();
+    closeSync(logFd);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+const settingsForDeadline = (() => {
+  try {
+    return readSettings();
+  } catch (error) {
+    log(`bench: ${(error as Error).message}`);
+    process.exit(2);
+  }
+})();
+// The whole run is bounded: past the deadline, kill the servers and fail.
+const deadline = setTimeout(() => {
+  log(`bench: still running after ${settingsForDeadline.maxRunSeconds} s: giving up`);
+  killAllChildren();
+  process.exit(3);
+}, settingsForDeadline.maxRunSeconds * 1000);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    killAllChildren();
+    process.exit(130);
+  });
+}
+process.once('exit', killAllChildren);
+
+main().then(
+  (code) => {
+    clearTimeout(deadline);
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    clearTimeout(deadline);
+    log(`bench failed: ${error instanceof Error ? error.message : String(error)}`);
+    killAllChildren();
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,48 @@
+// The knobs of a bench run, from the environment. Defaults suit a 2-core machine and keep `make bench`
+// (build included) under five minutes; every value is bounded so no setting makes the run endless.
+
+export interface BenchSettings {
+  /** Measured rounds per scenario; each round runs the service and the raw server once, order alternating. */
+  rounds: number;
+  /** Seconds per measured run. */
+  durationSeconds: number;
+  /** Seconds of unmeasured load on each server before a scenario's rounds (JIT, caches, pools). */
+  warmupSeconds: number;
+  connections: number;
+  pipelining: number;
+  /** Connections for login: argon2 bounds it, more connections only lengthen the queue. */
+  loginConnections: number;
+  /** Only these scenario ids (comma-separated), or all. */
+  scenarios: string[] | undefined;
+  /** Run the service with --cpu-prof and write the profile under bench/results/profiles/. */
+  profile: boolean;
+  /** Hard stop for the whole run: the harness kills everything and fails after this long. */
+  maxRunSeconds: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+function bounded(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be a whole number from ${min} to ${max} (got '${raw}')`);
+  }
+  return value;
+}
+
+export function readSettings(env: Env = process.env): BenchSettings {
+  const scenarios = env.BENCH_SCENARIOS?.split(',').map((id) => id.trim()).filter(Boolean);
+  return {
+    rounds: bounded(env, 'BENCH_ROUNDS', 3, 1, 20),
+    durationSeconds: bounded(env, 'BENCH_DURATION', 5, 1, 60),
+    warmupSeconds: bounded(env, 'BENCH_WARMUP', 2, 0, 30),
+    connections: bounded(env, 'BENCH_CONNECTIONS', 50, 1, 1000),
+    pipelining: bounded(env, 'BENCH_PIPELINING', 1, 1, 32),
+    loginConnections: bounded(env, 'BENCH_LOGIN_CONNECTIONS', 8, 1, 1000),
+    scenarios: scenarios?.length ? scenarios : undefined,
+    profile: ['1', 'true', 'yes'].includes((env.BENCH_PROFILE ?? '').toLowerCase()),
+    maxRunSeconds: bounded(env, 'BENCH_MAX_SECONDS', 900, 30, 7200),
+  };
+}
