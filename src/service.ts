@@ -73,4 +73,5 @@ async function shutdown(server: Server, { config, logger, lifecycle }: Services)
   clearTimeout(timer);
   await lifecycle.closeAll(logger);
   logger.info('stopped');
+  await new Promise<void>((resolve) => logger.flush(() => resolve())); // the pretty transport writes from a worker
 }

@@ -1,10 +1,8 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { ModuleFactory, Services } from '../services';
-import { drain } from './middleware/drain';
 import { errorHandler } from './middleware/error-handler';
-import { requestId } from './middleware/request-id';
-import { requestLog } from './middleware/request-log';
+import { requestContext } from './middleware/request-context';
 import { corsPolicy, securityHeaders } from './middleware/security';
 import { addRoutes, modulePrefix, underPrefix } from './routing/mount';
 import type { RequestState } from './routing/route';
@@ -14,9 +12,10 @@ import { systemRoutes } from './system-routes';
  * Builds the Koa app from the wired services and the modules to mount. Pure: no I/O, no listening, no
  * timers, so tests build as many apps as they like. The entry point (src/server.ts) does the wiring.
  *
- * Order of the way through: request id → drain (Connection: close while stopping) → request log → error handler → security headers → CORS →
- * module-wide middleware (e.g. the auth rate limit) → router (per route: token → role → body → handler)
- * → 405 for a known path with another method; the error handler answers 404 when nothing set a response.
+ * Order of the way through: request context (id, log line, Connection: close while stopping) → error
+ * handler → security headers → CORS → module-wide middleware (e.g. the auth rate limit) → router (per
+ * route: token → role → body → validation → handler) → 405 for a known path with another method; the error
+ * handler answers 404 when nothing set a response.
  */
 export function createApp(services: Services, modules: readonly ModuleFactory[]): Koa<RequestState> {
   const { config, logger, tokens } = services;
@@ -25,9 +24,7 @@ export function createApp(services: Services, modules: readonly ModuleFactory[])
   const router = new Router<RequestState>();
   const mountOptions = { tokens, bodyLimitBytes: config.bodyLimitBytes };
 
-  app.use(requestId());
-  app.use(drain(services.lifecycle));
-  app.use(requestLog(logger));
+  app.use(requestContext(logger, services.lifecycle));
   app.use(errorHandler(logger));
   app.use(securityHeaders());
   app.use(corsPolicy(config.corsOrigins));
@@ -43,11 +40,6 @@ export function createApp(services: Services, modules: readonly ModuleFactory[])
     addRoutes(router, prefix, definition.routes, mountOptions);
   }
 
-  app.use(async (ctx, next) => {
-    await next();
-    // The router answers OPTIONS with 200 and an empty body; no content is 204, the documented bodiless answer.
-    if (ctx.method === 'OPTIONS' && ctx.status === 200 && ctx.body === '') ctx.status = 204;
-  });
   app.use(router.routes());
   app.use(router.allowedMethods()); // 405 + Allow (or 501); the error handler adds the envelope
   return app;

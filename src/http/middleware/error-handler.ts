@@ -48,6 +48,8 @@ export function errorHandler(logger: Logger): Middleware<RequestState> {
       if (ctx.body == null && ctx.status >= 400) {
         throw ctx.status === 404 ? notFound('No route matches this path') : new HttpError(ctx.status, ctx.message);
       }
+      // The router answers OPTIONS with 200 and an empty body: no content is 204, the bodiless answer.
+      if (ctx.method === 'OPTIONS' && ctx.status === 200 && ctx.body === '') ctx.status = 204;
     } catch (error) {
       const described = describe(error);
       if (described.status === 500) logger.error({ reqId: ctx.state.requestId, err: error }, 'unhandled error');

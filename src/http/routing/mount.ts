@@ -44,7 +44,8 @@ export function addRoutes(router: Router<RequestState>, prefix: string, routes: 
     const path = `${prefix}${definition.path === '/' && prefix ? '' : definition.path}`;
     const where = `route ${String(definition.method)} ${path}`;
     if (typeof definition.path !== 'string' || !definition.path.startsWith('/')) throw new Error(`${where}: path must start with /`);
-    router.register(path, [definition.method], chain(definition, options, where));
+    // Composed once here: given a list, the router would compose it again on every request.
+    router.register(path, [definition.method], [compose(chain(definition, options, where))]);
   }
 }
 

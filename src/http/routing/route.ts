@@ -13,7 +13,7 @@ export type Access = 'public' | 'authenticated' | { roles: readonly string[] };
 export type JsonSchema = Record<string, unknown>;
 
 export interface RequestState {
-  /** Set by the request-id middleware on every request. */
+  /** Set by the request-context middleware on every request. */
   requestId: string;
   /** Set by the token check on routes that are not public. */
   user?: AuthUser;
