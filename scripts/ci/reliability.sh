@@ -29,8 +29,8 @@ trap cleanup EXIT
 
 [[ -d node_modules ]] || make install # CI ran `make test` before: installed already
 npm run build
-echo "== soak (20 s after a 15 s warm-up)"
-DURATION=20 WARMUP=15 npx tsx scripts/reliability/soak.ts
+echo "== soak (20 s after a 30 s warm-up)"
+DURATION=20 npx tsx scripts/reliability/soak.ts
 echo "== database and Redis outages"
 npx tsx scripts/reliability/faults.ts
 echo "== shutdown under load"

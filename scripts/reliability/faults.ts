@@ -7,6 +7,7 @@ import { RedisServer } from './lib/redis';
 import { ServiceProcess } from './lib/service';
 import { runDirectory, setting } from './lib/settings';
 import { DEMO, sourceAddresses, TOUCHES_DATABASE, UNDER_AUTH, VirtualUser } from './lib/traffic';
+import { runDriver } from './lib/children';
 
 // Fault injection against the production build, traffic running throughout:
 //  1. PostgreSQL stopped (pg_ctl -m immediate: a crash) and started again. Readiness and the auth calls
@@ -148,10 +149,4 @@ async function main(): Promise<number> {
   return failures.length ? 1 : 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.stack : error);
-    process.exit(1);
-  },
-);
+runDriver(main);

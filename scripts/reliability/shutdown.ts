@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sleep } from './lib/children';
+import { sleep, runDriver } from './lib/children';
 import { PostgresCluster } from './lib/postgres';
 import { ServiceProcess } from './lib/service';
 import { runDirectory, setting } from './lib/settings';
@@ -116,10 +116,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.stack : error);
-    process.exit(1);
-  },
-);
+runDriver(main);

@@ -55,3 +55,14 @@ export function waitForExit(child: ChildProcess, timeoutMs: number): Promise<{ c
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Runs a driver's main function and exits with its code; a thrown error is printed and exits 1. */
+export function runDriver(main: () => Promise<number>): void {
+  main().then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(error instanceof Error ? error.stack : error);
+      process.exit(1);
+    },
+  );
+}
