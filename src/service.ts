@@ -57,8 +57,15 @@ export async function startService(config: Config, logger: Logger, options: Star
 }
 
 async function shutdown(server: Server, { config, logger, lifecycle }: Services): Promise<void> {
-  logger.info('shutting down: draining in-flight requests');
   lifecycle.beginShutdown();
+  if (config.shutdownDelayMs > 0) {
+    // Readiness already answers 503; keep accepting for a while so load balancers that poll it (or, on
+    // Kubernetes, the endpoint removal) stop sending traffic before the listener closes. Answers meanwhile
+    // carry Connection: close, so clients move their keep-alive connections elsewhere.
+    logger.info({ delayMs: config.shutdownDelayMs }, 'shutting down: not ready, still accepting');
+    await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
+  }
+  logger.info('shutting down: draining in-flight requests');
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   let timer: NodeJS.Timeout | undefined;

@@ -14,14 +14,15 @@ import { runTraffic, sourceAddresses, VirtualUser, type Record_ } from './lib/tr
 //    one that is not there never reached the app: refused after the listener closed (ECONNREFUSED), or
 //    sent on a keep-alive connection the server closed as idle at that moment (the race RFC 9112 §9.3.1
 //    leaves to clients' retries). Both are counted and printed; a partial answer or a timeout always fails;
-//  - readiness answers 503 during the drain. Observed on keep-alive connections: "observer" users
-//    alternate a login (slow: argon2) and GET /health/ready on one connection, so a login in flight at
-//    SIGTERM is followed, on the same still-open connection, by a readiness call during the drain.
-//    Every readiness answer marked `Connection: close` (the drain's mark) must be 503;
-//  - the process exits 0 within SHUTDOWN_TIMEOUT (plus 1 s for the exit itself), without the drain timing out.
+//  - readiness answers 503 once SIGTERM arrives. The service runs with SHUTDOWN_DELAY (2 s): readiness
+//    turns 503 while the listener still accepts, as a load balancer would see it. "Observer" users
+//    alternate a login (slow: argon2) and GET /health/ready; every readiness answer marked
+//    `Connection: close` (the shutdown's mark) must be 503, and at least one must be seen;
+//  - the process exits 0 within SHUTDOWN_DELAY + SHUTDOWN_TIMEOUT (plus 1 s for the exit itself), without the drain timing out.
 
 const SHUTDOWN_TIMEOUT_S = setting('SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 120);
 const LOAD_BEFORE_MS = 4_000;
+const SHUTDOWN_DELAY_S = 2;
 
 function header(record: Record_, name: string): string {
   return String(record.outcome.headers[name] ?? '');
@@ -32,13 +33,13 @@ async function main(): Promise<number> {
   console.log(`shutdown under load; logs in ${dir}`);
   const postgres = await PostgresCluster.create();
   // LOG_LEVEL=info: the request log (one line per handled request, with its id) is the evidence of what the app received.
-  const service = await ServiceProcess.start({ DATABASE_URL: postgres.url, LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT: `${SHUTDOWN_TIMEOUT_S}s` }, join(dir, 'service.log'));
+  const service = await ServiceProcess.start({ DATABASE_URL: postgres.url, LOG_LEVEL: 'info', SHUTDOWN_DELAY: `${SHUTDOWN_DELAY_S}s`, SHUTDOWN_TIMEOUT: `${SHUTDOWN_TIMEOUT_S}s` }, join(dir, 'service.log'));
   const users = sourceAddresses(4).flatMap((address) => [0, 1, 2].map(() => new VirtualUser(service.port, address, 20_000)));
   const observers = sourceAddresses(6).map((address) => new VirtualUser(service.port, address.replace(/^127\.0\.0\./, '127.0.2.'), 20_000));
 
   const records: Record_[] = [];
   const stopped = () => !service.alive;
-  const bound = Date.now() + LOAD_BEFORE_MS + (SHUTDOWN_TIMEOUT_S + 15) * 1000;
+  const bound = Date.now() + LOAD_BEFORE_MS + (SHUTDOWN_DELAY_S + SHUTDOWN_TIMEOUT_S + 15) * 1000;
   const traffic = runTraffic({ users, until: bound, maxActions: 5_000_000, onRecord: (r) => records.push(r), stopped });
   const watching = observers.map(async (observer) => {
     for (let i = 0; i < 100_000 && Date.now() < bound && !stopped(); i += 1) {
@@ -54,7 +55,7 @@ async function main(): Promise<number> {
   let exitCode: number | null = null;
   let exitMs = -1;
   await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, (SHUTDOWN_TIMEOUT_S + 10) * 1000);
+    const timer = setTimeout(resolve, (SHUTDOWN_DELAY_S + SHUTDOWN_TIMEOUT_S + 10) * 1000);
     service.child.once('exit', (code) => {
       exitCode = code;
       exitMs = Date.now() - t0;
@@ -99,7 +100,7 @@ async function main(): Promise<number> {
   if (stats.failureCount) failures.push(`${stats.failureCount} requests failed or were cut off`);
   if (readyDuringDrain === 0) failures.push('readiness was never observed answering 503 during the drain');
   if (exitCode !== 0) failures.push(`exit code ${exitCode}`);
-  if (exitMs < 0 || exitMs > SHUTDOWN_TIMEOUT_S * 1000 + 1_000) failures.push(`exit took ${exitMs} ms (bound ${SHUTDOWN_TIMEOUT_S} s)`);
+  if (exitMs < 0 || exitMs > (SHUTDOWN_DELAY_S + SHUTDOWN_TIMEOUT_S) * 1000 + 1_000) failures.push(`exit took ${exitMs} ms (bound ${SHUTDOWN_DELAY_S} + ${SHUTDOWN_TIMEOUT_S} s)`);
   if (log.includes('drain timed out')) failures.push('the drain timed out and cut connections');
   if (!log.includes('"msg":"stopped"')) failures.push('no "stopped" line in the service log');
 
@@ -107,7 +108,7 @@ async function main(): Promise<number> {
   console.log(`requests before SIGTERM ${inFlightAtSignal}, answered after SIGTERM (drained) ${answeredAfterSignal}`);
   console.log(stats.summary());
   console.log(`readiness 503 during the drain: ${readyDuringDrain}; refused after the listener closed: ${refused}; closed idle keep-alive before the app read them: ${neverReached}`);
-  console.log(`SIGTERM → exit ${exitCode} in ${exitMs} ms (SHUTDOWN_TIMEOUT ${SHUTDOWN_TIMEOUT_S} s)`);
+  console.log(`SIGTERM → exit ${exitCode} in ${exitMs} ms (SHUTDOWN_DELAY ${SHUTDOWN_DELAY_S} s, SHUTDOWN_TIMEOUT ${SHUTDOWN_TIMEOUT_S} s)`);
   if (failures.length) {
     console.log(`\nSHUTDOWN TEST FAILED: ${failures.join('; ')}\nservice log tail:\n${service.logTail(2_000)}`);
     return 1;

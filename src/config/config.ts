@@ -37,6 +37,8 @@ export interface Config {
   cookieSecure: boolean;
   logLevel: string;
   bodyLimitBytes: number;
+  /** After SIGTERM, how long readiness answers 503 while connections are still accepted (0: none). */
+  shutdownDelayMs: number;
   shutdownTimeoutMs: number;
   /** Things worth one warning at start-up (never containing a secret). */
   warnings: string[];
@@ -91,6 +93,12 @@ function durationSeconds(env: Env, name: string, fallback: string): number {
   const seconds = parseDurationSeconds(read(env, name) ?? fallback);
   if (seconds === undefined) throw new ConfigError(name, 'must be a duration such as 15m, 1h, 7d, 900s or a number of seconds');
   return seconds;
+}
+
+/** A duration that may be zero: unset or `0` (`0s`, …) means none. */
+function durationOrZero(env: Env, name: string): number {
+  const value = read(env, name);
+  return value === undefined || /^0+[smhd]?$/.test(value) ? 0 : durationSeconds(env, name, value);
 }
 
 function byteSize(env: Env, name: string, fallback: string): number {
@@ -207,6 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
     cookieSecure: boolean(env, 'COOKIE_SECURE', mode === 'production'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, mode === 'test' ? 'silent' : 'info'),
     bodyLimitBytes: byteSize(env, 'BODY_LIMIT', '100kb'),
+    shutdownDelayMs: durationOrZero(env, 'SHUTDOWN_DELAY') * 1000,
     shutdownTimeoutMs: durationSeconds(env, 'SHUTDOWN_TIMEOUT', '10s') * 1000,
     warnings,
   };

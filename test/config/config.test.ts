@@ -130,6 +130,14 @@ describe('configuration', () => {
     expect(config.bodyLimitBytes).toBe(1024 * 1024);
   });
 
+  it('SHUTDOWN_DELAY is none by default, a duration otherwise', () => {
+    expect(loadConfig({}).shutdownDelayMs).toBe(0);
+    expect(loadConfig({ SHUTDOWN_DELAY: '0' }).shutdownDelayMs).toBe(0);
+    expect(loadConfig({ SHUTDOWN_DELAY: '5s' }).shutdownDelayMs).toBe(5000);
+    expect(loadConfig({ SHUTDOWN_TIMEOUT: '30' }).shutdownTimeoutMs).toBe(30_000);
+    expect(configError({ SHUTDOWN_DELAY: 'soon' }).variable).toBe('SHUTDOWN_DELAY');
+  });
+
   it('production with the demo user store warns', () => {
     expect(loadConfig({ NODE_ENV: 'production', ...STRONG }).warnings.join()).toMatch(/demo/);
   });

@@ -35,6 +35,26 @@ describe('graceful shutdown', () => {
     expect(lines().map((line) => line.msg)).toContain('stopped');
   });
 
+  it('with SHUTDOWN_DELAY, new connections are still accepted and told not ready, then the listener closes', async () => {
+    const config = loadConfig({ NODE_ENV: 'test', ...TEST_SECRETS, SHUTDOWN_DELAY: '1s' });
+    const { logger, lines } = memoryLogger();
+    const running = await startService(config, logger, { port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${running.port}`;
+    const stopped = running.stop();
+
+    const ready = await request(base).get('/health/ready').expect(503); // a fresh connection: still accepted
+    expect(ready.body).toEqual({ status: 'fail', message: 'Shutting down' });
+    expect(ready.headers.connection).toBe('close');
+    const root = await request(base).get('/').expect(200);
+    expect(root.headers.connection).toBe('close');
+
+    await stopped;
+    await expect(request(base).get('/').timeout(2000)).rejects.toThrow();
+    expect(lines().map((line) => line.msg)).toEqual(
+      expect.arrayContaining(['shutting down: not ready, still accepting', 'shutting down: draining in-flight requests', 'stopped']),
+    );
+  });
+
   it('cuts off requests still running after SHUTDOWN_TIMEOUT and still stops', async () => {
     const gate = new Gate();
     const config = loadConfig({ NODE_ENV: 'test', ...TEST_SECRETS, SHUTDOWN_TIMEOUT: '1' });

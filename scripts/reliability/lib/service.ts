@@ -55,7 +55,7 @@ export class ServiceProcess {
     const service = new ServiceProcess(child, port, logFile);
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
-      if (!service.alive) throw new Error(`the service exited during start-up (code ${child.exitCode}); log: ${logFile}\n${service.logTail()}`);
+      if (!service.alive) throw new Error(`the service exited during start-up (code ${child.exitCode}, signal ${child.signalCode}); log: ${logFile}\n${service.logTail()}`);
       const ready = await send({ port }, { method: 'GET', path: '/health/ready' }, 2_000);
       if (ready.status === 200) return service;
       await sleep(200);
