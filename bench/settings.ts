@@ -36,7 +36,7 @@ export function readSettings(env: Env = process.env): BenchSettings {
   const scenarios = env.BENCH_SCENARIOS?.split(',').map((id) => id.trim()).filter(Boolean);
   return {
     rounds: bounded(env, 'BENCH_ROUNDS', 3, 1, 20),
-    durationSeconds: bounded(env, 'BENCH_DURATION', 5, 1, 60),
+    durationSeconds: bounded(env, 'BENCH_DURATION', 3, 1, 60),
     warmupSeconds: bounded(env, 'BENCH_WARMUP', 2, 0, 30),
     connections: bounded(env, 'BENCH_CONNECTIONS', 50, 1, 1000),
     pipelining: bounded(env, 'BENCH_PIPELINING', 1, 1, 32),
