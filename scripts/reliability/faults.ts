@@ -57,14 +57,21 @@ function users(port: number): VirtualUser[] {
   return sourceAddresses(3).flatMap((address) => [new VirtualUser(port, address, 15_000), new VirtualUser(port, address, 15_000)]);
 }
 
+/** Login and refresh: both need the store and the limiter, so both must answer 503 during either outage. */
+function authProbes(refreshToken: string): Probe[] {
+  return [
+    { name: 'POST /api/auth/login', call: { method: 'POST', path: '/api/auth/login', headers: json, body: JSON.stringify(DEMO) }, duringOutage: 503 },
+    { name: 'POST /api/auth/refresh', call: { method: 'POST', path: '/api/auth/refresh', headers: { cookie: `refreshToken=${refreshToken}` } }, duringOutage: 503 },
+  ];
+}
+
 async function databaseOutage(dir: string, postgres: PostgresCluster): Promise<string[]> {
   const service = await ServiceProcess.start({ DATABASE_URL: postgres.url }, join(dir, 'service-database-outage.log'));
   const cookies = await preOutageSessions(service.port, 10);
   const pid = service.pid;
   const probes: Probe[] = [
     { name: 'GET /health/ready', call: { method: 'GET', path: '/health/ready' }, duringOutage: 503 },
-    { name: 'POST /api/auth/login', call: { method: 'POST', path: '/api/auth/login', headers: json, body: JSON.stringify(DEMO) }, duringOutage: 503 },
-    { name: 'POST /api/auth/refresh', call: { method: 'POST', path: '/api/auth/refresh', headers: { cookie: `refreshToken=${cookies[0]}` } }, duringOutage: 503 },
+    ...authProbes(cookies[0]),
     { name: 'GET /health/live', call: { method: 'GET', path: '/health/live' }, duringOutage: 200 },
     { name: 'GET /', call: { method: 'GET', path: '/' }, duringOutage: 200 },
   ];
@@ -100,8 +107,7 @@ async function redisOutage(dir: string, postgres: PostgresCluster): Promise<stri
   const service = await ServiceProcess.start({ DATABASE_URL: postgres.url, REDIS_URL: redis.url }, join(dir, 'service-redis-outage.log'));
   const cookies = await preOutageSessions(service.port, 3);
   const probes: Probe[] = [
-    { name: 'POST /api/auth/login', call: { method: 'POST', path: '/api/auth/login', headers: json, body: JSON.stringify(DEMO) }, duringOutage: 503 },
-    { name: 'POST /api/auth/refresh', call: { method: 'POST', path: '/api/auth/refresh', headers: { cookie: `refreshToken=${cookies[0]}` } }, duringOutage: 503 },
+    ...authProbes(cookies[0]),
     { name: 'GET /', call: { method: 'GET', path: '/' }, duringOutage: 200 },
     { name: 'GET /health/ready', call: { method: 'GET', path: '/health/ready' }, duringOutage: 200 },
   ];
