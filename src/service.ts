@@ -28,26 +28,48 @@ export interface StartOptions {
   host?: string;
 }
 
-/** Wires config, logger, stores and the HTTP server; resolves once the server listens. */
-export async function startService(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningService> {
+/**
+ * The app and the services it shares with its modules: the database connected (and migrated when
+ * MIGRATE_ON_START), the token service, and the lifecycle that closes them. Nothing listens yet. If any
+ * step fails, what was opened is closed again before the error is thrown.
+ */
+export async function openApp(
+  config: Config,
+  logger: Logger,
+  modules: readonly ModuleFactory[],
+): Promise<{ app: Koa<RequestState>; services: Services }> {
   const lifecycle = new Lifecycle();
   const database = createDatabase(config, logger);
   await database.connect();
   lifecycle.onClose('database', () => database.close());
-  if (config.database.migrateOnStart) await database.migrate();
-  logger.info({ engine: database.engine, database: database.description }, 'database connected');
+  try {
+    if (config.database.migrateOnStart) await database.migrate();
+    logger.info({ engine: database.engine, database: database.description }, 'database connected');
+    const services: Services = { config, logger, database, tokens: new TokenService(config.jwt), lifecycle };
+    return { app: createApp(services, modules), services }; // a bad route declaration throws here
+  } catch (error) {
+    await lifecycle.closeAll(logger);
+    throw error;
+  }
+}
 
-  const services: Services = { config, logger, database, tokens: new TokenService(config.jwt), lifecycle };
-  const app = createApp(services, options.modules ?? registeredModules);
+/** Wires config, logger, stores and the HTTP server; resolves once the server listens. */
+export async function startService(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningService> {
+  const { app, services } = await openApp(config, logger, options.modules ?? registeredModules);
   const server = createHttpServer(app);
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? config.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? config.port, options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    await services.lifecycle.closeAll(logger); // e.g. the port is taken: leave no database connection behind
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   logger.info({ port, env: config.env }, 'listening');
 

@@ -53,6 +53,9 @@ function report(name: string, result: OutageResult, extra: string[] = []): void 
   console.log(result.failures.length ? `FAILED: ${result.failures.join('; ')}` : 'PASSED');
 }
 
+/** The same outage timings and bounds for every dependency. */
+const TIMINGS = { outageMs: OUTAGE_MS, settleMs: SETTLE_MS, refuseWithinMs: REFUSE_WITHIN_MS, recoverWithinMs: RECOVER_WITHIN_MS };
+
 function users(port: number): VirtualUser[] {
   return sourceAddresses(3).flatMap((address) => [new VirtualUser(port, address, 15_000), new VirtualUser(port, address, 15_000)]);
 }
@@ -84,10 +87,7 @@ async function databaseOutage(dir: string, postgres: PostgresCluster): Promise<s
     mayFail: (action) => TOUCHES_DATABASE.has(action),
     stopDependency: () => postgres.stop('immediate'),
     startDependency: () => postgres.start(),
-    outageMs: OUTAGE_MS,
-    settleMs: SETTLE_MS,
-    refuseWithinMs: REFUSE_WITHIN_MS,
-    recoverWithinMs: RECOVER_WITHIN_MS,
+    ...TIMINGS,
   });
   for (const user of traffic) user.close();
   const survived = await refreshAll(service.port, cookies);
@@ -120,10 +120,7 @@ async function redisOutage(dir: string, postgres: PostgresCluster): Promise<stri
     mayFail: UNDER_AUTH,
     stopDependency: () => redis.kill(),
     startDependency: () => redis.start(),
-    outageMs: OUTAGE_MS,
-    settleMs: SETTLE_MS,
-    refuseWithinMs: REFUSE_WITHIN_MS,
-    recoverWithinMs: RECOVER_WITHIN_MS,
+    ...TIMINGS,
   });
   for (const user of traffic) user.close();
   const survived = await refreshAll(service.port, cookies);

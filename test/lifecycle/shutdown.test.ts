@@ -73,6 +73,15 @@ describe('graceful shutdown', () => {
     gate.open();
   });
 
+  it('a port already taken fails start-up with EADDRINUSE, before anything listens', async () => {
+    const config = loadConfig({ NODE_ENV: 'test', ...TEST_SECRETS });
+    const first = await startService(config, memoryLogger().logger, { port: 0, host: '127.0.0.1' });
+    const { logger, lines } = memoryLogger();
+    await expect(startService(config, logger, { port: first.port, host: '127.0.0.1' })).rejects.toThrow(/EADDRINUSE/);
+    expect(lines().some((line) => line.msg === 'listening')).toBe(false);
+    await first.stop();
+  });
+
   it('the entry point stops on SIGTERM with exit code 0', async () => {
     const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/server.ts'], {
       env: { ...process.env, NODE_ENV: 'test', PORT: '0', LOG_LEVEL: 'info', ...TEST_SECRETS },

@@ -1,14 +1,11 @@
 import { Writable } from 'node:stream';
 import type Koa from 'koa';
 import pino from 'pino';
-import { TokenService } from '../../src/auth/tokens';
 import { loadConfig, type Config } from '../../src/config/config';
-import { createApp } from '../../src/http/app';
 import type { RequestState } from '../../src/http/routing/route';
-import { Lifecycle } from '../../src/lifecycle/lifecycle';
 import type { Logger } from '../../src/logger';
+import { openApp } from '../../src/service';
 import type { ModuleFactory, Services } from '../../src/services';
-import { createDatabase } from '../../src/stores/create-database';
 
 /** Fixed test secrets (≥ 32 bytes, different), so tests can mint their own tokens. */
 export const TEST_SECRETS = {
@@ -52,18 +49,6 @@ export async function buildTestApp(
 ): Promise<TestApp> {
   const config = loadConfig({ NODE_ENV: 'test', ...TEST_SECRETS, ...options.env });
   const { logger, lines } = memoryLogger();
-  const lifecycle = new Lifecycle();
-  const database = createDatabase(config, logger);
-  await database.connect();
-  lifecycle.onClose('database', () => database.close());
-  await database.migrate();
-  const services: Services = { config, logger, database, tokens: new TokenService(config.jwt), lifecycle };
-  let app: Koa<RequestState>;
-  try {
-    app = createApp(services, options.modules ?? []);
-  } catch (error) {
-    await lifecycle.closeAll(logger);
-    throw error;
-  }
-  return { app, config, services, logLines: lines, close: () => lifecycle.closeAll(logger) };
+  const { app, services } = await openApp(config, logger, options.modules ?? []);
+  return { app, config, services, logLines: lines, close: () => services.lifecycle.closeAll(logger) };
 }
