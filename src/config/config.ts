@@ -95,10 +95,19 @@ function durationSeconds(env: Env, name: string, fallback: string): number {
   return seconds;
 }
 
-/** A duration that may be zero: unset or `0` (`0s`, …) means none. */
-function durationOrZero(env: Env, name: string): number {
+// Node's timers take at most 2^31 - 1 ms (about 24.8 days); a longer delay silently becomes 1 ms.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A duration used as a timer delay, in milliseconds: bounded by what a Node timer can hold. With
+ * `allowZero`, unset or `0` (`0s`, …) means none.
+ */
+function timerMs(env: Env, name: string, fallback: string, allowZero = false): number {
   const value = read(env, name);
-  return value === undefined || /^0+[smhd]?$/.test(value) ? 0 : durationSeconds(env, name, value);
+  if (allowZero && (value ?? fallback).match(/^0+[smhd]?$/)) return 0;
+  const ms = durationSeconds(env, name, fallback) * 1000;
+  if (ms > MAX_TIMER_MS) throw new ConfigError(name, 'must be at most 24 days (the longest delay a Node timer holds)');
+  return ms;
 }
 
 function byteSize(env: Env, name: string, fallback: string): number {
@@ -199,14 +208,14 @@ export function loadConfig(env: Env = process.env): Config {
     database: {
       ...database(env, mode),
       migrateOnStart: boolean(env, 'MIGRATE_ON_START', true),
-      timeoutMs: durationSeconds(env, 'DATABASE_TIMEOUT', '5s') * 1000,
-      refreshTokenCleanupIntervalMs: durationSeconds(env, 'REFRESH_TOKEN_CLEANUP_INTERVAL', '1h') * 1000,
+      timeoutMs: timerMs(env, 'DATABASE_TIMEOUT', '5s'),
+      refreshTokenCleanupIntervalMs: timerMs(env, 'REFRESH_TOKEN_CLEANUP_INTERVAL', '1h'),
     },
     redisUrl: read(env, 'REDIS_URL'),
     trustProxy: integer(env, 'TRUST_PROXY', 0, 0, 10),
     authRateLimit: {
       max: integer(env, 'AUTH_RATE_LIMIT_MAX', 10, 1, 1_000_000_000),
-      windowMs: durationSeconds(env, 'AUTH_RATE_LIMIT_WINDOW', '15m') * 1000,
+      windowMs: timerMs(env, 'AUTH_RATE_LIMIT_WINDOW', '15m'),
     },
     userStore,
     demoUser,
@@ -215,8 +224,8 @@ export function loadConfig(env: Env = process.env): Config {
     cookieSecure: boolean(env, 'COOKIE_SECURE', mode === 'production'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, mode === 'test' ? 'silent' : 'info'),
     bodyLimitBytes: byteSize(env, 'BODY_LIMIT', '100kb'),
-    shutdownDelayMs: durationOrZero(env, 'SHUTDOWN_DELAY') * 1000,
-    shutdownTimeoutMs: durationSeconds(env, 'SHUTDOWN_TIMEOUT', '10s') * 1000,
+    shutdownDelayMs: timerMs(env, 'SHUTDOWN_DELAY', '0', true),
+    shutdownTimeoutMs: timerMs(env, 'SHUTDOWN_TIMEOUT', '10s'),
     warnings,
   };
 }

@@ -17,7 +17,8 @@ export async function guarded<T>(
       timeoutMs,
     );
   });
-  const running = operation();
+  // Through a promise, so even an operation that throws synchronously settles here and clears the timer.
+  const running = Promise.resolve().then(operation);
   // If the deadline wins, the operation may still fail later: that late rejection is expected, not unhandled.
   running.catch(() => undefined);
   try {

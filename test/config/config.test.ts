@@ -138,6 +138,14 @@ describe('configuration', () => {
     expect(configError({ SHUTDOWN_DELAY: 'soon' }).variable).toBe('SHUTDOWN_DELAY');
   });
 
+  it('timer settings longer than a Node timer holds (about 24.8 days) stop start-up', () => {
+    expect(loadConfig({ REFRESH_TOKEN_CLEANUP_INTERVAL: '24d' }).database.refreshTokenCleanupIntervalMs).toBe(24 * 86_400_000);
+    for (const name of ['REFRESH_TOKEN_CLEANUP_INTERVAL', 'DATABASE_TIMEOUT', 'AUTH_RATE_LIMIT_WINDOW', 'SHUTDOWN_DELAY', 'SHUTDOWN_TIMEOUT']) {
+      expect(configError({ [name]: '30d' }).variable).toBe(name);
+    }
+    expect(loadConfig({ JWT_EXPIRES_IN: '30d' }).jwt.accessTtlSeconds).toBe(30 * 86_400); // a claim, not a timer
+  });
+
   it('production with the demo user store warns', () => {
     expect(loadConfig({ NODE_ENV: 'production', ...STRONG }).warnings.join()).toMatch(/demo/);
   });

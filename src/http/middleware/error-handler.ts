@@ -53,7 +53,9 @@ export function errorHandler(logger: Logger): Middleware<RequestState> {
     } catch (error) {
       const described = describe(error);
       if (described.status === 500) logger.error({ reqId: ctx.state.requestId, err: error }, 'unhandled error');
-      else if (described.status === 503) logger.warn({ reqId: ctx.state.requestId, err: error }, 'database unavailable');
+      // Only the store's own outages here: other 503s (readiness while stopping, the rate limiter's refusal)
+      // are deliberate answers that log themselves, at their own rate.
+      else if (error instanceof StoreUnavailableError) logger.warn({ reqId: ctx.state.requestId, err: error }, 'database unavailable');
       ctx.status = described.status;
       if (described.headers) ctx.set(described.headers);
       ctx.body = fail(described.message, described.errors);
