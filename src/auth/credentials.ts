@@ -1,6 +1,5 @@
 import type { Logger } from '../logger';
 import type { UserRecord, UserStore } from '../stores/types';
-import { normaliseEmail } from '../stores/email';
 import type { PasswordHasher } from './passwords';
 
 /**
@@ -21,7 +20,7 @@ export class CredentialVerifier {
   }
 
   async verify(email: string, password: string): Promise<UserRecord | undefined> {
-    const user = await this.users.findByEmail(normaliseEmail(email));
+    const user = await this.users.findByEmail(email); // every UserStore normalises the email itself
     const matches = await this.hasher.verify(user?.passwordHash ?? (await this.dummyHash), password);
     if (!user || !matches) return undefined;
     if (this.hasher.needsRehash(user.passwordHash)) await this.rehash(user, password);

@@ -3,7 +3,7 @@ import type { NewUser, UserRecord, UserStore } from '../stores/types';
 import { normaliseEmail } from '../stores/email';
 import type { PasswordHasher } from './passwords';
 
-export const DEMO_USER_ID = 'demo';
+const DEMO_USER_ID = 'demo';
 
 /**
  * USER_STORE=demo: the one built-in user from DEMO_USER_* (CONTRACT.md). Its password is hashed with argon2

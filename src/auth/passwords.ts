@@ -8,7 +8,7 @@ export interface HashParameters {
   parallelism: number;
 }
 
-export const OWASP_ARGON2ID: HashParameters = { memoryCost: 19_456, timeCost: 2, parallelism: 1 };
+const OWASP_ARGON2ID: HashParameters = { memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 
 /**
  * Hashes and checks passwords with argon2id. `verify` never throws for a malformed stored hash (a corrupt

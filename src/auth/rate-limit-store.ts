@@ -10,7 +10,7 @@ import type { Logger } from '../logger';
 export const MEMORY_STORE_MAX_ENTRIES = 100_000;
 
 /** Redis must answer within this; a slower answer counts as "Redis is down" (see the rate-limit middleware). */
-export const REDIS_COMMAND_TIMEOUT_MS = 1_000;
+const REDIS_COMMAND_TIMEOUT_MS = 1_000;
 
 interface CounterEntry {
   /** When the window ends, in epoch seconds (koa-ratelimit's memory driver). */

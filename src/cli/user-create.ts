@@ -9,7 +9,7 @@ import { normaliseEmail } from '../stores/email';
 import { PasswordHasher } from '../auth/passwords';
 import { ConfigError, loadConfig } from '../config/config';
 import { createLogger } from '../logger';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../modules/auth/schemas';
+import { emailSchema, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../modules/auth/schemas';
 import { createDatabase } from '../stores/create-database';
 import { DuplicateKeyError } from '../stores/errors';
 
@@ -30,7 +30,7 @@ async function readStdinLine(): Promise<string> {
 function validEmail(email: string): boolean {
   const ajv = new Ajv();
   addFormats(ajv, ['email']);
-  return ajv.validate({ type: 'string', format: 'email', maxLength: 254 }, email);
+  return ajv.validate(emailSchema, email);
 }
 
 async function main(): Promise<void> {

@@ -25,7 +25,7 @@ function join(parent: string, child: string): string {
 }
 
 /** Turns ajv's errors into `{ field, message }`: the property path, and for a missing property its name. */
-export function toFieldErrors(errors: ErrorObject[]): FieldError[] {
+function toFieldErrors(errors: ErrorObject[]): FieldError[] {
   return errors.map((error) => {
     const path = pointerToPath(error.instancePath);
     if (error.keyword === 'required') {

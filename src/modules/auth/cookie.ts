@@ -10,7 +10,7 @@ import type { Context } from 'koa';
 
 export const REFRESH_COOKIE = 'refreshToken';
 /** Sent only to the auth routes: no other route ever sees the refresh token. */
-export const REFRESH_COOKIE_PATH = '/api/auth';
+const REFRESH_COOKIE_PATH = '/api/auth';
 
 export interface CookiePolicy {
   maxAgeSeconds: number;

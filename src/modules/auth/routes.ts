@@ -1,6 +1,5 @@
 import type { Context } from 'koa';
 import type { CredentialVerifier } from '../../auth/credentials';
-import { normaliseEmail } from '../../stores/email';
 import type { PasswordHasher } from '../../auth/passwords';
 import type { RefreshSessions } from '../../auth/refresh-sessions';
 import type { AuthUser, TokenService } from '../../auth/tokens';
@@ -33,7 +32,8 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
   const { tokens, users, credentials, sessions, hasher, cookie } = deps;
   const crossSiteGuard = rejectCrossSite(deps.corsOrigins);
   /** Every refresh failure: 401 and the cookie removed, so the browser stops sending a dead token. */
-  const refreshRefused = () => new HttpError(401, 'Invalid or expired refresh token', { headers: { 'Set-Cookie': clearedRefreshCookie(cookie) } });
+  const clearedCookie = clearedRefreshCookie(cookie); // the same header every time: built once
+  const refreshRefused = () => new HttpError(401, 'Invalid or expired refresh token', { headers: { 'Set-Cookie': clearedCookie } });
 
   const routes: ModuleDefinition['routes'] = [
     route<LoginBody>({
@@ -74,7 +74,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
         const token = readRefreshCookie(ctx);
         // Someone else's token in the cookie is left alone: a caller can only end their own session.
         if (token) await sessions.revoke(token, caller.id);
-        ctx.append('Set-Cookie', clearedRefreshCookie(cookie));
+        ctx.append('Set-Cookie', clearedCookie);
         ctx.set('Cache-Control', 'no-store');
         return undefined; // 204
       },
@@ -93,7 +93,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
         handler: async (ctx) => {
           const { name, email, password } = ctx.request.body;
           try {
-            const user = await users.create({ email: normaliseEmail(email), passwordHash: await hasher.hash(password), role: 'user', name: name.trim() });
+            const user = await users.create({ email, passwordHash: await hasher.hash(password), role: 'user', name: name.trim() });
             return { id: user.id, email: user.email, role: user.role, name: user.name }; // never the hash
           } catch (error) {
             if (error instanceof DuplicateKeyError) throw conflict('This email is already registered');

@@ -3,7 +3,8 @@ import type { JsonSchema } from '../../http/routing/route';
 // Request bodies of the auth routes. Other properties are ignored (never read), not rejected.
 // Types are strict: an operator object such as {"$gt": ""} as email or password is a 422, never a query.
 
-const email = { type: 'string', format: 'email', maxLength: 254 } as const;
+/** An email address as every auth route (and the user:create CLI) accepts it. */
+export const emailSchema = { type: 'string', format: 'email', maxLength: 254 } as const;
 
 export interface LoginBody {
   email: string;
@@ -14,7 +15,7 @@ export const loginSchema: JsonSchema = {
   type: 'object',
   required: ['email', 'password'],
   properties: {
-    email,
+    email: emailSchema,
     password: { type: 'string', minLength: 1, maxLength: 128 },
   },
 };
@@ -34,7 +35,7 @@ export const registerSchema: JsonSchema = {
   required: ['name', 'email', 'password'],
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' },
-    email,
+    email: emailSchema,
     password: { type: 'string', minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH },
   },
 };

@@ -17,7 +17,7 @@ const UNAVAILABLE_NAMES = new Set([
 /** Server codes: operation exceeded time limit (maxTimeMS), shutdown in progress, not primary. */
 const UNAVAILABLE_CODES = new Set([50, 91, 189, 10107, 11600, 11602, 13435, 13436]);
 
-export function isMongoUnavailable(error: unknown): boolean {
+function isMongoUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (UNAVAILABLE_NAMES.has(error.name)) return true;
   if (error instanceof MongoError && typeof error.code === 'number' && UNAVAILABLE_CODES.has(error.code)) return true;

@@ -6,7 +6,7 @@ import { withMigrationLock } from './migration-lock';
 import { migrations } from './migrations';
 
 /** Applied migrations are recorded in this table (umzug's SequelizeStorage). */
-export const MIGRATIONS_TABLE = 'schema_migrations';
+const MIGRATIONS_TABLE = 'schema_migrations';
 
 function createUmzug(sequelize: Sequelize, logger: Logger): Umzug<QueryInterface> {
   return new Umzug<QueryInterface>({

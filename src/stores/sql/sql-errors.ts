@@ -20,7 +20,7 @@ function causeOf(error: unknown): { code?: unknown; message?: unknown } {
   return (original ?? error ?? {}) as { code?: unknown; message?: unknown };
 }
 
-export function isUnavailable(error: unknown): boolean {
+function isUnavailable(error: unknown): boolean {
   if (error instanceof ConnectionError || error instanceof TimeoutError) return true;
   const cause = causeOf(error);
   if (typeof cause.code === 'string' && UNAVAILABLE_CODES.has(cause.code)) return true;
