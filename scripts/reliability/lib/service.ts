@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { sleep, spawnChild, waitForExit } from './children';
 import { freePort } from './free-port';
 import { send } from './http';
+import { DEMO } from './traffic';
 
 // The service as it runs in production: the compiled build (dist/server.js, what `npm start` runs) in
 // its own process, NODE_ENV=production with freshly generated strong secrets. Only what a driver needs
@@ -48,6 +49,7 @@ export class ServiceProcess {
         // would turn the run into a 429 test. The limit itself is tested in the auth module's suite.
         AUTH_RATE_LIMIT_MAX: '1000000000',
         LOG_LEVEL: 'warn',
+        DEMO_USER_PASSWORD: DEMO.password,
         ...env,
       },
     });

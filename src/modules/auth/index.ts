@@ -1,8 +1,10 @@
+import { AuthEvents } from '../../auth/auth-events';
 import { CredentialVerifier } from '../../auth/credentials';
 import { PasswordHasher } from '../../auth/passwords';
 import { createRateLimitStore } from '../../auth/rate-limit-store';
 import { RefreshSessions } from '../../auth/refresh-sessions';
 import type { ModuleFactory } from '../../services';
+import { noStore } from './no-store';
 import { authRateLimit } from './rate-limit';
 import { authRoutes } from './routes';
 import { selectUserStore } from './user-store';
@@ -16,9 +18,12 @@ export const authModule: ModuleFactory = (services) => {
   const { config, logger, database, tokens, lifecycle } = services;
   const hasher = new PasswordHasher();
   const users = selectUserStore(services, hasher);
+  const events = new AuthEvents(logger, config.jwt.accessSecret);
+  const rateLimitStore = createRateLimitStore(config, logger, lifecycle);
   return {
     name: 'auth',
-    middleware: [authRateLimit(config.authRateLimit, createRateLimitStore(config, logger, lifecycle), logger)],
+    // no-store first, so that every answer under /api/auth carries it, the rate limiter's 429 included
+    middleware: [noStore, authRateLimit(config.authRateLimit, rateLimitStore, logger, (ctx) => events.record(ctx, { action: 'rate-limit', outcome: 'limited' }))],
     routes: authRoutes({
       tokens,
       users,
@@ -26,8 +31,11 @@ export const authModule: ModuleFactory = (services) => {
       sessions: new RefreshSessions(tokens, database.refreshTokens),
       hasher,
       cookie: { maxAgeSeconds: config.jwt.refreshTtlSeconds, secure: config.cookieSecure },
+      events,
       corsOrigins: config.corsOrigins,
+      publicOrigin: config.publicUrl && new URL(config.publicUrl).origin,
       registrationEnabled: config.registrationEnabled,
+      passwordMinLength: config.passwordMinLength,
     }),
   };
 };

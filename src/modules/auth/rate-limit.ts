@@ -2,6 +2,7 @@ import type { Context, Middleware } from 'koa';
 import ratelimit from 'koa-ratelimit';
 import type { RateLimitStore } from '../../auth/rate-limit-store';
 import type { Config } from '../../config/config';
+import { clientIp } from '../../http/client-ip';
 import { HttpError } from '../../http/errors';
 import type { Logger } from '../../logger';
 
@@ -29,13 +30,18 @@ function rewriteReset(ctx: Context, windowSeconds: number): number {
  * password guessing, and an attacker who can upset Redis must not get unlimited attempts. The Redis client's
  * timeouts make that refusal quick (rate-limit-store.ts).
  */
-export function authRateLimit(settings: Config['authRateLimit'], store: RateLimitStore, logger: Logger): Middleware {
+export function authRateLimit(
+  settings: Config['authRateLimit'],
+  store: RateLimitStore,
+  logger: Logger,
+  onLimited: (ctx: Context) => void,
+): Middleware {
   const limiter = ratelimit({
     driver: store.driver,
     db: store.db,
     duration: settings.windowMs,
     max: settings.max,
-    id: (ctx) => ctx.ip || 'unknown',
+    id: clientIp,
     namespace: 'auth-rate-limit',
     headers: HEADERS,
     throw: true,
@@ -54,6 +60,7 @@ export function authRateLimit(settings: Config['authRateLimit'], store: RateLimi
     } catch (error) {
       if (admitted) throw error; // from the route downstream: not ours to translate
       if ((error as { status?: unknown }).status === 429) {
+        onLimited(ctx);
         const reset = rewriteReset(ctx, windowSeconds);
         throw new HttpError(429, `Too many authentication requests; try again in ${reset} seconds`, {
           headers: {
