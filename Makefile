@@ -108,7 +108,7 @@ test-image: image ## build the image, run it as production would, smoke-test it 
 # docs/operations.md, "Scaling": docker-compose.scale.yml on the images named by APP_IMAGE (built here),
 # POSTGRES_IMAGE, REDIS_IMAGE and HAPROXY_IMAGE; removes its containers and volumes at the end.
 .PHONY: test-scale check-kubernetes
-test-scale: image ## 3 replicas behind HAProxy: shared rate limit, then a rolling restart under traffic that must lose nothing
+test-scale: $(INSTALL_STAMP) image ## 3 replicas behind HAProxy: shared rate limit, then a rolling restart under traffic that must lose nothing
 	APP_IMAGE=$(IMAGE) npx tsx scripts/reliability/scale.ts
 
 check-kubernetes: $(INSTALL_STAMP) ## render deploy/kubernetes overlays (kubectl kustomize), schema-validate and policy-check every object

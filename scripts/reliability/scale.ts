@@ -222,7 +222,9 @@ async function main(): Promise<number> {
   console.log(`replica memory after the run:\n${memory.trim().replace(/^/gm, '  ')}`);
   console.log(`scale test took ${Math.round((Date.now() - started) / 1000)} s (stack removal follows)`);
   if (failures.length) {
-    console.log(`\nSCALE TEST FAILED:\n  ${failures.join('\n  ')}`);
+    // HAProxy logs one line per request (server, timings, status, retries): where a failure happened.
+    const balancerLog = await stack.compose(['logs', '--no-color', '--tail', '40', 'haproxy']).catch((error: Error) => error.message);
+    console.log(`\nSCALE TEST FAILED:\n  ${failures.join('\n  ')}\nHAProxy log tail:\n${balancerLog}`);
     return 1;
   }
   console.log('\nSCALE TEST PASSED');
