@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { DEFAULT_HASH_CONCURRENCY, DEFAULT_HASH_QUEUE } from '../auth/hash-queue';
 import { parseDurationSeconds } from './duration';
 
 // The whole runtime configuration, read from the environment once at start-up.
@@ -37,6 +38,8 @@ export interface Config {
   cookieSecure: boolean;
   logLevel: string;
   bodyLimitBytes: number;
+  /** argon2 computations at once, and how many may wait before logins are refused with 503. */
+  passwordHashing: { concurrency: number; maxQueued: number };
   /** After SIGTERM, how long readiness answers 503 while connections are still accepted (0: none). */
   shutdownDelayMs: number;
   shutdownTimeoutMs: number;
@@ -224,6 +227,10 @@ export function loadConfig(env: Env = process.env): Config {
     cookieSecure: boolean(env, 'COOKIE_SECURE', mode === 'production'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, mode === 'test' ? 'silent' : 'info'),
     bodyLimitBytes: byteSize(env, 'BODY_LIMIT', '100kb'),
+    passwordHashing: {
+      concurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', DEFAULT_HASH_CONCURRENCY, 1, 64),
+      maxQueued: integer(env, 'PASSWORD_HASH_QUEUE', DEFAULT_HASH_QUEUE, 0, 10_000),
+    },
     shutdownDelayMs: timerMs(env, 'SHUTDOWN_DELAY', '0', true),
     shutdownTimeoutMs: timerMs(env, 'SHUTDOWN_TIMEOUT', '10s'),
     warnings,

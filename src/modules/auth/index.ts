@@ -1,4 +1,5 @@
 import { CredentialVerifier } from '../../auth/credentials';
+import { HashQueue } from '../../auth/hash-queue';
 import { PasswordHasher } from '../../auth/passwords';
 import { createRateLimitStore } from '../../auth/rate-limit-store';
 import { RefreshSessions } from '../../auth/refresh-sessions';
@@ -14,7 +15,7 @@ import { selectUserStore } from './user-store';
  */
 export const authModule: ModuleFactory = (services) => {
   const { config, logger, database, tokens, lifecycle } = services;
-  const hasher = new PasswordHasher();
+  const hasher = new PasswordHasher(undefined, new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.maxQueued));
   const users = selectUserStore(services, hasher);
   return {
     name: 'auth',
