@@ -7,12 +7,13 @@ import Koa from 'koa';
 
 // The framework yardstick: Koa 3 + @koa/router with nothing else, serving the same JSON as the service.
 // GET / sends the same body; GET /api/bench/protected verifies the same access token with the same library
-// (jsonwebtoken, HS256 pinned, the secret as a KeyObject, the access type checked) and sends the same body
-// as the bench module's route. The POST scenarios (login, refresh) get GET /'s body: like the raw server,
+// and the same checks (jsonwebtoken, HS256 pinned, the secret as a KeyObject, issuer, audience, claim and
+// header types, role) and sends the same body as the bench module's route. The POST scenarios (login, refresh) get GET /'s body: like the raw server,
 // a floor for "Koa and the router answer this request", not the same work. No request id, no log line, no
 // security headers, no error handler: the gap to the service is what those cost.
 
 const accessKey = createSecretKey(Buffer.from(process.env.JWT_SECRET ?? ''));
+const verifyOptions = { algorithms: ['HS256' as const], issuer: process.env.JWT_ISSUER, audience: process.env.JWT_AUDIENCE, complete: true as const };
 const WELCOME = { status: 'success', data: { message: 'Welcome to the API' } };
 
 const app = new Koa();
@@ -24,8 +25,9 @@ router.get('/api/bench/protected', (ctx) => {
   const header = ctx.get('Authorization');
   try {
     if (!header.startsWith('Bearer ')) throw new Error('no bearer token');
-    const claims = jwt.verify(header.slice(7), accessKey, { algorithms: ['HS256'] }) as jwt.JwtPayload;
-    if (claims.typ !== 'access' || claims.role !== 'user') throw new Error('wrong token type or role');
+    const { header: jose, payload } = jwt.verify(header.slice(7), accessKey, verifyOptions);
+    const claims = payload as jwt.JwtPayload;
+    if (claims.typ !== 'access' || jose.typ !== 'at+jwt' || claims.role !== 'user') throw new Error('wrong token type or role');
     ctx.body = { status: 'success', data: { message: 'Welcome to the API', user: claims.sub } };
   } catch {
     ctx.status = 401;

@@ -32,6 +32,7 @@ function serviceEnvironment(databaseFile: string, dist: string): NodeJS.ProcessE
     REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64url'),
     DATABASE_URL: `sqlite:${databaseFile}`,
     LOG_LEVEL: 'info',
+    DEMO_USER_PASSWORD: DEMO_CREDENTIALS.password,
     // The load comes from one address: without this the shared auth limit (10 per 15 minutes) ends the run.
     AUTH_RATE_LIMIT_MAX: '1000000000',
     // Plain HTTP on loopback: a Secure cookie could not be set over it (production's default is Secure).
@@ -138,6 +139,7 @@ async function main(): Promise<number> {
     log(`bench: rounds ${settings.rounds} × ${settings.durationSeconds} s, warm-up ${settings.warmupSeconds} s, ${settings.connections} connections (login ${settings.loginConnections}), pipelining ${settings.pipelining}`);
     log(`bench: service log → ${relative(process.cwd(), logFile)}`);
     compileEntries(scratch);
+    const jwtSettings = loadConfig(env).jwt;
     const [service, raw, bareKoa] = await Promise.all([
       ServerProcess.start('service', {
         script: join(scratch, 'bench-server.js'),
@@ -150,7 +152,14 @@ async function main(): Promise<number> {
       ServerProcess.start('bare Koa', {
         script: join(scratch, 'bare-koa-server.js'),
         // NODE_PATH: the compiled entry lives in the scratch directory, its packages in the repository.
-        env: { PATH: process.env.PATH, NODE_ENV: 'production', JWT_SECRET: env.JWT_SECRET, NODE_PATH: join(BENCH_DIR, '..', 'node_modules') },
+        env: {
+          PATH: process.env.PATH,
+          NODE_ENV: 'production',
+          NODE_PATH: join(BENCH_DIR, '..', 'node_modules'),
+          JWT_SECRET: env.JWT_SECRET,
+          JWT_ISSUER: jwtSettings.issuer,
+          JWT_AUDIENCE: jwtSettings.audience,
+        },
         stdout: 'ignore',
         startTimeoutMs: 30_000,
       }),
@@ -162,7 +171,7 @@ async function main(): Promise<number> {
     log(`bench: service idle RSS ${memory.idleRssMiB?.toFixed(1) ?? 'n/a'} MiB (bare Koa ${bareKoa.memory()?.rssMiB.toFixed(1) ?? 'n/a'} MiB)`);
 
     // The token the bench module accepts, minted with the secrets the service was given.
-    const tokens = new TokenService(loadConfig(env).jwt);
+    const tokens = new TokenService(jwtSettings);
     const accessToken = tokens.signAccessToken({ id: 'bench-user', role: BENCH_ROLE });
     const { refreshCookie, notes } = await prepare(servers, accessToken);
     for (const note of notes) log(`bench: NOTE ${note}`);
