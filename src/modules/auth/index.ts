@@ -1,4 +1,5 @@
 import { CredentialVerifier } from '../../auth/credentials';
+import { HashQueue } from '../../auth/hash-queue';
 import { createFailureCounter } from '../../auth/failure-counter';
 import { LoginThrottle } from '../../auth/login-throttle';
 import { PasswordHasher } from '../../auth/passwords';
@@ -18,7 +19,7 @@ import { selectUserStore } from './user-store';
  */
 export const authModule: ModuleFactory = (services) => {
   const { config, logger, database, tokens, lifecycle } = services;
-  const hasher = new PasswordHasher();
+  const hasher = new PasswordHasher(undefined, new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.maxQueued));
   const users = selectUserStore(services, hasher);
   const events = new AuthEvents(logger, config.jwt.accessSecret);
   const rateLimitStore = createRateLimitStore(config, logger, lifecycle);
