@@ -30,14 +30,14 @@ export function plain<T>(value: T): T {
 
 export function baseComponents(): { schemas: Record<string, JsonSchema>; headers: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema> } {
   // The field error lives once: the fail envelopes refer to it.
-  const failEnvelope = plain(FailEnvelopeSchema) as JsonSchema & { required: string[]; properties: { errors: JsonSchema } };
+  const failEnvelope = plain(FailEnvelopeSchema) as JsonSchema & { properties: { errors: JsonSchema } };
   failEnvelope.properties.errors = { ...failEnvelope.properties.errors, items: { $ref: '#/components/schemas/FieldError' } };
-  const validationFail = plain(failEnvelope);
   return {
     schemas: {
       SuccessEnvelope: plain(SuccessEnvelopeSchema),
       FailEnvelope: failEnvelope,
-      ValidationFailEnvelope: { ...validationFail, required: [...validationFail.required, 'errors'] },
+      // A 422 always lists the fields.
+      ValidationFailEnvelope: { allOf: [{ $ref: SCHEMA_REF.fail }, { required: ['errors'] }] },
       FieldError: plain(FieldErrorSchema),
     },
     headers: Object.fromEntries(Object.entries(FRAMEWORK_HEADERS).map(([name, header]) => [name, plain(header)])),

@@ -116,7 +116,9 @@ function parameters(route: MountedRoute): JsonSchema[] {
   for (const part of ['query', 'headers'] as const) {
     const schema = definition[part] as { properties?: Record<string, JsonSchema>; required?: string[] } | undefined;
     for (const [name, property] of Object.entries(schema?.properties ?? {})) {
-      const parameter: JsonSchema = { name, in: PARAMETER_PART[part], required: schema?.required?.includes(name) ?? false, schema: plain(property) };
+      // A default is filled in before `required` is checked, so a client may leave such a parameter out.
+      const required = (schema?.required?.includes(name) ?? false) && !('default' in property);
+      const parameter: JsonSchema = { name, in: PARAMETER_PART[part], required, schema: plain(property) };
       if (typeof property.description === 'string') parameter.description = property.description;
       list.push(parameter);
     }

@@ -8,13 +8,16 @@ export interface PackageInfo {
 }
 
 /**
- * The service's package.json: the nearest one above this file, which is the repository's from src/ (tsx,
- * jest) and from dist/ (the build, the container image) alike.
+ * The folder of the service's package.json: the nearest one above this file, which is the repository's
+ * from src/ (tsx, jest) and from dist/ (the build, the container image) alike.
  */
-export function readPackageInfo(from: string = __dirname): PackageInfo {
+export function packageRoot(from: string = __dirname): string {
   for (let dir = from; ; dir = dirname(dir)) {
-    const candidate = join(dir, 'package.json');
-    if (existsSync(candidate)) return JSON.parse(readFileSync(candidate, 'utf8')) as PackageInfo;
+    if (existsSync(join(dir, 'package.json'))) return dir;
     if (dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
   }
+}
+
+export function readPackageInfo(): PackageInfo {
+  return JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as PackageInfo;
 }

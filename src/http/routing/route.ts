@@ -20,7 +20,7 @@ export type JsonSchema = Record<string, unknown>;
 /**
  * A schema as a route takes it: a TypeBox schema (`Type.Object(...)`), whose static type then types the
  * handler's context, or a plain JSON Schema object, whose values the handler sees as `unknown`.
- * See docs/decisions/004-route-contract-typebox.md.
+ * See docs/decisions/004-route-contract-and-api-document.md.
  */
 export type Schema = TSchema | JsonSchema;
 
