@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { RefreshTokenStore } from '../stores/types';
-import type { RefreshRefusal } from './auth-events';
 import type { IssuedRefreshToken, TokenService } from './tokens';
+
+/** Why a refresh was refused; the client sees one 401 for all of them, the log tells them apart. */
+export type RefreshRefusal = 'missing-cookie' | 'invalid-token' | 'unknown-session' | 'user-gone';
 
 /** What the store keeps instead of the token: its SHA-256 digest (hex), so a database dump holds no usable token. */
 export function digestRefreshToken(token: string): string {

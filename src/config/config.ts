@@ -37,6 +37,8 @@ export interface Config {
   redisUrl: string | undefined;
   trustProxy: number;
   authRateLimit: { max: number; windowMs: number };
+  /** Failed logins allowed per (account, client) and per account before that login is refused for the window. */
+  loginThrottle: { pairFailures: number; accountFailures: number; windowMs: number };
   userStore: UserStoreKind;
   demoUser: { email: string; password: string; role: string };
   registrationEnabled: boolean;
@@ -201,6 +203,16 @@ function demoUser(env: Env, mode: RunMode, userStore: UserStoreKind): Config['de
   };
 }
 
+function loginThrottle(env: Env): Config['loginThrottle'] {
+  const pairFailures = integer(env, 'LOGIN_THROTTLE_FAILURES', 5, 1, 1000);
+  const accountFailures = integer(env, 'LOGIN_THROTTLE_ACCOUNT_FAILURES', 50, 1, 1_000_000);
+  if (accountFailures < pairFailures) {
+    // Below the pair limit, one address could lock the account for everyone: the very thing the pair limit prevents.
+    throw new ConfigError('LOGIN_THROTTLE_ACCOUNT_FAILURES', 'must be at least LOGIN_THROTTLE_FAILURES');
+  }
+  return { pairFailures, accountFailures, windowMs: timerMs(env, 'LOGIN_THROTTLE_WINDOW', '15m') };
+}
+
 function origins(env: Env): string[] {
   const list = (read(env, 'CORS_ORIGINS') ?? '').split(',').map((origin) => origin.trim()).filter(Boolean);
   for (const origin of list) {
@@ -257,6 +269,7 @@ export function loadConfig(env: Env = process.env): Config {
       max: integer(env, 'AUTH_RATE_LIMIT_MAX', 10, 1, 1_000_000_000),
       windowMs: timerMs(env, 'AUTH_RATE_LIMIT_WINDOW', '15m'),
     },
+    loginThrottle: loginThrottle(env),
     userStore,
     demoUser: demoUser(env, mode, userStore),
     registrationEnabled,

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from '../../src/config/config';
+import { loadConfig } from '../../src/config/config';
+import { configError } from '../support/config-error';
 import { parseDurationSeconds } from '../../src/config/duration';
 
 // Random-looking secrets, as `openssl rand -base64 48` makes them (production refuses low-entropy ones).
@@ -9,15 +10,6 @@ const STRONG = {
 /** Production with strong secrets and a changed demo password: the smallest production start. */
 const PRODUCTION = { NODE_ENV: 'production', ...STRONG, DEMO_USER_PASSWORD: 'a-changed-demo-password' };
 
-function configError(env: Record<string, string>): ConfigError {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('configuration', () => {
   it('defaults: development on port 3000, 15 minute tokens, SQLite file, limit 10 per 15 minutes', () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, loadConfig } from '../../src/config/config';
+import { loadConfig } from '../../src/config/config';
+import { configError } from '../support/config-error';
 import { looksRandom } from '../../src/config/secrets';
 
 // The configuration rules added by the security audit (issue 11): demo credentials in production, secret
@@ -8,15 +9,6 @@ import { looksRandom } from '../../src/config/secrets';
 const STRONG = { JWT_SECRET: randomBytes(48).toString('base64'), REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64') };
 const PRODUCTION = { NODE_ENV: 'production', ...STRONG, DEMO_USER_PASSWORD: 'a-changed-demo-password' };
 
-function configError(env: Record<string, string>): ConfigError {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('the demo user in production', () => {
   it('refuses to start with the demo store and the documented password, unset or explicit', () => {

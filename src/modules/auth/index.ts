@@ -1,9 +1,11 @@
-import { AuthEvents } from '../../auth/auth-events';
 import { CredentialVerifier } from '../../auth/credentials';
+import { createFailureCounter } from '../../auth/failure-counter';
+import { LoginThrottle } from '../../auth/login-throttle';
 import { PasswordHasher } from '../../auth/passwords';
 import { createRateLimitStore } from '../../auth/rate-limit-store';
 import { RefreshSessions } from '../../auth/refresh-sessions';
 import type { ModuleFactory } from '../../services';
+import { AuthEvents } from './auth-events';
 import { REFRESH_COOKIE_SCHEME, refreshCookieSecurityScheme } from './cookie';
 import { noStore } from './no-store';
 import { authRateLimit, authRateLimitErrors } from './rate-limit';
@@ -41,6 +43,7 @@ export const authModule: ModuleFactory = (services) => {
       hasher,
       cookie: { maxAgeSeconds: config.jwt.refreshTtlSeconds, secure: config.cookieSecure },
       events,
+      throttle: new LoginThrottle(createFailureCounter(rateLimitStore), config.loginThrottle, (email) => events.emailHash(email)),
       corsOrigins: config.corsOrigins,
       publicOrigin: config.publicUrl && new URL(config.publicUrl).origin,
       registrationEnabled: config.registrationEnabled,

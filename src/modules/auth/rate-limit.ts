@@ -2,14 +2,15 @@ import type { Context, Middleware } from 'koa';
 import ratelimit from 'koa-ratelimit';
 import type { RateLimitStore } from '../../auth/rate-limit-store';
 import type { Config } from '../../config/config';
-import { clientIp } from '../../http/client-ip';
-import { HttpError } from '../../http/errors';
+import { clientBucket } from '../../http/client-ip';
+import { HttpError, unavailable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
 import type { ErrorResponses } from '../../http/routing/route';
 import type { Logger } from '../../logger';
 
 const HEADERS = { total: 'RateLimit-Limit', remaining: 'RateLimit-Remaining', reset: 'RateLimit-Reset' };
-const RETRY_WHEN_UNAVAILABLE_SECONDS = 5;
+/** Retry-After when the counter store (Redis) cannot be reached; the login throttle uses it too. */
+export const RETRY_WHEN_UNAVAILABLE_SECONDS = 5;
 const OUTAGE_LOG_INTERVAL_MS = 10_000;
 
 /**
@@ -38,8 +39,8 @@ export const authRateLimitErrors: ErrorResponses = {
 
 /**
  * One limit shared by every request under /api/auth (matched route or not): AUTH_RATE_LIMIT_MAX requests
- * per AUTH_RATE_LIMIT_WINDOW per client IP. The client IP is ctx.ip, which follows TRUST_PROXY: with 0
- * X-Forwarded-For is ignored, so a forged header cannot buy a fresh counter.
+ * per AUTH_RATE_LIMIT_WINDOW per client: an IPv4 address, or an IPv6 /64. The client IP is ctx.ip, which
+ * follows TRUST_PROXY: with 0 X-Forwarded-For is ignored, so a forged header cannot buy a fresh counter.
  *
  * Over the limit: 429 fail envelope with Retry-After and RateLimit-Limit / -Remaining / -Reset.
  * If the counter store (Redis) fails, the request is refused with 503 (fail closed): the limit guards
@@ -57,7 +58,7 @@ export function authRateLimit(
     db: store.db,
     duration: settings.windowMs,
     max: settings.max,
-    id: clientIp,
+    id: clientBucket, // IPv6 clients by /64: see client-ip.ts
     namespace: 'auth-rate-limit',
     headers: HEADERS,
     throw: true,
@@ -91,9 +92,7 @@ export function authRateLimit(
         lastOutageLog = Date.now(); // one line per interval, not one per refused request
         logger.warn({ reqId: ctx.state.requestId, err: error }, 'auth rate limiter unavailable: requests refused with 503');
       }
-      throw new HttpError(503, 'Service temporarily unavailable, try again shortly', {
-        headers: { 'Retry-After': String(RETRY_WHEN_UNAVAILABLE_SECONDS) },
-      });
+      throw unavailable(RETRY_WHEN_UNAVAILABLE_SECONDS);
     }
   };
 }

@@ -1,15 +1,19 @@
-import type { AuthEvents } from '../../auth/auth-events';
 import type { CredentialVerifier } from '../../auth/credentials';
+import type { LoginThrottle } from '../../auth/login-throttle';
 import { passwordRefusal } from '../../auth/password-policy';
 import type { PasswordHasher } from '../../auth/passwords';
 import type { RefreshSessions } from '../../auth/refresh-sessions';
 import type { AuthUser, TokenService } from '../../auth/tokens';
-import { conflict, HttpError, unauthorized, unprocessable } from '../../http/errors';
+import { clientBucket } from '../../http/client-ip';
+import { conflict, HttpError, unauthorized, unavailable, unprocessable } from '../../http/errors';
+import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
 import { route, type ModuleDefinition } from '../../http/routing/route';
 import { DuplicateKeyError } from '../../stores/errors';
 import type { UserStore } from '../../stores/types';
 import { clearedRefreshCookie, readRefreshCookie, REFRESH_COOKIE_SCHEME, refreshCookie, type CookiePolicy } from './cookie';
+import type { AuthEvents } from './auth-events';
 import { rejectCrossSite } from './csrf';
+import { RETRY_WHEN_UNAVAILABLE_SECONDS } from './rate-limit';
 import { accessTokenSchema, loginSchema, registeredUserSchema, registerSchema } from './schemas';
 
 export interface AuthRouteDeps {
@@ -20,6 +24,7 @@ export interface AuthRouteDeps {
   hasher: PasswordHasher;
   cookie: CookiePolicy;
   events: AuthEvents;
+  throttle: LoginThrottle;
   corsOrigins: readonly string[];
   /** The service's own origin from PUBLIC_URL, when configured (the CSRF check trusts it over the Host). */
   publicOrigin: string | undefined;
@@ -35,8 +40,20 @@ function accessTokenResponse(tokens: TokenService, user: AuthUser) {
 const STORE_UNAVAILABLE = 'The database is unreachable';
 const CLEARED_COOKIE_HEADER = { description: 'Clears the refresh cookie', schema: { type: 'string' } };
 
+/**
+ * The throttle's counters live where the rate limit's do. If they cannot be reached, login fails closed
+ * (503) like the rate limiter, which has already logged the outage: it ran first on the same store.
+ */
+async function counted<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch {
+    throw unavailable(RETRY_WHEN_UNAVAILABLE_SECONDS);
+  }
+}
+
 export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
-  const { tokens, users, credentials, sessions, hasher, cookie, events } = deps;
+  const { tokens, users, credentials, sessions, hasher, cookie, events, throttle } = deps;
   const crossSiteGuard = rejectCrossSite(deps.corsOrigins, deps.publicOrigin);
   /** Every refresh failure: 401 and the cookie removed, so the browser stops sending a dead token. */
   const clearedCookie = clearedRefreshCookie(cookie); // the same header every time: built once
@@ -50,15 +67,30 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       summary: 'Log in: an access token in the body, the refresh token in an httpOnly cookie',
       body: loginSchema,
       responses: { 200: accessTokenSchema },
-      errors: { 401: 'Unknown email or wrong password (one message for both)', 503: STORE_UNAVAILABLE },
+      errors: {
+        401: 'Unknown email or wrong password (one message for both)',
+        429: { description: 'Too many failed logins for this account', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
+        503: { description: `${STORE_UNAVAILABLE}, or the login throttle's counters are`, headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
+      },
       handler: async (ctx) => {
         const { email, password } = ctx.request.body;
+        const client = clientBucket(ctx);
+        // Checked before the password, so a throttled guess costs no argon2 work and learns nothing.
+        const retryAfter = await counted(throttle.retryAfterSeconds(email, client));
+        if (retryAfter !== undefined) {
+          events.record(ctx, { action: 'login', outcome: 'throttled', email });
+          throw new HttpError(429, `Too many failed logins for this account; try again in ${retryAfter} seconds`, {
+            headers: { 'Retry-After': String(retryAfter) },
+          });
+        }
         const check = await credentials.verify(email, password);
         if (!check.ok) {
+          await counted(throttle.failed(email, client));
           events.record(ctx, { action: 'login', outcome: 'failure', userId: check.userId, email });
           throw unauthorized('Invalid email or password'); // one message: unknown user and wrong password alike
         }
         const { user } = check;
+        await counted(throttle.succeeded(email, client));
         const issued = await sessions.issue(user.id);
         ctx.append('Set-Cookie', refreshCookie(issued.token, cookie));
         events.record(ctx, { action: 'login', outcome: 'success', userId: user.id });

@@ -1,16 +1,15 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 import type { Context } from 'koa';
-import { clientIp } from '../http/client-ip';
-import type { Logger } from '../logger';
-import { normaliseEmail } from '../stores/email';
-
-/** Why a refresh was refused; the client sees one 401 for all of them, the log tells them apart. */
-export type RefreshRefusal = 'missing-cookie' | 'invalid-token' | 'unknown-session' | 'user-gone';
+import type { RefreshRefusal } from '../../auth/refresh-sessions';
+import { clientIp } from '../../http/client-ip';
+import type { Logger } from '../../logger';
+import { normaliseEmail } from '../../stores/email';
 
 /** What happened at an auth route. Never a password or a token: emails only as a keyed hash. */
 export type AuthEvent =
   | { action: 'login'; outcome: 'success'; userId: string }
   | { action: 'login'; outcome: 'failure'; userId?: string; email: string }
+  | { action: 'login'; outcome: 'throttled'; email: string }
   | { action: 'refresh'; outcome: 'success'; userId: string }
   | { action: 'refresh'; outcome: 'refused'; reason: RefreshRefusal; userId?: string }
   | { action: 'logout'; outcome: 'success'; userId: string; revoked: boolean }
@@ -51,8 +50,9 @@ export class AuthEvents {
   record(ctx: Context, event: AuthEvent): void {
     const { action, outcome } = event;
     const line: Record<string, unknown> = { event: 'auth', action, outcome, reqId: ctx.state.requestId, ip: clientIp(ctx) };
-    if ('userId' in event && event.userId) line.userId = event.userId;
-    if ('email' in event && !event.userId) line.emailHash = this.emailHash(event.email);
+    const userId = 'userId' in event ? event.userId : undefined;
+    if (userId) line.userId = userId;
+    else if ('email' in event) line.emailHash = this.emailHash(event.email);
     if ('reason' in event) line.reason = event.reason;
     if ('revoked' in event) line.revoked = event.revoked;
     const routine = outcome === 'success';
