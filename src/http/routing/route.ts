@@ -137,8 +137,12 @@ export interface RouteDefinition<
   >;
 }
 
-/** Module-wide middleware; the object form also says which error answers it can give (for the document). */
-export type ModuleMiddleware = Middleware | { middleware: Middleware; errors: ErrorResponses };
+/**
+ * Module-wide middleware. The object form also tells the API document what the middleware does to answers
+ * on every route of the module: the error answers it can give itself (`errors`, e.g. a rate limit's 429) and
+ * the headers it adds (`headers`, e.g. `RateLimit-Remaining` or `Cache-Control`).
+ */
+export type ModuleMiddleware = Middleware | { middleware: Middleware; errors?: ErrorResponses; headers?: Record<string, HeaderDoc> };
 
 export interface ModuleDefinition {
   /** Mount point: routes live under `/api/<name>/`. Lower-case letters, digits and dashes. */
