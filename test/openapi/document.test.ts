@@ -89,7 +89,7 @@ describe('GET /openapi.json: the document generated from the declarations', () =
     const login = doc.paths['/api/auth/login'].post.responses;
     expect(Object.keys(login['429'].headers).sort()).toEqual(['Cache-Control', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id']);
     // What the module's middleware adds to every answer is on the successes too; other modules' routes lack it.
-    expect(Object.keys(login['200'].headers).sort()).toEqual(['Cache-Control', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id']);
+    expect(Object.keys(login['200'].headers).sort()).toEqual(['Cache-Control', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Set-Cookie', 'X-Request-Id']);
     expect(Object.keys(doc.paths['/api/probe/admin'].get.responses['200'].headers)).toEqual(['X-Request-Id']);
     expect(login['422'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ValidationFailEnvelope' });
     expect(doc.paths['/api/auth/logout'].post.responses['401'].headers['WWW-Authenticate']).toEqual({ $ref: '#/components/headers/WWW-Authenticate' });

@@ -87,7 +87,8 @@ function successResponses(route: MountedRoute): Record<string, JsonSchema> {
   const declared = route.definition.responses ?? { [route.successStatus]: {} };
   return Object.fromEntries(
     Object.entries(declared).map(([status, data]) => {
-      const response: JsonSchema = { description: STATUS_CODES[Number(status)] ?? 'Success', headers: headerRefs(route, {}) };
+      const headers = headerRefs(route, route.definition.responseHeaders ?? {});
+      const response: JsonSchema = { description: STATUS_CODES[Number(status)] ?? 'Success', headers };
       if (data !== null) {
         const envelope = { allOf: [{ $ref: SCHEMA_REF.success }, { type: 'object', properties: { data: plain(data) } }] };
         response.content = jsonContent(envelope);

@@ -119,6 +119,8 @@ export interface RouteDefinition<
   status?: number;
   /** Errors the handler itself raises (e.g. `{ 404: 'No such note' }`); the framework's own are derived. */
   errors?: ErrorResponses;
+  /** Headers the handler sets on its successful answers (e.g. `Set-Cookie`), for the document. */
+  responseHeaders?: Record<string, HeaderDoc>;
 
   /** For the API document: one line, a longer text (Markdown), groups (default: the module's name). */
   summary?: string;
