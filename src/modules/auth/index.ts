@@ -7,8 +7,9 @@ import { createRateLimitStore } from '../../auth/rate-limit-store';
 import { RefreshSessions } from '../../auth/refresh-sessions';
 import type { ModuleFactory } from '../../services';
 import { AuthEvents } from './auth-events';
-import { noStore } from './no-store';
-import { authRateLimit } from './rate-limit';
+import { REFRESH_COOKIE_SCHEME, refreshCookieSecurityScheme } from './cookie';
+import { noStore, noStoreHeaders } from './no-store';
+import { authRateLimit, authRateLimitErrors, authRateLimitHeaders } from './rate-limit';
 import { authRoutes } from './routes';
 import { selectUserStore } from './user-store';
 
@@ -26,7 +27,16 @@ export const authModule: ModuleFactory = (services) => {
   return {
     name: 'auth',
     // no-store first, so that every answer under /api/auth carries it, the rate limiter's 429 included
-    middleware: [noStore, authRateLimit(config.authRateLimit, rateLimitStore, logger, (ctx) => events.record(ctx, { action: 'rate-limit', outcome: 'limited' }))],
+    description: 'Log in, refresh the access token, log out (and register, when enabled)',
+    middleware: [
+      { middleware: noStore, headers: noStoreHeaders },
+      {
+        middleware: authRateLimit(config.authRateLimit, rateLimitStore, logger, (ctx) => events.record(ctx, { action: 'rate-limit', outcome: 'limited' })),
+        errors: authRateLimitErrors,
+        headers: authRateLimitHeaders,
+      },
+    ],
+    securitySchemes: { [REFRESH_COOKIE_SCHEME]: refreshCookieSecurityScheme },
     routes: authRoutes({
       tokens,
       users,

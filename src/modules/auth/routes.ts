@@ -6,14 +6,15 @@ import type { RefreshSessions } from '../../auth/refresh-sessions';
 import type { AuthUser, TokenService } from '../../auth/tokens';
 import { clientBucket } from '../../http/client-ip';
 import { conflict, HttpError, unauthorized, unavailable, unprocessable } from '../../http/errors';
+import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
 import { route, type ModuleDefinition } from '../../http/routing/route';
 import { DuplicateKeyError } from '../../stores/errors';
 import type { UserStore } from '../../stores/types';
-import { clearedRefreshCookie, readRefreshCookie, refreshCookie, type CookiePolicy } from './cookie';
+import { clearedRefreshCookie, readRefreshCookie, REFRESH_COOKIE_SCHEME, refreshCookie, type CookiePolicy } from './cookie';
 import type { AuthEvents } from './auth-events';
 import { rejectCrossSite } from './csrf';
 import { RETRY_WHEN_UNAVAILABLE_SECONDS } from './rate-limit';
-import { loginSchema, registerSchema, type LoginBody, type RegisterBody } from './schemas';
+import { accessTokenSchema, loginSchema, registeredUserSchema, registerSchema } from './schemas';
 
 export interface AuthRouteDeps {
   tokens: TokenService;
@@ -33,8 +34,15 @@ export interface AuthRouteDeps {
 
 /** The body of login and refresh: a new access token (never cached: the module sets no-store on every answer). */
 function accessTokenResponse(tokens: TokenService, user: AuthUser) {
-  return { accessToken: tokens.signAccessToken(user), tokenType: 'Bearer', expiresIn: tokens.accessTtlSeconds };
+  return { accessToken: tokens.signAccessToken(user), tokenType: 'Bearer' as const, expiresIn: tokens.accessTtlSeconds };
 }
+
+const STORE_UNAVAILABLE = 'The database is unreachable';
+const CLEARED_COOKIE_HEADER = { description: 'Clears the refresh cookie', schema: { type: 'string', pattern: '^refreshToken=;' } };
+const REFRESH_COOKIE_HEADER = {
+  description: 'The refresh token: `refreshToken=<JWT>; Path=/api/auth; Max-Age=604800; HttpOnly; SameSite=Strict` (+ `Secure`)',
+  schema: { type: 'string', pattern: '^refreshToken=[^;]+;' },
+};
 
 /**
  * The throttle's counters live where the rate limit's do. If they cannot be reached, login fails closed
@@ -56,11 +64,19 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
   const refreshRefused = () => new HttpError(401, 'Invalid or expired refresh token', { headers: { 'Set-Cookie': clearedCookie } });
 
   const routes: ModuleDefinition['routes'] = [
-    route<LoginBody>({
+    route({
       method: 'POST',
       path: '/login',
       access: 'public',
+      summary: 'Log in: an access token in the body, the refresh token in an httpOnly cookie',
       body: loginSchema,
+      responses: { 200: accessTokenSchema },
+      responseHeaders: { 'Set-Cookie': REFRESH_COOKIE_HEADER },
+      errors: {
+        401: 'Unknown email or wrong password (one message for both)',
+        429: { description: 'Too many failed logins for this account', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
+        503: { description: `${STORE_UNAVAILABLE}, or the login throttle's counters are`, headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
+      },
       handler: async (ctx) => {
         const { email, password } = ctx.request.body;
         const client = clientBucket(ctx);
@@ -90,6 +106,14 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       method: 'POST',
       path: '/refresh',
       access: 'public', // the cookie is the credential
+      security: [REFRESH_COOKIE_SCHEME],
+      summary: "A new access token for the refresh cookie, carrying the user's current role",
+      responses: { 200: accessTokenSchema },
+      errors: {
+        401: { description: 'Refresh cookie missing, invalid, expired or unknown; the cookie is cleared', headers: { 'Set-Cookie': CLEARED_COOKIE_HEADER } },
+        403: 'Cross-site request',
+        503: STORE_UNAVAILABLE,
+      },
       before: [crossSiteGuard],
       handler: async (ctx) => {
         const token = readRefreshCookie(ctx);
@@ -112,6 +136,10 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       method: 'POST',
       path: '/logout',
       access: 'authenticated',
+      summary: "Log out: deletes the cookie's refresh token (when it is the caller's) and clears the cookie",
+      responses: { 204: null },
+      responseHeaders: { 'Set-Cookie': CLEARED_COOKIE_HEADER },
+      errors: { 403: 'Cross-site request', 503: STORE_UNAVAILABLE },
       before: [crossSiteGuard],
       handler: async (ctx) => {
         const caller = ctx.state.user;
@@ -129,12 +157,14 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
   if (deps.registrationEnabled) {
     // The seed's "registration customisation": off unless AUTH_REGISTRATION=true (with USER_STORE=database).
     routes.push(
-      route<RegisterBody>({
+      route({
         method: 'POST',
         path: '/register',
         access: 'public',
+        summary: 'Create a user (role `user`)',
         body: registerSchema(deps.passwordMinLength),
-        status: 201,
+        responses: { 201: registeredUserSchema },
+        errors: { 409: 'The email is already registered', 503: STORE_UNAVAILABLE },
         handler: async (ctx) => {
           const { name, email, password } = ctx.request.body;
           const refusal = passwordRefusal(password, email);
