@@ -1,5 +1,5 @@
 import type { Logger } from '../logger';
-import type { UserRecord, UserStore } from '../stores/types';
+import type { UserRecord, UserStore } from './stores/user-store';
 import type { PasswordHasher } from './passwords';
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RefreshTokenStore } from '../stores/types';
+import type { RefreshTokenStore } from './stores/refresh-token-store';
 import type { IssuedRefreshToken, TokenService } from './tokens';
 
 /** What the store keeps instead of the token: its SHA-256 digest (hex), so a database dump holds no usable token. */

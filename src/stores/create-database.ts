@@ -1,5 +1,6 @@
 import type { Config } from '../config/config';
 import type { Logger } from '../logger';
+import type { AnyStoreDefinition } from './kit/registry';
 import { MongoDatabase } from './mongo/mongo-database';
 import { SqlDatabase } from './sql/sql-database';
 import type { Database } from './types';
@@ -12,15 +13,21 @@ export interface CreateDatabaseOptions {
 }
 
 /**
- * The configured database: the engine comes from DATABASE_URL's scheme or MONGO_URI (see loadConfig);
- * with neither, embedded SQLite. Nothing connects until `connect()`.
+ * The configured database with these stores opened on it: the engine comes from DATABASE_URL's scheme or
+ * MONGO_URI (see loadConfig); with neither, embedded SQLite. The stores are the modules' (storesOf in
+ * src/services.ts). Nothing connects until `connect()`.
  */
-export function createDatabase(config: Config, logger: Logger, options: CreateDatabaseOptions = {}): Database {
+export function createDatabase(
+  config: Config,
+  logger: Logger,
+  stores: readonly AnyStoreDefinition[],
+  options: CreateDatabaseOptions = {},
+): Database {
   const { url, engine, timeoutMs, refreshTokenCleanupIntervalMs } = config.database;
   const connectAttempts = options.connectAttempts ?? 5;
-  if (engine === 'mongodb') return new MongoDatabase({ url, timeoutMs, connectAttempts }, logger);
+  if (engine === 'mongodb') return new MongoDatabase({ url, timeoutMs, connectAttempts, stores }, logger);
   return new SqlDatabase(
-    { url, engine, timeoutMs, connectAttempts, cleanupIntervalMs: options.cleanupJob === false ? 0 : refreshTokenCleanupIntervalMs },
+    { url, engine, timeoutMs, connectAttempts, stores, cleanupIntervalMs: options.cleanupJob === false ? 0 : refreshTokenCleanupIntervalMs },
     logger,
   );
 }

@@ -2,17 +2,18 @@ import { CredentialVerifier } from '../../auth/credentials';
 import { PasswordHasher } from '../../auth/passwords';
 import { createRateLimitStore } from '../../auth/rate-limit-store';
 import { RefreshSessions } from '../../auth/refresh-sessions';
-import type { ModuleFactory } from '../../services';
+import { refreshTokenStore, userStore } from '../../auth/stores/definitions';
+import { defineModule } from '../../services';
 import { authRateLimit } from './rate-limit';
 import { authRoutes } from './routes';
 import { selectUserStore } from './user-store';
 
 /**
  * The auth module, mounted at /api/auth: login, refresh, logout (and register when enabled), all behind
- * one shared per-IP rate limit. Building it starts two argon2 hashes (the demo user's password and the
+ * one shared per-IP rate limit. It owns the users and refresh-token stores (src/auth/stores). Building it starts two argon2 hashes (the demo user's password and the
  * dummy hash for unknown users) and, with REDIS_URL, opens the Redis connection for the rate limit.
  */
-export const authModule: ModuleFactory = (services) => {
+export const authModule = defineModule([userStore, refreshTokenStore], (services) => {
   const { config, logger, database, tokens, lifecycle } = services;
   const hasher = new PasswordHasher();
   const users = selectUserStore(services, hasher);
@@ -23,11 +24,11 @@ export const authModule: ModuleFactory = (services) => {
       tokens,
       users,
       credentials: new CredentialVerifier(users, hasher, logger),
-      sessions: new RefreshSessions(tokens, database.refreshTokens),
+      sessions: new RefreshSessions(tokens, database.store(refreshTokenStore)),
       hasher,
       cookie: { maxAgeSeconds: config.jwt.refreshTtlSeconds, secure: config.cookieSecure },
       corsOrigins: config.corsOrigins,
       registrationEnabled: config.registrationEnabled,
     }),
   };
-};
+});

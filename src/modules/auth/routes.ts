@@ -6,7 +6,7 @@ import type { AuthUser, TokenService } from '../../auth/tokens';
 import { conflict, HttpError, unauthorized } from '../../http/errors';
 import { route, type ModuleDefinition } from '../../http/routing/route';
 import { DuplicateKeyError } from '../../stores/errors';
-import type { UserStore } from '../../stores/types';
+import type { UserStore } from '../../auth/stores/user-store';
 import { clearedRefreshCookie, readRefreshCookie, refreshCookie, type CookiePolicy } from './cookie';
 import { rejectCrossSite } from './csrf';
 import { loginSchema, registerSchema, type LoginBody, type RegisterBody } from './schemas';
