@@ -1,9 +1,13 @@
 import { CredentialVerifier } from '../../auth/credentials';
+import { createFailureCounter } from '../../auth/failure-counter';
+import { LoginThrottle } from '../../auth/login-throttle';
 import { PasswordHasher } from '../../auth/passwords';
 import { createRateLimitStore } from '../../auth/rate-limit-store';
 import { RefreshSessions } from '../../auth/refresh-sessions';
 import { refreshTokenStore, userStore } from '../../auth/stores/definitions';
 import { defineModule } from '../../services';
+import { AuthEvents } from './auth-events';
+import { noStore } from './no-store';
 import { authRateLimit } from './rate-limit';
 import { authRoutes } from './routes';
 import { selectUserStore } from './user-store';
@@ -17,9 +21,12 @@ export const authModule = defineModule([userStore, refreshTokenStore], (services
   const { config, logger, database, tokens, lifecycle } = services;
   const hasher = new PasswordHasher();
   const users = selectUserStore(services, hasher);
+  const events = new AuthEvents(logger, config.jwt.accessSecret);
+  const rateLimitStore = createRateLimitStore(config, logger, lifecycle);
   return {
     name: 'auth',
-    middleware: [authRateLimit(config.authRateLimit, createRateLimitStore(config, logger, lifecycle), logger)],
+    // no-store first, so that every answer under /api/auth carries it, the rate limiter's 429 included
+    middleware: [noStore, authRateLimit(config.authRateLimit, rateLimitStore, logger, (ctx) => events.record(ctx, { action: 'rate-limit', outcome: 'limited' }))],
     routes: authRoutes({
       tokens,
       users,
@@ -27,8 +34,12 @@ export const authModule = defineModule([userStore, refreshTokenStore], (services
       sessions: new RefreshSessions(tokens, database.store(refreshTokenStore)),
       hasher,
       cookie: { maxAgeSeconds: config.jwt.refreshTtlSeconds, secure: config.cookieSecure },
+      events,
+      throttle: new LoginThrottle(createFailureCounter(rateLimitStore), config.loginThrottle, (email) => events.emailHash(email)),
       corsOrigins: config.corsOrigins,
+      publicOrigin: config.publicUrl && new URL(config.publicUrl).origin,
       registrationEnabled: config.registrationEnabled,
+      passwordMinLength: config.passwordMinLength,
     }),
   };
 });
