@@ -18,8 +18,8 @@ trap native_db_stop EXIT
 run_native() {
   echo "== store contract on native PostgreSQL and MariaDB"
   native_db_start
-  # The contract suite plus the cleanup-job and connection tests, against the native servers.
-  npx jest --runInBand test/stores
+  # The contract suite, the cleanup-job and connection tests, and the loaded-packages check, against the native servers.
+  npx jest --runInBand test/stores test/service
   native_db_stop
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import argon2 from 'argon2';
+import { DEFAULT_HASH_CONCURRENCY, DEFAULT_HASH_QUEUE, HashQueue } from './hash-queue';
 
 /** argon2id parameters: OWASP Password Storage Cheat Sheet's first recommendation (19 MiB, t=2, p=1). */
 export interface HashParameters {
@@ -11,22 +12,28 @@ export interface HashParameters {
 const OWASP_ARGON2ID: HashParameters = { memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 
 /**
- * Hashes and checks passwords with argon2id. `verify` never throws for a malformed stored hash (a corrupt
- * row must read as "wrong password", not as a 500).
+ * Hashes and checks passwords with argon2id, at most `queue.concurrency` at once (see HashQueue); past the
+ * queue's bound both throw HashQueueFullError (a 503). `verify` never throws for a malformed stored hash
+ * (a corrupt row must read as "wrong password", not as a 500).
  */
 export class PasswordHasher {
-  constructor(readonly parameters: HashParameters = OWASP_ARGON2ID) {}
+  constructor(
+    readonly parameters: HashParameters = OWASP_ARGON2ID,
+    readonly queue = new HashQueue(DEFAULT_HASH_CONCURRENCY, DEFAULT_HASH_QUEUE),
+  ) {}
 
   hash(password: string): Promise<string> {
-    return argon2.hash(password, { type: argon2.argon2id, ...this.parameters });
+    return this.queue.run(() => argon2.hash(password, { type: argon2.argon2id, ...this.parameters }));
   }
 
-  async verify(hash: string, password: string): Promise<boolean> {
-    try {
-      return await argon2.verify(hash, password);
-    } catch {
-      return false;
-    }
+  verify(hash: string, password: string): Promise<boolean> {
+    return this.queue.run(async () => {
+      try {
+        return await argon2.verify(hash, password);
+      } catch {
+        return false;
+      }
+    });
   }
 
   /** True when the stored hash was made with other parameters (or another algorithm) than today's. */

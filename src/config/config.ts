@@ -1,3 +1,4 @@
+import { DEFAULT_HASH_CONCURRENCY, DEFAULT_HASH_QUEUE } from '../auth/hash-queue';
 import { parseDurationSeconds } from './duration';
 import { ConfigError } from './errors';
 import { readSecrets } from './secrets';
@@ -50,6 +51,8 @@ export interface Config {
   cookieSecure: boolean;
   logLevel: string;
   bodyLimitBytes: number;
+  /** argon2 computations at once, and how many may wait before logins are refused with 503. */
+  passwordHashing: { concurrency: number; maxQueued: number };
   /** After SIGTERM, how long readiness answers 503 while connections are still accepted (0: none). */
   shutdownDelayMs: number;
   shutdownTimeoutMs: number;
@@ -277,6 +280,10 @@ export function loadConfig(env: Env = process.env): Config {
     cookieSecure: boolean(env, 'COOKIE_SECURE', mode === 'production'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, mode === 'test' ? 'silent' : 'info'),
     bodyLimitBytes: byteSize(env, 'BODY_LIMIT', '100kb'),
+    passwordHashing: {
+      concurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', DEFAULT_HASH_CONCURRENCY, 1, 64),
+      maxQueued: integer(env, 'PASSWORD_HASH_QUEUE', DEFAULT_HASH_QUEUE, 0, 10_000),
+    },
     shutdownDelayMs: timerMs(env, 'SHUTDOWN_DELAY', '0', true),
     shutdownTimeoutMs: timerMs(env, 'SHUTDOWN_TIMEOUT', '10s'),
     warnings,

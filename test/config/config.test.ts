@@ -119,6 +119,8 @@ describe('configuration', () => {
       USER_STORE: 'database',
       AUTH_REGISTRATION: 'true',
       BODY_LIMIT: '1mb',
+      PASSWORD_HASH_CONCURRENCY: '3',
+      PASSWORD_HASH_QUEUE: '0',
     });
     expect(config.corsOrigins).toEqual(['https://a.example.com', 'http://localhost:5173']);
     expect(config.trustProxy).toBe(2);
@@ -126,6 +128,7 @@ describe('configuration', () => {
     expect(config.authRateLimit).toEqual({ max: 100, windowMs: 60_000 });
     expect(config.registrationEnabled).toBe(true);
     expect(config.bodyLimitBytes).toBe(1024 * 1024);
+    expect(config.passwordHashing).toEqual({ concurrency: 3, maxQueued: 0 });
   });
 
   it('SHUTDOWN_DELAY is none by default, a duration otherwise', () => {

@@ -1,9 +1,13 @@
 import type { Middleware } from 'koa';
+import { HashQueueFullError } from '../../auth/hash-queue';
 import type { Logger } from '../../logger';
 import { DuplicateKeyError, StoreUnavailableError } from '../../stores/errors';
 import { fail, type FieldError } from '../envelope';
 import { HttpError, notFound } from '../errors';
 import type { RequestState } from '../routing/route';
+
+/** A full password-hash queue drains within a second or so (src/auth/hash-queue.ts). */
+const HASH_QUEUE_RETRY_AFTER_SECONDS = 1;
 
 interface Described {
   status: number;
@@ -25,6 +29,9 @@ function describe(error: unknown): Described {
   if (error instanceof HttpError) return { status: error.status, message: error.message, ...error.details };
   if (error instanceof StoreUnavailableError) return { status: 503, message: 'Service temporarily unavailable, try again shortly' };
   if (error instanceof DuplicateKeyError) return { status: 409, message: 'The resource already exists' };
+  if (error instanceof HashQueueFullError) {
+    return { status: 503, message: 'Too many sign-ins at once, try again shortly', headers: { 'Retry-After': String(HASH_QUEUE_RETRY_AFTER_SECONDS) } };
+  }
   const candidate = (error ?? {}) as LibraryError;
   const status = Number(candidate.status ?? candidate.statusCode);
   if (Number.isInteger(status) && status >= 400 && status < 500 && candidate.expose !== false) {

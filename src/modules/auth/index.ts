@@ -1,5 +1,6 @@
 import { CredentialVerifier } from '../../auth/credentials';
 import { createFailureCounter } from '../../auth/failure-counter';
+import { HashQueue } from '../../auth/hash-queue';
 import { LoginThrottle } from '../../auth/login-throttle';
 import { PasswordHasher } from '../../auth/passwords';
 import { createRateLimitStore } from '../../auth/rate-limit-store';
@@ -14,12 +15,12 @@ import { selectUserStore } from './user-store';
 
 /**
  * The auth module, mounted at /api/auth: login, refresh, logout (and register when enabled), all behind
- * one shared per-IP rate limit. It owns the users and refresh-token stores (src/auth/stores). Building it starts two argon2 hashes (the demo user's password and the
- * dummy hash for unknown users) and, with REDIS_URL, opens the Redis connection for the rate limit.
+ * one shared per-IP rate limit. It owns the users and refresh-token stores (src/auth/stores). Building it
+ * starts two argon2 hashes (the demo user's password and the dummy hash for unknown users) and, with REDIS_URL, opens the Redis connection for the rate limit.
  */
 export const authModule = defineModule([userStore, refreshTokenStore], (services) => {
   const { config, logger, database, tokens, lifecycle } = services;
-  const hasher = new PasswordHasher();
+  const hasher = new PasswordHasher(undefined, new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.maxQueued));
   const users = selectUserStore(services, hasher);
   const events = new AuthEvents(logger, config.jwt.accessSecret);
   const rateLimitStore = createRateLimitStore(config, logger, lifecycle);

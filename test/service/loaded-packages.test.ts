@@ -1,0 +1,48 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { TEST_SECRETS } from '../support/test-app';
+
+// Only what the configuration uses is loaded (docs/performance.md): on SQLite without REDIS_URL, none of
+// the other engines' drivers, mongoose or ioredis. The service runs in a child process (through tsx, from
+// the sources), because jest keeps its own module registry and never fills require.cache.
+
+const run = promisify(execFile);
+const root = path.resolve(__dirname, '../..');
+
+async function loadedPackages(env: Record<string, string>): Promise<string[]> {
+  const { stdout } = await run(process.execPath, ['--require', 'tsx/cjs', 'test/support/print-loaded-packages.ts'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', LOG_LEVEL: 'silent', COOKIE_SECURE: 'false', ...TEST_SECRETS, ...env },
+    timeout: 60_000,
+  });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as string[];
+}
+
+describe('packages loaded by a running service', () => {
+  it('on SQLite: sqlite3 and the service, no other engine, no mongoose, no ioredis', async () => {
+    const packages = await loadedPackages({ DATABASE_URL: 'sqlite::memory:' });
+    // The positive half shows the listing sees what the child loaded.
+    expect(packages).toEqual(expect.arrayContaining(['koa', 'sequelize', 'sqlite3', 'argon2', 'jsonwebtoken']));
+    for (const absent of ['mongoose', 'mongodb', 'ioredis', 'pg', 'mysql2', 'tedious', 'pino-pretty']) {
+      expect(packages).not.toContain(absent);
+    }
+  }, 90_000);
+
+  // The network engines when the run names one (scripts/ci/databases.sh native sets these): its driver only.
+  const engines = [
+    { variable: 'TEST_POSTGRES_URL', driver: 'pg' },
+    { variable: 'TEST_MYSQL_URL', driver: 'mysql2' },
+  ];
+  for (const { variable, driver } of engines) {
+    const url = process.env[variable];
+    if (!url) console.log(`loaded packages on ${driver}: skipped, ${variable} is not set`);
+    (url ? it : it.skip)(`with ${variable}: ${driver} and no other driver`, async () => {
+      const packages = await loadedPackages({ DATABASE_URL: url! });
+      expect(packages).toContain(driver);
+      for (const absent of ['mongoose', 'mongodb', 'ioredis', 'pg', 'mysql2', 'tedious', 'sqlite3'].filter((name) => name !== driver)) {
+        expect(packages).not.toContain(absent);
+      }
+    }, 90_000);
+  }
+});
