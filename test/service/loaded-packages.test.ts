@@ -13,7 +13,7 @@ const root = path.resolve(__dirname, '../..');
 async function loadedPackages(env: Record<string, string>): Promise<string[]> {
   const { stdout } = await run(process.execPath, ['--require', 'tsx/cjs', 'test/support/print-loaded-packages.ts'], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', LOG_LEVEL: 'silent', COOKIE_SECURE: 'false', ...TEST_SECRETS, ...env },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', LOG_LEVEL: 'silent', COOKIE_SECURE: 'false', DEMO_USER_PASSWORD: 'loaded-packages-Pa55word', ...TEST_SECRETS, ...env },
     timeout: 60_000,
   });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as string[];
