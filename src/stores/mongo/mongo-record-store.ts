@@ -14,11 +14,16 @@ type Document = { _id: string } & Record<string, unknown>;
  * scope. Extend it to add queries of your own.
  */
 export class MongoRecordStore<R extends OwnedRecord, Fields extends object> implements RecordStore<R, Fields> {
+  /* eslint-disable @typescript-eslint/no-explicit-any -- each store's model has its own document type */
+  protected readonly model: Model<any>;
+
   constructor(
     protected readonly context: MongoStoreContext,
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each store's model has its own document type
-    protected readonly model: Model<any>,
-  ) {}
+    model: Model<any, any, any, any>,
+  ) {
+    this.model = model as unknown as Model<any>;
+  }
+  /* eslint-enable @typescript-eslint/no-explicit-any */
 
   protected toRecord(document: Document): R {
     const { _id, ...fields } = document;

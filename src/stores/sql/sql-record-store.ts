@@ -16,9 +16,14 @@ export class SqlRecordStore<R extends OwnedRecord, Fields extends object> implem
     protected readonly model: ModelStatic<Model>,
   ) {}
 
-  /** A row as the record the store's interface promises (dates, booleans and numbers already typed by the model). */
+  /**
+   * A row as the record the store's interface promises: dates, booleans and numbers typed by the model, and
+   * every column present (an optional field never set is null, as it reads back from the table).
+   */
   protected toRecord(row: Model): R {
-    return row.get({ plain: true }) as R;
+    const record = row.get({ plain: true }) as Record<string, unknown>;
+    for (const attribute of Object.keys(this.model.getAttributes())) record[attribute] ??= null;
+    return record as R;
   }
 
   protected where(id: string, scope: OwnerScope): WhereOptions {
