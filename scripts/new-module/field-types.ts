@@ -4,7 +4,10 @@ import type { FieldSpec, FieldType } from './spec';
 // Sequelize model and migration, mongoose, and a sample value for the tests.
 
 interface TypeSpelling {
+  /** TypeBox, in a request body. */
   schema: string;
+  /** TypeBox, in the answered record (datetimes are Dates there, strings in JSON). */
+  recordSchema?: string;
   /** In the record the store returns. */
   recordType: string;
   /** In a request body (datetimes arrive as ISO 8601 strings). */
@@ -20,7 +23,7 @@ interface TypeSpelling {
 
 const SPELLING: Record<FieldType, TypeSpelling> = {
   string: {
-    schema: "{ type: 'string', minLength: 1, maxLength: 200 }",
+    schema: 'Type.String({ minLength: 1, maxLength: 200 })',
     recordType: 'string',
     bodyType: 'string',
     model: 'DataTypes.STRING(200)',
@@ -30,7 +33,7 @@ const SPELLING: Record<FieldType, TypeSpelling> = {
     wrong: '42',
   },
   text: {
-    schema: "{ type: 'string', maxLength: 10_000 }",
+    schema: 'Type.String({ maxLength: 10_000 })',
     recordType: 'string',
     bodyType: 'string',
     model: 'DataTypes.TEXT',
@@ -40,7 +43,7 @@ const SPELLING: Record<FieldType, TypeSpelling> = {
     wrong: 'true',
   },
   integer: {
-    schema: "{ type: 'integer', minimum: -2_147_483_648, maximum: 2_147_483_647 }",
+    schema: 'Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 })',
     recordType: 'number',
     bodyType: 'number',
     model: 'DataTypes.INTEGER',
@@ -50,7 +53,7 @@ const SPELLING: Record<FieldType, TypeSpelling> = {
     wrong: '1.5',
   },
   number: {
-    schema: "{ type: 'number' }",
+    schema: 'Type.Number()',
     recordType: 'number',
     bodyType: 'number',
     model: 'DataTypes.DOUBLE',
@@ -60,7 +63,7 @@ const SPELLING: Record<FieldType, TypeSpelling> = {
     wrong: "'2.5'",
   },
   boolean: {
-    schema: "{ type: 'boolean' }",
+    schema: 'Type.Boolean()',
     recordType: 'boolean',
     bodyType: 'boolean',
     model: 'DataTypes.BOOLEAN',
@@ -70,7 +73,8 @@ const SPELLING: Record<FieldType, TypeSpelling> = {
     wrong: "'yes'",
   },
   datetime: {
-    schema: "{ type: 'string', format: 'date-time', maxLength: 40 }",
+    schema: "Type.String({ format: 'date-time', maxLength: 40 })",
+    recordSchema: 'timestamp',
     recordType: 'Date',
     bodyType: 'string',
     model: 'DataTypes.DATE(3)',

@@ -19,6 +19,8 @@ function names(spec: ModuleSpec) {
     createBody: `Create${singular}Body`,
     updateBody: `Update${singular}Body`,
     createSchema: `create${singular}Schema`,
+    recordSchema: `${singular[0]!.toLowerCase()}${singular.slice(1)}Schema`,
+    pageSchema: `${singular[0]!.toLowerCase()}${singular.slice(1)}PageSchema`,
     updateSchema: `update${singular}Schema`,
     routes: `${singular[0]!.toLowerCase()}${singular.slice(1)}Routes`,
     module: `${camel}Module`,
@@ -128,30 +130,40 @@ ${lines(spec.fields.map((f) => `${f.column}: { type: ${spelling(f).column}, allo
 
 export function schemasFile(spec: ModuleSpec): string {
   const n = names(spec);
-  const schema = (f: FieldSpec) => {
-    const base = spelling(f).schema;
-    return `${f.name}: ${f.optional ? base.replace(/ }$/, ', nullable: true }') : base},`;
-  };
-  const required = spec.fields.filter((f) => !f.optional).map((f) => `'${f.name}'`);
-  return `import type { JsonSchema } from '../kit';
+  const nullable = (schema: string, f: FieldSpec) => (f.optional ? `Type.Union([${schema}, Type.Null()])` : schema);
+  const bodyField = (f: FieldSpec) => `${f.name}: ${nullable(spelling(f).schema, f)},`;
+  // In the record a datetime is a Date (JSON: an ISO string); every other field is as in the body.
+  const recordField = (f: FieldSpec) => `${f.name}: ${spelling(f).recordSchema ? nullable(spelling(f).recordSchema!, f) : `fields.${f.name}`},`;
+  const usesTimestamp = spec.fields.some((f) => spelling(f).recordSchema === 'timestamp');
+  const kit = ['ownedRecordSchema', 'pageSchema', ...(usesTimestamp ? ['timestamp'] : []), 'Type', 'type Static'];
+  return `import { ${kit.join(', ')} } from '../kit';
 
-// Request bodies of the ${n.label} routes, from one list of fields. Optional fields may be null (empty).
+// What the ${n.label} routes take and answer, from one list of fields: the bodies (validated, typed for the
+// handlers) and the record (for the API document). Optional fields may be null, which empties them.
 
-const properties = {
-${lines(spec.fields.map(schema), '  ')}
+const fields = {
+${lines(spec.fields.map(bodyField), '  ')}
 };
 
 /** POST: the required fields and any optional ones, nothing else. */
-export const ${n.createSchema}: JsonSchema = { type: 'object', required: [${required.join(', ')}], properties, additionalProperties: false };
+export const ${n.createSchema} = Type.Object(
+  {
+${lines(spec.fields.map((f) => `${f.name}: ${f.optional ? `Type.Optional(fields.${f.name})` : `fields.${f.name}`},`), '    ')}
+  },
+  { additionalProperties: false },
+);
+export type ${n.createBody} = Static<typeof ${n.createSchema}>;
 
-/** PATCH: at least one field. */
-export const ${n.updateSchema}: JsonSchema = { type: 'object', minProperties: 1, properties, additionalProperties: false };
+/** PATCH: any of the fields, at least one. */
+export const ${n.updateSchema} = Type.Partial(Type.Object(fields), { additionalProperties: false, minProperties: 1 });
+export type ${n.updateBody} = Static<typeof ${n.updateSchema}>;
 
-export interface ${n.createBody} {
-${lines(spec.fields.map((f) => `${f.name}${f.optional ? '?' : ''}: ${spelling(f).bodyType}${optionalSuffix(f)};`), '  ')}
-}
+/** One record as answered; datetimes are ISO 8601 strings with milliseconds. */
+export const ${n.recordSchema} = ownedRecordSchema({
+${lines(spec.fields.map(recordField), '  ')}
+});
 
-export type ${n.updateBody} = Partial<${n.createBody}>;
+export const ${n.pageSchema} = pageSchema(${n.recordSchema});
 `;
 }
 
@@ -160,13 +172,15 @@ export function routesFile(spec: ModuleSpec): string {
   const convert = (f: FieldSpec, value: string) => (f.type === 'datetime' ? (f.optional ? `${value} === null ? null : new Date(${value})` : `new Date(${value})`) : value);
   const copy = (f: FieldSpec) => `if (body.${f.name} !== undefined) fields.${f.name} = ${convert(f, `body.${f.name}`)};`;
   const required = spec.fields.filter((f) => !f.optional).map((f) => `${f.name}: ${convert(f, `ctx.request.body.${f.name}`)}`);
-  return `import { callerOf, notFound, ownerScope, readPage, route, type ModuleDefinition } from '../kit';
-import { ${n.createSchema}, ${n.updateSchema}, type ${n.createBody}, type ${n.updateBody} } from './schemas';
+  return `import { callerOf, idParams, notFound, ownerScope, pageQuery, route, type ModuleDefinition } from '../kit';
+import { ${n.createSchema}, ${n.pageSchema}, ${n.recordSchema}, ${n.updateSchema}, type ${n.updateBody} } from './schemas';
 import type { ${n.fields}, ${n.store} } from './types';
+
+const NOT_FOUND = 'No such record, or not yours';
 
 /** Someone else's record, an unknown id and a malformed one all answer the same 404. */
 function missing(): never {
-  throw notFound('No such record');
+  throw notFound(NOT_FOUND);
 }
 
 /** The body's fields as the store keeps them (only the declared ones; datetimes as Date). */
@@ -179,37 +193,53 @@ ${lines(spec.fields.map(copy), '  ')}
 /** CRUD under /api/${spec.name}: every signed-in user works on their own records; role admin on all of them. */
 export function ${n.routes}(store: ${n.store}): ModuleDefinition['routes'] {
   return [
-    route<${n.createBody}>({
+    route({
       method: 'POST',
       path: '/',
       access: 'authenticated',
+      summary: 'Create a record owned by the caller',
       body: ${n.createSchema},
-      status: 201,
+      responses: { 201: ${n.recordSchema} },
       handler: (ctx) => store.create(callerOf(ctx).id, { ...toFields(ctx.request.body), ${required.join(', ')} }),
     }),
     route({
       method: 'GET',
       path: '/',
       access: 'authenticated',
-      handler: (ctx) => store.list(ownerScope(callerOf(ctx)), readPage(ctx.query)),
+      summary: "The caller's records (an admin's: everyone's), newest first, a page at a time",
+      query: pageQuery,
+      responses: { 200: ${n.pageSchema} },
+      handler: (ctx) => store.list(ownerScope(callerOf(ctx)), ctx.query),
     }),
     route({
       method: 'GET',
       path: '/:id',
       access: 'authenticated',
+      summary: 'One record',
+      params: idParams,
+      responses: { 200: ${n.recordSchema} },
+      errors: { 404: NOT_FOUND },
       handler: async (ctx) => (await store.findById(ctx.params.id, ownerScope(callerOf(ctx)))) ?? missing(),
     }),
-    route<${n.updateBody}>({
+    route({
       method: 'PATCH',
       path: '/:id',
       access: 'authenticated',
+      summary: 'Change some fields of a record',
+      params: idParams,
       body: ${n.updateSchema},
+      responses: { 200: ${n.recordSchema} },
+      errors: { 404: NOT_FOUND },
       handler: async (ctx) => (await store.update(ctx.params.id, ownerScope(callerOf(ctx)), toFields(ctx.request.body))) ?? missing(),
     }),
     route({
       method: 'DELETE',
       path: '/:id',
       access: 'authenticated',
+      summary: 'Delete a record',
+      params: idParams,
+      responses: { 204: null },
+      errors: { 404: NOT_FOUND },
       handler: async (ctx) => {
         if (!(await store.delete(ctx.params.id, ownerScope(callerOf(ctx))))) missing();
       },

@@ -206,8 +206,8 @@ describe('${path}', () => {
     expect(all.body.data.total).toBeGreaterThanOrEqual(4);
   });
 
-  it('refuses limit and offset outside their bounds with 422 naming the parameter', async () => {
-    for (const [query, field] of [['limit=abc', 'query.limit'], ['limit=0', 'query.limit'], ['limit=101', 'query.limit'], ['offset=-1', 'query.offset'], ['limit=1.5', 'query.limit']]) {
+  it('refuses a bad or unknown query parameter with 422 naming it', async () => {
+    for (const [query, field] of [['limit=abc', 'query.limit'], ['limit=0', 'query.limit'], ['limit=101', 'query.limit'], ['offset=-1', 'query.offset'], ['limit=1.5', 'query.limit'], ['sort=id', 'query.sort']]) {
       const res = await http().get(\`${path}?\${query}\`).set('Authorization', as('carol')).expect(422);
       expect(res.body.errors).toEqual([expect.objectContaining({ field })]);
     }
@@ -234,6 +234,12 @@ describe('${path}', () => {
       const res = await http().get(\`${path}/\${id}\`).set('Authorization', as('alice')).expect(404);
       expect(res.body.status).toBe('fail');
     }
+  });
+
+  it('is described in the API document', async () => {
+    const document = await http().get('/openapi.json').expect(200);
+    expect(Object.keys(document.body.paths)).toEqual(expect.arrayContaining(['${path}', '${path}/{id}']));
+    expect(Object.keys(document.body.paths['${path}/{id}'])).toEqual(expect.arrayContaining(['get', 'patch', 'delete']));
   });
 
   it('validates the body: a missing required field, a wrong type, an unknown field', async () => {

@@ -1,6 +1,8 @@
 /** The largest page a list returns; the query schema refuses a larger `limit` with 422. */
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
+/** The largest offset a list accepts: deeper pages are a job for a filter, not for skipping rows. */
+export const MAX_PAGE_OFFSET = 1_000_000;
 
 /** Which slice of a list to return: offset pagination, newest first. */
 export interface PageRequest {
@@ -16,9 +18,4 @@ export interface Page<T> {
   total: number;
   limit: number;
   offset: number;
-}
-
-/** The page a request asks for, from already validated query values (absent values take the defaults). */
-export function pageRequest(query: { limit?: number; offset?: number }): PageRequest {
-  return { limit: query.limit ?? DEFAULT_PAGE_SIZE, offset: query.offset ?? 0 };
 }
