@@ -20,9 +20,10 @@ ln -s "$repo/node_modules" "$scratch/node_modules"
 cd "$scratch"
 npm run --silent new:module -- notes title:string body:text? pinned:boolean? dueAt:datetime? rank:integer? score:number?
 
-echo "== lint and typecheck with the generated module"
+echo "== lint, typecheck and the API document with the generated module"
 npx eslint src/modules test/modules
 npm run --silent typecheck
+npm run --silent openapi -- --check
 
 echo "== the module's tests on SQLite"
 npx jest --runInBand test/modules/notes

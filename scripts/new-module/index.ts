@@ -3,6 +3,8 @@
 // MongoDB implementations, migration), its tests under test/modules/<name>/, and registers it in
 // src/modules/index.ts. Refuses a bad name, a reserved or existing module, or a bad field spec, writing
 // nothing. Exit 0 on success, 2 on a refused request.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { plan, write } from './generate';
 import { FIELD_TYPES, SpecError } from './spec';
 
@@ -22,6 +24,11 @@ function main(argv: string[]): number {
       return 0;
     }
     write(process.cwd(), files);
+    // The committed API document gains the new routes (make lint fails while it is stale).
+    if (existsSync('src/cli/openapi.ts')) {
+      const openapi = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'src/cli/openapi.ts'], { stdio: 'inherit' });
+      if (openapi.status !== 0) process.stderr.write('new:module: the module is written, but `npm run openapi` failed: run it after fixing the error above\n');
+    }
     process.stdout.write(`${files.map((f) => `${f.edit ? 'edited ' : 'created'} ${f.path}`).join('\n')}\nnext: make test (its tests are in test/modules/${name}/)\n`);
     return 0;
   } catch (error) {

@@ -43,7 +43,9 @@ describe('npm run new:module', () => {
     const edited = readFileSync(path.join(dir, 'src/modules/index.ts'), 'utf8');
     expect(edited).toContain("import { notesModule } from './notes';");
     expect(edited).toMatch(/= \[authModule, notesModule\];/);
-    expect(readFileSync(path.join(dir, 'src/modules/notes/schemas.ts'), 'utf8')).toContain("required: ['title']");
+    const schemas = readFileSync(path.join(dir, 'src/modules/notes/schemas.ts'), 'utf8');
+    expect(schemas).toContain('title: fields.title,');
+    expect(schemas).toContain('body: Type.Optional(fields.body),');
   });
 
   it('--dry-run lists the files and writes nothing', () => {
