@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The generator's templates, tested as a user meets them: in a scratch copy of the repository, generate a
 # module (`npm run new:module -- notes title:string body:text? pinned:boolean? dueAt:datetime? rank:integer?
-# score:number?`), then lint, type-check and run that module's tests on SQLite and on native PostgreSQL and
-# MariaDB (scripts/ci/lib/native-databases.sh); the scratch copy is removed afterwards.
+# score:number?`), then lint, type-check, check the API document, run the whole suite on SQLite and the
+# module's tests on native PostgreSQL and MariaDB (scripts/ci/lib/native-databases.sh); the scratch copy is
+# removed afterwards.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$(pwd)
@@ -25,8 +26,8 @@ npx eslint src/modules test/modules
 npm run --silent typecheck
 npm run --silent openapi -- --check
 
-echo "== the module's tests on SQLite"
-npx jest --runInBand test/modules/notes
+echo "== the whole test suite on SQLite with the module in it (what make test runs on a fresh clone)"
+npx jest
 
 echo "== the module's tests on native PostgreSQL and MariaDB"
 native_db_start

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -21,9 +21,10 @@ describe('npm run new:module', () => {
 
   beforeEach(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'new-module-'));
-    cpSync(path.join(root, 'src/modules/index.ts'), path.join(dir, 'src/modules/index.ts'), { recursive: true });
-    cpSync(path.join(root, 'src/modules/auth'), path.join(dir, 'src/modules/auth'), { recursive: true });
-    registry = readFileSync(path.join(dir, 'src/modules/index.ts'), 'utf8');
+    // The registry as a fresh clone has it (the real one may list generated modules already).
+    registry = "import type { ModuleFactory } from '../services';\nimport { authModule } from './auth';\n\nexport const modules: ModuleFactory[] = [authModule];\n";
+    mkdirSync(path.join(dir, 'src/modules/auth'), { recursive: true });
+    writeFileSync(path.join(dir, 'src/modules/index.ts'), registry);
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 

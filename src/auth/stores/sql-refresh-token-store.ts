@@ -1,4 +1,4 @@
-import { DataTypes, Op, type Model, type ModelStatic } from 'sequelize';
+import { DataTypes, Op, QueryTypes, type Model, type ModelStatic } from 'sequelize';
 import type { SqlStoreContext } from '../../stores/kit/definition';
 import type { RefreshTokenRecord, RefreshTokenStore } from './refresh-token-store';
 
@@ -11,11 +11,13 @@ interface RefreshTokenRow {
 
 /**
  * The refresh-token store on a relational engine (table `refresh_tokens`, migration 0002). The lookup is the
- * refresh hot path: one SELECT, the row read raw (no model instance built). Expired rows are removed by the
+ * refresh hot path: one SELECT, its SQL built once, the row read raw (no model instance built). Expired rows are removed by the
  * in-process cleanup job (registered here) and never returned before that.
  */
 export class SqlRefreshTokenStore implements RefreshTokenStore {
   private readonly RefreshToken: ModelStatic<Model>;
+  /** The lookup's SQL, built once: no query generation per refresh. */
+  private readonly findSql: string;
 
   constructor(private readonly context: SqlStoreContext) {
     this.RefreshToken = context.sequelize.define(
@@ -28,16 +30,22 @@ export class SqlRefreshTokenStore implements RefreshTokenStore {
       { tableName: 'refresh_tokens', timestamps: true, createdAt: 'created_at', updatedAt: false },
     );
     context.removeExpiredPeriodically(() => this.deleteExpired());
+    const q = (name: string) => context.sequelize.getQueryInterface().quoteIdentifier(name);
+    this.findSql =
+      `SELECT ${q('token')} AS ${q('token')}, ${q('user_id')} AS ${q('userId')}, ${q('expires_at')} AS ${q('expiresAt')} ` +
+      `FROM ${q('refresh_tokens')} WHERE ${q('token')} = :token AND ${q('expires_at')} > :now`;
   }
 
   findByToken(token: string): Promise<RefreshTokenRecord | null> {
     return this.context.run(async () => {
       // Expiry is checked in the query itself, so an expired row the cleanup job has not removed yet is never returned.
-      const row = (await this.RefreshToken.findOne({
-        where: { token, expiresAt: { [Op.gt]: new Date() } },
-        attributes: ['token', 'userId', 'expiresAt'],
-        raw: true,
-      })) as unknown as RefreshTokenRow | null;
+      // Sequelize writes a Date replacement exactly as it writes the column, so the comparison holds on every engine.
+      const row = await this.context.sequelize.query<RefreshTokenRow>(this.findSql, {
+        replacements: { token, now: new Date() },
+        type: QueryTypes.SELECT,
+        plain: true,
+        logging: false,
+      });
       return row ? { token: row.token, userId: row.userId, expiresAt: new Date(row.expiresAt) } : null;
     });
   }

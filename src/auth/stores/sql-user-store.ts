@@ -1,11 +1,8 @@
-import { DataTypes, type ModelStatic, type Model } from 'sequelize';
+import { DataTypes, QueryTypes, type ModelStatic, type Model } from 'sequelize';
 import { newId } from '../../stores/ids';
 import type { SqlStoreContext } from '../../stores/kit/definition';
 import { normaliseEmail } from './email';
 import type { NewUser, UserRecord, UserStore } from './user-store';
-
-/** Exactly the record's fields, selected by name: no other column is read. */
-const RECORD_ATTRIBUTES = ['id', 'email', 'passwordHash', 'role', 'name'];
 
 function toRecord(row: UserRecord): UserRecord {
   return { id: row.id, email: row.email, passwordHash: row.passwordHash, role: row.role, name: row.name ?? null };
@@ -13,10 +10,12 @@ function toRecord(row: UserRecord): UserRecord {
 
 /**
  * The user store on a relational engine (table `users`, migration 0001). Lookups are on the login and
- * refresh paths: one SELECT each, rows read raw (no model instances built).
+ * refresh paths: one SELECT each, its SQL built once, rows read raw (no model instances built).
  */
 export class SqlUserStore implements UserStore {
   private readonly User: ModelStatic<Model>;
+  /** The lookups' SQL, built once (exactly the record's columns): no query generation per login or refresh. */
+  private readonly findSql: { id: string; email: string };
 
   constructor(private readonly context: SqlStoreContext) {
     this.User = context.sequelize.define(
@@ -30,21 +29,24 @@ export class SqlUserStore implements UserStore {
       },
       { tableName: 'users', timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
     );
+    const q = (name: string) => context.sequelize.getQueryInterface().quoteIdentifier(name);
+    const select = `SELECT ${q('id')} AS ${q('id')}, ${q('email')} AS ${q('email')}, ${q('password_hash')} AS ${q('passwordHash')}, ${q('role')} AS ${q('role')}, ${q('name')} AS ${q('name')} FROM ${q('users')}`;
+    this.findSql = { id: `${select} WHERE ${q('id')} = :value`, email: `${select} WHERE ${q('email')} = :value` };
   }
 
-  private findOne(where: Record<string, string>): Promise<UserRecord | null> {
+  private findOne(sql: string, value: string): Promise<UserRecord | null> {
     return this.context.run(async () => {
-      const row = await this.User.findOne({ where, attributes: RECORD_ATTRIBUTES, raw: true });
-      return row ? toRecord(row as unknown as UserRecord) : null;
+      const row = await this.context.sequelize.query<UserRecord>(sql, { replacements: { value }, type: QueryTypes.SELECT, plain: true, logging: false });
+      return row ? toRecord(row) : null;
     });
   }
 
   findByEmail(email: string): Promise<UserRecord | null> {
-    return this.findOne({ email: normaliseEmail(email) });
+    return this.findOne(this.findSql.email, normaliseEmail(email));
   }
 
   findById(id: string): Promise<UserRecord | null> {
-    return this.findOne({ id });
+    return this.findOne(this.findSql.id, id);
   }
 
   create(user: NewUser): Promise<UserRecord> {
