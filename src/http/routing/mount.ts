@@ -41,7 +41,7 @@ function statusKeys(map: object | undefined, min: number, max: number, what: str
   for (const key of keys) {
     if (!Number.isInteger(key) || key < min || key > max) throw new Error(`${where}: ${what} must be keyed by statuses ${min}–${max}, not ${key}`);
   }
-  return keys.sort();
+  return keys.sort((a, b) => a - b);
 }
 
 function propertyNames(schema: object | undefined): string[] | undefined {

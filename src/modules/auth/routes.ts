@@ -6,6 +6,7 @@ import type { RefreshSessions } from '../../auth/refresh-sessions';
 import type { AuthUser, TokenService } from '../../auth/tokens';
 import { clientBucket } from '../../http/client-ip';
 import { conflict, HttpError, unauthorized, unavailable, unprocessable } from '../../http/errors';
+import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
 import { route, type ModuleDefinition } from '../../http/routing/route';
 import { DuplicateKeyError } from '../../stores/errors';
 import type { UserStore } from '../../auth/stores/user-store';
@@ -66,7 +67,11 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       summary: 'Log in: an access token in the body, the refresh token in an httpOnly cookie',
       body: loginSchema,
       responses: { 200: accessTokenSchema },
-      errors: { 401: 'Unknown email or wrong password (one message for both)', 503: STORE_UNAVAILABLE },
+      errors: {
+        401: 'Unknown email or wrong password (one message for both)',
+        429: { description: 'Too many failed logins for this account', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
+        503: { description: `${STORE_UNAVAILABLE}, or the login throttle's counters are`, headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
+      },
       handler: async (ctx) => {
         const { email, password } = ctx.request.body;
         const client = clientBucket(ctx);
