@@ -33,20 +33,22 @@ export class SqlRefreshTokenStore implements RefreshTokenStore {
     const q = (name: string) => context.sequelize.getQueryInterface().quoteIdentifier(name);
     this.findSql =
       `SELECT ${q('token')} AS ${q('token')}, ${q('user_id')} AS ${q('userId')}, ${q('expires_at')} AS ${q('expiresAt')} ` +
-      `FROM ${q('refresh_tokens')} WHERE ${q('token')} = :token AND ${q('expires_at')} > :now`;
+      `FROM ${q('refresh_tokens')} WHERE ${q('token')} = :token`;
   }
 
   findByToken(token: string): Promise<RefreshTokenRecord | null> {
     return this.context.run(async () => {
-      // Expiry is checked in the query itself, so an expired row the cleanup job has not removed yet is never returned.
-      // Sequelize writes a Date replacement exactly as it writes the column, so the comparison holds on every engine.
       const row = await this.context.sequelize.query<RefreshTokenRow>(this.findSql, {
-        replacements: { token, now: new Date() },
+        replacements: { token },
         type: QueryTypes.SELECT,
         plain: true,
         logging: false,
       });
-      return row ? { token: row.token, userId: row.userId, expiresAt: new Date(row.expiresAt) } : null;
+      if (!row) return null;
+      // Expiry compared here, to the millisecond, so an expired row the cleanup job has not removed yet is
+      // never returned (a date in raw SQL would be formatted per dialect, some without milliseconds).
+      const expiresAt = new Date(row.expiresAt);
+      return expiresAt.getTime() > Date.now() ? { token: row.token, userId: row.userId, expiresAt } : null;
     });
   }
 
