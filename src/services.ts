@@ -20,6 +20,7 @@ export interface Services {
  * A module is built from the services, so it can reach stores and settings without globals. A module that
  * keeps data lists its stores: the service opens them on the configured database (and migrates them)
  * before the module is built, and the module gets them with `services.database.store(definition)`.
+ * Code that wraps a factory must keep its stores: `defineModule(factory.stores ?? [], ...)`.
  */
 export interface ModuleFactory {
   (services: Services): ModuleDefinition;
