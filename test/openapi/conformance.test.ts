@@ -40,6 +40,9 @@ describe('real responses conform to the served document', () => {
   it('login: 200, 422, 401, 415, 413, 400', async () => {
     const ok = await api().post('/api/auth/login').send(CREDENTIALS).expect(200);
     check('POST', '/api/auth/login', ok);
+    // Documented headers are checked too: a cacheable token answer would not conform.
+    const cacheable = { ...ok, status: ok.status, body: ok.body, headers: { ...ok.headers, 'cache-control': 'public, max-age=60' } } as unknown as Response;
+    expect(conformance.problems('POST', '/api/auth/login', cacheable)).toEqual([expect.stringMatching(/header Cache-Control/)]);
     check('POST', '/api/auth/login', await api().post('/api/auth/login').send({ email: 'not-an-email' }).expect(422));
     check('POST', '/api/auth/login', await api().post('/api/auth/login').send({ ...CREDENTIALS, password: 'wrong-password' }).expect(401));
     check('POST', '/api/auth/login', await api().post('/api/auth/login').set('Content-Type', 'text/plain').send('hello').expect(415));

@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import type { Middleware } from 'koa';
 import { pathParameterNames, type MountedRoute } from '../routing/mount';
 import type { ErrorDoc, ErrorResponses, HeaderDoc, JsonSchema, ModuleMiddleware } from '../routing/route';
 import { FRAMEWORK_HEADERS, SCHEMA_REF, plain } from './components';
@@ -36,8 +37,9 @@ export function derivedOperationId(method: string, path: string): string {
   return `${method.toLowerCase()}${name || 'Root'}`;
 }
 
-function errorsOfMiddleware(middleware: readonly ModuleMiddleware[] | undefined): ErrorResponses[] {
-  return (middleware ?? []).flatMap((entry) => (typeof entry === 'function' ? [] : [entry.errors]));
+function declaredByMiddleware(route: MountedRoute): { errors: ErrorResponses[]; headers: Record<string, HeaderDoc> } {
+  const entries = (route.module?.middleware ?? []).filter((entry): entry is Exclude<ModuleMiddleware, Middleware> => typeof entry !== 'function');
+  return { errors: entries.flatMap((entry) => (entry.errors ? [entry.errors] : [])), headers: Object.assign({}, ...entries.map((entry) => entry.headers)) };
 }
 
 /** Every error status this route can answer, with why and which headers come with it. */
@@ -62,15 +64,16 @@ function errorEntries(route: MountedRoute): Map<number, ErrorEntry> {
   }
   const validated = (['params', 'query', 'headers', 'body'] as const).filter((part) => definition[part]);
   if (validated.length) add(422, `The ${validated.join(', ')} did not match the schema: \`errors\` names each field`);
-  for (const declared of [definition.errors ?? {}, ...errorsOfMiddleware(route.module?.middleware)]) {
+  for (const declared of [definition.errors ?? {}, ...declaredByMiddleware(route).errors]) {
     for (const [status, doc] of Object.entries(declared)) add(Number(status), doc);
   }
   add(500, 'Unexpected error: the body says nothing more; the log has the request id');
   return entries;
 }
 
-function headerRefs(headers: Record<string, HeaderDoc>): Record<string, JsonSchema> {
-  const all: Record<string, HeaderDoc> = { 'X-Request-Id': FRAMEWORK_HEADERS['X-Request-Id'], ...headers };
+/** The headers of one response: X-Request-Id (every answer), the module middleware's, the response's own. */
+function headerRefs(route: MountedRoute, headers: Record<string, HeaderDoc>): Record<string, JsonSchema> {
+  const all: Record<string, HeaderDoc> = { 'X-Request-Id': FRAMEWORK_HEADERS['X-Request-Id'], ...declaredByMiddleware(route).headers, ...headers };
   return Object.fromEntries(
     Object.entries(all).map(([name, header]) => [name, name in FRAMEWORK_HEADERS ? { $ref: `#/components/headers/${name}` } : plain(header)]),
   );
@@ -84,7 +87,8 @@ function successResponses(route: MountedRoute): Record<string, JsonSchema> {
   const declared = route.definition.responses ?? { [route.successStatus]: {} };
   return Object.fromEntries(
     Object.entries(declared).map(([status, data]) => {
-      const response: JsonSchema = { description: STATUS_CODES[Number(status)] ?? 'Success', headers: headerRefs({}) };
+      const headers = headerRefs(route, route.definition.responseHeaders ?? {});
+      const response: JsonSchema = { description: STATUS_CODES[Number(status)] ?? 'Success', headers };
       if (data !== null) {
         const envelope = { allOf: [{ $ref: SCHEMA_REF.success }, { type: 'object', properties: { data: plain(data) } }] };
         response.content = jsonContent(envelope);
@@ -99,7 +103,7 @@ function responses(route: MountedRoute): Record<string, JsonSchema> {
   for (const [status, entry] of [...errorEntries(route)].sort(([a], [b]) => a - b)) {
     all[status] = {
       description: entry.descriptions.join('; '),
-      headers: headerRefs(entry.headers),
+      headers: headerRefs(route, entry.headers),
       content: jsonContent({ $ref: status === 422 ? SCHEMA_REF.validationFail : SCHEMA_REF.fail }),
     };
   }

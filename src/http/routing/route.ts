@@ -119,6 +119,8 @@ export interface RouteDefinition<
   status?: number;
   /** Errors the handler itself raises (e.g. `{ 404: 'No such note' }`); the framework's own are derived. */
   errors?: ErrorResponses;
+  /** Headers the handler sets on its successful answers (e.g. `Set-Cookie`), for the document. */
+  responseHeaders?: Record<string, HeaderDoc>;
 
   /** For the API document: one line, a longer text (Markdown), groups (default: the module's name). */
   summary?: string;
@@ -137,8 +139,12 @@ export interface RouteDefinition<
   >;
 }
 
-/** Module-wide middleware; the object form also says which error answers it can give (for the document). */
-export type ModuleMiddleware = Middleware | { middleware: Middleware; errors: ErrorResponses };
+/**
+ * Module-wide middleware. The object form also tells the API document what the middleware does to answers
+ * on every route of the module: the error answers it can give itself (`errors`, e.g. a rate limit's 429) and
+ * the headers it adds (`headers`, e.g. `RateLimit-Remaining` or `Cache-Control`).
+ */
+export type ModuleMiddleware = Middleware | { middleware: Middleware; errors?: ErrorResponses; headers?: Record<string, HeaderDoc> };
 
 export interface ModuleDefinition {
   /** Mount point: routes live under `/api/<name>/`. Lower-case letters, digits and dashes. */

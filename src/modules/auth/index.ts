@@ -9,8 +9,8 @@ import { refreshTokenStore, userStore } from '../../auth/stores/definitions';
 import { defineModule } from '../../services';
 import { AuthEvents } from './auth-events';
 import { REFRESH_COOKIE_SCHEME, refreshCookieSecurityScheme } from './cookie';
-import { noStore } from './no-store';
-import { authRateLimit, authRateLimitErrors } from './rate-limit';
+import { noStore, noStoreHeaders } from './no-store';
+import { authRateLimit, authRateLimitErrors, authRateLimitHeaders } from './rate-limit';
 import { authRoutes } from './routes';
 import { selectUserStore } from './user-store';
 
@@ -30,10 +30,11 @@ export const authModule = defineModule([userStore, refreshTokenStore], (services
     // no-store first, so that every answer under /api/auth carries it, the rate limiter's 429 included
     description: 'Log in, refresh the access token, log out (and register, when enabled)',
     middleware: [
-      noStore,
+      { middleware: noStore, headers: noStoreHeaders },
       {
         middleware: authRateLimit(config.authRateLimit, rateLimitStore, logger, (ctx) => events.record(ctx, { action: 'rate-limit', outcome: 'limited' })),
         errors: authRateLimitErrors,
+        headers: authRateLimitHeaders,
       },
     ],
     securitySchemes: { [REFRESH_COOKIE_SCHEME]: refreshCookieSecurityScheme },

@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import type { HeaderDoc } from '../../http/routing/route';
 
 /**
  * Nothing the auth routes answer may be cached (RFC 6749 §5.1, OWASP ASVS 5 V14.3): not the tokens, and
@@ -8,4 +9,9 @@ import type { Middleware } from 'koa';
 export const noStore: Middleware = async (ctx, next) => {
   ctx.set('Cache-Control', 'no-store');
   await next();
+};
+
+/** What noStore adds to every answer, for the API document. */
+export const noStoreHeaders: Record<string, HeaderDoc> = {
+  'Cache-Control': { description: 'Every answer under /api/auth: never cached', schema: { type: 'string', const: 'no-store' } },
 };

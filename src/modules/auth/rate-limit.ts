@@ -5,7 +5,7 @@ import type { Config } from '../../config/config';
 import { clientBucket } from '../../http/client-ip';
 import { HttpError, unavailable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
-import type { ErrorResponses } from '../../http/routing/route';
+import type { ErrorResponses, HeaderDoc } from '../../http/routing/route';
 import type { Logger } from '../../logger';
 
 const HEADERS = { total: 'RateLimit-Limit', remaining: 'RateLimit-Remaining', reset: 'RateLimit-Reset' };
@@ -22,6 +22,13 @@ function rewriteReset(ctx: Context, windowSeconds: number): number {
   ctx.set(HEADERS.reset, String(reset));
   return reset;
 }
+
+/** The counters the limiter sends on the answers it lets through, for the API document. */
+export const authRateLimitHeaders: Record<string, HeaderDoc> = {
+  [HEADERS.total]: FRAMEWORK_HEADERS[HEADERS.total],
+  [HEADERS.remaining]: FRAMEWORK_HEADERS[HEADERS.remaining],
+  [HEADERS.reset]: FRAMEWORK_HEADERS[HEADERS.reset],
+};
 
 /** What the limiter can answer instead of the route, for the API document (the module declares it with the middleware). */
 export const authRateLimitErrors: ErrorResponses = {

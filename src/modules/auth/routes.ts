@@ -37,6 +37,13 @@ function accessTokenResponse(tokens: TokenService, user: AuthUser) {
   return { accessToken: tokens.signAccessToken(user), tokenType: 'Bearer' as const, expiresIn: tokens.accessTtlSeconds };
 }
 
+const STORE_UNAVAILABLE = 'The database is unreachable';
+const CLEARED_COOKIE_HEADER = { description: 'Clears the refresh cookie', schema: { type: 'string', pattern: '^refreshToken=;' } };
+const REFRESH_COOKIE_HEADER = {
+  description: 'The refresh token: `refreshToken=<JWT>; Path=/api/auth; Max-Age=604800; HttpOnly; SameSite=Strict` (+ `Secure`)',
+  schema: { type: 'string', pattern: '^refreshToken=[^;]+;' },
+};
+
 /**
  * The throttle's counters live where the rate limit's do. If they cannot be reached, login fails closed
  * (503) like the rate limiter, which has already logged the outage: it ran first on the same store.
@@ -48,9 +55,6 @@ async function counted<T>(work: Promise<T>): Promise<T> {
     throw unavailable(RETRY_WHEN_UNAVAILABLE_SECONDS);
   }
 }
-
-const STORE_UNAVAILABLE = 'The database is unreachable';
-const CLEARED_COOKIE_HEADER = { description: 'Clears the refresh cookie', schema: { type: 'string' } };
 
 export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
   const { tokens, users, credentials, sessions, hasher, cookie, events, throttle } = deps;
@@ -67,6 +71,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       summary: 'Log in: an access token in the body, the refresh token in an httpOnly cookie',
       body: loginSchema,
       responses: { 200: accessTokenSchema },
+      responseHeaders: { 'Set-Cookie': REFRESH_COOKIE_HEADER },
       errors: {
         401: 'Unknown email or wrong password (one message for both)',
         429: { description: 'Too many failed logins for this account', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
@@ -133,6 +138,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       access: 'authenticated',
       summary: "Log out: deletes the cookie's refresh token (when it is the caller's) and clears the cookie",
       responses: { 204: null },
+      responseHeaders: { 'Set-Cookie': CLEARED_COOKIE_HEADER },
       errors: { 403: 'Cross-site request', 503: STORE_UNAVAILABLE },
       before: [crossSiteGuard],
       handler: async (ctx) => {
