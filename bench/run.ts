@@ -9,13 +9,15 @@ import { BENCH_ROLE } from './bench-module';
 import { killAllChildren, ServerProcess } from './child-process';
 import { compileEntries } from './compile-entries';
 import { loadRun, probe, type LoadRequest } from './load';
-import { checkTargets, median, renderReport, summarise, type HashCost, type RoundFigures, type ScenarioSummary } from './report';
+import { productionMallocTunables } from './production-env';
+import { checkTargets, median, renderReport, summarise, type HashCost, type MemoryFigures, type RoundFigures, type ServerName, type ScenarioSummary } from './report';
 import { buildScenarios, DEMO_CREDENTIALS, type Scenario } from './scenarios';
 import { readSettings, type BenchSettings } from './settings';
 
-// `make bench` / `npm run bench` (after the build): the built service in production mode and a raw
-// node:http server, each in its own child process, driven in turn by autocannon from this process on
-// 127.0.0.1. Prints a table and writes bench/results/<timestamp>.json. See docs/performance.md.
+// `make bench` / `npm run bench` (after the build): the built service in production mode and two
+// references, bare Koa + @koa/router and raw node:http, each in its own child process, driven in turn by
+// autocannon from this process on 127.0.0.1. Prints a table and writes bench/results/<timestamp>.json.
+// See docs/performance.md.
 
 const BENCH_DIR = __dirname;
 const RESULTS_DIR = join(BENCH_DIR, 'results');
@@ -36,8 +38,14 @@ function serviceEnvironment(databaseFile: string, dist: string): NodeJS.ProcessE
     // Plain HTTP on loopback: a Secure cookie could not be set over it (production's default is Secure).
     COOKIE_SECURE: 'false',
     BENCH_DIST: dist,
+    // The image's malloc settings (Dockerfile), so the memory figures are the production image's.
+    GLIBC_TUNABLES: productionMallocTunables(),
   };
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+type Servers = Record<ServerName, ServerProcess>;
 
 /** What one argon2id verify costs on its own, with the auth module's parameters: login's floor. */
 async function measureHash(): Promise<HashCost> {
@@ -63,12 +71,18 @@ async function expectOk(name: string, port: number, request: LoadRequest): Promi
 }
 
 /** Checks every scenario answers 200 before any load, and collects the login's refresh cookie. */
-async function prepare(service: ServerProcess, raw: ServerProcess, accessToken: string): Promise<{ refreshCookie: string | undefined; notes: string[] }> {
+async function prepare({ service, bareKoa, raw }: Servers, accessToken: string): Promise<{ refreshCookie: string | undefined; notes: string[] }> {
   const notes: string[] = [];
-  const fromService = await expectOk('service', service.port, { method: 'GET', path: '/' });
-  const fromRaw = await expectOk('raw server', raw.port, { method: 'GET', path: '/' });
-  if (fromService.body !== fromRaw.body) throw new Error(`raw server body differs from the service's GET /: ${fromService.body} vs ${fromRaw.body}`);
-  await expectOk('service', service.port, { method: 'GET', path: '/api/bench/protected', headers: { authorization: `Bearer ${accessToken}` } });
+  const root = { method: 'GET', path: '/' } as const;
+  const fromService = await expectOk('service', service.port, root);
+  for (const [name, server] of [['raw server', raw], ['bare Koa', bareKoa]] as const) {
+    const reference = await expectOk(name, server.port, root);
+    if (fromService.body !== reference.body) throw new Error(`${name} body differs from the service's GET /: ${fromService.body} vs ${reference.body}`);
+  }
+  const guarded = { method: 'GET', path: '/api/bench/protected', headers: { authorization: `Bearer ${accessToken}` } } as const;
+  const protectedBody = (await expectOk('service', service.port, guarded)).body;
+  const koaProtected = (await expectOk('bare Koa', bareKoa.port, guarded)).body;
+  if (protectedBody !== koaProtected) throw new Error(`bare Koa protected body differs from the service's: ${protectedBody} vs ${koaProtected}`);
 
   const login = await probe(service.port, { method: 'POST', path: '/api/auth/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_CREDENTIALS) });
   if (login.status === 404) {
@@ -83,30 +97,26 @@ async function prepare(service: ServerProcess, raw: ServerProcess, accessToken: 
   return { refreshCookie, notes };
 }
 
-async function runScenario(scenario: Scenario, service: ServerProcess, raw: ServerProcess, settings: BenchSettings): Promise<ScenarioSummary> {
+const RUN_ORDER: ServerName[] = ['service', 'bareKoa', 'raw'];
+
+async function runScenario(scenario: Scenario, servers: Servers, settings: BenchSettings): Promise<ScenarioSummary> {
   const options = { connections: scenario.connections, pipelining: settings.pipelining };
   if (settings.warmupSeconds > 0) {
     log(`  warm-up ${settings.warmupSeconds} s each`);
-    await loadRun(service, scenario.request, { ...options, seconds: settings.warmupSeconds });
-    await loadRun(raw, scenario.request, { ...options, seconds: settings.warmupSeconds });
+    for (const name of RUN_ORDER) await loadRun(servers[name], scenario.request, { ...options, seconds: settings.warmupSeconds });
   }
   const rounds: RoundFigures[] = [];
   for (let round = 1; round <= settings.rounds; round++) {
-    const serviceFirst = round % 2 === 1;
-    const run = (server: ServerProcess) => loadRun(server, scenario.request, { ...options, seconds: settings.durationSeconds });
-    let serviceFigures;
-    let rawFigures;
-    if (serviceFirst) {
-      serviceFigures = await run(service);
-      rawFigures = await run(raw);
-    } else {
-      rawFigures = await run(raw);
-      serviceFigures = await run(service);
-    }
-    rounds.push({ round, order: serviceFirst ? 'service-first' : 'raw-first', service: serviceFigures, raw: rawFigures });
+    // The service runs first in odd rounds and last in even ones, so drift on the machine cancels out.
+    const order = round % 2 === 1 ? RUN_ORDER : [...RUN_ORDER].reverse();
+    const figures: Partial<Record<ServerName, Awaited<ReturnType<typeof loadRun>>>> = {};
+    for (const name of order) figures[name] = await loadRun(servers[name], scenario.request, { ...options, seconds: settings.durationSeconds });
+    const { service, bareKoa, raw } = figures as Record<ServerName, Awaited<ReturnType<typeof loadRun>>>;
+    rounds.push({ round, order, service, bareKoa, raw });
     log(
-      `  round ${round}/${settings.rounds}: service ${serviceFigures.requestsPerSecond.toFixed(0)} req/s, raw ${rawFigures.requestsPerSecond.toFixed(0)} req/s` +
-        ` (${(serviceFigures.requestsPerSecond / rawFigures.requestsPerSecond).toFixed(2)}×)`,
+      `  round ${round}/${settings.rounds}: service ${service.requestsPerSecond.toFixed(0)} req/s,` +
+        ` bare Koa ${bareKoa.requestsPerSecond.toFixed(0)} (${(service.requestsPerSecond / bareKoa.requestsPerSecond).toFixed(2)}×),` +
+        ` raw ${raw.requestsPerSecond.toFixed(0)} (${(service.requestsPerSecond / raw.requestsPerSecond).toFixed(2)}×)`,
     );
   }
   return summarise(scenario.id, scenario.title, scenario.connections, rounds);
@@ -123,15 +133,14 @@ async function main(): Promise<number> {
   // The build to measure: dist/ (what `make bench` just built), or another one named by BENCH_DIST.
   const dist = resolve(process.env.BENCH_DIST ?? join(BENCH_DIR, '..', 'dist'));
   const env = serviceEnvironment(join(scratch, 'bench.sqlite'), dist);
-  let service: ServerProcess | undefined;
-  let raw: ServerProcess | undefined;
   try {
     const profileDir = join(RESULTS_DIR, 'profiles');
     if (settings.profile) mkdirSync(profileDir, { recursive: true });
     log(`bench: rounds ${settings.rounds} × ${settings.durationSeconds} s, warm-up ${settings.warmupSeconds} s, ${settings.connections} connections (login ${settings.loginConnections}), pipelining ${settings.pipelining}`);
     log(`bench: service log → ${relative(process.cwd(), logFile)}`);
     compileEntries(scratch);
-    [service, raw] = await Promise.all([
+    const jwtSettings = loadConfig(env).jwt;
+    const [service, raw, bareKoa] = await Promise.all([
       ServerProcess.start('service', {
         script: join(scratch, 'bench-server.js'),
         env,
@@ -140,12 +149,31 @@ async function main(): Promise<number> {
         startTimeoutMs: 30_000,
       }),
       ServerProcess.start('raw server', { script: join(scratch, 'raw-server.js'), env: { PATH: process.env.PATH }, stdout: 'ignore', startTimeoutMs: 30_000 }),
+      ServerProcess.start('bare Koa', {
+        script: join(scratch, 'bare-koa-server.js'),
+        // NODE_PATH: the compiled entry lives in the scratch directory, its packages in the repository.
+        env: {
+          PATH: process.env.PATH,
+          NODE_ENV: 'production',
+          NODE_PATH: join(BENCH_DIR, '..', 'node_modules'),
+          JWT_SECRET: env.JWT_SECRET,
+          JWT_ISSUER: jwtSettings.issuer,
+          JWT_AUDIENCE: jwtSettings.audience,
+        },
+        stdout: 'ignore',
+        startTimeoutMs: 30_000,
+      }),
     ]);
+    const servers: Servers = { service, bareKoa, raw };
+    // Idle: after start-up (which hashes the demo password and the dummy) has settled, before any request.
+    await sleep(settings.settleSeconds * 1000);
+    const memory: MemoryFigures = { idleRssMiB: service.memory()?.rssMiB, peakRssMiB: undefined, afterLoginsRssMiB: undefined };
+    log(`bench: service idle RSS ${memory.idleRssMiB?.toFixed(1) ?? 'n/a'} MiB (bare Koa ${bareKoa.memory()?.rssMiB.toFixed(1) ?? 'n/a'} MiB)`);
 
     // The token the bench module accepts, minted with the secrets the service was given.
-    const tokens = new TokenService(loadConfig(env).jwt);
+    const tokens = new TokenService(jwtSettings);
     const accessToken = tokens.signAccessToken({ id: 'bench-user', role: BENCH_ROLE });
-    const { refreshCookie, notes } = await prepare(service, raw, accessToken);
+    const { refreshCookie, notes } = await prepare(servers, accessToken);
     for (const note of notes) log(`bench: NOTE ${note}`);
 
     const all = buildScenarios({ accessToken, refreshCookie, connections: settings.connections, loginConnections: settings.loginConnections });
@@ -156,12 +184,17 @@ async function main(): Promise<number> {
     const summaries: ScenarioSummary[] = [];
     for (const scenario of scenarios) {
       log(`bench: ${scenario.title}`);
-      summaries.push(await runScenario(scenario, service, raw, settings));
+      summaries.push(await runScenario(scenario, servers, settings));
+      if (scenario.id === 'login') {
+        await sleep(settings.settleSeconds * 1000);
+        memory.afterLoginsRssMiB = service.memory()?.rssMiB;
+        log(`  RSS after logins and ${settings.settleSeconds} s: ${memory.afterLoginsRssMiB?.toFixed(1) ?? 'n/a'} MiB`);
+      }
     }
-    const peakRssMiB = service.memory()?.peakRssMiB;
-    await Promise.all([service.stop(15_000), raw.stop(5_000)]);
+    memory.peakRssMiB = service.memory()?.peakRssMiB;
+    await Promise.all([service.stop(15_000), raw.stop(5_000), bareKoa.stop(5_000)]);
 
-    const checks = checkTargets(summaries, hash);
+    const checks = checkTargets(summaries, hash, memory);
     const report = {
       startedAt: startedAt.toISOString(),
       finishedAt: new Date().toISOString(),
@@ -170,13 +203,13 @@ async function main(): Promise<number> {
       build: relative(process.cwd(), dist) || dist,
       notes,
       hash,
-      service: { peakRssMiB },
+      memory,
       scenarios: summaries,
       targets: checks,
     };
     const reportFile = join(RESULTS_DIR, `${stamp}.json`);
     writeFileSync(reportFile, `${JSON.stringify(report, null, 2)}\n`);
-    process.stdout.write(`\n${renderReport(summaries, checks, { peakRssMiB, hash })}`);
+    process.stdout.write(`\n${renderReport(summaries, checks, { memory, hash })}`);
     process.stdout.write(`report: ${relative(process.cwd(), reportFile)}\nservice log: ${relative(process.cwd(), logFile)}\n`);
     if (settings.profile) process.stdout.write(`profile: ${relative(process.cwd(), profileDir)}/service-${stamp}.cpuprofile (read it with: npx tsx bench/profile-top.ts <file>)\n`);
     for (const note of notes) process.stdout.write(`NOTE: ${note}\n`);

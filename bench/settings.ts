@@ -2,7 +2,7 @@
 // (build included) under five minutes; every value is bounded so no setting makes the run endless.
 
 export interface BenchSettings {
-  /** Measured rounds per scenario; each round runs the service and the raw server once, order alternating. */
+  /** Measured rounds per scenario; each round runs the service, bare Koa and the raw server once, order alternating. */
   rounds: number;
   /** Seconds per measured run. */
   durationSeconds: number;
@@ -12,6 +12,8 @@ export interface BenchSettings {
   pipelining: number;
   /** Connections for login: argon2 bounds it, more connections only lengthen the queue. */
   loginConnections: number;
+  /** Seconds the service is left alone before the idle and after-logins RSS readings. */
+  settleSeconds: number;
   /** Only these scenario ids (comma-separated), or all. */
   scenarios: string[] | undefined;
   /** Run the service with --cpu-prof and write the profile under bench/results/profiles/. */
@@ -41,6 +43,7 @@ export function readSettings(env: Env = process.env): BenchSettings {
     connections: bounded(env, 'BENCH_CONNECTIONS', 50, 1, 1000),
     pipelining: bounded(env, 'BENCH_PIPELINING', 1, 1, 32),
     loginConnections: bounded(env, 'BENCH_LOGIN_CONNECTIONS', 8, 1, 1000),
+    settleSeconds: bounded(env, 'BENCH_SETTLE', 3, 0, 60),
     scenarios: scenarios?.length ? scenarios : undefined,
     profile: ['1', 'true', 'yes'].includes((env.BENCH_PROFILE ?? '').toLowerCase()),
     maxRunSeconds: bounded(env, 'BENCH_MAX_SECONDS', 900, 30, 7200),

@@ -8,12 +8,14 @@ import { TEST_SECRETS } from '../support/test-app';
 // the sources), because jest keeps its own module registry and never fills require.cache.
 
 const run = promisify(execFile);
+/** Production refuses the documented demo password; the child logs in with this one. */
+const DEMO_PASSWORD = 'loaded-packages-demo-password';
 const root = path.resolve(__dirname, '../..');
 
 async function loadedPackages(env: Record<string, string>): Promise<string[]> {
   const { stdout } = await run(process.execPath, ['--require', 'tsx/cjs', 'test/support/print-loaded-packages.ts'], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', LOG_LEVEL: 'silent', COOKIE_SECURE: 'false', DEMO_USER_PASSWORD: 'loaded-packages-Pa55word', ...TEST_SECRETS, ...env },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', LOG_LEVEL: 'silent', COOKIE_SECURE: 'false', DEMO_USER_PASSWORD: DEMO_PASSWORD, ...TEST_SECRETS, ...env },
     timeout: 60_000,
   });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as string[];

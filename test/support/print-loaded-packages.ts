@@ -23,7 +23,7 @@ async function main(): Promise<void> {
     const login = await fetch(`${base}/api/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'demo@example.com', password: process.env.DEMO_USER_PASSWORD }),
+      body: JSON.stringify({ email: config.demoUser.email, password: config.demoUser.password }),
     });
     if (login.status !== 200) throw new Error(`login answered ${login.status}`);
     const packages = new Set(Object.keys(require.cache).map(packageName).filter((name) => name !== undefined));

@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { productionMallocTunables } from '../../../bench/production-env';
 import { sleep, spawnChild, waitForExit } from './children';
 import { freePort } from './free-port';
 import { send } from './http';
@@ -28,14 +29,19 @@ export class ServiceProcess {
     return this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  static async start(env: Record<string, string>, logFile: string): Promise<ServiceProcess> {
+  /**
+   * `measurable`: the soak's memory probe (lib/gc-probe.cjs) is preloaded with --expose-gc and an IPC
+   * channel, so measureAfterGc() works; the service code itself is the production build either way.
+   */
+  static async start(env: Record<string, string>, logFile: string, options: { measurable?: boolean } = {}): Promise<ServiceProcess> {
     const entry = join(ROOT, 'dist', 'server.js');
     if (!existsSync(entry)) throw new Error('dist/server.js is missing: run `npm run build` (make build) first');
     const port = await freePort();
     const log = openSync(logFile, 'a');
-    const child = spawnChild(process.execPath, [entry], {
+    const probe = options.measurable ? ['--expose-gc', '--require', join(__dirname, 'gc-probe.cjs')] : [];
+    const child = spawnChild(process.execPath, [...probe, entry], {
       cwd: ROOT,
-      stdio: ['ignore', log, log],
+      stdio: options.measurable ? ['ignore', log, log, 'ipc'] : ['ignore', log, log],
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         NODE_ENV: 'production',
@@ -54,6 +60,8 @@ export class ServiceProcess {
         LOGIN_THROTTLE_ACCOUNT_FAILURES: '1000000',
         LOG_LEVEL: 'warn',
         DEMO_USER_PASSWORD: DEMO.password,
+        // The production image's malloc settings (Dockerfile), so memory figures are the image's.
+        GLIBC_TUNABLES: productionMallocTunables(),
         ...env,
       },
     });
@@ -74,6 +82,26 @@ export class ServiceProcess {
   rssKiB(): number {
     const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
     return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN);
+  }
+
+  /** A full GC in the service, then its memory in bytes (needs `measurable` at start). */
+  measureAfterGc(timeoutMs = 10_000): Promise<{ rss: number; heapUsed: number; heapTotal: number; external: number }> {
+    const child = this.child;
+    if (!child.send) return Promise.reject(new Error('the service was not started measurable'));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.off('message', onMessage);
+        reject(new Error(`no memory figures from the service within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const onMessage = (message: { measured?: { rss: number; heapUsed: number; heapTotal: number; external: number } }) => {
+        if (!message?.measured) return;
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        resolve(message.measured);
+      };
+      child.on('message', onMessage);
+      child.send!({ measure: true });
+    });
   }
 
   logTail(chars = 3_000): string {
