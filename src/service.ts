@@ -9,7 +9,7 @@ import type { RequestState } from './http/routing/route';
 import { Lifecycle } from './lifecycle/lifecycle';
 import type { Logger } from './logger';
 import { modules as registeredModules } from './modules';
-import type { ModuleFactory, Services } from './services';
+import { storesOf, type ModuleFactory, type Services } from './services';
 import { createDatabase } from './stores/create-database';
 
 export interface RunningService {
@@ -29,8 +29,8 @@ export interface StartOptions {
 }
 
 /**
- * The app and the services it shares with its modules: the database connected (and migrated when
- * MIGRATE_ON_START), the token service, and the lifecycle that closes them. Nothing listens yet. If any
+ * The app and the services it shares with its modules: the database with the modules' stores, connected
+ * (and migrated when MIGRATE_ON_START), the token service, and the lifecycle that closes them. Nothing listens yet. If any
  * step fails, what was opened is closed again before the error is thrown.
  */
 export async function openApp(
@@ -39,7 +39,7 @@ export async function openApp(
   modules: readonly ModuleFactory[],
 ): Promise<{ app: Koa<RequestState>; services: Services }> {
   const lifecycle = new Lifecycle();
-  const database = createDatabase(config, logger);
+  const database = createDatabase(config, logger, storesOf(modules));
   await database.connect();
   lifecycle.onClose('database', () => database.close());
   try {

@@ -3,6 +3,8 @@ import type { Config } from './config/config';
 import type { ModuleDefinition } from './http/routing/route';
 import type { Lifecycle } from './lifecycle/lifecycle';
 import type { Logger } from './logger';
+import type { StoreDefinition } from './stores/kit/definition';
+import type { AnyStoreDefinition } from './stores/kit/registry';
 import type { Database } from './stores/types';
 
 /** Everything the entry point wires once and hands to the app and to each module. */
@@ -14,5 +16,23 @@ export interface Services {
   lifecycle: Lifecycle;
 }
 
-/** A module is built from the services, so it can reach stores and settings without globals. */
-export type ModuleFactory = (services: Services) => ModuleDefinition;
+/**
+ * A module is built from the services, so it can reach stores and settings without globals. A module that
+ * keeps data lists its stores: the service opens them on the configured database (and migrates them)
+ * before the module is built, and the module gets them with `services.database.store(definition)`.
+ * Code that wraps a factory must keep its stores: `defineModule(factory.stores ?? [], ...)`.
+ */
+export interface ModuleFactory {
+  (services: Services): ModuleDefinition;
+  readonly stores?: readonly AnyStoreDefinition[];
+}
+
+/** A module factory that owns these stores (see ModuleFactory). */
+export function defineModule(stores: readonly StoreDefinition<unknown>[], factory: (services: Services) => ModuleDefinition): ModuleFactory {
+  return Object.assign((services: Services) => factory(services), { stores });
+}
+
+/** Every store the modules own, in module order: what the database opens and migrates. */
+export function storesOf(modules: readonly ModuleFactory[]): AnyStoreDefinition[] {
+  return [...new Set(modules.flatMap((module) => module.stores ?? []))];
+}

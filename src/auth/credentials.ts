@@ -1,5 +1,5 @@
 import type { Logger } from '../logger';
-import type { UserRecord, UserStore } from '../stores/types';
+import type { UserRecord, UserStore } from './stores/user-store';
 import type { PasswordHasher } from './passwords';
 
 /** A verified user, or a refusal that names the account when the email was known (for the auth log only). */

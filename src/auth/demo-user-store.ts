@@ -1,6 +1,6 @@
 import type { Config } from '../config/config';
-import type { NewUser, UserRecord, UserStore } from '../stores/types';
-import { normaliseEmail } from '../stores/email';
+import type { NewUser, UserRecord, UserStore } from './stores/user-store';
+import { normaliseEmail } from './stores/email';
 import type { PasswordHasher } from './passwords';
 
 const DEMO_USER_ID = 'demo';

@@ -1,4 +1,4 @@
-import { normaliseEmail } from '../stores/email';
+import { normaliseEmail } from './stores/email';
 
 // What a user may choose as a password, beyond its length (which the route's JSON Schema states, so the
 // OpenAPI document shows it): NIST SP 800-63B §3.1.1.2 / OWASP ASVS 5 V6.2 — refuse passwords that are

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RefreshTokenStore } from '../stores/types';
+import type { RefreshTokenStore } from './stores/refresh-token-store';
 import type { IssuedRefreshToken, TokenService } from './tokens';
 
 /** Why a refresh was refused; the client sees one 401 for all of them, the log tells them apart. */

@@ -1,5 +1,7 @@
 import { ConfigError, loadConfig } from '../config/config';
 import { createLogger } from '../logger';
+import { modules } from '../modules';
+import { storesOf } from '../services';
 import { createDatabase } from '../stores/create-database';
 import { SqlDatabase } from '../stores/sql/sql-database';
 
@@ -17,7 +19,7 @@ async function main(command: string): Promise<number> {
   }
   const config = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' });
   const logger = createLogger(config);
-  const database = createDatabase(config, logger, { cleanupJob: false });
+  const database = createDatabase(config, logger, storesOf(modules), { cleanupJob: false });
   logger.info({ engine: database.engine, database: database.description }, `db-migrate ${command}`);
   await database.connect();
   try {

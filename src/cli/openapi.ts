@@ -7,6 +7,7 @@ import { declareApi } from '../http/api';
 import { packageRoot } from '../http/openapi/package-info';
 import { Lifecycle } from '../lifecycle/lifecycle';
 import { modules } from '../modules';
+import { storesOf } from '../services';
 import { createDatabase } from '../stores/create-database';
 
 // `npm run openapi` writes the API document to openapi.json at the repository root; `npm run openapi --
@@ -28,7 +29,7 @@ const DOCUMENT_ENV = {
 export function generateDocument(): string {
   const config = loadConfig(DOCUMENT_ENV);
   const logger = pino({ level: 'silent' });
-  const database = createDatabase(config, logger, { cleanupJob: false, connectAttempts: 1 }); // never connected
+  const database = createDatabase(config, logger, storesOf(modules), { cleanupJob: false, connectAttempts: 1 }); // never connected
   const services = { config, logger, database, tokens: new TokenService(config.jwt), lifecycle: new Lifecycle() };
   return `${JSON.stringify(declareApi(services, modules).document, null, 2)}\n`;
 }

@@ -5,12 +5,15 @@
 import { parseArgs } from 'node:util';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { normaliseEmail } from '../stores/email';
+import { normaliseEmail } from '../auth/stores/email';
 import { chosenPasswordSchema, passwordRefusal } from '../auth/password-policy';
 import { PasswordHasher } from '../auth/passwords';
+import { userStore } from '../auth/stores/definitions';
 import { ConfigError, loadConfig } from '../config/config';
 import { createLogger } from '../logger';
+import { modules } from '../modules';
 import { emailSchema } from '../modules/auth/schemas';
+import { storesOf } from '../services';
 import { createDatabase } from '../stores/create-database';
 import { DuplicateKeyError } from '../stores/errors';
 
@@ -56,12 +59,12 @@ async function main(): Promise<void> {
   if (refusal) throw new UsageError(`the password ${refusal}`);
 
   const logger = createLogger({ env: config.env, logLevel: 'warn' });
-  const database = createDatabase(config, logger, { cleanupJob: false });
+  const database = createDatabase(config, logger, storesOf(modules), { cleanupJob: false });
   await database.connect();
   try {
     await database.migrate();
     const passwordHash = await new PasswordHasher().hash(password);
-    const user = await database.users.create({ email, passwordHash, role, name: values.name?.trim() || null });
+    const user = await database.store(userStore).create({ email, passwordHash, role, name: values.name?.trim() || null });
     process.stdout.write(`${user.id}\n`);
   } finally {
     await database.close();

@@ -1,13 +1,13 @@
 import type { Logger } from '../logger';
 
 /**
- * Periodically removes expired refresh-token records on the relational engines (MongoDB has a TTL index
- * instead). Runs in-process: the first run soon after start, then every `intervalMs`; runs never overlap
+ * Periodically removes expired records on the relational engines (the stores' expiry tasks, e.g. refresh
+ * tokens; MongoDB has TTL indexes instead). Runs in-process: the first run soon after start, then every `intervalMs`; runs never overlap
  * (the next one is scheduled when the previous finishes); the timer is unref'd so it never keeps the
- * process alive; stop() cancels it and waits for a run in progress. Each run is a single
+ * process alive; stop() cancels it and waits for a run in progress. Each task is a single
  * `DELETE ... WHERE expires_at <= now`, so several instances running it is harmless.
  */
-export class ExpiredTokenCleanup {
+export class ExpiredRecordCleanup {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
@@ -36,11 +36,11 @@ export class ExpiredTokenCleanup {
   async runOnce(): Promise<number> {
     try {
       const removed = await this.deleteExpired();
-      this.logger.info({ removed }, 'expired refresh tokens removed');
+      this.logger.info({ removed }, 'expired records removed');
       return removed;
     } catch (error) {
       // A database outage must not kill the process; the next run tries again.
-      this.logger.warn({ err: error }, 'expired refresh-token cleanup failed');
+      this.logger.warn({ err: error }, 'expired-record cleanup failed');
       return 0;
     }
   }

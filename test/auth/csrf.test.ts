@@ -2,6 +2,7 @@ import request from 'supertest';
 import { digestRefreshToken } from '../../src/auth/refresh-sessions';
 import { buildAuthApp, login, setCookies } from '../support/auth-helpers';
 import type { TestApp } from '../support/test-app';
+import { refreshTokenStore } from '../../src/auth/stores/definitions';
 
 describe('CSRF defence on the cookie routes (refresh, logout)', () => {
   let app: TestApp;
@@ -53,7 +54,7 @@ describe('CSRF defence on the cookie routes (refresh, logout)', () => {
       .set('Cookie', `refreshToken=${session.refreshToken}`)
       .set('Origin', 'https://evil.example')
       .expect(403);
-    expect(await app.services.database.refreshTokens.findByToken(digestRefreshToken(session.refreshToken))).not.toBeNull();
+    expect(await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(session.refreshToken))).not.toBeNull();
   });
 
   it('login is not a cookie route: a listed or unlisted Origin can log in (CORS decides what a browser may read)', async () => {

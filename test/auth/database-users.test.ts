@@ -3,6 +3,7 @@ import request from 'supertest';
 import { digestRefreshToken } from '../../src/auth/refresh-sessions';
 import { buildAuthApp, clearsRefreshCookie, login, setCookies } from '../support/auth-helpers';
 import type { TestApp } from '../support/test-app';
+import { refreshTokenStore, userStore } from '../../src/auth/stores/definitions';
 
 describe('USER_STORE=database with AUTH_REGISTRATION=true', () => {
   let app: TestApp;
@@ -23,7 +24,7 @@ describe('USER_STORE=database with AUTH_REGISTRATION=true', () => {
       data: { id: expect.any(String), email: 'ada@example.com', role: 'user', name: 'Ada Lovelace' },
     });
     expect(JSON.stringify(response.body)).not.toMatch(/argon2|analytical/);
-    const stored = await app.services.database.users.findByEmail('ada@example.com');
+    const stored = await app.services.database.store(userStore).findByEmail('ada@example.com');
     expect(stored!.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
     await http.post('/api/auth/register').send(bob).expect(201);
   });
@@ -60,7 +61,7 @@ describe('USER_STORE=database with AUTH_REGISTRATION=true', () => {
       .set('Cookie', `refreshToken=${bobSession.refreshToken}`)
       .expect(204);
     expect(clearsRefreshCookie(response)).toBe(true);
-    expect(await app.services.database.refreshTokens.findByToken(digestRefreshToken(bobSession.refreshToken))).not.toBeNull();
+    expect(await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(bobSession.refreshToken))).not.toBeNull();
     await http.post('/api/auth/refresh').set('Cookie', `refreshToken=${bobSession.refreshToken}`).expect(200);
 
     await http
@@ -74,7 +75,7 @@ describe('USER_STORE=database with AUTH_REGISTRATION=true', () => {
   });
 
   it("refresh carries the user's current role", async () => {
-    const user = await app.services.database.users.create({
+    const user = await app.services.database.store(userStore).create({
       email: 'ops@example.com',
       passwordHash: await argon2.hash('ops-password', { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 }),
       role: 'admin',
@@ -88,9 +89,9 @@ describe('USER_STORE=database with AUTH_REGISTRATION=true', () => {
 
   it('rehashes on login when the stored hash has older parameters', async () => {
     const weak = await argon2.hash('legacy-password', { type: argon2.argon2id, memoryCost: 8_192, timeCost: 1, parallelism: 1 });
-    const user = await app.services.database.users.create({ email: 'legacy@example.com', passwordHash: weak, role: 'user', name: null });
+    const user = await app.services.database.store(userStore).create({ email: 'legacy@example.com', passwordHash: weak, role: 'user', name: null });
     await login(app, { email: 'legacy@example.com', password: 'legacy-password' });
-    const upgraded = (await app.services.database.users.findById(user.id))!.passwordHash;
+    const upgraded = (await app.services.database.store(userStore).findById(user.id))!.passwordHash;
     expect(upgraded).not.toBe(weak);
     expect(upgraded).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
     expect(await argon2.verify(upgraded, 'legacy-password')).toBe(true);
@@ -98,7 +99,7 @@ describe('USER_STORE=database with AUTH_REGISTRATION=true', () => {
   });
 
   it('a corrupt stored hash reads as a wrong password (401), not a 500', async () => {
-    await app.services.database.users.create({ email: 'corrupt@example.com', passwordHash: 'not-a-hash', role: 'user', name: null });
+    await app.services.database.store(userStore).create({ email: 'corrupt@example.com', passwordHash: 'not-a-hash', role: 'user', name: null });
     const response = await http.post('/api/auth/login').send({ email: 'corrupt@example.com', password: 'anything' }).expect(401);
     expect(setCookies(response)).toEqual([]);
   });

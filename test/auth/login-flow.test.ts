@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config/config';
 import { startService } from '../../src/service';
 import { buildAuthApp, clearsRefreshCookie, DEMO, login, refreshTokenFrom, setCookies } from '../support/auth-helpers';
 import { memoryLogger, TEST_SECRETS, type TestApp } from '../support/test-app';
+import { refreshTokenStore } from '../../src/auth/stores/definitions';
 
 describe('login → refresh → logout (demo user store, real SQLite refresh-token store)', () => {
   let app: TestApp;
@@ -36,10 +37,10 @@ describe('login → refresh → logout (demo user store, real SQLite refresh-tok
     expect(refresh.exp! - refresh.iat!).toBe(7 * 24 * 3600);
 
     // Stored by digest, with its owner and a 7-day expiry.
-    const record = await app.services.database.refreshTokens.findByToken(digestRefreshToken(refreshToken));
+    const record = await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(refreshToken));
     expect(record).toMatchObject({ userId: 'demo', token: digestRefreshToken(refreshToken) });
     expect(Math.abs(record!.expiresAt.getTime() - (Date.now() + 7 * 24 * 3600 * 1000))).toBeLessThan(60_000);
-    expect(await app.services.database.refreshTokens.findByToken(refreshToken)).toBeNull();
+    expect(await app.services.database.store(refreshTokenStore).findByToken(refreshToken)).toBeNull();
   });
 
   it('accepts the email in any case', async () => {
@@ -48,14 +49,14 @@ describe('login → refresh → logout (demo user store, real SQLite refresh-tok
 
   it('refreshes with the cookie, leaving the record unchanged; logs out; refresh then fails', async () => {
     const session = await login(app);
-    const before = await app.services.database.refreshTokens.findByToken(digestRefreshToken(session.refreshToken));
+    const before = await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(session.refreshToken));
 
     const refreshed = await http.post('/api/auth/refresh').set('Cookie', `refreshToken=${session.refreshToken}`).expect(200);
     expect(refreshed.body).toEqual({ status: 'success', data: { accessToken: expect.any(String), tokenType: 'Bearer', expiresIn: 900 } });
     expect(refreshed.headers['cache-control']).toBe('no-store');
     expect(refreshed.body.data.accessToken).not.toBe(session.accessToken);
     expect(setCookies(refreshed)).toEqual([]);
-    expect(await app.services.database.refreshTokens.findByToken(digestRefreshToken(session.refreshToken))).toEqual(before);
+    expect(await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(session.refreshToken))).toEqual(before);
 
     // The new access token works on an authenticated route.
     const loggedOut = await http
@@ -65,7 +66,7 @@ describe('login → refresh → logout (demo user store, real SQLite refresh-tok
       .expect(204);
     expect(loggedOut.text).toBe('');
     expect(setCookies(loggedOut)).toEqual(['refreshToken=; Path=/api/auth; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict']);
-    expect(await app.services.database.refreshTokens.findByToken(digestRefreshToken(session.refreshToken))).toBeNull();
+    expect(await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(session.refreshToken))).toBeNull();
 
     const after = await http.post('/api/auth/refresh').set('Cookie', `refreshToken=${session.refreshToken}`).expect(401);
     expect(after.body).toEqual({ status: 'fail', message: expect.any(String) });
@@ -84,7 +85,7 @@ describe('login → refresh → logout (demo user store, real SQLite refresh-tok
     const [first, second] = [await login(app), await login(app)];
     expect(first.refreshToken).not.toBe(second.refreshToken);
     for (const session of [first, second]) {
-      expect(await app.services.database.refreshTokens.findByToken(digestRefreshToken(session.refreshToken))).not.toBeNull();
+      expect(await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(session.refreshToken))).not.toBeNull();
     }
   });
 
@@ -100,7 +101,7 @@ describe('login → refresh → logout (demo user store, real SQLite refresh-tok
     const session = await login(app);
     const response = await http.post('/api/auth/logout').set('Cookie', `refreshToken=${session.refreshToken}`).expect(401);
     expect(response.body.status).toBe('fail');
-    expect(await app.services.database.refreshTokens.findByToken(digestRefreshToken(session.refreshToken))).not.toBeNull();
+    expect(await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(session.refreshToken))).not.toBeNull();
   });
 });
 

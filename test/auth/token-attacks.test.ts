@@ -4,6 +4,7 @@ import request from 'supertest';
 import { digestRefreshToken } from '../../src/auth/refresh-sessions';
 import { buildAuthApp, clearsRefreshCookie, login, setCookies, type Session } from '../support/auth-helpers';
 import { TEST_SECRETS, type TestApp } from '../support/test-app';
+import { refreshTokenStore } from '../../src/auth/stores/definitions';
 
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -56,7 +57,7 @@ describe('forged, tampered, expired and swapped tokens', () => {
         .expect(401);
       expect(response.body).toEqual({ status: 'fail', message: expect.any(String) });
       expect(setCookies(response)).toEqual([]);
-      expect(await app.services.database.refreshTokens.findByToken(digestRefreshToken(session.refreshToken))).not.toBeNull();
+      expect(await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(session.refreshToken))).not.toBeNull();
     });
 
     it('the genuine access token is accepted (control)', async () => {
@@ -81,22 +82,22 @@ describe('forged, tampered, expired and swapped tokens', () => {
       ['a validly signed refresh token the store never saw', () => jwt.sign(refreshClaims(), TEST_SECRETS.REFRESH_TOKEN_SECRET, { algorithm: 'HS256' })],
       ['an expired refresh token (signature expired)', async () => {
         const token = jwt.sign({ ...refreshClaims(), iat: now() - 7200, exp: now() - 60 }, TEST_SECRETS.REFRESH_TOKEN_SECRET, { algorithm: 'HS256' });
-        await app.services.database.refreshTokens.create({ userId: 'demo', token: digestRefreshToken(token), expiresAt: new Date(Date.now() + 3600_000) });
+        await app.services.database.store(refreshTokenStore).create({ userId: 'demo', token: digestRefreshToken(token), expiresAt: new Date(Date.now() + 3600_000) });
         return token;
       }],
       ['a stored record past its expiresAt (not yet cleaned up)', async () => {
         const token = jwt.sign(refreshClaims(), TEST_SECRETS.REFRESH_TOKEN_SECRET, { algorithm: 'HS256' });
-        await app.services.database.refreshTokens.create({ userId: 'demo', token: digestRefreshToken(token), expiresAt: new Date(Date.now() - 1000) });
+        await app.services.database.store(refreshTokenStore).create({ userId: 'demo', token: digestRefreshToken(token), expiresAt: new Date(Date.now() - 1000) });
         return token;
       }],
       ['a stored record owned by another user than the token says', async () => {
         const token = jwt.sign(refreshClaims(), TEST_SECRETS.REFRESH_TOKEN_SECRET, { algorithm: 'HS256' });
-        await app.services.database.refreshTokens.create({ userId: 'intruder', token: digestRefreshToken(token), expiresAt: new Date(Date.now() + 3600_000) });
+        await app.services.database.store(refreshTokenStore).create({ userId: 'intruder', token: digestRefreshToken(token), expiresAt: new Date(Date.now() + 3600_000) });
         return token;
       }],
       ['a refresh token for a user that no longer exists', async () => {
         const token = jwt.sign({ ...refreshClaims(), sub: 'deleted-user' }, TEST_SECRETS.REFRESH_TOKEN_SECRET, { algorithm: 'HS256' });
-        await app.services.database.refreshTokens.create({ userId: 'deleted-user', token: digestRefreshToken(token), expiresAt: new Date(Date.now() + 3600_000) });
+        await app.services.database.store(refreshTokenStore).create({ userId: 'deleted-user', token: digestRefreshToken(token), expiresAt: new Date(Date.now() + 3600_000) });
         return token;
       }],
     ];

@@ -4,6 +4,7 @@ import request from 'supertest';
 import { digestRefreshToken } from '../../src/auth/refresh-sessions';
 import { buildAuthApp, clearsRefreshCookie, login } from '../support/auth-helpers';
 import { TEST_SECRETS, type TestApp } from '../support/test-app';
+import { refreshTokenStore } from '../../src/auth/stores/definitions';
 
 // RFC 8725 claim checks on real HTTP: issuer and audience, the access token's JOSE `typ`, a numeric `exp`,
 // and an `iat` no further ahead than the clock skew. Access tokens are addressed to JWT_AUDIENCE (set to
@@ -80,7 +81,7 @@ describe('token claims (RFC 8725)', () => {
   describe('refresh tokens in the cookie', () => {
     /** Stores the token's record, as a login would have, so only the claims can be why it is refused. */
     async function stored(token: string): Promise<string> {
-      await app.services.database.refreshTokens.create({ userId: 'demo', token: digestRefreshToken(token), expiresAt: new Date(Date.now() + 3600_000) });
+      await app.services.database.store(refreshTokenStore).create({ userId: 'demo', token: digestRefreshToken(token), expiresAt: new Date(Date.now() + 3600_000) });
       return token;
     }
     const refresh = (token: string) => http().post('/api/auth/refresh').set('Cookie', `refreshToken=${token}`);

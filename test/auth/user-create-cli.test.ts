@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import request from 'supertest';
 import { buildAuthApp, login } from '../support/auth-helpers';
 import { TEST_SECRETS } from '../support/test-app';
+import { userStore } from '../../src/auth/stores/definitions';
 
 // `npm run user:create` for real: the CLI runs in its own process against an SQLite file, then the
 // service, started on that file with USER_STORE=database, lets the new user log in.
@@ -49,7 +50,7 @@ describe('user:create CLI', () => {
       expect(claims).toMatchObject({ sub: id, role: 'admin' });
       await login(app, { email: 'user@example.com', password: 'user-password-1' });
       await request(app.app.callback()).post('/api/auth/login').send({ email: 'admin@example.com', password: 'wrong-password' }).expect(401);
-      expect((await app.services.database.users.findById(id))!.name).toBe('Ada');
+      expect((await app.services.database.store(userStore).findById(id))!.name).toBe('Ada');
     } finally {
       await app.close();
     }

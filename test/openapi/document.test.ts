@@ -153,6 +153,9 @@ describe('the document at start-up', () => {
   it('npm run openapi builds the whole document without a server or a database connection', () => {
     const doc = JSON.parse(generateDocument()) as Json;
     expect(validateOpenApi(doc).valid).toBe(true);
-    expect(Object.keys(doc.paths)).toEqual(['/', '/health/live', '/health/ready', '/api/auth/login', '/api/auth/refresh', '/api/auth/logout', '/api/auth/register']);
+    // The registered modules' routes (a generated module adds its own after these).
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/', '/health/live', '/health/ready', '/api/auth/login', '/api/auth/refresh', '/api/auth/logout', '/api/auth/register']),
+    );
   });
 });

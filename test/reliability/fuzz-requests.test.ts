@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { body, contentType, cookieHeader, headers, path, target } from './support/arbitraries';
+import { modules } from '../../src/modules';
 import { METHODS, startLiveApp, type LiveApp } from './support/live-app';
 import { rawRequest } from './support/raw-request';
 import { assertWellFormed } from './support/well-formed';
@@ -34,7 +35,7 @@ describe('fuzzed requests never produce a 5xx, a hang or a non-envelope body', (
 
   it('bodies, content types, headers and cookies on every route', async () => {
     await fc.assert(
-      fc.asyncProperty(target, body, fc.option(contentType), headers, fc.option(cookieHeader), fc.boolean(), async (route, text, type, extra, cookie, behindProxy) => {
+      fc.asyncProperty(target(direct.routes), body, fc.option(contentType), headers, fc.option(cookieHeader), fc.boolean(), async (route, text, type, extra, cookie, behindProxy) => {
         const sent: Record<string, string> = { ...extra };
         if (type !== null) sent['content-type'] = type;
         if (cookie !== null) sent.cookie = cookie;
@@ -47,7 +48,7 @@ describe('fuzzed requests never produce a 5xx, a hang or a non-envelope body', (
 
   it('any path with any method', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...METHODS), path, fc.boolean(), async (method, where, behindProxy) => {
+      fc.asyncProperty(fc.constantFrom(...METHODS), path(direct.routes), fc.boolean(), async (method, where, behindProxy) => {
         const res = await rawRequest(pick(behindProxy).port, { method, path: where });
         assertWellFormed(res, method);
       }),
@@ -61,6 +62,15 @@ describe('fuzzed requests never produce a 5xx, a hang or a non-envelope body', (
       const res = await rawRequest(direct.port, { method: 'POST', path: where, headers: { 'content-type': 'application/json' }, body: huge });
       assertWellFormed(res, 'POST');
       expect(res.status).toBe(413);
+    }
+  });
+
+  it('fuzzes every route of every registered module, read from the mounted router', () => {
+    const paths = new Set(direct.routes.map((route) => route.path));
+    for (const where of ['/', '/health/ready', '/api/auth/login', '/api/auth/refresh', '/api/probe/things']) expect(paths).toContain(where);
+    for (const factory of modules) {
+      const { name } = factory(direct.t.services);
+      expect([...paths].filter((where) => where.startsWith(`/api/${name}/`) || where === `/api/${name}`).length).toBeGreaterThan(0);
     }
   });
 

@@ -5,6 +5,7 @@ import request from 'supertest';
 import { buildAuthApp, DEMO, login } from '../support/auth-helpers';
 import { pathVariants, sendRaw } from '../support/path-variants';
 import type { TestApp } from '../support/test-app';
+import { userStore } from '../../src/auth/stores/definitions';
 
 // Regression tests for the audit's findings on the auth module (issue 11), each on real HTTP.
 
@@ -166,7 +167,7 @@ describe('registration applies the password policy', () => {
     const email = 'policy-user@example.com';
     const response = await request(app.app.callback()).post('/api/auth/register').send({ name: 'P', email, password: password.padEnd(password.length) }).expect(422);
     expect(response.body.errors).toEqual([{ field: 'password', message: expect.any(String) }]);
-    expect(await app.services.database.users.findByEmail(email)).toBeNull();
+    expect(await app.services.database.store(userStore).findByEmail(email)).toBeNull();
   });
 
   it('a good password registers (control)', async () => {

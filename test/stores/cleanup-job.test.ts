@@ -5,9 +5,11 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/config';
-import { ExpiredTokenCleanup } from '../../src/stores/cleanup-job';
+import { ExpiredRecordCleanup } from '../../src/stores/cleanup-job';
 import { createDatabase } from '../../src/stores/create-database';
 import type { SqlDatabase } from '../../src/stores/sql/sql-database';
+import { refreshTokenStore } from '../../src/auth/stores/definitions';
+import { registeredStores } from '../support/registered-stores';
 
 // The in-process cleanup job of the relational engines, wired as the service wires it (createDatabase
 // with REFRESH_TOKEN_CLEANUP_INTERVAL), on a real SQLite file.
@@ -46,19 +48,19 @@ describe('expired refresh-token cleanup job', () => {
     const { logger, lines } = capturingLogger();
     const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: `sqlite:${path.join(dir, 'app.sqlite')}`, REFRESH_TOKEN_CLEANUP_INTERVAL: '1s' });
     // The job must not run before the schema exists: migrate with a job-less instance first.
-    const setup = createDatabase(config, logger, { cleanupJob: false });
+    const setup = createDatabase(config, logger, registeredStores, { cleanupJob: false });
     await setup.connect();
     await setup.migrate();
     const expired = [digest(), digest(), digest()];
     const valid = [digest(), digest()];
-    for (const token of expired) await setup.refreshTokens.create({ userId: 'u', token, expiresAt: new Date(Date.now() - 1_000) });
-    for (const token of valid) await setup.refreshTokens.create({ userId: 'u', token, expiresAt: new Date(Date.now() + 3_600_000) });
+    for (const token of expired) await setup.store(refreshTokenStore).create({ userId: 'u', token, expiresAt: new Date(Date.now() - 1_000) });
+    for (const token of valid) await setup.store(refreshTokenStore).create({ userId: 'u', token, expiresAt: new Date(Date.now() + 3_600_000) });
     await setup.close();
 
-    const database = createDatabase(config, logger) as SqlDatabase;
+    const database = createDatabase(config, logger, registeredStores) as SqlDatabase;
     await database.connect();
     try {
-      const runs = () => lines.filter((line) => line.msg === 'expired refresh tokens removed');
+      const runs = () => lines.filter((line) => line.msg === 'expired records removed');
       // First run after min(interval, 10 s) = 1 s; bounded wait.
       expect(await until(() => runs().length >= 1, 5_000)).toBe(true);
       expect(runs()[0]).toMatchObject({ removed: expired.length });
@@ -79,7 +81,7 @@ describe('expired refresh-token cleanup job', () => {
   it('logs a failed run and keeps going instead of crashing', async () => {
     const { logger, lines } = capturingLogger();
     let calls = 0;
-    const job = new ExpiredTokenCleanup(
+    const job = new ExpiredRecordCleanup(
       async () => {
         calls += 1;
         if (calls === 1) throw new Error('database unreachable');
@@ -95,7 +97,7 @@ describe('expired refresh-token cleanup job', () => {
     } finally {
       await job.stop();
     }
-    expect(lines.find((line) => line.msg === 'expired refresh-token cleanup failed')).toBeDefined();
-    expect(lines.find((line) => line.msg === 'expired refresh tokens removed')).toMatchObject({ removed: 4 });
+    expect(lines.find((line) => line.msg === 'expired-record cleanup failed')).toBeDefined();
+    expect(lines.find((line) => line.msg === 'expired records removed')).toMatchObject({ removed: 4 });
   });
 });

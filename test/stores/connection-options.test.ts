@@ -64,7 +64,7 @@ describe('describeLocation', () => {
   });
 
   it('gives MongoDB hosts without the password', async () => {
-    const database = new MongoDatabase({ url: 'mongodb://root:topsecret@a.example:27017,b.example:27017/app?replicaSet=rs0', timeoutMs: 1_000, connectAttempts: 1 }, logger);
+    const database = new MongoDatabase({ url: 'mongodb://root:topsecret@a.example:27017,b.example:27017/app?replicaSet=rs0', timeoutMs: 1_000, connectAttempts: 1, stores: [] }, logger);
     expect(database.description).toBe('mongodb a.example:27017,b.example:27017/app');
     await database.close();
   });

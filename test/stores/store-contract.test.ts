@@ -13,6 +13,10 @@ import type { SqlDatabase } from '../../src/stores/sql/sql-database';
 import type { Database } from '../../src/stores/types';
 import { testEngines, type StartedEngine } from '../support/engines';
 import { blackHole, closedPort, TcpProxy } from '../support/tcp-proxy';
+import { refreshTokenStore, userStore } from '../../src/auth/stores/definitions';
+import { registeredStores } from '../support/registered-stores';
+import type { SqlRefreshTokenStore } from '../../src/auth/stores/sql-refresh-token-store';
+import { migrationsOf } from '../../src/stores/kit/registry';
 
 // The store contract: the same cases against every engine (see test/support/engines.ts for where each
 // engine comes from and why one may be skipped). Behaviour must not depend on the engine.
@@ -74,7 +78,7 @@ for (const target of engines) {
 
     beforeAll(async () => {
       started = await target.start();
-      database = createDatabase(configFor(started.url), logger, { cleanupJob: false, connectAttempts: 3 });
+      database = createDatabase(configFor(started.url), logger, registeredStores, { cleanupJob: false, connectAttempts: 3 });
       await database.connect();
       await database.migrate();
     }, 240_000);
@@ -87,57 +91,61 @@ for (const target of engines) {
     describe('refresh-token store', () => {
       it('creates, finds and deletes a record', async () => {
         const record = { userId: 'user-1', token: digest(), expiresAt: inSeconds(3600) };
-        await database.refreshTokens.create(record);
-        expect(await database.refreshTokens.findByToken(record.token)).toEqual(record);
-        expect(await database.refreshTokens.deleteByToken(record.token)).toBe(true);
-        expect(await database.refreshTokens.findByToken(record.token)).toBeNull();
+        await database.store(refreshTokenStore).create(record);
+        expect(await database.store(refreshTokenStore).findByToken(record.token)).toEqual(record);
+        expect(await database.store(refreshTokenStore).deleteByToken(record.token)).toBe(true);
+        expect(await database.store(refreshTokenStore).findByToken(record.token)).toBeNull();
       });
 
       it('keeps expiresAt to the millisecond', async () => {
         const expiresAt = new Date(Math.floor(Date.now() / 1000) * 1000 + 3_600_123);
         const token = digest();
-        await database.refreshTokens.create({ userId: 'user-ms', token, expiresAt });
-        expect((await database.refreshTokens.findByToken(token))?.expiresAt.getTime()).toBe(expiresAt.getTime());
+        await database.store(refreshTokenStore).create({ userId: 'user-ms', token, expiresAt });
+        expect((await database.store(refreshTokenStore).findByToken(token))?.expiresAt.getTime()).toBe(expiresAt.getTime());
       });
 
       it('rejects a duplicate token with DuplicateKeyError', async () => {
         const token = digest();
-        await database.refreshTokens.create({ userId: 'user-1', token, expiresAt: inSeconds(3600) });
-        await expect(database.refreshTokens.create({ userId: 'user-2', token, expiresAt: inSeconds(60) })).rejects.toBeInstanceOf(
+        await database.store(refreshTokenStore).create({ userId: 'user-1', token, expiresAt: inSeconds(3600) });
+        await expect(database.store(refreshTokenStore).create({ userId: 'user-2', token, expiresAt: inSeconds(60) })).rejects.toBeInstanceOf(
           DuplicateKeyError,
         );
-        expect((await database.refreshTokens.findByToken(token))?.userId).toBe('user-1');
+        expect((await database.store(refreshTokenStore).findByToken(token))?.userId).toBe('user-1');
       });
 
       it('never returns an expired record, even before it is removed', async () => {
         const expired = digest();
-        await database.refreshTokens.create({ userId: 'user-1', token: expired, expiresAt: inSeconds(-1) });
-        expect(await database.refreshTokens.findByToken(expired)).toBeNull();
+        await database.store(refreshTokenStore).create({ userId: 'user-1', token: expired, expiresAt: inSeconds(-1) });
+        expect(await database.store(refreshTokenStore).findByToken(expired)).toBeNull();
 
         const soon = digest();
-        await database.refreshTokens.create({ userId: 'user-1', token: soon, expiresAt: inSeconds(1.2) });
-        expect(await database.refreshTokens.findByToken(soon)).not.toBeNull();
+        await database.store(refreshTokenStore).create({ userId: 'user-1', token: soon, expiresAt: inSeconds(1.2) });
+        expect(await database.store(refreshTokenStore).findByToken(soon)).not.toBeNull();
         await new Promise((resolve) => setTimeout(resolve, 1_400));
-        expect(await database.refreshTokens.findByToken(soon)).toBeNull();
+        expect(await database.store(refreshTokenStore).findByToken(soon)).toBeNull();
       });
 
       it('treats deleting an unknown token as a no-op', async () => {
-        await expect(database.refreshTokens.deleteByToken(digest())).resolves.toBe(false);
+        await expect(database.store(refreshTokenStore).deleteByToken(digest())).resolves.toBe(false);
       });
 
       it('handles 50 concurrent creates', async () => {
         const records = Array.from({ length: 50 }, (_, i) => ({ userId: `user-${i % 7}`, token: digest(), expiresAt: inSeconds(3600) }));
         const started = performance.now();
-        await Promise.all(records.map((record) => database.refreshTokens.create(record)));
+        await Promise.all(records.map((record) => database.store(refreshTokenStore).create(record)));
         const ms = Math.round(performance.now() - started);
         figures.push(`${target.label}: 50 concurrent creates in ${ms} ms`);
-        const found = await Promise.all(records.map((record) => database.refreshTokens.findByToken(record.token)));
+        const found = await Promise.all(records.map((record) => database.store(refreshTokenStore).findByToken(record.token)));
         expect(found).toEqual(records);
       });
 
       if (target.engine === 'mongodb') {
+        it('has every index every registered model declares', async () => {
+          expect(await (database as MongoDatabase).indexesMissing()).toEqual([]);
+        });
+
         it('has a unique index on token and a TTL index on expiresAt (expireAfterSeconds 0)', async () => {
-          const indexes = await (database as MongoDatabase).models.RefreshToken.collection.indexes();
+          const indexes = await (database as MongoDatabase).connection.model('RefreshToken').collection.indexes();
           expect(indexes).toEqual(
             expect.arrayContaining([
               expect.objectContaining({ key: { token: 1 }, unique: true }),
@@ -153,13 +161,13 @@ for (const target of engines) {
           // Expiring exactly at `now` counts as expired (the lookup requires expires_at > now).
           expired.push({ userId: 'user-c', token: digest(), expiresAt: now });
           const valid = Array.from({ length: 5 }, (_, i) => ({ userId: 'user-c', token: digest(), expiresAt: new Date(now.getTime() + 1 + i * 60_000) }));
-          for (const record of [...expired, ...valid]) await sql.refreshTokens.create(record);
+          for (const record of [...expired, ...valid]) await sql.store(refreshTokenStore).create(record);
 
           const RefreshToken = sql.sequelize.model('RefreshToken');
           const expiredBefore = await RefreshToken.count({ where: { expiresAt: { [Op.lte]: now } } });
           expect(expiredBefore).toBeGreaterThanOrEqual(expired.length);
 
-          expect(await sql.refreshTokens.deleteExpired(now)).toBe(expiredBefore);
+          expect(await (sql.store(refreshTokenStore) as SqlRefreshTokenStore).deleteExpired(now)).toBe(expiredBefore);
           expect(await RefreshToken.count({ where: { expiresAt: { [Op.lte]: now } } })).toBe(0);
           expect(await RefreshToken.count({ where: { token: expired.map((r) => r.token) } })).toBe(0);
           expect(await RefreshToken.count({ where: { token: valid.map((r) => r.token) } })).toBe(valid.length);
@@ -170,27 +178,27 @@ for (const target of engines) {
     describe('user store', () => {
       it('creates a user and finds it by id and by email, case-insensitively', async () => {
         const email = `Ada.${randomBytes(4).toString('hex')}@Example.COM`;
-        const user = await database.users.create({ email, passwordHash: '$argon2id$fake', role: 'admin', name: 'Ada' });
+        const user = await database.store(userStore).create({ email, passwordHash: '$argon2id$fake', role: 'admin', name: 'Ada' });
         expect(user).toEqual({ id: expect.any(String), email: email.toLowerCase(), passwordHash: '$argon2id$fake', role: 'admin', name: 'Ada' });
-        expect(await database.users.findById(user.id)).toEqual(user);
-        expect(await database.users.findByEmail(email.toUpperCase())).toEqual(user);
-        expect(await database.users.findByEmail(`  ${email.toLowerCase()} `)).toEqual(user);
-        expect(await database.users.findById('00000000-0000-0000-0000-000000000000')).toBeNull();
-        expect(await database.users.findByEmail('nobody@example.com')).toBeNull();
+        expect(await database.store(userStore).findById(user.id)).toEqual(user);
+        expect(await database.store(userStore).findByEmail(email.toUpperCase())).toEqual(user);
+        expect(await database.store(userStore).findByEmail(`  ${email.toLowerCase()} `)).toEqual(user);
+        expect(await database.store(userStore).findById('00000000-0000-0000-0000-000000000000')).toBeNull();
+        expect(await database.store(userStore).findByEmail('nobody@example.com')).toBeNull();
       });
 
       it('keeps emails unique whatever their case', async () => {
         const email = `grace.${randomBytes(4).toString('hex')}@example.com`;
-        await database.users.create({ email, passwordHash: 'h1', role: 'user', name: null });
-        await expect(database.users.create({ email: email.toUpperCase(), passwordHash: 'h2', role: 'user', name: null })).rejects.toBeInstanceOf(
+        await database.store(userStore).create({ email, passwordHash: 'h1', role: 'user', name: null });
+        await expect(database.store(userStore).create({ email: email.toUpperCase(), passwordHash: 'h2', role: 'user', name: null })).rejects.toBeInstanceOf(
           DuplicateKeyError,
         );
       });
 
       it('replaces the password hash', async () => {
-        const user = await database.users.create({ email: `h.${randomBytes(4).toString('hex')}@example.com`, passwordHash: 'old', role: 'user', name: null });
-        await database.users.updatePasswordHash(user.id, 'new');
-        expect((await database.users.findById(user.id))?.passwordHash).toBe('new');
+        const user = await database.store(userStore).create({ email: `h.${randomBytes(4).toString('hex')}@example.com`, passwordHash: 'old', role: 'user', name: null });
+        await database.store(userStore).updatePasswordHash(user.id, 'new');
+        expect((await database.store(userStore).findById(user.id))?.passwordHash).toBe('new');
       });
     });
 
@@ -218,7 +226,7 @@ for (const target of engines) {
           const { database: db } = service.services;
           const email = `flow.${randomBytes(4).toString('hex')}@example.com`;
           const password = 'correct horse battery staple';
-          const user = await db.users.create({ email, passwordHash: await new PasswordHasher().hash(password), role: 'user', name: 'Flow' });
+          const user = await db.store(userStore).create({ email, passwordHash: await new PasswordHasher().hash(password), role: 'user', name: 'Flow' });
           const http = request(service.server);
 
           await http.post('/api/auth/login').send({ email, password: 'wrong password' }).expect(401);
@@ -227,19 +235,19 @@ for (const target of engines) {
           const cookie = ([] as string[]).concat(login.headers['set-cookie'] ?? []).find((c) => c.startsWith('refreshToken='));
           const refreshToken = /^refreshToken=([^;]+)/.exec(cookie ?? '')?.[1];
           expect(refreshToken).toBeDefined();
-          const stored = await db.refreshTokens.findByToken(digestRefreshToken(refreshToken!));
+          const stored = await db.store(refreshTokenStore).findByToken(digestRefreshToken(refreshToken!));
           expect(stored).toMatchObject({ userId: user.id });
 
           const refreshed = await http.post('/api/auth/refresh').set('Cookie', `refreshToken=${refreshToken}`).expect(200);
           expect(refreshed.body.data.accessToken).toEqual(expect.any(String));
-          expect(await db.refreshTokens.findByToken(digestRefreshToken(refreshToken!))).toEqual(stored);
+          expect(await db.store(refreshTokenStore).findByToken(digestRefreshToken(refreshToken!))).toEqual(stored);
 
           await http
             .post('/api/auth/logout')
             .set('Authorization', `Bearer ${refreshed.body.data.accessToken}`)
             .set('Cookie', `refreshToken=${refreshToken}`)
             .expect(204);
-          expect(await db.refreshTokens.findByToken(digestRefreshToken(refreshToken!))).toBeNull();
+          expect(await db.store(refreshTokenStore).findByToken(digestRefreshToken(refreshToken!))).toBeNull();
           await http.post('/api/auth/refresh').set('Cookie', `refreshToken=${refreshToken}`).expect(401);
         } finally {
           await service.stop();
@@ -255,7 +263,7 @@ for (const target of engines) {
           while ((await sql.migrator.down()).length > 0);
           expect((await sql.migrator.status()).executed).toEqual([]);
 
-          const instances = [1, 2, 3].map(() => createDatabase(configFor(started!.url), logger, { cleanupJob: false, connectAttempts: 1 }));
+          const instances = [1, 2, 3].map(() => createDatabase(configFor(started!.url), logger, registeredStores, { cleanupJob: false, connectAttempts: 1 }));
           try {
             await Promise.all(instances.map((instance) => instance.connect()));
             const results = await Promise.allSettled(instances.map((instance) => instance.migrate()));
@@ -265,10 +273,11 @@ for (const target of engines) {
           }
           const status = await sql.migrator.status();
           expect(status.pending).toEqual([]);
-          expect(status.executed).toEqual(['0001-create-users', '0002-create-refresh-tokens']);
+          // Every registered module's migrations, each applied once, in registration order.
+          expect(status.executed).toEqual(migrationsOf(registeredStores).map((migration) => migration.name));
           const token = digest();
-          await sql.refreshTokens.create({ userId: 'after-migrate', token, expiresAt: inSeconds(60) });
-          expect(await sql.refreshTokens.findByToken(token)).not.toBeNull();
+          await sql.store(refreshTokenStore).create({ userId: 'after-migrate', token, expiresAt: inSeconds(60) });
+          expect(await sql.store(refreshTokenStore).findByToken(token)).not.toBeNull();
         }, 60_000);
       });
     }
@@ -277,12 +286,12 @@ for (const target of engines) {
       describe('failure and recovery', () => {
         it('fails with StoreUnavailableError within seconds when nothing listens', async () => {
           const url = withPort(started!.url, await closedPort());
-          const unreachable = createDatabase(configFor(url), logger, { cleanupJob: false, connectAttempts: 1 });
+          const unreachable = createDatabase(configFor(url), logger, registeredStores, { cleanupJob: false, connectAttempts: 1 });
           try {
             const connect = await elapsed(() => unreachable.connect());
             expect(connect.result.status).toBe('rejected');
             expect((connect.result as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
-            const lookup = await elapsed(() => unreachable.refreshTokens.findByToken(digest()));
+            const lookup = await elapsed(() => unreachable.store(refreshTokenStore).findByToken(digest()));
             expect((lookup.result as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
             figures.push(`${target.label}: closed port → StoreUnavailableError after ${connect.ms} ms (connect), ${lookup.ms} ms (lookup)`);
             expect(connect.ms).toBeLessThan(8_000);
@@ -294,7 +303,7 @@ for (const target of engines) {
 
         it('fails with StoreUnavailableError within the timeout when the server never answers', async () => {
           const hole = await blackHole();
-          const hanging = createDatabase(configFor(withPort(started!.url, hole.port)), logger, { cleanupJob: false, connectAttempts: 1 });
+          const hanging = createDatabase(configFor(withPort(started!.url, hole.port)), logger, registeredStores, { cleanupJob: false, connectAttempts: 1 });
           try {
             const ping = await elapsed(() => hanging.ping());
             expect((ping.result as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
@@ -312,14 +321,14 @@ for (const target of engines) {
           await proxy.start();
           let service: RunningService | undefined;
           try {
-            service = await startService(configFor(withPort(started!.url, proxy.port)), logger, { port: 0, host: '127.0.0.1', modules: [] });
+            service = await startService(configFor(withPort(started!.url, proxy.port)), logger, { port: 0, host: '127.0.0.1' });
             const agent = request(service.server);
             expect((await agent.get('/health/ready')).status).toBe(200);
 
             await proxy.cut();
             const down = await elapsed(() => agent.get('/health/ready').then((res) => res.status));
             expect(down.result).toEqual({ status: 'fulfilled', value: 503 });
-            await expect(service.services.database.refreshTokens.findByToken(digest())).rejects.toBeInstanceOf(StoreUnavailableError);
+            await expect(service.services.database.store(refreshTokenStore).findByToken(digest())).rejects.toBeInstanceOf(StoreUnavailableError);
 
             await proxy.start(); // same port: the database is back
             const recovered = await elapsed(() =>
@@ -328,8 +337,8 @@ for (const target of engines) {
             expect(recovered.result).toEqual({ status: 'fulfilled', value: true });
             figures.push(`${target.label}: outage → 503 in ${down.ms} ms; recovered ${recovered.ms} ms after the database returned`);
             const token = digest();
-            await service.services.database.refreshTokens.create({ userId: 'user-r', token, expiresAt: inSeconds(60) });
-            expect(await service.services.database.refreshTokens.findByToken(token)).not.toBeNull();
+            await service.services.database.store(refreshTokenStore).create({ userId: 'user-r', token, expiresAt: inSeconds(60) });
+            expect(await service.services.database.store(refreshTokenStore).findByToken(token)).not.toBeNull();
           } finally {
             await service?.stop();
             await proxy.cut();

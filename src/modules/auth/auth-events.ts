@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { RefreshRefusal } from '../../auth/refresh-sessions';
 import { clientIp } from '../../http/client-ip';
 import type { Logger } from '../../logger';
-import { normaliseEmail } from '../../stores/email';
+import { normaliseEmail } from '../../auth/stores/email';
 
 /** What happened at an auth route. Never a password or a token: emails only as a keyed hash. */
 export type AuthEvent =

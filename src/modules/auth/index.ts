@@ -1,11 +1,12 @@
 import { CredentialVerifier } from '../../auth/credentials';
-import { HashQueue } from '../../auth/hash-queue';
 import { createFailureCounter } from '../../auth/failure-counter';
+import { HashQueue } from '../../auth/hash-queue';
 import { LoginThrottle } from '../../auth/login-throttle';
 import { PasswordHasher } from '../../auth/passwords';
 import { createRateLimitStore } from '../../auth/rate-limit-store';
 import { RefreshSessions } from '../../auth/refresh-sessions';
-import type { ModuleFactory } from '../../services';
+import { refreshTokenStore, userStore } from '../../auth/stores/definitions';
+import { defineModule } from '../../services';
 import { AuthEvents } from './auth-events';
 import { REFRESH_COOKIE_SCHEME, refreshCookieSecurityScheme } from './cookie';
 import { noStore, noStoreHeaders } from './no-store';
@@ -15,10 +16,10 @@ import { selectUserStore } from './user-store';
 
 /**
  * The auth module, mounted at /api/auth: login, refresh, logout (and register when enabled), all behind
- * one shared per-IP rate limit. Building it starts two argon2 hashes (the demo user's password and the
- * dummy hash for unknown users) and, with REDIS_URL, opens the Redis connection for the rate limit.
+ * one shared per-IP rate limit. It owns the users and refresh-token stores (src/auth/stores). Building it
+ * starts two argon2 hashes (the demo user's password and the dummy hash for unknown users) and, with REDIS_URL, opens the Redis connection for the rate limit.
  */
-export const authModule: ModuleFactory = (services) => {
+export const authModule = defineModule([userStore, refreshTokenStore], (services) => {
   const { config, logger, database, tokens, lifecycle } = services;
   const hasher = new PasswordHasher(undefined, new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.maxQueued));
   const users = selectUserStore(services, hasher);
@@ -41,7 +42,7 @@ export const authModule: ModuleFactory = (services) => {
       tokens,
       users,
       credentials: new CredentialVerifier(users, hasher, logger),
-      sessions: new RefreshSessions(tokens, database.refreshTokens),
+      sessions: new RefreshSessions(tokens, database.store(refreshTokenStore)),
       hasher,
       cookie: { maxAgeSeconds: config.jwt.refreshTtlSeconds, secure: config.cookieSecure },
       events,
@@ -52,4 +53,4 @@ export const authModule: ModuleFactory = (services) => {
       passwordMinLength: config.passwordMinLength,
     }),
   };
-};
+});

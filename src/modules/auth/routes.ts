@@ -9,9 +9,9 @@ import { conflict, HttpError, unauthorized, unavailable, unprocessable } from '.
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
 import { route, type ModuleDefinition } from '../../http/routing/route';
 import { DuplicateKeyError } from '../../stores/errors';
-import type { UserStore } from '../../stores/types';
-import { clearedRefreshCookie, readRefreshCookie, REFRESH_COOKIE_SCHEME, refreshCookie, type CookiePolicy } from './cookie';
+import type { UserStore } from '../../auth/stores/user-store';
 import type { AuthEvents } from './auth-events';
+import { clearedRefreshCookie, readRefreshCookie, REFRESH_COOKIE_SCHEME, refreshCookie, type CookiePolicy } from './cookie';
 import { rejectCrossSite } from './csrf';
 import { RETRY_WHEN_UNAVAILABLE_SECONDS } from './rate-limit';
 import { accessTokenSchema, loginSchema, registeredUserSchema, registerSchema } from './schemas';

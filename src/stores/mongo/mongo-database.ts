@@ -4,26 +4,27 @@ import { connectWithRetry } from '../connect-retry';
 import { describeLocation } from '../describe-location';
 import { StoreUnavailableError } from '../errors';
 import { guarded } from '../guard';
+import type { MongoStoreContext, StoreDefinition } from '../kit/definition';
+import { OpenedStores, type AnyStoreDefinition } from '../kit/registry';
 import type { Database } from '../types';
-import { defineMongoModels, type MongoModels } from './models';
+import { findMissingIndexes } from './index-check';
 import { translateMongoError } from './mongo-errors';
-import { MongoRefreshTokenStore } from './mongo-refresh-token-store';
-import { MongoUserStore } from './mongo-user-store';
+import { ownedRecordSchema, recordSchema } from './record-schema';
 
 export interface MongoDatabaseOptions {
   url: string;
   timeoutMs: number;
   connectAttempts: number;
+  /** The stores to open here; the indexes their models declare are built by migrate(). */
+  stores: readonly AnyStoreDefinition[];
 }
 
-/** MongoDB through mongoose: collections `users` and `refreshtokens`. */
+/** MongoDB through mongoose: each registered store defines its models (collections) on one connection. */
 export class MongoDatabase implements Database {
   readonly engine = 'mongodb' as const;
   readonly description: string;
-  readonly refreshTokens: MongoRefreshTokenStore;
-  readonly users: MongoUserStore;
   readonly connection: Connection;
-  readonly models: MongoModels;
+  private readonly stores: OpenedStores;
 
   constructor(
     private readonly options: MongoDatabaseOptions,
@@ -32,9 +33,19 @@ export class MongoDatabase implements Database {
     this.description = `mongodb ${describeLocation(options.url).replace(/^mongodb(\+srv)?:\/\//, '')}`;
     // One connection object per database (not mongoose's global one), opened by connect().
     this.connection = mongoose.createConnection();
-    this.models = defineMongoModels(this.connection);
-    this.refreshTokens = new MongoRefreshTokenStore(this.models.RefreshToken, options.timeoutMs);
-    this.users = new MongoUserStore(this.models.User, options.timeoutMs);
+    const context: MongoStoreContext = {
+      connection: this.connection,
+      timeoutMs: options.timeoutMs,
+      Schema: mongoose.Schema,
+      run: (operation) => guarded(operation, options.timeoutMs, translateMongoError),
+      recordSchema: (fields, schemaOptions) => recordSchema(mongoose.Schema, fields, schemaOptions),
+      ownedRecordSchema: (fields, schemaOptions) => ownedRecordSchema(mongoose.Schema, fields, schemaOptions),
+    };
+    this.stores = new OpenedStores(options.stores, (definition) => definition.mongodb(context));
+  }
+
+  store<Store>(definition: StoreDefinition<Store>): Store {
+    return this.stores.get(definition);
   }
 
   async connect(): Promise<void> {
@@ -61,17 +72,24 @@ export class MongoDatabase implements Database {
     );
   }
 
-  /** Creates the collections' indexes (idempotent): unique token, TTL on expiresAt, unique email. */
+  /**
+   * Creates every index every registered model declares (idempotent), collection by collection: what a
+   * store declares is what gets built, with no list to keep in step. indexesMissing() checks the result.
+   */
   async migrate(): Promise<void> {
     await guarded(
       async () => {
-        await this.models.User.createIndexes();
-        await this.models.RefreshToken.createIndexes();
+        for (const model of Object.values(this.connection.models)) await model.createIndexes();
       },
       Math.max(this.options.timeoutMs, 30_000),
       translateMongoError,
     );
     this.logger.info('mongodb indexes ensured');
+  }
+
+  /** Declared indexes the server does not have (empty after a successful migrate()). */
+  indexesMissing(): ReturnType<typeof findMissingIndexes> {
+    return guarded(() => findMissingIndexes(this.connection), Math.max(this.options.timeoutMs, 30_000), translateMongoError);
   }
 
   ping(): Promise<void> {

@@ -3,12 +3,12 @@ import { SequelizeStorage, Umzug } from 'umzug';
 import type { Logger } from '../../logger';
 import type { SqlEngine } from './connection-options';
 import { withMigrationLock } from './migration-lock';
-import { migrations } from './migrations';
+import type { SqlMigration } from './migrations/migration';
 
 /** Applied migrations are recorded in this table (umzug's SequelizeStorage). */
 const MIGRATIONS_TABLE = 'schema_migrations';
 
-function createUmzug(sequelize: Sequelize, logger: Logger): Umzug<QueryInterface> {
+function createUmzug(sequelize: Sequelize, migrations: readonly SqlMigration[], logger: Logger): Umzug<QueryInterface> {
   return new Umzug<QueryInterface>({
     migrations: migrations.map((migration) => ({
       name: migration.name,
@@ -31,11 +31,13 @@ export interface MigrationStatus {
   pending: string[];
 }
 
-/** Versioned migrations (umzug) under a database lock; every step is its own short operation. */
+/** The registered stores' versioned migrations (umzug) under a database lock; every step is its own short operation. */
 export class Migrator {
   constructor(
     private readonly sequelize: Sequelize,
     private readonly engine: SqlEngine,
+    /** Every registered store's migrations, in order (see migrationsOf). */
+    readonly migrations: readonly SqlMigration[],
     private readonly logger: Logger,
     /** How long an instance waits for another one that is migrating. */
     private readonly lockWaitMs: number,
@@ -44,7 +46,7 @@ export class Migrator {
   /** Applies every pending migration; returns the names applied (none when up to date). */
   up(): Promise<string[]> {
     return withMigrationLock(this.sequelize, this.engine, this.lockWaitMs, async () => {
-      const applied = await createUmzug(this.sequelize, this.logger).up();
+      const applied = await createUmzug(this.sequelize, this.migrations, this.logger).up();
       return applied.map((migration) => migration.name);
     });
   }
@@ -52,14 +54,14 @@ export class Migrator {
   /** Reverts the last applied migration; returns its name, if any. */
   down(): Promise<string[]> {
     return withMigrationLock(this.sequelize, this.engine, this.lockWaitMs, async () => {
-      const reverted = await createUmzug(this.sequelize, this.logger).down();
+      const reverted = await createUmzug(this.sequelize, this.migrations, this.logger).down();
       return reverted.map((migration) => migration.name);
     });
   }
 
   status(): Promise<MigrationStatus> {
     return withMigrationLock(this.sequelize, this.engine, this.lockWaitMs, async () => {
-      const umzug = createUmzug(this.sequelize, this.logger);
+      const umzug = createUmzug(this.sequelize, this.migrations, this.logger);
       const [executed, pending] = await Promise.all([umzug.executed(), umzug.pending()]);
       return { executed: executed.map((m) => m.name), pending: pending.map((m) => m.name) };
     });

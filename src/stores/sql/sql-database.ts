@@ -1,15 +1,14 @@
 import { Sequelize } from 'sequelize';
 import type { Logger } from '../../logger';
-import { ExpiredTokenCleanup } from '../cleanup-job';
+import { ExpiredRecordCleanup } from '../cleanup-job';
 import { connectWithRetry } from '../connect-retry';
 import { guarded } from '../guard';
+import type { SqlStoreContext, StoreDefinition } from '../kit/definition';
+import { migrationsOf, OpenedStores, type AnyStoreDefinition } from '../kit/registry';
 import type { Database } from '../types';
 import { sqlConnectionSettings, type SqlEngine } from './connection-options';
 import { Migrator } from './migrator';
-import { defineModels } from './models';
 import { translateSqlError } from './sql-errors';
-import { SqlRefreshTokenStore } from './sql-refresh-token-store';
-import { SqlUserStore } from './sql-user-store';
 
 export interface SqlDatabaseOptions {
   url: string;
@@ -18,17 +17,19 @@ export interface SqlDatabaseOptions {
   /** 0 disables the in-process cleanup job (the db:migrate CLI, tests that drive it themselves). */
   cleanupIntervalMs: number;
   connectAttempts: number;
+  /** The stores to open here; their migrations make up the schema. */
+  stores: readonly AnyStoreDefinition[];
 }
 
 /** SQLite, PostgreSQL, MySQL/MariaDB or SQL Server through Sequelize. */
 export class SqlDatabase implements Database {
   readonly engine: SqlEngine;
   readonly description: string;
-  readonly refreshTokens: SqlRefreshTokenStore;
-  readonly users: SqlUserStore;
   readonly sequelize: Sequelize;
   readonly migrator: Migrator;
-  private readonly cleanup: ExpiredTokenCleanup | undefined;
+  private readonly stores: OpenedStores;
+  private readonly expiryTasks: (() => Promise<number>)[] = [];
+  private readonly cleanup: ExpiredRecordCleanup | undefined;
 
   constructor(
     private readonly options: SqlDatabaseOptions,
@@ -38,15 +39,31 @@ export class SqlDatabase implements Database {
     this.engine = options.engine;
     this.description = settings.description;
     this.sequelize = new Sequelize(settings.options);
-    const models = defineModels(this.sequelize);
-    this.refreshTokens = new SqlRefreshTokenStore(models.RefreshToken, options.timeoutMs);
-    this.users = new SqlUserStore(models.User, options.timeoutMs);
+    const context: SqlStoreContext = {
+      sequelize: this.sequelize,
+      engine: options.engine,
+      timeoutMs: options.timeoutMs,
+      run: (operation) => guarded(operation, options.timeoutMs, translateSqlError),
+      removeExpiredPeriodically: (task) => void this.expiryTasks.push(task),
+    };
+    this.stores = new OpenedStores(options.stores, (definition) => definition.relational(context));
     // Waiting for another instance's migrations: generous, they are a few short DDL statements.
-    this.migrator = new Migrator(this.sequelize, options.engine, logger, Math.max(60_000, options.timeoutMs * 6));
+    this.migrator = new Migrator(this.sequelize, options.engine, migrationsOf(options.stores), logger, Math.max(60_000, options.timeoutMs * 6));
     this.cleanup =
-      options.cleanupIntervalMs > 0
-        ? new ExpiredTokenCleanup(() => this.refreshTokens.deleteExpired(), logger, options.cleanupIntervalMs)
+      options.cleanupIntervalMs > 0 && this.expiryTasks.length > 0
+        ? new ExpiredRecordCleanup(() => this.removeExpired(), logger, options.cleanupIntervalMs)
         : undefined;
+  }
+
+  store<Store>(definition: StoreDefinition<Store>): Store {
+    return this.stores.get(definition);
+  }
+
+  /** One pass of every store's expiry task; resolves with the rows removed in all. */
+  async removeExpired(): Promise<number> {
+    let removed = 0;
+    for (const task of this.expiryTasks) removed += await task();
+    return removed;
   }
 
   async connect(): Promise<void> {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { DECLARED_ROUTES, METHODS } from './live-app';
+import { METHODS, type DeclaredRoute } from './live-app';
 
 // Generators of hostile but transmittable input. "Transmittable" means what an HTTP/1.1 client can put on
 // the wire at all: header names are tokens, header values have no CR/LF/NUL. Bytes outside that grammar
@@ -71,11 +71,13 @@ export const cookieHeader = fc
   .array(fc.tuple(fc.oneof(fc.constant('refreshToken'), headerName), headerValue.filter((v) => !v.includes(';'))), { maxLength: 4 })
   .map((pairs) => pairs.map(([name, value]) => `${name}=${value}`).join('; '));
 
-/** A declared route called with its own method most of the time, another method otherwise (405 / 404). */
-export const target = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom(...DECLARED_ROUTES) },
-  { weight: 1, arbitrary: fc.record({ method: fc.constantFrom(...METHODS), path: fc.constantFrom(...DECLARED_ROUTES.map((r) => r.path)) }) },
-);
+/** A mounted route called with its own method most of the time, another method otherwise (405 / 404). */
+export function target(routes: readonly DeclaredRoute[]) {
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...routes) },
+    { weight: 1, arbitrary: fc.record({ method: fc.constantFrom(...METHODS), path: fc.constantFrom(...routes.map((r) => r.path)) }) },
+  );
+}
 
 /** Request bodies: JSON values of any shape, JSON-ish text, and arbitrary strings. */
 export const body = fc.oneof(
@@ -86,10 +88,12 @@ export const body = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('', '{', '[', 'null', '"x"', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}', '1e999999', '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]') },
 );
 
-/** Paths: declared ones with junk appended, percent-escapes valid and broken, dot segments, queries. */
+/** Paths: mounted ones with junk appended, percent-escapes valid and broken, dot segments, queries. */
 const pathChar = fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code));
-export const path = fc.oneof(
-  fc.tuple(fc.constantFrom(...DECLARED_ROUTES.map((r) => r.path), '/api', '/api/', '/api/auth', '/api/auth/', '//', '/..'), fc.string({ unit: pathChar, maxLength: 40 })).map(([base, rest]) => base + rest),
-  fc.webPath().map((p) => p || '/'),
-  fc.array(fc.constantFrom('%', '%0', '%zz', '%00', '%2e%2e', '%c0%af', '%ff', '..', '.', '%2F', 'api', 'auth', 'login', '?', '&', '=', '#', ';'), { maxLength: 8 }).map((parts) => `/${parts.join('')}`),
-);
+export function path(routes: readonly DeclaredRoute[]) {
+  return fc.oneof(
+    fc.tuple(fc.constantFrom(...routes.map((r) => r.path), '/api', '/api/', '/api/auth', '/api/auth/', '//', '/..'), fc.string({ unit: pathChar, maxLength: 40 })).map(([base, rest]) => base + rest),
+    fc.webPath().map((p) => p || '/'),
+    fc.array(fc.constantFrom('%', '%0', '%zz', '%00', '%2e%2e', '%c0%af', '%ff', '..', '.', '%2F', 'api', 'auth', 'login', '?', '&', '=', '#', ';'), { maxLength: 8 }).map((parts) => `/${parts.join('')}`),
+  );
+}

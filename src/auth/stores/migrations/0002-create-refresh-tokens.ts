@@ -1,6 +1,6 @@
 import { DataTypes } from 'sequelize';
-import { millisecondTimestamp } from './column-types';
-import type { SqlMigration } from './migration';
+import { millisecondTimestamp } from '../../../stores/sql/migrations/column-types';
+import type { SqlMigration } from '../../../stores/sql/migrations/migration';
 
 // Refresh-token records. `token` is the SHA-256 digest (64 hex characters) of the refresh token and the
 // primary key (so unique); `expires_at` is indexed for the cleanup job's range delete; `user_id` for

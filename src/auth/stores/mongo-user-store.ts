@@ -1,0 +1,63 @@
+import type { Model } from 'mongoose';
+import type { MongoStoreContext } from '../../stores/kit/definition';
+import { normaliseEmail } from './email';
+import type { NewUser, UserRecord, UserStore } from './user-store';
+
+interface UserDocument {
+  _id: string;
+  email: string;
+  passwordHash: string;
+  role: string;
+  name: string | null;
+}
+
+/** Only the record's fields come back from a lookup. */
+const PROJECTION = { email: 1, passwordHash: 1, role: 1, name: 1 } as const;
+
+function toRecord(doc: UserDocument): UserRecord {
+  return { id: doc._id, email: doc.email, passwordHash: doc.passwordHash, role: doc.role, name: doc.name ?? null };
+}
+
+/** The user store on MongoDB (collection `users`): lean lookups with a projection, one round trip each. */
+export class MongoUserStore implements UserStore {
+  private readonly User: Model<UserDocument>;
+
+  constructor(private readonly context: MongoStoreContext) {
+    const schema = context.recordSchema({
+      email: { type: String, required: true },
+      passwordHash: { type: String, required: true },
+      role: { type: String, required: true },
+      name: { type: String, default: null },
+    });
+    schema.index({ email: 1 }, { unique: true, name: 'users_email_unique' });
+    this.User = context.connection.model<UserDocument>('User', schema, 'users');
+  }
+
+  private findOne(filter: Record<string, string>): Promise<UserRecord | null> {
+    return this.context.run(async () => {
+      const doc = await this.User.findOne(filter, PROJECTION).maxTimeMS(this.context.timeoutMs).lean<UserDocument>().exec();
+      return doc ? toRecord(doc) : null;
+    });
+  }
+
+  findByEmail(email: string): Promise<UserRecord | null> {
+    return this.findOne({ email: normaliseEmail(email) });
+  }
+
+  findById(id: string): Promise<UserRecord | null> {
+    return this.findOne({ _id: id });
+  }
+
+  create(user: NewUser): Promise<UserRecord> {
+    return this.context.run(async () => {
+      const doc = await this.User.create({ email: normaliseEmail(user.email), passwordHash: user.passwordHash, role: user.role, name: user.name ?? null });
+      return toRecord(doc.toObject());
+    });
+  }
+
+  updatePasswordHash(id: string, passwordHash: string): Promise<void> {
+    return this.context.run(async () => {
+      await this.User.updateOne({ _id: id }, { $set: { passwordHash } }).exec();
+    });
+  }
+}

@@ -1,0 +1,24 @@
+// The module kit: everything a module imports, from one place. Routes and access rules, the errors a
+// handler throws, the shared route schemas (id params, page query, record and page shapes), the module and
+// store declarations, and the shared store behaviour (ids, owner scope, pagination, record stores for both
+// engine families), and TypeBox's `Type` for the schemas themselves. README, "Adding a module", walks through it.
+
+export { Type, type Static } from '@sinclair/typebox';
+
+export { HttpError, badRequest, conflict, forbidden, notFound, unauthorized, unprocessable } from '../http/errors';
+export { callerOf } from '../http/routing/caller';
+export { idParams, ownedRecordSchema, pageQuery, pageSchema, timestamp } from '../http/routing/record-schemas';
+export { route, type Access, type JsonSchema, type ModuleDefinition, type RouteContext, type RouteDefinition } from '../http/routing/route';
+export { defineModule, type ModuleFactory, type Services } from '../services';
+export { DuplicateKeyError, StoreUnavailableError } from '../stores/errors';
+export { isId, newId } from '../stores/ids';
+export { defineStore, type MongoStoreContext, type SqlStoreContext, type StoreDefinition } from '../stores/kit/definition';
+export { ADMIN_ROLE, ownerScope, type OwnerScope } from '../stores/kit/owner-scope';
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_OFFSET, MAX_PAGE_SIZE, type Page, type PageRequest } from '../stores/kit/pagination';
+export type { OwnedRecord, RecordStore } from '../stores/kit/record-store';
+export { MongoRecordStore } from '../stores/mongo/mongo-record-store';
+export { millisecondTimestamp } from '../stores/sql/migrations/column-types';
+export type { SqlMigration } from '../stores/sql/migrations/migration';
+export { createRecordTable } from '../stores/sql/migrations/record-table';
+export { defineRecordModel } from '../stores/sql/record-model';
+export { SqlRecordStore } from '../stores/sql/sql-record-store';

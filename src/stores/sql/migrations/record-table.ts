@@ -1,0 +1,26 @@
+import { DataTypes, type ModelAttributeColumnOptions, type QueryInterface } from 'sequelize';
+import { millisecondTimestamp } from './column-types';
+
+/**
+ * Creates a table of owned records: `id` (UUIDv7 string, primary key), `owner_id`, the given columns, and
+ * millisecond `created_at`/`updated_at`; indexed on (owner_id, created_at) for the owner's newest-first
+ * list. utf8mb4 on MySQL/MariaDB (the other dialects ignore the option).
+ */
+export async function createRecordTable(
+  queryInterface: QueryInterface,
+  table: string,
+  columns: Record<string, ModelAttributeColumnOptions>,
+): Promise<void> {
+  await queryInterface.createTable(
+    table,
+    {
+      id: { type: DataTypes.STRING(36), primaryKey: true, allowNull: false },
+      owner_id: { type: DataTypes.STRING(64), allowNull: false },
+      ...columns,
+      created_at: { type: millisecondTimestamp(queryInterface), allowNull: false },
+      updated_at: { type: millisecondTimestamp(queryInterface), allowNull: false },
+    },
+    { charset: 'utf8mb4' },
+  );
+  await queryInterface.addIndex(table, ['owner_id', 'created_at'], { name: `${table}_owner_created` });
+}

@@ -1,0 +1,87 @@
+import mongoose from 'mongoose';
+import { isId, newId } from '../../src/stores/ids';
+import { defineStore } from '../../src/stores/kit/definition';
+import { ownerScope } from '../../src/stores/kit/owner-scope';
+import { migrationsOf, OpenedStores } from '../../src/stores/kit/registry';
+import { missingIndexes, type DeclaredIndex } from '../../src/stores/mongo/index-check';
+import { ownedRecordSchema } from '../../src/stores/mongo/record-schema';
+import { registeredStores } from '../support/registered-stores';
+
+// The engine-independent parts of the store kit. The engines themselves are covered by the contract suites.
+
+const migration = (name: string) => ({ name, up: async () => undefined, down: async () => undefined });
+const store = (name: string, names: string[]) =>
+  defineStore<{ name: string }>({ name, migrations: names.map(migration), relational: () => ({ name }), mongodb: () => ({ name }) });
+
+describe('record ids', () => {
+  it('are UUIDv7 strings, strictly increasing within a process', () => {
+    const ids = Array.from({ length: 1_000 }, newId);
+    expect(ids.every((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id))).toBe(true);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('tells a well-formed id from anything else', () => {
+    expect(isId(newId())).toBe(true);
+    for (const bad of ['', '42', 'not-a-uuid', `${newId()}x`, ' '.repeat(36), 42, null]) expect(isId(bad)).toBe(false);
+  });
+});
+
+describe('owner scope', () => {
+  it('limits users to their own records and lets admins see all', () => {
+    expect(ownerScope({ id: 'u1', role: 'user' })).toEqual({ ownerId: 'u1' });
+    expect(ownerScope({ id: 'u2', role: 'admin' })).toEqual({});
+  });
+});
+
+describe('store registry', () => {
+  it('orders migrations store by store and refuses a name used twice', () => {
+    expect(migrationsOf([store('a', ['a-1', 'a-2']), store('b', ['b-1'])]).map((m) => m.name)).toEqual(['a-1', 'a-2', 'b-1']);
+    expect(() => migrationsOf([store('a', ['x-1']), store('b', ['x-1'])])).toThrow(/migration 'x-1' of store 'b' has the same name as one of store 'a'/);
+  });
+
+  it('opens each store once and refuses one that was not registered', () => {
+    const a = store('a', []);
+    const opened = new OpenedStores([a, a], (definition) => definition.relational({} as never));
+    expect(opened.get(a)).toEqual({ name: 'a' });
+    expect(() => opened.get(store('b', []))).toThrow(/store 'b' is not registered/);
+    expect(() => new OpenedStores([store('c', []), store('c', [])], () => ({}))).toThrow(/two different stores are named 'c'/);
+  });
+
+  it('holds the auth stores, whose migrations keep their historic names', () => {
+    expect(registeredStores.map((definition) => definition.name)).toEqual(expect.arrayContaining(['users', 'refresh-tokens']));
+    expect(migrationsOf(registeredStores).map((m) => m.name).slice(0, 2)).toEqual(['0001-create-users', '0002-create-refresh-tokens']);
+  });
+});
+
+describe('MongoDB index check', () => {
+  const declared: DeclaredIndex[] = [
+    [{ token: 1 }, { unique: true }],
+    [{ expiresAt: 1 }, { expireAfterSeconds: 0 }],
+    [{ ownerId: 1, createdAt: -1 }, {}],
+  ];
+
+  it('finds nothing missing when every declared index exists', () => {
+    const existing = [
+      { key: { _id: 1 } },
+      { key: { token: 1 }, unique: true },
+      { key: { expiresAt: 1 }, expireAfterSeconds: 0 },
+      { key: { ownerId: 1, createdAt: -1 } },
+    ];
+    expect(missingIndexes(declared, existing)).toEqual([]);
+  });
+
+  it('reports an index that is absent, or present without its unique/TTL option, or on other fields', () => {
+    const existing = [
+      { key: { _id: 1 } },
+      { key: { token: 1 } }, // not unique
+      { key: { createdAt: -1, ownerId: 1 } }, // fields in another order
+    ];
+    expect(missingIndexes(declared, existing)).toEqual(declared);
+  });
+
+  it('sees the owner index an owned-record schema declares', () => {
+    const schema = ownedRecordSchema(mongoose.Schema, { title: String });
+    expect(missingIndexes(schema.indexes() as DeclaredIndex[], [{ key: { _id: 1 } }])).toEqual([[{ ownerId: 1, createdAt: -1 }, expect.any(Object)]]);
+  });
+});
