@@ -1,8 +1,9 @@
 import { DataTypes, type ModelStatic, type Model } from 'sequelize';
+import type { Page, PageRequest } from '../../stores/kit/pagination';
 import { newId } from '../../stores/ids';
 import type { SqlStoreContext } from '../../stores/kit/definition';
 import { normaliseEmail } from './email';
-import type { NewUser, UserRecord, UserStore } from './user-store';
+import type { DatabaseUserStore, NewUser, UserRecord } from './user-store';
 
 /** Exactly the record's fields, selected by name: no other column is read. */
 const RECORD_ATTRIBUTES = ['id', 'email', 'passwordHash', 'role', 'name'];
@@ -15,7 +16,7 @@ function toRecord(row: UserRecord): UserRecord {
  * The user store on a relational engine (table `users`, migration 0001). Lookups are on the login and
  * refresh paths: one SELECT each, rows read raw (no model instances built).
  */
-export class SqlUserStore implements UserStore {
+export class SqlUserStore implements DatabaseUserStore {
   private readonly User: ModelStatic<Model>;
 
   constructor(private readonly context: SqlStoreContext) {
@@ -59,5 +60,32 @@ export class SqlUserStore implements UserStore {
     return this.context.run(async () => {
       await this.User.update({ passwordHash }, { where: { id } });
     });
+  }
+
+  list(page: PageRequest): Promise<Page<UserRecord>> {
+    return this.context.run(async () => {
+      const { rows, count } = await this.User.findAndCountAll({
+        attributes: RECORD_ATTRIBUTES,
+        order: [
+          ['created_at', 'ASC'],
+          ['id', 'ASC'],
+        ],
+        limit: page.limit,
+        offset: page.offset,
+        raw: true,
+      });
+      return { items: (rows as unknown as UserRecord[]).map(toRecord), total: count, limit: page.limit, offset: page.offset };
+    });
+  }
+
+  updateRole(id: string, role: string): Promise<UserRecord | null> {
+    return this.context.run(async () => {
+      const [changed] = await this.User.update({ role }, { where: { id } });
+      return changed > 0 ? this.findById(id) : null;
+    });
+  }
+
+  delete(id: string): Promise<boolean> {
+    return this.context.run(async () => (await this.User.destroy({ where: { id } })) > 0);
   }
 }

@@ -5,14 +5,15 @@ import type { PasswordHasher } from '../../auth/passwords';
 import type { RefreshSessions } from '../../auth/refresh-sessions';
 import type { AuthUser, TokenService } from '../../auth/tokens';
 import { clientBucket } from '../../http/client-ip';
-import { conflict, HttpError, unauthorized, unavailable, unprocessable } from '../../http/errors';
+import { conflict, HttpError, unauthorized, unprocessable } from '../../http/errors';
 import { route, type ModuleDefinition } from '../../http/routing/route';
 import { DuplicateKeyError } from '../../stores/errors';
 import type { UserStore } from '../../auth/stores/user-store';
 import { clearedRefreshCookie, readRefreshCookie, refreshCookie, type CookiePolicy } from './cookie';
 import type { AuthEvents } from './auth-events';
 import { rejectCrossSite } from './csrf';
-import { RETRY_WHEN_UNAVAILABLE_SECONDS } from './rate-limit';
+import { passwordChangeRoute } from './password-route';
+import { counted } from './rate-limit';
 import { loginSchema, registerSchema, type LoginBody, type RegisterBody } from './schemas';
 
 export interface AuthRouteDeps {
@@ -32,20 +33,8 @@ export interface AuthRouteDeps {
 }
 
 /** The body of login and refresh: a new access token (never cached: the module sets no-store on every answer). */
-function accessTokenResponse(tokens: TokenService, user: AuthUser) {
+export function accessTokenResponse(tokens: TokenService, user: AuthUser) {
   return { accessToken: tokens.signAccessToken(user), tokenType: 'Bearer', expiresIn: tokens.accessTtlSeconds };
-}
-
-/**
- * The throttle's counters live where the rate limit's do. If they cannot be reached, login fails closed
- * (503) like the rate limiter, which has already logged the outage: it ran first on the same store.
- */
-async function counted<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch {
-    throw unavailable(RETRY_WHEN_UNAVAILABLE_SECONDS);
-  }
 }
 
 export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
@@ -93,9 +82,14 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       before: [crossSiteGuard],
       handler: async (ctx) => {
         const token = readRefreshCookie(ctx);
-        const session = token ? await sessions.ownerOf(token) : { refused: 'missing-cookie' as const };
-        if ('refused' in session) {
-          events.record(ctx, { action: 'refresh', outcome: 'refused', reason: session.refused });
+        const session = token ? await sessions.refresh(token) : ({ ok: false, refused: 'missing-cookie' } as const);
+        if (!session.ok) {
+          if (session.refused === 'reused-token' && session.familyId) {
+            // A replaced token came back after the grace window: stolen, or its successor was. The family is gone.
+            events.record(ctx, { action: 'refresh', outcome: 'reuse-detected', userId: session.userId ?? '', familyId: session.familyId });
+          } else {
+            events.record(ctx, { action: 'refresh', outcome: 'refused', reason: session.refused });
+          }
           throw refreshRefused();
         }
         // The user may have been deleted, or their role changed, since login: read them again.
@@ -103,6 +97,11 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
         if (!user) {
           events.record(ctx, { action: 'refresh', outcome: 'refused', reason: 'user-gone', userId: session.userId });
           throw refreshRefused();
+        }
+        if (session.rotated) {
+          // The successor lives as long as the family (absolute expiry) or a full lifetime (sliding).
+          const maxAgeSeconds = Math.max(1, Math.floor((session.rotated.expiresAt.getTime() - Date.now()) / 1000));
+          ctx.append('Set-Cookie', refreshCookie(session.rotated.token, { ...cookie, maxAgeSeconds }));
         }
         events.record(ctx, { action: 'refresh', outcome: 'success', userId: user.id });
         return accessTokenResponse(tokens, { id: user.id, role: user.role });
@@ -124,6 +123,22 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
         return undefined; // 204
       },
     }),
+    route({
+      method: 'POST',
+      path: '/logout-all',
+      access: 'authenticated',
+      before: [crossSiteGuard],
+      handler: async (ctx) => {
+        const caller = ctx.state.user;
+        if (!caller) throw unauthorized(); // unreachable: the token check ran first
+        // Every device: each refresh token of the caller goes. Access tokens already out live until they expire.
+        const revoked = await sessions.revokeAll(caller.id);
+        ctx.append('Set-Cookie', clearedCookie);
+        events.record(ctx, { action: 'logout-all', outcome: 'success', userId: caller.id, revoked });
+        return undefined; // 204
+      },
+    }),
+    passwordChangeRoute(deps),
   ];
 
   if (deps.registrationEnabled) {

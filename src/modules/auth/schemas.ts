@@ -39,3 +39,20 @@ export function registerSchema(passwordMinLength: number): JsonSchema {
     },
   };
 }
+
+export interface PasswordChangeBody {
+  currentPassword: string;
+  newPassword: string;
+}
+
+/** Password change: the new password's length from PASSWORD_MIN_LENGTH; the rest of the policy runs in the handler. */
+export function passwordChangeSchema(passwordMinLength: number): JsonSchema {
+  return {
+    type: 'object',
+    required: ['currentPassword', 'newPassword'],
+    properties: {
+      currentPassword: { type: 'string', minLength: 1, maxLength: PASSWORD_MAX_LENGTH },
+      newPassword: chosenPasswordSchema(passwordMinLength),
+    },
+  };
+}
