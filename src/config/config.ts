@@ -50,6 +50,8 @@ export interface Config {
   corsOrigins: string[];
   /** The service's public origin (PUBLIC_URL), e.g. https://api.example.com; undefined when not set. */
   publicUrl: string | undefined;
+  /** Serve GET /openapi.json and GET /docs (API_DOCS): on by default outside production. */
+  apiDocs: boolean;
   /** Shortest password accepted where a user chooses one (registration, password change). */
   passwordMinLength: number;
   cookieSecure: boolean;
@@ -305,6 +307,7 @@ export function loadConfig(env: Env = process.env): Config {
     registrationEnabled,
     corsOrigins: origins(env),
     publicUrl: ownUrl,
+    apiDocs: boolean(env, 'API_DOCS', mode !== 'production'),
     passwordMinLength: integer(env, 'PASSWORD_MIN_LENGTH', 12, 8, 128),
     roles: roleList,
     cookieSecure: boolean(env, 'COOKIE_SECURE', mode === 'production'),

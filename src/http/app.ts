@@ -1,11 +1,12 @@
 import Koa from 'koa';
 import type { ModuleFactory, Services } from '../services';
+import { declareApi } from './api';
 import { errorHandler } from './middleware/error-handler';
 import { requestContext } from './middleware/request-context';
 import { corsPolicy, securityHeaders } from './middleware/security';
-import { addRoutes, createRouter, modulePrefix, underPrefix } from './routing/mount';
+import { mountApiDocs } from './openapi/docs-routes';
+import { createRouter, middlewareOf, modulePrefix, mountRoutes, underPrefix } from './routing/mount';
 import type { RequestState } from './routing/route';
-import { systemRoutes } from './system-routes';
 
 /**
  * Builds the Koa app from the wired services and the modules to mount. Pure: no I/O, no listening, no
@@ -13,32 +14,27 @@ import { systemRoutes } from './system-routes';
  *
  * Order of the way through: request context (id, log line, Connection: close while stopping) → error
  * handler → security headers → CORS → module-wide middleware (e.g. the auth rate limit) → router (per
- * route: token → role → body → validation → handler) → 405 for a known path with another method; the error
- * handler answers 404 when nothing set a response.
+ * route: token → role → params/query/headers → body → validation → handler; /openapi.json and /docs when
+ * API_DOCS) → 405 for a known path with another method; the error handler answers 404 when nothing set a
+ * response.
  */
 export function createApp(services: Services, modules: readonly ModuleFactory[]): Koa<RequestState> {
   const { config, logger, tokens } = services;
   // TRUST_PROXY hops: with 0, X-Forwarded-* is ignored; with N, ctx.ip is the address the Nth proxy saw.
   const app = new Koa<RequestState>({ proxy: config.trustProxy > 0, maxIpsCount: config.trustProxy });
   const router = createRouter();
-  const mountOptions = { tokens, bodyLimitBytes: config.bodyLimitBytes };
+  const api = declareApi(services, modules); // a bad declaration throws here, naming the route
 
   app.use(requestContext(logger, services.lifecycle));
   app.use(errorHandler(logger));
   app.use(securityHeaders());
   app.use(corsPolicy(config.corsOrigins));
-
-  addRoutes(router, '', systemRoutes(services), mountOptions);
-  const seen = new Set<string>();
-  for (const factory of modules) {
-    const definition = factory(services);
-    const prefix = modulePrefix(definition);
-    if (seen.has(prefix)) throw new Error(`module '${definition.name}' is registered twice`);
-    seen.add(prefix);
-    if (definition.middleware?.length) app.use(underPrefix(prefix, definition.middleware));
-    addRoutes(router, prefix, definition.routes, mountOptions);
+  for (const module of api.modules) {
+    if (module.middleware?.length) app.use(underPrefix(modulePrefix(module), module.middleware.map(middlewareOf)));
   }
 
+  mountRoutes(router, api.routes, { tokens, bodyLimitBytes: config.bodyLimitBytes });
+  if (config.apiDocs) mountApiDocs(router, api.document, config.publicUrl);
   app.use(router.routes());
   app.use(router.allowedMethods()); // 405 + Allow (or 501); the error handler adds the envelope
   return app;

@@ -1,14 +1,17 @@
+import { Type } from '@sinclair/typebox';
 import type { Services } from '../services';
 import { HttpError } from './errors';
-import { route, type RouteDefinition } from './routing/route';
+import { route, type AnyRoute } from './routing/route';
 
 /** The service's own routes, outside /api: the base endpoint and the health probes. */
-export function systemRoutes({ database, lifecycle }: Pick<Services, 'database' | 'lifecycle'>): RouteDefinition[] {
+export function systemRoutes({ database, lifecycle }: Pick<Services, 'database' | 'lifecycle'>): AnyRoute[] {
   return [
     route({
       method: 'GET',
       path: '/',
       access: 'public',
+      summary: 'Welcome message',
+      responses: { 200: Type.Object({ message: Type.String() }) },
       handler: () => ({ message: 'Welcome to the API' }),
     }),
     route({
@@ -16,13 +19,18 @@ export function systemRoutes({ database, lifecycle }: Pick<Services, 'database' 
       method: 'GET',
       path: '/health/live',
       access: 'public',
-      handler: () => ({ status: 'ok' }),
+      summary: 'Liveness probe: the process answers',
+      responses: { 200: Type.Object({ status: Type.Literal('ok') }) },
+      handler: () => ({ status: 'ok' as const }),
     }),
     route({
       // Readiness: worth sending traffic to. Not while shutting down, and not while the store is unreachable.
       method: 'GET',
       path: '/health/ready',
       access: 'public',
+      summary: 'Readiness probe: the database answers and the service is not shutting down',
+      responses: { 200: Type.Object({ status: Type.Literal('ready'), database: Type.String({ description: 'The database engine' }) }) },
+      errors: { 503: 'Shutting down, or the database is unreachable' },
       handler: async (ctx) => {
         ctx.set('Cache-Control', 'no-store');
         if (lifecycle.shuttingDown) throw new HttpError(503, 'Shutting down');
@@ -31,7 +39,7 @@ export function systemRoutes({ database, lifecycle }: Pick<Services, 'database' 
         } catch {
           throw new HttpError(503, 'Database unreachable');
         }
-        return { status: 'ready', database: database.engine };
+        return { status: 'ready' as const, database: database.engine };
       },
     }),
   ];

@@ -4,7 +4,7 @@ import type { Middleware } from 'koa';
 import { modulePrefix } from '../../src/http/routing/mount';
 import type { ModuleDefinition, RequestState } from '../../src/http/routing/route';
 import { modules as registeredModules } from '../../src/modules';
-import type { ModuleFactory, Services } from '../../src/services';
+import { defineModule, type ModuleFactory } from '../../src/services';
 import { pathVariants, sendRaw as send } from '../support/path-variants';
 import { buildTestApp, type TestApp } from '../support/test-app';
 
@@ -30,19 +30,17 @@ describe('module middleware runs for every path its module routes, however spell
   let port: number;
   const ranFor = new Map<object, string>(); // request → the module whose middleware ran
   const bypasses: string[] = [];
+  // The wrapped factory keeps the module's stores, so the service still opens them.
   const withMarker = (factory: ModuleFactory): ModuleFactory =>
-    Object.assign(
-      (services: Services) => {
-        const definition = factory(services);
-        if (!definition.middleware?.length) return definition;
-        const marker: Middleware<RequestState> = async (ctx, next) => {
-          ranFor.set(ctx.req, definition.name);
-          await next();
-        };
-        return { ...definition, middleware: [marker, ...definition.middleware] };
-      },
-      { stores: factory.stores }, // the module's stores are opened as usual
-    );
+    defineModule(factory.stores ?? [], (services) => {
+      const definition = factory(services);
+      if (!definition.middleware?.length) return definition;
+      const marker: Middleware<RequestState> = async (ctx, next) => {
+        ranFor.set(ctx.req, definition.name);
+        await next();
+      };
+      return { ...definition, middleware: [marker, ...definition.middleware] };
+    });
   const factories = [...registeredModules, probeWithMiddleware];
   let guarded: ModuleDefinition[] = [];
 

@@ -1,29 +1,42 @@
+import { Type } from '@sinclair/typebox';
+import { notFound } from '../../src/http/errors';
 import { route, type ModuleDefinition } from '../../src/http/routing/route';
 import type { ModuleFactory } from '../../src/services';
 
 // A module mounted only by tests, at /api/probe: one route per access rule and body case, so the
 // cross-cutting rules (token check, role check, validation, envelope, errors) are exercised for real.
 
-export const thingSchema = {
-  type: 'object',
-  required: ['email', 'name'],
-  properties: {
-    email: { type: 'string', format: 'email', maxLength: 254 },
-    name: { type: 'string', minLength: 1, maxLength: 50 },
-    address: {
-      type: 'object',
-      required: ['city'],
-      properties: { city: { type: 'string', minLength: 1 } },
-    },
-    tags: { type: 'array', items: { type: 'string' }, maxItems: 5 },
+export const thingSchema = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: 254 }),
+    name: Type.String({ minLength: 1, maxLength: 50 }),
+    address: Type.Optional(Type.Object({ city: Type.String({ minLength: 1 }) })),
+    tags: Type.Optional(Type.Array(Type.String(), { maxItems: 5 })),
   },
-  additionalProperties: false,
-};
+  { additionalProperties: false },
+);
 
-interface Thing {
-  email: string;
-  name: string;
-}
+/** A route with every request part declared: params and query coerced, defaults applied, extras refused. */
+export const itemRoute = route({
+  method: 'GET',
+  path: '/items/:id',
+  access: 'public',
+  params: Type.Object({ id: Type.Integer({ minimum: 1 }) }),
+  query: Type.Object({
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    verbose: Type.Optional(Type.Boolean()),
+    tags: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 3 })),
+  }),
+  responses: {
+    200: Type.Object({ id: Type.Integer(), limit: Type.Integer(), verbose: Type.Boolean(), tags: Type.Array(Type.String()) }),
+  },
+  errors: { 404: 'No such item' },
+  handler: (ctx) => {
+    if (ctx.params.id === 404) throw notFound('No such item');
+    // Typed from the schemas: a number, a number, a boolean or undefined, a string array or undefined.
+    return { id: ctx.params.id, limit: ctx.query.limit, verbose: ctx.query.verbose ?? false, tags: ctx.query.tags ?? [] };
+  },
+});
 
 /** Lets a test hold a request in flight until it says so. */
 export class Gate {
@@ -48,7 +61,7 @@ export function probeModule(gate: Gate = new Gate()): ModuleFactory {
       route({ method: 'GET', path: '/public', access: 'public', handler: () => ({ open: true }) }),
       route({ method: 'GET', path: '/me', access: 'authenticated', handler: (ctx) => ({ user: ctx.state.user }) }),
       route({ method: 'GET', path: '/admin', access: { roles: ['admin', 'owner'] }, handler: () => ({ admin: true }) }),
-      route<Thing>({
+      route({
         method: 'POST',
         path: '/things',
         access: 'public',
@@ -56,7 +69,7 @@ export function probeModule(gate: Gate = new Gate()): ModuleFactory {
         status: 201,
         handler: (ctx) => ({ created: ctx.request.body.name }),
       }),
-      route<Thing>({
+      route({
         method: 'POST',
         path: '/admin-things',
         access: { roles: ['admin'] },
@@ -64,6 +77,23 @@ export function probeModule(gate: Gate = new Gate()): ModuleFactory {
         handler: (ctx) => ({ created: ctx.request.body.name }),
       }),
       route({ method: 'DELETE', path: '/things/:id', access: 'authenticated', handler: () => undefined }),
+      itemRoute,
+      route({
+        method: 'GET',
+        path: '/search',
+        access: 'public',
+        // Opts in to parameters it does not name (e.g. tracking parameters it passes on).
+        query: Type.Object({ q: Type.String({ minLength: 1 }) }, { additionalProperties: true }),
+        handler: (ctx) => ({ q: ctx.query.q, extra: Object.keys(ctx.query).filter((name) => name !== 'q') }),
+      }),
+      route({
+        method: 'GET',
+        path: '/versioned',
+        access: 'authenticated',
+        headers: Type.Object({ 'x-api-version': Type.Integer({ minimum: 1, maximum: 2 }) }),
+        responses: { 200: Type.Object({ version: Type.Integer() }) },
+        handler: (ctx) => ({ version: ctx.headers['x-api-version'] }),
+      }),
       route({
         method: 'GET',
         path: '/boom',

@@ -1,4 +1,6 @@
 import request from 'supertest';
+import type { Response } from 'supertest';
+import { DocumentConformance } from '../support/openapi-conformance';
 import { userStore } from '../../src/auth/stores/definitions';
 import { modules } from '../../src/modules';
 import { buildTestApp, type TestApp } from '../support/test-app';
@@ -85,6 +87,41 @@ describe('users module', () => {
     await http().post('/api/auth/refresh').set('Cookie', `refreshToken=${session.refreshToken}`).expect(401);
     await http().post('/api/auth/login').send(victim).expect(401);
     expect(refreshTokenFrom(await http().post('/api/auth/login').send(ADA).expect(200))).toBeDefined();
+  });
+});
+
+describe('users and account routes conform to the served document', () => {
+  it('every answer, success and error, is listed for its operation and matches its schema', async () => {
+    const app = await buildTestApp({ env: ENV, modules });
+    try {
+      const http = () => request(app.app.callback());
+      const conformance = new DocumentConformance((await http().get('/openapi.json').expect(200)).body);
+      const id = (await http().post('/api/auth/register').send(ADA).expect(201)).body.data.id;
+      const user = await login(app, ADA);
+      const root = (await http().post('/api/auth/register').send({ ...BOB, email: 'root@example.com' }).expect(201)).body.data.id;
+      await app.services.database.store(userStore).updateRole(root, 'admin');
+      const admin = await login(app, { email: 'root@example.com', password: BOB.password });
+      const as = (session: { accessToken: string }) => ({ Authorization: `Bearer ${session.accessToken}` });
+      const answers: [string, string, Response][] = [
+        ['GET', '/api/users/me', await http().get('/api/users/me').set(as(user)).expect(200)],
+        ['GET', '/api/users/me', await http().get('/api/users/me').expect(401)],
+        ['GET', '/api/users', await http().get('/api/users').set(as(admin)).expect(200)],
+        ['GET', '/api/users', await http().get('/api/users').set(as(user)).expect(403)],
+        ['GET', '/api/users', await http().get('/api/users?limit=abc').set(as(admin)).expect(422)],
+        ['GET', '/api/users/{id}', await http().get(`/api/users/${id}`).set(as(admin)).expect(200)],
+        ['GET', '/api/users/{id}', await http().get('/api/users/nope').set(as(admin)).expect(404)],
+        ['PATCH', '/api/users/{id}', await http().patch(`/api/users/${id}`).set(as(admin)).send({ role: 'user' }).expect(200)],
+        ['PATCH', '/api/users/{id}', await http().patch(`/api/users/${id}`).set(as(admin)).send({ role: 'x' }).expect(422)],
+        ['POST', '/api/auth/password', await http().post('/api/auth/password').set(as(user)).send({ currentPassword: 'wrong', newPassword: 'new passphrase 12' }).expect(401)],
+        ['POST', '/api/auth/password', await http().post('/api/auth/password').set(as(user)).send({ currentPassword: ADA.password }).expect(422)],
+        ['POST', '/api/auth/password', await http().post('/api/auth/password').set(as(user)).send({ currentPassword: ADA.password, newPassword: 'new passphrase 12' }).expect(204)],
+        ['POST', '/api/auth/logout-all', await http().post('/api/auth/logout-all').set(as(user)).expect(204)],
+        ['DELETE', '/api/users/{id}', await http().delete(`/api/users/${id}`).set(as(admin)).expect(204)],
+      ];
+      for (const [method, template, response] of answers) conformance.expectConforms(method, template, response);
+    } finally {
+      await app.close();
+    }
   });
 });
 

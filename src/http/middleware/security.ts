@@ -9,7 +9,19 @@ interface HeaderRecorder {
 }
 
 /**
- * What helmet's defaults do to a response, recorded once at start-up. With no options every header value
+ * Helmet's defaults, with the content-security policy a JSON API can afford: it serves no HTML, so nothing
+ * may load, frame or submit anything (OWASP REST Security). The one HTML page, /docs, sets its own, relaxed
+ * policy on its own responses (src/http/openapi/docs-routes.ts).
+ */
+const HELMET_OPTIONS = {
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: { defaultSrc: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"], frameAncestors: ["'none'"] },
+  },
+};
+
+/**
+ * What helmet does to a response, recorded once at start-up. With no options every header value
  * is a constant (no nonces, nothing read from the request), so running helmet's dozen middleware functions
  * and its promise wrapper on every request only recomputes the same list: see docs/performance.md.
  */
@@ -20,12 +32,12 @@ function recordHelmetDefaults(): HeaderRecorder {
     removeHeader: (name: string) => recorded.removed.push(name),
   };
   // Helmet runs synchronously on the response it is given; the promise only says it called next().
-  helmet()({ req: {}, res } as never, () => Promise.resolve()).catch(() => undefined);
+  helmet(HELMET_OPTIONS)({ req: {}, res } as never, () => Promise.resolve()).catch(() => undefined);
   if (recorded.set.size === 0) throw new Error('helmet set no header synchronously: its defaults cannot be recorded');
   return recorded;
 }
 
-/** Helmet's defaults: a JSON API serves no HTML, so the strictest content-security policy costs nothing. */
+/** Helmet's headers (above) on every response. */
 export function securityHeaders(): Middleware<RequestState> {
   const { set, removed } = recordHelmetDefaults();
   const headers = Object.fromEntries(set);

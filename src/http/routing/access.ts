@@ -1,17 +1,22 @@
 import type { Middleware } from 'koa';
 import type { TokenService } from '../../auth/tokens';
-import { forbidden, unauthorized } from '../errors';
+import { forbidden, HttpError } from '../errors';
 import type { Access, RequestState } from './route';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*)$/i;
+
+// RFC 6750 §3: a 401 for a protected resource names the scheme; a token that was sent but refused adds why.
+const noToken = () => new HttpError(401, 'Missing or malformed bearer token', { headers: { 'WWW-Authenticate': 'Bearer' } });
+const badToken = () =>
+  new HttpError(401, 'Invalid or expired access token', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
 
 /** Token check: a valid HS256 access token in `Authorization: Bearer …`, else 401. Leaves { id, role }. */
 export function requireToken(tokens: TokenService): Middleware<RequestState> {
   return async (ctx, next) => {
     const match = BEARER.exec(ctx.get('Authorization'));
-    if (!match) throw unauthorized('Missing or malformed bearer token');
+    if (!match) throw noToken();
     const user = tokens.verifyAccessToken(match[1]);
-    if (!user) throw unauthorized('Invalid or expired access token');
+    if (!user) throw badToken();
     ctx.state.user = user;
     await next();
   };

@@ -5,22 +5,81 @@ import type { TokenService } from '../../auth/tokens';
 import { success } from '../envelope';
 import { jsonBody } from '../middleware/json-body';
 import { accessGuards } from './access';
-import type { ModuleDefinition, RequestState, RouteContext, RouteDefinition } from './route';
-import { validateBody } from './validation';
+import type { AnyRoute, ModuleDefinition, ModuleMiddleware, RequestState, RouteContext } from './route';
+import { validateBody, validateRequestParts } from './validation';
 
 export interface MountOptions {
   tokens: TokenService;
   bodyLimitBytes: number;
 }
 
+/** A declared route where it is mounted: what the router, the guards and the API document all work from. */
+export interface MountedRoute {
+  /** The full path as the router matches it: `/api/notes/:id`. */
+  path: string;
+  /** `route GET /api/notes/:id`: how start-up errors name the route. */
+  where: string;
+  definition: AnyRoute;
+  /** The status a handler's data is answered with. */
+  successStatus: number;
+  /** The module the route belongs to; undefined for the system routes. */
+  module?: ModuleDefinition;
+}
+
 const MODULE_NAME = /^[a-z][a-z0-9-]*$/;
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+/** `:id` (and path-to-regexp's `*rest`) in a route path. */
+const PATH_PARAMETER = /[:*]([A-Za-z_][A-Za-z0-9_]*)/g;
+
+/** The names of a path's parameters, in order: `/notes/:id/tags/:tag` → ['id', 'tag']. */
+export function pathParameterNames(path: string): string[] {
+  return [...path.matchAll(PATH_PARAMETER)].map((match) => match[1]);
+}
+
+function statusKeys(map: object | undefined, min: number, max: number, what: string, where: string): number[] {
+  const keys = Object.keys(map ?? {}).map(Number);
+  for (const key of keys) {
+    if (!Number.isInteger(key) || key < min || key > max) throw new Error(`${where}: ${what} must be keyed by statuses ${min}–${max}, not ${key}`);
+  }
+  return keys.sort();
+}
+
+function propertyNames(schema: object | undefined): string[] | undefined {
+  const properties = (schema as { properties?: unknown } | undefined)?.properties;
+  return properties && typeof properties === 'object' ? Object.keys(properties) : undefined;
+}
+
+/** Checks what the guards and the document rely on; returns the success status. A bad declaration fails start-up. */
+function checkDeclaration(definition: AnyRoute, path: string, where: string): number {
+  if (!METHODS.has(definition.method)) throw new Error(`${where}: unsupported method ${String(definition.method)}`);
+  if (typeof definition.handler !== 'function') throw new Error(`${where}: handler must be a function`);
+  const successes = statusKeys(definition.responses, 200, 299, 'responses', where);
+  statusKeys(definition.errors, 400, 599, 'errors', where);
+  const withBody = successes.filter((status) => definition.responses?.[status] != null);
+  const status = definition.status ?? withBody[0] ?? 200;
+  if (definition.responses && definition.status !== undefined && !successes.includes(status)) {
+    throw new Error(`${where}: status ${status} is not among the declared responses`);
+  }
+  for (const part of ['params', 'query', 'headers'] as const) {
+    if (definition[part] && (definition[part] as { type?: unknown }).type !== 'object') throw new Error(`${where}: ${part} schema must be of type object`);
+  }
+  if (definition.params) {
+    const declared = (propertyNames(definition.params) ?? []).sort().join(', ');
+    const inPath = pathParameterNames(path).sort().join(', ');
+    if (declared !== inPath) throw new Error(`${where}: params schema names [${declared}] but the path has [${inPath}]`);
+  }
+  if (definition.query && !propertyNames(definition.query)) throw new Error(`${where}: query schema must list its parameters in properties`);
+  for (const name of propertyNames(definition.headers) ?? []) {
+    if (name !== name.toLowerCase()) throw new Error(`${where}: header names in the headers schema must be lower-case (${name})`);
+  }
+  return status;
+}
 
 /** Runs the handler and wraps what it returns in the success envelope; nothing returned → 204. */
-function respond(definition: RouteDefinition): Middleware<RequestState> {
-  const { handler, status = 200 } = definition;
+function respond(definition: AnyRoute, status: number): Middleware<RequestState> {
+  const { handler } = definition;
   return async (ctx) => {
-    const data = await handler(ctx as RouteContext);
+    const data = await handler(ctx as unknown as RouteContext);
     if (data !== undefined) {
       ctx.status = status;
       ctx.body = success(data);
@@ -30,22 +89,35 @@ function respond(definition: RouteDefinition): Middleware<RequestState> {
   };
 }
 
-/** Token check → role check → body (JSON only) → validation → the route's own `before` → handler. */
-function chain(definition: RouteDefinition, options: MountOptions, where: string): Middleware<RequestState>[] {
-  if (!METHODS.has(definition.method)) throw new Error(`${where}: unsupported method ${String(definition.method)}`);
-  if (typeof definition.handler !== 'function') throw new Error(`${where}: handler must be a function`);
+/** Token check → role check → params/query/headers → body (JSON only) → body validation → `before` → handler. */
+function chain(route: MountedRoute, options: MountOptions): Middleware<RequestState>[] {
+  const { definition, where } = route;
+  const parts = validateRequestParts(definition, where);
   const body = definition.body ? [jsonBody(options.bodyLimitBytes), validateBody(definition.body, where)] : [];
-  return [...accessGuards(definition.access, options.tokens, where), ...body, ...(definition.before ?? []), respond(definition)];
+  return [
+    ...accessGuards(definition.access, options.tokens, where),
+    ...parts,
+    ...body,
+    ...((definition.before ?? []) as Middleware<RequestState>[]),
+    respond(definition, route.successStatus),
+  ];
 }
 
-/** Adds routes to a router. Every check on a declaration happens here, so a bad one fails start-up. */
-export function addRoutes(router: Router<RequestState>, prefix: string, routes: RouteDefinition[], options: MountOptions): void {
-  for (const definition of routes) {
+/** The mounted form of a module's (or the system's) routes under `prefix`, each declaration checked. */
+export function declareRoutes(prefix: string, routes: readonly AnyRoute[], module?: ModuleDefinition): MountedRoute[] {
+  return routes.map((definition) => {
     const path = `${prefix}${definition.path === '/' && prefix ? '' : definition.path}`;
     const where = `route ${String(definition.method)} ${path}`;
     if (typeof definition.path !== 'string' || !definition.path.startsWith('/')) throw new Error(`${where}: path must start with /`);
+    return { path, where, definition, successStatus: checkDeclaration(definition, path, where), module };
+  });
+}
+
+/** Adds declared routes to a router, each with its chain composed once, here. */
+export function mountRoutes(router: Router<RequestState>, routes: readonly MountedRoute[], options: MountOptions): void {
+  for (const route of routes) {
     // Composed once here: given a list, the router would compose it again on every request.
-    router.register(path, [definition.method], [compose(chain(definition, options, where))]);
+    router.register(route.path, [route.definition.method], [compose(chain(route, options))]);
   }
 }
 
@@ -53,6 +125,11 @@ export function addRoutes(router: Router<RequestState>, prefix: string, routes: 
 export function modulePrefix(module: ModuleDefinition): string {
   if (!MODULE_NAME.test(module.name)) throw new Error(`module name '${module.name}' must match ${MODULE_NAME}`);
   return `/api/${module.name}`;
+}
+
+/** The middleware function of a module-wide entry (plain, or with the errors it declares). */
+export function middlewareOf(entry: ModuleMiddleware): Middleware<RequestState> {
+  return (typeof entry === 'function' ? entry : entry.middleware) as Middleware<RequestState>;
 }
 
 /**

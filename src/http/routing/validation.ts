@@ -1,15 +1,20 @@
-import Ajv, { type ErrorObject } from 'ajv';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Middleware } from 'koa';
 import type { FieldError } from '../envelope';
 import { unprocessable } from '../errors';
-import type { JsonSchema, RequestState } from './route';
+import type { RequestState, Schema } from './route';
 
-// One ajv instance for the whole service: schemas are compiled once, when routes are mounted.
-// allErrors so a client learns every bad field in one round trip; no coercion, no defaults: the handler
-// sees exactly what was sent, or nothing runs.
-const ajv = new Ajv({ allErrors: true, strict: true, coerceTypes: false, useDefaults: false });
-addFormats(ajv);
+// Two ajv instances, each compiling its schemas once, when routes are mounted. allErrors so a client learns
+// every bad field in one round trip.
+// - Bodies: no coercion, no defaults: the handler sees exactly what was sent, or nothing runs.
+// - Params, query and headers arrive as strings: coerced where the schema asks for a number, integer or
+//   boolean ('array' also turns a lone `?id=1` into [1] for an array schema), declared defaults filled in.
+const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: true, coerceTypes: false, useDefaults: false }));
+const stringAjv = addFormats(new Ajv({ allErrors: true, strict: true, coerceTypes: 'array', useDefaults: true }));
+
+/** Where a value comes from; it prefixes the field paths of its errors (`query.limit`). The body has none. */
+export type Source = 'params' | 'query' | 'headers' | 'body';
 
 /** `/address/city` → `address.city` (JSON Pointer escapes undone). */
 function pointerToPath(pointer: string): string {
@@ -21,34 +26,72 @@ function pointerToPath(pointer: string): string {
 }
 
 function join(parent: string, child: string): string {
-  return parent ? `${parent}.${child}` : child;
+  return parent && child ? `${parent}.${child}` : parent || child;
 }
 
 /** Turns ajv's errors into `{ field, message }`: the property path, and for a missing property its name. */
-function toFieldErrors(errors: ErrorObject[]): FieldError[] {
+function toFieldErrors(errors: ErrorObject[], source: Source): FieldError[] {
+  const prefix = source === 'body' ? '' : source;
   return errors.map((error) => {
-    const path = pointerToPath(error.instancePath);
+    const path = join(prefix, pointerToPath(error.instancePath));
     if (error.keyword === 'required') {
       return { field: join(path, String(error.params.missingProperty)), message: 'is required' };
     }
     if (error.keyword === 'additionalProperties') {
       return { field: join(path, String(error.params.additionalProperty)), message: 'is not allowed' };
     }
-    return { field: path || 'body', message: error.message ?? 'is invalid' };
+    return { field: path || source, message: error.message ?? 'is invalid' };
   });
 }
 
-/** Compiles the schema now (a bad schema fails start-up) and returns the guard that applies it. */
-export function validateBody(schema: JsonSchema, where: string): Middleware<RequestState> {
-  let check;
+/** Compiles now, so a bad schema fails start-up with the route's name. */
+function compile(source: Source, schema: Schema, where: string): ValidateFunction {
   try {
-    check = ajv.compile(schema);
+    return (source === 'body' ? bodyAjv : stringAjv).compile(schema);
   } catch (error) {
-    throw new Error(`${where}: invalid body schema: ${(error as Error).message}`, { cause: error });
+    throw new Error(`${where}: invalid ${source} schema: ${(error as Error).message}`, { cause: error });
   }
-  const validate = check;
-  return async (ctx, next) => {
-    if (!validate(ctx.request.body)) throw unprocessable(toFieldErrors(validate.errors ?? []));
-    await next();
+}
+
+/** The body guard: 422 with field paths unless the parsed body matches. */
+export function validateBody(schema: Schema, where: string): Middleware<RequestState> {
+  const validate = compile('body', schema, where);
+  return (ctx, next) => {
+    if (!validate(ctx.request.body)) throw unprocessable(toFieldErrors(validate.errors ?? [], 'body'));
+    return next();
   };
+}
+
+/**
+ * Guards for params, query and headers, in that order, for the ones the route declares (none: nothing runs).
+ * Each validates the object the handler will read, in place: coerced values and defaults land there.
+ * - params: the router's object for this request;
+ * - query: Koa's parsed query (cached per request, so `ctx.query` returns the same, coerced object);
+ * - headers: Node's header object (names lower-case).
+ */
+export function validateRequestParts(parts: { params?: Schema; query?: Schema; headers?: Schema }, where: string): Middleware<RequestState>[] {
+  const guards: Middleware<RequestState>[] = [];
+  if (parts.params) {
+    const validate = compile('params', parts.params, where);
+    guards.push((ctx, next) => check(validate, (ctx as { params?: unknown }).params ?? {}, 'params', next));
+  }
+  if (parts.query) {
+    const validate = compile('query', closedUnlessOpen(parts.query), where);
+    guards.push((ctx, next) => check(validate, ctx.query, 'query', next));
+  }
+  if (parts.headers) {
+    const validate = compile('headers', parts.headers, where);
+    guards.push((ctx, next) => check(validate, ctx.req.headers, 'headers', next));
+  }
+  return guards;
+}
+
+function check(validate: ValidateFunction, value: unknown, source: Source, next: () => Promise<unknown>): Promise<unknown> {
+  if (!validate(value)) throw unprocessable(toFieldErrors(validate.errors ?? [], source));
+  return next();
+}
+
+/** A query schema refuses parameters it does not name, unless it says otherwise (`additionalProperties`). */
+export function closedUnlessOpen(schema: Schema): Schema {
+  return 'additionalProperties' in schema ? schema : { ...schema, additionalProperties: false };
 }

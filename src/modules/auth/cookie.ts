@@ -12,6 +12,15 @@ export const REFRESH_COOKIE = 'refreshToken';
 /** Sent only to the auth routes: no other route ever sees the refresh token. */
 const REFRESH_COOKIE_PATH = '/api/auth';
 
+/** The cookie as an OpenAPI security scheme, named by the routes that take it as their credential. */
+export const REFRESH_COOKIE_SCHEME = 'cookieAuth';
+export const refreshCookieSecurityScheme = {
+  type: 'apiKey',
+  in: 'cookie',
+  name: REFRESH_COOKIE,
+  description: `The refresh token (JWT), set by login as an httpOnly, SameSite=Strict cookie on ${REFRESH_COOKIE_PATH}`,
+};
+
 export interface CookiePolicy {
   maxAgeSeconds: number;
   secure: boolean;

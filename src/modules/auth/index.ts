@@ -8,8 +8,9 @@ import { RefreshSessions } from '../../auth/refresh-sessions';
 import { refreshTokenStore, userStore } from '../../auth/stores/definitions';
 import { defineModule } from '../../services';
 import { AuthEvents } from './auth-events';
+import { REFRESH_COOKIE_SCHEME, refreshCookieSecurityScheme } from './cookie';
 import { noStore } from './no-store';
-import { authRateLimit } from './rate-limit';
+import { authRateLimit, authRateLimitErrors } from './rate-limit';
 import { authRoutes } from './routes';
 import { selectUserStore } from './user-store';
 
@@ -27,7 +28,15 @@ export const authModule = defineModule([userStore, refreshTokenStore], (services
   return {
     name: 'auth',
     // no-store first, so that every answer under /api/auth carries it, the rate limiter's 429 included
-    middleware: [noStore, authRateLimit(config.authRateLimit, rateLimitStore, logger, (ctx) => events.record(ctx, { action: 'rate-limit', outcome: 'limited' }))],
+    description: 'Log in, refresh the access token, log out (and register, when enabled)',
+    middleware: [
+      noStore,
+      {
+        middleware: authRateLimit(config.authRateLimit, rateLimitStore, logger, (ctx) => events.record(ctx, { action: 'rate-limit', outcome: 'limited' })),
+        errors: authRateLimitErrors,
+      },
+    ],
+    securitySchemes: { [REFRESH_COOKIE_SCHEME]: refreshCookieSecurityScheme },
     routes: authRoutes({
       tokens,
       users,

@@ -6,7 +6,7 @@ import { route } from '../../http/routing/route';
 import { refreshCookie } from './cookie';
 import { counted } from './rate-limit';
 import type { AuthRouteDeps } from './routes';
-import { passwordChangeSchema, type PasswordChangeBody } from './schemas';
+import { passwordChangeSchema, STORE_UNAVAILABLE } from './schemas';
 
 /**
  * POST /api/auth/password {currentPassword, newPassword}: the signed-in caller changes their password.
@@ -17,11 +17,18 @@ import { passwordChangeSchema, type PasswordChangeBody } from './schemas';
  */
 export function passwordChangeRoute(deps: AuthRouteDeps) {
   const { users, hasher, sessions, throttle, events, cookie } = deps;
-  return route<PasswordChangeBody>({
+  return route({
     method: 'POST',
     path: '/password',
     access: 'authenticated',
+    summary: 'Change the password: ends every session of the user and sets a new refresh cookie for the caller',
     body: passwordChangeSchema(deps.passwordMinLength),
+    responses: { 204: null },
+    errors: {
+      401: 'The current password is wrong (counted by the login throttle)',
+      429: { description: 'Too many failed attempts for this account', headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } },
+      503: STORE_UNAVAILABLE,
+    },
     handler: async (ctx) => {
       const caller = callerOf(ctx);
       const { currentPassword, newPassword } = ctx.request.body;

@@ -4,6 +4,8 @@ import type { RateLimitStore } from '../../auth/rate-limit-store';
 import type { Config } from '../../config/config';
 import { clientBucket } from '../../http/client-ip';
 import { HttpError, unavailable } from '../../http/errors';
+import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
+import type { ErrorResponses } from '../../http/routing/route';
 import type { Logger } from '../../logger';
 
 const HEADERS = { total: 'RateLimit-Limit', remaining: 'RateLimit-Remaining', reset: 'RateLimit-Reset' };
@@ -32,6 +34,20 @@ function rewriteReset(ctx: Context, windowSeconds: number): number {
   ctx.set(HEADERS.reset, String(reset));
   return reset;
 }
+
+/** What the limiter can answer instead of the route, for the API document (the module declares it with the middleware). */
+export const authRateLimitErrors: ErrorResponses = {
+  429: {
+    description: 'Too many requests from this client IP to /api/auth/* in the window (AUTH_RATE_LIMIT_MAX per AUTH_RATE_LIMIT_WINDOW)',
+    headers: {
+      'Retry-After': FRAMEWORK_HEADERS['Retry-After'],
+      [HEADERS.total]: FRAMEWORK_HEADERS[HEADERS.total],
+      [HEADERS.remaining]: FRAMEWORK_HEADERS[HEADERS.remaining],
+      [HEADERS.reset]: FRAMEWORK_HEADERS[HEADERS.reset],
+    },
+  },
+  503: { description: 'The rate-limit store (Redis) is unavailable: refused rather than unlimited', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
+};
 
 /**
  * One limit shared by every request under /api/auth (matched route or not): AUTH_RATE_LIMIT_MAX requests

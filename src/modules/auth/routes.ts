@@ -9,12 +9,12 @@ import { conflict, HttpError, unauthorized, unprocessable } from '../../http/err
 import { route, type ModuleDefinition } from '../../http/routing/route';
 import { DuplicateKeyError } from '../../stores/errors';
 import type { UserStore } from '../../auth/stores/user-store';
-import { clearedRefreshCookie, readRefreshCookie, refreshCookie, type CookiePolicy } from './cookie';
 import type { AuthEvents } from './auth-events';
+import { clearedRefreshCookie, readRefreshCookie, REFRESH_COOKIE_SCHEME, refreshCookie, type CookiePolicy } from './cookie';
 import { rejectCrossSite } from './csrf';
 import { passwordChangeRoute } from './password-route';
 import { counted } from './rate-limit';
-import { loginSchema, registerSchema, type LoginBody, type RegisterBody } from './schemas';
+import { accessTokenSchema, loginSchema, registeredUserSchema, registerSchema, STORE_UNAVAILABLE } from './schemas';
 
 export interface AuthRouteDeps {
   tokens: TokenService;
@@ -34,8 +34,10 @@ export interface AuthRouteDeps {
 
 /** The body of login and refresh: a new access token (never cached: the module sets no-store on every answer). */
 export function accessTokenResponse(tokens: TokenService, user: AuthUser) {
-  return { accessToken: tokens.signAccessToken(user), tokenType: 'Bearer', expiresIn: tokens.accessTtlSeconds };
+  return { accessToken: tokens.signAccessToken(user), tokenType: 'Bearer' as const, expiresIn: tokens.accessTtlSeconds };
 }
+
+const CLEARED_COOKIE_HEADER = { description: 'Clears the refresh cookie', schema: { type: 'string' } };
 
 export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
   const { tokens, users, credentials, sessions, hasher, cookie, events, throttle } = deps;
@@ -45,11 +47,14 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
   const refreshRefused = () => new HttpError(401, 'Invalid or expired refresh token', { headers: { 'Set-Cookie': clearedCookie } });
 
   const routes: ModuleDefinition['routes'] = [
-    route<LoginBody>({
+    route({
       method: 'POST',
       path: '/login',
       access: 'public',
+      summary: 'Log in: an access token in the body, the refresh token in an httpOnly cookie',
       body: loginSchema,
+      responses: { 200: accessTokenSchema },
+      errors: { 401: 'Unknown email or wrong password (one message for both)', 503: STORE_UNAVAILABLE },
       handler: async (ctx) => {
         const { email, password } = ctx.request.body;
         const client = clientBucket(ctx);
@@ -79,14 +84,25 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       method: 'POST',
       path: '/refresh',
       access: 'public', // the cookie is the credential
+      security: [REFRESH_COOKIE_SCHEME],
+      summary: "A new access token for the refresh cookie, carrying the user's current role",
+      description:
+        'With REFRESH_ROTATION the answer also sets a new refresh cookie and retires the one presented; a retired token ' +
+        'presented again after REFRESH_REUSE_GRACE revokes its whole session (401).',
+      responses: { 200: accessTokenSchema },
+      errors: {
+        401: { description: 'Refresh cookie missing, invalid, expired or unknown; the cookie is cleared', headers: { 'Set-Cookie': CLEARED_COOKIE_HEADER } },
+        403: 'Cross-site request',
+        503: STORE_UNAVAILABLE,
+      },
       before: [crossSiteGuard],
       handler: async (ctx) => {
         const token = readRefreshCookie(ctx);
         const session = token ? await sessions.refresh(token) : ({ ok: false, refused: 'missing-cookie' } as const);
         if (!session.ok) {
-          if (session.refused === 'reused-token' && session.familyId) {
+          if (session.refused === 'reused-token' && session.userId && session.familyId) {
             // A replaced token came back after the grace window: stolen, or its successor was. The family is gone.
-            events.record(ctx, { action: 'refresh', outcome: 'reuse-detected', userId: session.userId ?? '', familyId: session.familyId });
+            events.record(ctx, { action: 'refresh', outcome: 'reuse-detected', userId: session.userId, familyId: session.familyId });
           } else {
             events.record(ctx, { action: 'refresh', outcome: 'refused', reason: session.refused });
           }
@@ -111,6 +127,9 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       method: 'POST',
       path: '/logout',
       access: 'authenticated',
+      summary: "Log out: deletes the cookie's refresh token (when it is the caller's) and clears the cookie",
+      responses: { 204: null },
+      errors: { 403: 'Cross-site request', 503: STORE_UNAVAILABLE },
       before: [crossSiteGuard],
       handler: async (ctx) => {
         const caller = ctx.state.user;
@@ -127,6 +146,9 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       method: 'POST',
       path: '/logout-all',
       access: 'authenticated',
+      summary: 'Log out everywhere: revokes every refresh token of the caller and clears the cookie',
+      responses: { 204: null },
+      errors: { 403: 'Cross-site request', 503: STORE_UNAVAILABLE },
       before: [crossSiteGuard],
       handler: async (ctx) => {
         const caller = ctx.state.user;
@@ -144,12 +166,14 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
   if (deps.registrationEnabled) {
     // The seed's "registration customisation": off unless AUTH_REGISTRATION=true (with USER_STORE=database).
     routes.push(
-      route<RegisterBody>({
+      route({
         method: 'POST',
         path: '/register',
         access: 'public',
+        summary: 'Create a user (role `user`)',
         body: registerSchema(deps.passwordMinLength),
-        status: 201,
+        responses: { 201: registeredUserSchema },
+        errors: { 409: 'The email is already registered', 503: STORE_UNAVAILABLE },
         handler: async (ctx) => {
           const { name, email, password } = ctx.request.body;
           const refusal = passwordRefusal(password, email);

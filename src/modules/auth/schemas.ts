@@ -1,58 +1,52 @@
+import { Type, type Static } from '@sinclair/typebox';
 import { chosenPasswordSchema, PASSWORD_MAX_LENGTH } from '../../auth/password-policy';
-import type { JsonSchema } from '../../http/routing/route';
 
-// Request bodies of the auth routes. Other properties are ignored (never read), not rejected.
-// Types are strict: an operator object such as {"$gt": ""} as email or password is a 422, never a query.
+// Request bodies and answers of the auth routes, as TypeBox schemas: the JSON Schema that validates a body
+// (and documents it in /openapi.json) and the type its handler sees come from one declaration.
+// Other body properties are ignored (never read), not rejected. Types are strict: an operator object such
+// as {"$gt": ""} as email or password is a 422, never a query.
+
+/** The 503 every route that reads or writes the database may answer. */
+export const STORE_UNAVAILABLE = 'The database is unreachable';
 
 /** An email address as every auth route (and the user:create CLI) accepts it. */
-export const emailSchema = { type: 'string', format: 'email', maxLength: 254 } as const;
+export const emailSchema = Type.String({ format: 'email', maxLength: 254 });
 
-export interface LoginBody {
-  email: string;
-  password: string;
-}
-
-export const loginSchema: JsonSchema = {
-  type: 'object',
-  required: ['email', 'password'],
-  properties: {
-    email: emailSchema,
-    password: { type: 'string', minLength: 1, maxLength: PASSWORD_MAX_LENGTH },
-  },
-};
-
-export interface RegisterBody {
-  name: string;
-  email: string;
-  password: string;
-}
+export const loginSchema = Type.Object({
+  email: emailSchema,
+  password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH }),
+});
+export type LoginBody = Static<typeof loginSchema>;
 
 /** Registration: the password's length comes from PASSWORD_MIN_LENGTH; the rest of the policy runs in the handler. */
-export function registerSchema(passwordMinLength: number): JsonSchema {
-  return {
-    type: 'object',
-    required: ['name', 'email', 'password'],
-    properties: {
-      name: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' },
-      email: emailSchema,
-      password: chosenPasswordSchema(passwordMinLength),
-    },
-  };
+export function registerSchema(passwordMinLength: number) {
+  return Type.Object({
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+    email: emailSchema,
+    password: Type.Unsafe<string>(chosenPasswordSchema(passwordMinLength)),
+  });
 }
+export type RegisterBody = Static<ReturnType<typeof registerSchema>>;
 
-export interface PasswordChangeBody {
-  currentPassword: string;
-  newPassword: string;
-}
+/** What login and refresh answer: a new access token. The refresh token travels only in the cookie. */
+export const accessTokenSchema = Type.Object({
+  accessToken: Type.String({ description: 'JWT (HS256) for `Authorization: Bearer …`' }),
+  tokenType: Type.Literal('Bearer'),
+  expiresIn: Type.Integer({ description: 'Seconds until the access token expires' }),
+});
+
+/** What registration answers: the new user, never the password hash. */
+export const registeredUserSchema = Type.Object({
+  id: Type.String(),
+  email: Type.String({ format: 'email' }),
+  role: Type.String(),
+  name: Type.Union([Type.String(), Type.Null()]),
+});
 
 /** Password change: the new password's length from PASSWORD_MIN_LENGTH; the rest of the policy runs in the handler. */
-export function passwordChangeSchema(passwordMinLength: number): JsonSchema {
-  return {
-    type: 'object',
-    required: ['currentPassword', 'newPassword'],
-    properties: {
-      currentPassword: { type: 'string', minLength: 1, maxLength: PASSWORD_MAX_LENGTH },
-      newPassword: chosenPasswordSchema(passwordMinLength),
-    },
-  };
+export function passwordChangeSchema(passwordMinLength: number) {
+  return Type.Object({
+    currentPassword: Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH }),
+    newPassword: Type.Unsafe<string>(chosenPasswordSchema(passwordMinLength)),
+  });
 }

@@ -1,28 +1,19 @@
+import { Type } from '@sinclair/typebox';
 import type { UserRecord } from '../../auth/stores/user-store';
-import type { JsonSchema } from '../../http/routing/route';
 
 /** What the users routes show of a user: never the password hash. */
-export interface PublicUser {
-  id: string;
-  email: string;
-  name: string | null;
-  role: string;
-}
+export const publicUserSchema = Type.Object({
+  id: Type.String(),
+  email: Type.String({ format: 'email' }),
+  name: Type.Union([Type.String(), Type.Null()]),
+  role: Type.String(),
+});
 
-export function publicUser(user: UserRecord): PublicUser {
+export function publicUser(user: UserRecord) {
   return { id: user.id, email: user.email, name: user.name, role: user.role };
 }
 
-export interface RoleChangeBody {
-  role: string;
-}
-
 /** PATCH /api/users/:id: the role, one of ROLES. */
-export function roleChangeSchema(roles: readonly string[]): JsonSchema {
-  return {
-    type: 'object',
-    required: ['role'],
-    properties: { role: { type: 'string', enum: [...roles] } },
-    additionalProperties: false,
-  };
+export function roleChangeSchema(roles: readonly string[]) {
+  return Type.Object({ role: Type.Union(roles.map((role) => Type.Literal(role))) }, { additionalProperties: false });
 }

@@ -1,0 +1,153 @@
+import { STATUS_CODES } from 'node:http';
+import { pathParameterNames, type MountedRoute } from '../routing/mount';
+import type { ErrorDoc, ErrorResponses, HeaderDoc, JsonSchema, ModuleMiddleware } from '../routing/route';
+import { FRAMEWORK_HEADERS, SCHEMA_REF, plain } from './components';
+
+// One route → one OpenAPI operation. Every response is derived from the declaration: the success
+// envelope around the declared `data`, then each error the framework gives on such a route (the guards
+// it has, the body it reads, the schemas it validates), the handler's declared errors and those of its
+// module's middleware. Nothing here is listed by hand for a particular route.
+
+interface ErrorEntry {
+  descriptions: string[];
+  headers: Record<string, HeaderDoc>;
+}
+
+const PARAMETER_PART = { params: 'path', query: 'query', headers: 'header' } as const;
+
+/** `/api/notes/:id` → `/api/notes/{id}`. */
+export function openApiPath(path: string): string {
+  return path.replace(/[:*]([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+}
+
+function words(text: string): string {
+  return text
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((word) => word[0].toUpperCase() + word.slice(1))
+    .join('');
+}
+
+/** `GET /api/notes/:id` → `getNotesById`; `GET /` → `getRoot`. */
+export function derivedOperationId(method: string, path: string): string {
+  const segments = path.split('/').filter(Boolean);
+  if (segments[0] === 'api') segments.shift();
+  const name = segments.map((segment) => (/^[:*]/.test(segment) ? `By${words(segment)}` : words(segment))).join('');
+  return `${method.toLowerCase()}${name || 'Root'}`;
+}
+
+function errorsOfMiddleware(middleware: readonly ModuleMiddleware[] | undefined): ErrorResponses[] {
+  return (middleware ?? []).flatMap((entry) => (typeof entry === 'function' ? [] : [entry.errors]));
+}
+
+/** Every error status this route can answer, with why and which headers come with it. */
+function errorEntries(route: MountedRoute): Map<number, ErrorEntry> {
+  const { definition } = route;
+  const entries = new Map<number, ErrorEntry>();
+  const add = (status: number, doc: string | ErrorDoc) => {
+    const { description, headers = {} } = typeof doc === 'string' ? { description: doc } : doc;
+    const entry = entries.get(status) ?? { descriptions: [], headers: {} };
+    if (!entry.descriptions.includes(description)) entry.descriptions.push(description);
+    Object.assign(entry.headers, headers);
+    entries.set(status, entry);
+  };
+  if (definition.body) add(400, 'Malformed JSON, or a `__proto__` / `constructor.prototype` key');
+  if (definition.access !== 'public') {
+    add(401, { description: 'Missing, invalid or expired bearer token', headers: { 'WWW-Authenticate': FRAMEWORK_HEADERS['WWW-Authenticate'] } });
+  }
+  if (typeof definition.access === 'object') add(403, `The caller's role is not one of: ${definition.access.roles.join(', ')}`);
+  if (definition.body) {
+    add(413, 'Body larger than the configured limit (BODY_LIMIT)');
+    add(415, 'A body that is not JSON');
+  }
+  const validated = (['params', 'query', 'headers', 'body'] as const).filter((part) => definition[part]);
+  if (validated.length) add(422, `The ${validated.join(', ')} did not match the schema: \`errors\` names each field`);
+  for (const declared of [definition.errors ?? {}, ...errorsOfMiddleware(route.module?.middleware)]) {
+    for (const [status, doc] of Object.entries(declared)) add(Number(status), doc);
+  }
+  add(500, 'Unexpected error: the body says nothing more; the log has the request id');
+  return entries;
+}
+
+function headerRefs(headers: Record<string, HeaderDoc>): Record<string, JsonSchema> {
+  const all: Record<string, HeaderDoc> = { 'X-Request-Id': FRAMEWORK_HEADERS['X-Request-Id'], ...headers };
+  return Object.fromEntries(
+    Object.entries(all).map(([name, header]) => [name, name in FRAMEWORK_HEADERS ? { $ref: `#/components/headers/${name}` } : plain(header)]),
+  );
+}
+
+function jsonContent(schema: JsonSchema): JsonSchema {
+  return { 'application/json': { schema } };
+}
+
+function successResponses(route: MountedRoute): Record<string, JsonSchema> {
+  const declared = route.definition.responses ?? { [route.successStatus]: {} };
+  return Object.fromEntries(
+    Object.entries(declared).map(([status, data]) => {
+      const response: JsonSchema = { description: STATUS_CODES[Number(status)] ?? 'Success', headers: headerRefs({}) };
+      if (data !== null) {
+        const envelope = { allOf: [{ $ref: SCHEMA_REF.success }, { type: 'object', properties: { data: plain(data) } }] };
+        response.content = jsonContent(envelope);
+      }
+      return [status, response];
+    }),
+  );
+}
+
+function responses(route: MountedRoute): Record<string, JsonSchema> {
+  const all = successResponses(route);
+  for (const [status, entry] of [...errorEntries(route)].sort(([a], [b]) => a - b)) {
+    all[status] = {
+      description: entry.descriptions.join('; '),
+      headers: headerRefs(entry.headers),
+      content: jsonContent({ $ref: status === 422 ? SCHEMA_REF.validationFail : SCHEMA_REF.fail }),
+    };
+  }
+  return all;
+}
+
+function parameters(route: MountedRoute): JsonSchema[] {
+  const { definition } = route;
+  const list: JsonSchema[] = [];
+  const declaredPath = (definition.params as { properties?: Record<string, JsonSchema> } | undefined)?.properties ?? {};
+  for (const name of pathParameterNames(route.path)) {
+    list.push({ name, in: 'path', required: true, schema: plain(declaredPath[name] ?? { type: 'string' }) });
+  }
+  for (const part of ['query', 'headers'] as const) {
+    const schema = definition[part] as { properties?: Record<string, JsonSchema>; required?: string[] } | undefined;
+    for (const [name, property] of Object.entries(schema?.properties ?? {})) {
+      // A default is filled in before `required` is checked, so a client may leave such a parameter out.
+      const required = (schema?.required?.includes(name) ?? false) && !('default' in property);
+      const parameter: JsonSchema = { name, in: PARAMETER_PART[part], required, schema: plain(property) };
+      if (typeof property.description === 'string') parameter.description = property.description;
+      list.push(parameter);
+    }
+  }
+  return list;
+}
+
+function security(route: MountedRoute): JsonSchema[] | undefined {
+  const { access, security: schemes } = route.definition;
+  if (access === 'authenticated') return [{ bearerAuth: [] }];
+  // OpenAPI 3.1: for schemes other than OAuth2/OpenID, the list names the roles the operation needs.
+  if (typeof access === 'object') return [{ bearerAuth: [...access.roles] }];
+  return schemes?.length ? schemes.map((name) => ({ [name]: [] })) : undefined;
+}
+
+/** The OpenAPI operation object of a mounted route. */
+export function describeOperation(route: MountedRoute, operationId: string): JsonSchema {
+  const { definition } = route;
+  const operation: JsonSchema = {
+    operationId,
+    tags: definition.tags ?? [route.module?.name ?? 'system'],
+  };
+  if (definition.summary) operation.summary = definition.summary;
+  if (definition.description) operation.description = definition.description;
+  const params = parameters(route);
+  if (params.length) operation.parameters = params;
+  if (definition.body) operation.requestBody = { required: true, content: jsonContent(plain(definition.body)) };
+  operation.responses = responses(route);
+  const requirements = security(route);
+  if (requirements) operation.security = requirements;
+  return operation;
+}
