@@ -58,15 +58,15 @@ export class TokenService {
     return claims && typeof claims.role === 'string' ? { id: claims.sub as string, role: claims.role } : undefined;
   }
 
-  signRefreshToken(userId: string): IssuedRefreshToken {
-    const expiresAt = new Date(Date.now() + this.settings.refreshTtlSeconds * 1000);
+  /** A new refresh token, valid for the refresh lifetime or, when given, until `expiresAt` (a rotated family's end). */
+  signRefreshToken(userId: string, expiresAt = new Date(Date.now() + this.settings.refreshTtlSeconds * 1000)): IssuedRefreshToken {
     const token = jwt.sign({ typ: 'refresh' }, this.refreshKey, {
       algorithm: ALGORITHM,
       issuer: this.settings.issuer,
       audience: this.settings.issuer, // only this service ever reads its refresh tokens
       subject: userId,
       jwtid: randomBytes(16).toString('base64url'), // 128 random bits: no two refresh tokens alike
-      expiresIn: this.settings.refreshTtlSeconds,
+      expiresIn: Math.max(1, Math.ceil((expiresAt.getTime() - Date.now()) / 1000)),
     });
     return { token, expiresAt };
   }

@@ -46,9 +46,9 @@ async function main(): Promise<void> {
   });
   const email = normaliseEmail(values.email ?? '');
   if (!ajv.validate(emailSchema, email)) throw new UsageError('--email must be a valid email address');
-  const role = values.role.trim();
-  if (!/^[A-Za-z0-9_-]{1,50}$/.test(role)) throw new UsageError('--role must be 1-50 letters, digits, dashes or underscores');
   const config = loadConfig();
+  const role = values.role.trim();
+  if (!config.roles.includes(role)) throw new UsageError(`--role must be one of ROLES: ${config.roles.join(', ')}`);
   const password = values.password ?? (await readStdinLine());
   // The same policy as registration: the schema's length bounds, then the common-password and email checks.
   const lengths = chosenPasswordSchema(config.passwordMinLength);

@@ -40,6 +40,10 @@ export interface Config {
   authRateLimit: { max: number; windowMs: number };
   /** Failed logins allowed per (account, client) and per account before that login is refused for the window. */
   loginThrottle: { pairFailures: number; accountFailures: number; windowMs: number };
+  /** Refresh-token rotation (off by default: the specification keeps the stored record unchanged). */
+  refreshRotation: { enabled: boolean; graceMs: number; sliding: boolean };
+  /** The roles a user may hold (ROLES); `user` is given to new users, `admin` may manage users. */
+  roles: string[];
   userStore: UserStoreKind;
   demoUser: { email: string; password: string; role: string };
   registrationEnabled: boolean;
@@ -206,6 +210,26 @@ function demoUser(env: Env, mode: RunMode, userStore: UserStoreKind): Config['de
   };
 }
 
+const REQUIRED_ROLES = ['user', 'admin'];
+
+function roles(env: Env): string[] {
+  const list = [...new Set((read(env, 'ROLES') ?? REQUIRED_ROLES.join(',')).split(',').map((role) => role.trim()).filter(Boolean))];
+  if (!list.every((role) => /^[A-Za-z0-9_-]{1,64}$/.test(role))) {
+    throw new ConfigError('ROLES', 'must be a comma-separated list of names made of letters, digits, - and _');
+  }
+  // New users get `user`; the user-management routes require `admin`.
+  if (!REQUIRED_ROLES.every((role) => list.includes(role))) throw new ConfigError('ROLES', 'must include user and admin');
+  return list;
+}
+
+function refreshRotation(env: Env): Config['refreshRotation'] {
+  return {
+    enabled: boolean(env, 'REFRESH_ROTATION', false),
+    graceMs: timerMs(env, 'REFRESH_REUSE_GRACE', '10s', true),
+    sliding: oneOf(env, 'REFRESH_EXPIRY', ['absolute', 'sliding'], 'absolute') === 'sliding',
+  };
+}
+
 function loginThrottle(env: Env): Config['loginThrottle'] {
   const pairFailures = integer(env, 'LOGIN_THROTTLE_FAILURES', 5, 1, 1000);
   const accountFailures = integer(env, 'LOGIN_THROTTLE_ACCOUNT_FAILURES', 50, 1, 1_000_000);
@@ -246,6 +270,10 @@ export function loadConfig(env: Env = process.env): Config {
     warnings.push('TRUST_PROXY is set without PUBLIC_URL: the CSRF check takes the service origin from X-Forwarded-Host');
   }
   const issuer = claim(env, 'JWT_ISSUER', 'koa-api-service');
+  const secrets = readSecrets(env, mode === 'production', warnings); // first: the most important message wins
+  const roleList = roles(env);
+  const demo = demoUser(env, mode, userStore);
+  if (!roleList.includes(demo.role)) throw new ConfigError('DEMO_USER_ROLE', 'must be one of ROLES');
   const registrationEnabled = boolean(env, 'AUTH_REGISTRATION', false);
   if (registrationEnabled && userStore !== 'database') {
     throw new ConfigError('AUTH_REGISTRATION', 'needs USER_STORE=database');
@@ -254,7 +282,7 @@ export function loadConfig(env: Env = process.env): Config {
     env: mode,
     port: integer(env, 'PORT', mode === 'test' ? 3001 : 3000, 0, 65_535),
     jwt: {
-      ...readSecrets(env, mode === 'production', warnings),
+      ...secrets,
       accessTtlSeconds: accessTtlSeconds(env, mode, warnings),
       refreshTtlSeconds: REFRESH_TTL_SECONDS,
       issuer,
@@ -273,13 +301,15 @@ export function loadConfig(env: Env = process.env): Config {
       windowMs: timerMs(env, 'AUTH_RATE_LIMIT_WINDOW', '15m'),
     },
     loginThrottle: loginThrottle(env),
+    refreshRotation: refreshRotation(env),
     userStore,
-    demoUser: demoUser(env, mode, userStore),
+    demoUser: demo,
     registrationEnabled,
     corsOrigins: origins(env),
     publicUrl: ownUrl,
     apiDocs: boolean(env, 'API_DOCS', mode !== 'production'),
     passwordMinLength: integer(env, 'PASSWORD_MIN_LENGTH', 12, 8, 128),
+    roles: roleList,
     cookieSecure: boolean(env, 'COOKIE_SECURE', mode === 'production'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, mode === 'test' ? 'silent' : 'info'),
     bodyLimitBytes: byteSize(env, 'BODY_LIMIT', '100kb'),

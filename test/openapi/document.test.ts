@@ -155,7 +155,7 @@ describe('the document at start-up', () => {
     expect(validateOpenApi(doc).valid).toBe(true);
     // The registered modules' routes (a generated module adds its own after these).
     expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/', '/health/live', '/health/ready', '/api/auth/login', '/api/auth/refresh', '/api/auth/logout', '/api/auth/register']),
+      expect.arrayContaining(['/', '/health/live', '/health/ready', '/api/auth/login', '/api/auth/refresh', '/api/auth/logout', '/api/auth/logout-all', '/api/auth/password', '/api/auth/register', '/api/users/me', '/api/users', '/api/users/{id}']),
     );
   });
 });

@@ -1,17 +1,18 @@
 import { defineStore } from '../../stores/kit/definition';
 import { createUsers } from './migrations/0001-create-users';
 import { createRefreshTokens } from './migrations/0002-create-refresh-tokens';
+import { addRefreshTokenFamilies } from './migrations/0003-refresh-token-families';
 import { MongoRefreshTokenStore } from './mongo-refresh-token-store';
 import { MongoUserStore } from './mongo-user-store';
 import type { RefreshTokenStore } from './refresh-token-store';
 import { SqlRefreshTokenStore } from './sql-refresh-token-store';
 import { SqlUserStore } from './sql-user-store';
-import type { UserStore } from './user-store';
+import type { DatabaseUserStore } from './user-store';
 
 // The auth module's persistence, declared like any module's (src/stores/kit): the service opens them on
 // the configured engine. The migration names predate the kit and stay as they are (databases record them).
 
-export const userStore = defineStore<UserStore>({
+export const userStore = defineStore<DatabaseUserStore>({
   name: 'users',
   migrations: [createUsers],
   relational: (context) => new SqlUserStore(context),
@@ -20,7 +21,7 @@ export const userStore = defineStore<UserStore>({
 
 export const refreshTokenStore = defineStore<RefreshTokenStore>({
   name: 'refresh-tokens',
-  migrations: [createRefreshTokens],
+  migrations: [createRefreshTokens, addRefreshTokenFamilies],
   relational: (context) => new SqlRefreshTokenStore(context),
   mongodb: (context) => new MongoRefreshTokenStore(context),
 });

@@ -1,15 +1,28 @@
 import type { Model } from 'mongoose';
 import type { MongoStoreContext } from '../../stores/kit/definition';
-import type { RefreshTokenRecord, RefreshTokenStore } from './refresh-token-store';
+import type { NewRefreshToken, RefreshTokenRecord, RefreshTokenStore } from './refresh-token-store';
 
 interface RefreshTokenDocument {
   token: string;
   userId: string;
   expiresAt: Date;
+  /** Missing on documents from before families: such a document is a family of its own. */
+  familyId?: string;
+  retiredAt?: Date | null;
 }
 
 /** Only the record's fields come back from a lookup. */
-const PROJECTION = { _id: 0, token: 1, userId: 1, expiresAt: 1 } as const;
+const PROJECTION = { _id: 0, token: 1, userId: 1, expiresAt: 1, familyId: 1, retiredAt: 1 } as const;
+
+function toRecord(doc: RefreshTokenDocument): RefreshTokenRecord {
+  return {
+    token: doc.token,
+    userId: doc.userId,
+    expiresAt: new Date(doc.expiresAt),
+    familyId: doc.familyId ?? doc.token,
+    retiredAt: doc.retiredAt ? new Date(doc.retiredAt) : null,
+  };
+}
 
 /** The refresh-token store on MongoDB (collection `refreshtokens`; expiry by the TTL index). */
 export class MongoRefreshTokenStore implements RefreshTokenStore {
@@ -22,6 +35,8 @@ export class MongoRefreshTokenStore implements RefreshTokenStore {
         token: { type: String, required: true },
         userId: { type: String, required: true },
         expiresAt: { type: Date, required: true },
+        familyId: { type: String },
+        retiredAt: { type: Date, default: null },
       },
       { timestamps: { createdAt: true, updatedAt: false }, versionKey: false },
     );
@@ -29,6 +44,8 @@ export class MongoRefreshTokenStore implements RefreshTokenStore {
     // TTL index: MongoDB's monitor deletes a document once expiresAt has passed (it runs about every 60 s,
     // so lookups still filter on expiresAt themselves).
     schema.index({ expiresAt: 1 }, { expireAfterSeconds: 0, name: 'refreshtokens_expires_at_ttl' });
+    schema.index({ familyId: 1 }, { name: 'refreshtokens_family_id' });
+    schema.index({ userId: 1 }, { name: 'refreshtokens_user_id' });
     this.RefreshToken = context.connection.model<RefreshTokenDocument>('RefreshToken', schema, 'refreshtokens');
   }
 
@@ -39,17 +56,35 @@ export class MongoRefreshTokenStore implements RefreshTokenStore {
         .maxTimeMS(this.context.timeoutMs)
         .lean<RefreshTokenDocument>()
         .exec();
-      return doc ? { token: doc.token, userId: doc.userId, expiresAt: new Date(doc.expiresAt) } : null;
+      return doc ? toRecord(doc) : null;
     });
   }
 
-  create(record: RefreshTokenRecord): Promise<void> {
+  create(record: NewRefreshToken): Promise<void> {
     return this.context.run(async () => {
-      await this.RefreshToken.create({ token: record.token, userId: record.userId, expiresAt: record.expiresAt });
+      await this.RefreshToken.create({ token: record.token, userId: record.userId, expiresAt: record.expiresAt, familyId: record.familyId ?? record.token });
     });
   }
 
   deleteByToken(token: string): Promise<boolean> {
     return this.context.run(async () => (await this.RefreshToken.deleteOne({ token }).exec()).deletedCount > 0);
+  }
+
+  retire(token: string, at: Date): Promise<boolean> {
+    // A single-document update is atomic: of racing calls, one matches `retiredAt: null` (which also matches
+    // a document without the field) and the rest match nothing.
+    return this.context.run(async () => {
+      const result = await this.RefreshToken.updateOne({ token, retiredAt: null }, { $set: { retiredAt: at } }).exec();
+      return result.modifiedCount > 0;
+    });
+  }
+
+  deleteFamily(familyId: string): Promise<number> {
+    // Documents from before families carry no familyId: for them the family is the token itself.
+    return this.context.run(async () => (await this.RefreshToken.deleteMany({ $or: [{ familyId }, { familyId: { $exists: false }, token: familyId }] }).exec()).deletedCount);
+  }
+
+  deleteByUser(userId: string): Promise<number> {
+    return this.context.run(async () => (await this.RefreshToken.deleteMany({ userId }).exec()).deletedCount);
   }
 }

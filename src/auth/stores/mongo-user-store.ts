@@ -1,7 +1,8 @@
 import type { Model } from 'mongoose';
 import type { MongoStoreContext } from '../../stores/kit/definition';
+import type { Page, PageRequest } from '../../stores/kit/pagination';
 import { normaliseEmail } from './email';
-import type { NewUser, UserRecord, UserStore } from './user-store';
+import type { DatabaseUserStore, NewUser, UserRecord } from './user-store';
 
 interface UserDocument {
   _id: string;
@@ -19,7 +20,7 @@ function toRecord(doc: UserDocument): UserRecord {
 }
 
 /** The user store on MongoDB (collection `users`): lean lookups with a projection, one round trip each. */
-export class MongoUserStore implements UserStore {
+export class MongoUserStore implements DatabaseUserStore {
   private readonly User: Model<UserDocument>;
 
   constructor(private readonly context: MongoStoreContext) {
@@ -59,5 +60,29 @@ export class MongoUserStore implements UserStore {
     return this.context.run(async () => {
       await this.User.updateOne({ _id: id }, { $set: { passwordHash } }).exec();
     });
+  }
+
+  list(page: PageRequest): Promise<Page<UserRecord>> {
+    return this.context.run(async () => {
+      const [docs, total] = await Promise.all([
+        this.User.find({}, PROJECTION).sort({ createdAt: 1, _id: 1 }).skip(page.offset).limit(page.limit).maxTimeMS(this.context.timeoutMs).lean<UserDocument[]>().exec(),
+        this.User.countDocuments({}).maxTimeMS(this.context.timeoutMs).exec(),
+      ]);
+      return { items: docs.map(toRecord), total, limit: page.limit, offset: page.offset };
+    });
+  }
+
+  updateRole(id: string, role: string): Promise<UserRecord | null> {
+    return this.context.run(async () => {
+      const doc = await this.User.findOneAndUpdate({ _id: id }, { $set: { role } }, { returnDocument: 'after', projection: PROJECTION })
+        .maxTimeMS(this.context.timeoutMs)
+        .lean<UserDocument>()
+        .exec();
+      return doc ? toRecord(doc) : null;
+    });
+  }
+
+  delete(id: string): Promise<boolean> {
+    return this.context.run(async () => (await this.User.deleteOne({ _id: id }).exec()).deletedCount > 0);
   }
 }

@@ -1,16 +1,18 @@
 import { DataTypes, Op, QueryTypes, type Model, type ModelStatic } from 'sequelize';
 import type { SqlStoreContext } from '../../stores/kit/definition';
-import type { RefreshTokenRecord, RefreshTokenStore } from './refresh-token-store';
+import type { NewRefreshToken, RefreshTokenRecord, RefreshTokenStore } from './refresh-token-store';
 
 interface RefreshTokenRow {
   token: string;
   userId: string;
   /** A Date, or on SQLite the stored text ('2026-01-02 03:04:05.678 +00:00'): both parse with new Date(). */
   expiresAt: Date | string;
+  familyId: string | null;
+  retiredAt: Date | string | null;
 }
 
 /**
- * The refresh-token store on a relational engine (table `refresh_tokens`, migration 0002). The lookup is the
+ * The refresh-token store on a relational engine (table `refresh_tokens`, migrations 0002 and 0003). The lookup is the
  * refresh hot path: one SELECT, its SQL built once, the row read raw (no model instance built). Expired rows are removed by the
  * in-process cleanup job (registered here) and never returned before that.
  */
@@ -26,13 +28,16 @@ export class SqlRefreshTokenStore implements RefreshTokenStore {
         token: { type: DataTypes.CHAR(64), primaryKey: true },
         userId: { type: DataTypes.STRING(64), allowNull: false, field: 'user_id' },
         expiresAt: { type: DataTypes.DATE(3), allowNull: false, field: 'expires_at' },
+        familyId: { type: DataTypes.STRING(64), allowNull: true, field: 'family_id' },
+        retiredAt: { type: DataTypes.DATE(3), allowNull: true, field: 'retired_at' },
       },
       { tableName: 'refresh_tokens', timestamps: true, createdAt: 'created_at', updatedAt: false },
     );
     context.removeExpiredPeriodically(() => this.deleteExpired());
     const q = (name: string) => context.sequelize.getQueryInterface().quoteIdentifier(name);
     this.findSql =
-      `SELECT ${q('token')} AS ${q('token')}, ${q('user_id')} AS ${q('userId')}, ${q('expires_at')} AS ${q('expiresAt')} ` +
+      `SELECT ${q('token')} AS ${q('token')}, ${q('user_id')} AS ${q('userId')}, ${q('expires_at')} AS ${q('expiresAt')}, ` +
+      `${q('family_id')} AS ${q('familyId')}, ${q('retired_at')} AS ${q('retiredAt')} ` +
       `FROM ${q('refresh_tokens')} WHERE ${q('token')} = :token`;
   }
 
@@ -48,18 +53,41 @@ export class SqlRefreshTokenStore implements RefreshTokenStore {
       // Expiry compared here, to the millisecond, so an expired row the cleanup job has not removed yet is
       // never returned (a date in raw SQL would be formatted per dialect, some without milliseconds).
       const expiresAt = new Date(row.expiresAt);
-      return expiresAt.getTime() > Date.now() ? { token: row.token, userId: row.userId, expiresAt } : null;
+      if (expiresAt.getTime() <= Date.now()) return null;
+      return {
+        token: row.token,
+        userId: row.userId,
+        expiresAt,
+        familyId: row.familyId ?? row.token, // a row from before families is a family of its own
+        retiredAt: row.retiredAt === null ? null : new Date(row.retiredAt),
+      };
     });
   }
 
-  create(record: RefreshTokenRecord): Promise<void> {
+  create(record: NewRefreshToken): Promise<void> {
     return this.context.run(async () => {
-      await this.RefreshToken.create({ token: record.token, userId: record.userId, expiresAt: record.expiresAt });
+      await this.RefreshToken.create({ token: record.token, userId: record.userId, expiresAt: record.expiresAt, familyId: record.familyId ?? record.token });
     });
   }
 
   deleteByToken(token: string): Promise<boolean> {
     return this.context.run(async () => (await this.RefreshToken.destroy({ where: { token } })) > 0);
+  }
+
+  retire(token: string, at: Date): Promise<boolean> {
+    // One conditional UPDATE: the database serialises racing calls on the row, and only one sees retired_at NULL.
+    return this.context.run(async () => {
+      const [changed] = await this.RefreshToken.update({ retiredAt: at }, { where: { token, retiredAt: null } });
+      return changed > 0;
+    });
+  }
+
+  deleteFamily(familyId: string): Promise<number> {
+    return this.context.run(() => this.RefreshToken.destroy({ where: { familyId } }));
+  }
+
+  deleteByUser(userId: string): Promise<number> {
+    return this.context.run(() => this.RefreshToken.destroy({ where: { userId } }));
   }
 
   /**

@@ -1,8 +1,9 @@
 import { DataTypes, QueryTypes, type ModelStatic, type Model } from 'sequelize';
+import type { Page, PageRequest } from '../../stores/kit/pagination';
 import { newId } from '../../stores/ids';
 import type { SqlStoreContext } from '../../stores/kit/definition';
 import { normaliseEmail } from './email';
-import type { NewUser, UserRecord, UserStore } from './user-store';
+import type { DatabaseUserStore, NewUser, UserRecord } from './user-store';
 
 function toRecord(row: UserRecord): UserRecord {
   return { id: row.id, email: row.email, passwordHash: row.passwordHash, role: row.role, name: row.name ?? null };
@@ -12,7 +13,7 @@ function toRecord(row: UserRecord): UserRecord {
  * The user store on a relational engine (table `users`, migration 0001). Lookups are on the login and
  * refresh paths: one SELECT each, its SQL built once, rows read raw (no model instances built).
  */
-export class SqlUserStore implements UserStore {
+export class SqlUserStore implements DatabaseUserStore {
   private readonly User: ModelStatic<Model>;
   /** The lookups' SQL, built once (exactly the record's columns): no query generation per login or refresh. */
   private readonly findSql: { id: string; email: string };
@@ -61,5 +62,32 @@ export class SqlUserStore implements UserStore {
     return this.context.run(async () => {
       await this.User.update({ passwordHash }, { where: { id } });
     });
+  }
+
+  list(page: PageRequest): Promise<Page<UserRecord>> {
+    return this.context.run(async () => {
+      const { rows, count } = await this.User.findAndCountAll({
+        attributes: ['id', 'email', 'passwordHash', 'role', 'name'],
+        order: [
+          ['created_at', 'ASC'],
+          ['id', 'ASC'],
+        ],
+        limit: page.limit,
+        offset: page.offset,
+        raw: true,
+      });
+      return { items: (rows as unknown as UserRecord[]).map(toRecord), total: count, limit: page.limit, offset: page.offset };
+    });
+  }
+
+  updateRole(id: string, role: string): Promise<UserRecord | null> {
+    return this.context.run(async () => {
+      const [changed] = await this.User.update({ role }, { where: { id } });
+      return changed > 0 ? this.findById(id) : null;
+    });
+  }
+
+  delete(id: string): Promise<boolean> {
+    return this.context.run(async () => (await this.User.destroy({ where: { id } })) > 0);
   }
 }

@@ -1,3 +1,5 @@
+import type { Page, PageRequest } from '../../stores/kit/pagination';
+
 // The users of USER_STORE=database: table `users` on the relational engines, collection `users` on
 // MongoDB. Declared in ./definitions.ts, opened by the service on the configured engine.
 
@@ -22,3 +24,16 @@ export interface UserStore {
   /** Replaces the stored hash, e.g. after a rehash with stronger parameters. */
   updatePasswordHash(id: string, passwordHash: string): Promise<void>;
 }
+
+/** What administrators do with users (the users module's admin routes, `user:set-role`): database users only. */
+export interface UserDirectory {
+  /** Oldest first (then by id), with the total. */
+  list(page: PageRequest): Promise<Page<UserRecord>>;
+  /** The updated user, or null when there is no such user. */
+  updateRole(id: string, role: string): Promise<UserRecord | null>;
+  /** True when a user went. Their refresh tokens are the caller's to revoke (a separate store). */
+  delete(id: string): Promise<boolean>;
+}
+
+/** The users table/collection: what login needs and what administrators need. */
+export type DatabaseUserStore = UserStore & UserDirectory;

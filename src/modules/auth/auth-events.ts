@@ -12,7 +12,10 @@ export type AuthEvent =
   | { action: 'login'; outcome: 'throttled'; email: string }
   | { action: 'refresh'; outcome: 'success'; userId: string }
   | { action: 'refresh'; outcome: 'refused'; reason: RefreshRefusal; userId?: string }
+  | { action: 'refresh'; outcome: 'reuse-detected'; userId: string; familyId: string }
   | { action: 'logout'; outcome: 'success'; userId: string; revoked: boolean }
+  | { action: 'logout-all'; outcome: 'success'; userId: string; revoked: number }
+  | { action: 'password-change'; outcome: 'success' | 'failure'; userId: string }
   | { action: 'register'; outcome: 'success'; userId: string }
   | { action: 'rate-limit'; outcome: 'limited' };
 
@@ -55,6 +58,7 @@ export class AuthEvents {
     else if ('email' in event) line.emailHash = this.emailHash(event.email);
     if ('reason' in event) line.reason = event.reason;
     if ('revoked' in event) line.revoked = event.revoked;
+    if ('familyId' in event) line.familyId = event.familyId;
     const routine = outcome === 'success';
     this.logger[routine ? 'info' : 'warn'](line, `auth ${action} ${outcome}`);
     for (const listener of this.listeners) listener(event, ctx);

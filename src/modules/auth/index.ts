@@ -42,7 +42,7 @@ export const authModule = defineModule([userStore, refreshTokenStore], (services
       tokens,
       users,
       credentials: new CredentialVerifier(users, hasher, logger),
-      sessions: new RefreshSessions(tokens, database.store(refreshTokenStore)),
+      sessions: new RefreshSessions(tokens, database.store(refreshTokenStore), config.refreshRotation),
       hasher,
       cookie: { maxAgeSeconds: config.jwt.refreshTtlSeconds, secure: config.cookieSecure },
       events,

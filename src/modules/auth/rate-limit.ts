@@ -14,6 +14,18 @@ export const RETRY_WHEN_UNAVAILABLE_SECONDS = 5;
 const OUTAGE_LOG_INTERVAL_MS = 10_000;
 
 /**
+ * For the other counters kept beside the rate limit's (the login throttle): if they cannot be reached, fail
+ * closed (503) like the rate limiter, which has already logged the outage: it ran first on the same store.
+ */
+export async function counted<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch {
+    throw unavailable(RETRY_WHEN_UNAVAILABLE_SECONDS);
+  }
+}
+
+/**
  * koa-ratelimit sends the reset as an epoch timestamp; the RateLimit header draft and Retry-After want
  * seconds from now. Clamped to the window: the memory driver's clock runs a hair ahead of Date.now().
  */

@@ -5,7 +5,7 @@ import type { PasswordHasher } from '../../auth/passwords';
 import type { RefreshSessions } from '../../auth/refresh-sessions';
 import type { AuthUser, TokenService } from '../../auth/tokens';
 import { clientBucket } from '../../http/client-ip';
-import { conflict, HttpError, unauthorized, unavailable, unprocessable } from '../../http/errors';
+import { conflict, HttpError, unauthorized, unprocessable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
 import { route, type ModuleDefinition } from '../../http/routing/route';
 import { DuplicateKeyError } from '../../stores/errors';
@@ -13,8 +13,9 @@ import type { UserStore } from '../../auth/stores/user-store';
 import type { AuthEvents } from './auth-events';
 import { clearedRefreshCookie, readRefreshCookie, REFRESH_COOKIE_SCHEME, refreshCookie, type CookiePolicy } from './cookie';
 import { rejectCrossSite } from './csrf';
-import { RETRY_WHEN_UNAVAILABLE_SECONDS } from './rate-limit';
-import { accessTokenSchema, loginSchema, registeredUserSchema, registerSchema } from './schemas';
+import { passwordChangeRoute } from './password-route';
+import { counted } from './rate-limit';
+import { accessTokenSchema, loginSchema, registeredUserSchema, registerSchema, STORE_UNAVAILABLE } from './schemas';
 
 export interface AuthRouteDeps {
   tokens: TokenService;
@@ -33,28 +34,20 @@ export interface AuthRouteDeps {
 }
 
 /** The body of login and refresh: a new access token (never cached: the module sets no-store on every answer). */
-function accessTokenResponse(tokens: TokenService, user: AuthUser) {
+export function accessTokenResponse(tokens: TokenService, user: AuthUser) {
   return { accessToken: tokens.signAccessToken(user), tokenType: 'Bearer' as const, expiresIn: tokens.accessTtlSeconds };
 }
 
-const STORE_UNAVAILABLE = 'The database is unreachable';
 const CLEARED_COOKIE_HEADER = { description: 'Clears the refresh cookie', schema: { type: 'string', pattern: '^refreshToken=;' } };
+const ROTATED_COOKIE_HEADER = {
+  description: 'With REFRESH_ROTATION only: the successor refresh token (`refreshToken=<JWT>; Path=/api/auth; Max-Age=<rest of the session>; HttpOnly; SameSite=Strict`)',
+  schema: { type: 'string', pattern: '^refreshToken=[^;]+;' },
+};
 const REFRESH_COOKIE_HEADER = {
   description: 'The refresh token: `refreshToken=<JWT>; Path=/api/auth; Max-Age=604800; HttpOnly; SameSite=Strict` (+ `Secure`)',
   schema: { type: 'string', pattern: '^refreshToken=[^;]+;' },
 };
 
-/**
- * The throttle's counters live where the rate limit's do. If they cannot be reached, login fails closed
- * (503) like the rate limiter, which has already logged the outage: it ran first on the same store.
- */
-async function counted<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch {
-    throw unavailable(RETRY_WHEN_UNAVAILABLE_SECONDS);
-  }
-}
 
 export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
   const { tokens, users, credentials, sessions, hasher, cookie, events, throttle } = deps;
@@ -108,7 +101,11 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       access: 'public', // the cookie is the credential
       security: [REFRESH_COOKIE_SCHEME],
       summary: "A new access token for the refresh cookie, carrying the user's current role",
+      description:
+        'With REFRESH_ROTATION the answer also sets a new refresh cookie and retires the one presented; a retired token ' +
+        'presented again after REFRESH_REUSE_GRACE revokes its whole session (401).',
       responses: { 200: accessTokenSchema },
+      responseHeaders: { 'Set-Cookie': ROTATED_COOKIE_HEADER },
       errors: {
         401: { description: 'Refresh cookie missing, invalid, expired or unknown; the cookie is cleared', headers: { 'Set-Cookie': CLEARED_COOKIE_HEADER } },
         403: 'Cross-site request',
@@ -117,9 +114,14 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       before: [crossSiteGuard],
       handler: async (ctx) => {
         const token = readRefreshCookie(ctx);
-        const session = token ? await sessions.ownerOf(token) : { refused: 'missing-cookie' as const };
-        if ('refused' in session) {
-          events.record(ctx, { action: 'refresh', outcome: 'refused', reason: session.refused });
+        const session = token ? await sessions.refresh(token) : ({ ok: false, refused: 'missing-cookie' } as const);
+        if (!session.ok) {
+          if (session.refused === 'reused-token' && session.userId && session.familyId) {
+            // A replaced token came back after the grace window: stolen, or its successor was. The family is gone.
+            events.record(ctx, { action: 'refresh', outcome: 'reuse-detected', userId: session.userId, familyId: session.familyId });
+          } else {
+            events.record(ctx, { action: 'refresh', outcome: 'refused', reason: session.refused });
+          }
           throw refreshRefused();
         }
         // The user may have been deleted, or their role changed, since login: read them again.
@@ -127,6 +129,11 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
         if (!user) {
           events.record(ctx, { action: 'refresh', outcome: 'refused', reason: 'user-gone', userId: session.userId });
           throw refreshRefused();
+        }
+        if (session.rotated) {
+          // The successor lives as long as the family (absolute expiry) or a full lifetime (sliding).
+          const maxAgeSeconds = Math.max(1, Math.floor((session.rotated.expiresAt.getTime() - Date.now()) / 1000));
+          ctx.append('Set-Cookie', refreshCookie(session.rotated.token, { ...cookie, maxAgeSeconds }));
         }
         events.record(ctx, { action: 'refresh', outcome: 'success', userId: user.id });
         return accessTokenResponse(tokens, { id: user.id, role: user.role });
@@ -152,6 +159,26 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
         return undefined; // 204
       },
     }),
+    route({
+      method: 'POST',
+      path: '/logout-all',
+      access: 'authenticated',
+      summary: 'Log out everywhere: revokes every refresh token of the caller and clears the cookie',
+      responses: { 204: null },
+      responseHeaders: { 'Set-Cookie': CLEARED_COOKIE_HEADER },
+      errors: { 403: 'Cross-site request', 503: STORE_UNAVAILABLE },
+      before: [crossSiteGuard],
+      handler: async (ctx) => {
+        const caller = ctx.state.user;
+        if (!caller) throw unauthorized(); // unreachable: the token check ran first
+        // Every device: each refresh token of the caller goes. Access tokens already out live until they expire.
+        const revoked = await sessions.revokeAll(caller.id);
+        ctx.append('Set-Cookie', clearedCookie);
+        events.record(ctx, { action: 'logout-all', outcome: 'success', userId: caller.id, revoked });
+        return undefined; // 204
+      },
+    }),
+    passwordChangeRoute(deps),
   ];
 
   if (deps.registrationEnabled) {

@@ -6,6 +6,9 @@ import { chosenPasswordSchema, PASSWORD_MAX_LENGTH } from '../../auth/password-p
 // Other body properties are ignored (never read), not rejected. Types are strict: an operator object such
 // as {"$gt": ""} as email or password is a 422, never a query.
 
+/** The 503 every route that reads or writes the database may answer. */
+export const STORE_UNAVAILABLE = 'The database is unreachable';
+
 /** An email address as every auth route (and the user:create CLI) accepts it. */
 export const emailSchema = Type.String({ format: 'email', maxLength: 254 });
 
@@ -39,3 +42,11 @@ export const registeredUserSchema = Type.Object({
   role: Type.String(),
   name: Type.Union([Type.String(), Type.Null()]),
 });
+
+/** Password change: the new password's length from PASSWORD_MIN_LENGTH; the rest of the policy runs in the handler. */
+export function passwordChangeSchema(passwordMinLength: number) {
+  return Type.Object({
+    currentPassword: Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH }),
+    newPassword: Type.Unsafe<string>(chosenPasswordSchema(passwordMinLength)),
+  });
+}

@@ -1,0 +1,68 @@
+import { passwordRefusal } from '../../auth/password-policy';
+import { clientBucket } from '../../http/client-ip';
+import { HttpError, unauthorized, unprocessable } from '../../http/errors';
+import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
+import { callerOf } from '../../http/routing/caller';
+import { route } from '../../http/routing/route';
+import { refreshCookie } from './cookie';
+import { counted } from './rate-limit';
+import type { AuthRouteDeps } from './routes';
+import { passwordChangeSchema, STORE_UNAVAILABLE } from './schemas';
+
+/**
+ * POST /api/auth/password {currentPassword, newPassword}: the signed-in caller changes their password.
+ * A wrong current password is a 401 counted by the login throttle (the same counters as login, so this
+ * route is no side door for guessing). The new password follows the policy of registration. On success
+ * every session of the user ends — a thief holding a refresh token is out — and the caller gets a new
+ * one in the cookie: 204.
+ */
+const REFRESHED_COOKIE_HEADER = {
+  description: 'A new refresh token for the caller (every other session has ended)',
+  schema: { type: 'string', pattern: '^refreshToken=[^;]+;' },
+};
+
+export function passwordChangeRoute(deps: AuthRouteDeps) {
+  const { users, hasher, sessions, throttle, events, cookie } = deps;
+  return route({
+    method: 'POST',
+    path: '/password',
+    access: 'authenticated',
+    summary: 'Change the password: ends every session of the user and sets a new refresh cookie for the caller',
+    body: passwordChangeSchema(deps.passwordMinLength),
+    responses: { 204: null },
+    responseHeaders: { 'Set-Cookie': REFRESHED_COOKIE_HEADER },
+    errors: {
+      401: 'The current password is wrong (counted by the login throttle)',
+      429: { description: 'Too many failed attempts for this account', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
+      503: STORE_UNAVAILABLE,
+    },
+    handler: async (ctx) => {
+      const caller = callerOf(ctx);
+      const { currentPassword, newPassword } = ctx.request.body;
+      const user = await users.findById(caller.id);
+      if (!user) throw unauthorized(); // deleted since the access token was issued
+      const client = clientBucket(ctx);
+      const retryAfter = await counted(throttle.retryAfterSeconds(user.email, client));
+      if (retryAfter !== undefined) {
+        throw new HttpError(429, `Too many failed attempts for this account; try again in ${retryAfter} seconds`, {
+          headers: { 'Retry-After': String(retryAfter) },
+        });
+      }
+      if (!(await hasher.verify(user.passwordHash, currentPassword))) {
+        await counted(throttle.failed(user.email, client));
+        events.record(ctx, { action: 'password-change', outcome: 'failure', userId: user.id });
+        throw unauthorized('The current password is wrong');
+      }
+      const refusal = newPassword === currentPassword ? 'must differ from the current password' : passwordRefusal(newPassword, user.email);
+      if (refusal) throw unprocessable([{ field: 'newPassword', message: refusal }]);
+
+      await users.updatePasswordHash(user.id, await hasher.hash(newPassword));
+      await counted(throttle.succeeded(user.email, client));
+      await sessions.revokeAll(user.id);
+      const issued = await sessions.issue(user.id);
+      ctx.append('Set-Cookie', refreshCookie(issued.token, cookie));
+      events.record(ctx, { action: 'password-change', outcome: 'success', userId: user.id });
+      return undefined; // 204
+    },
+  });
+}

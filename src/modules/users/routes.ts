@@ -1,0 +1,108 @@
+import type { RefreshSessions } from '../../auth/refresh-sessions';
+import type { UserDirectory, UserStore } from '../../auth/stores/user-store';
+import { notFound } from '../../http/errors';
+import { callerOf } from '../../http/routing/caller';
+import { idParams, pageQuery, pageSchema } from '../../http/routing/record-schemas';
+import { route, type ModuleDefinition } from '../../http/routing/route';
+import { isId } from '../../stores/ids';
+import { ADMIN_ROLE } from '../../stores/kit/owner-scope';
+import { publicUser, publicUserSchema, roleChangeSchema } from './schemas';
+
+export interface UserRouteDeps {
+  /** Whoever can log in (demo or database): enough for /me. */
+  users: UserStore;
+  /** The database's users, for the admin routes; undefined with USER_STORE=demo (no admin routes then). */
+  directory: UserDirectory | undefined;
+  sessions: RefreshSessions;
+  roles: readonly string[];
+}
+
+const ADMIN_ONLY = { roles: [ADMIN_ROLE] };
+const STORE_UNAVAILABLE = { 503: 'The database is unreachable' };
+const NOT_FOUND = { 404: 'No such user (an unknown or malformed id)', ...STORE_UNAVAILABLE };
+
+export function userRoutes({ users, directory, sessions, roles }: UserRouteDeps): ModuleDefinition['routes'] {
+  const me = route({
+    method: 'GET',
+    path: '/me',
+    access: 'authenticated',
+    summary: 'The signed-in caller, as stored now (role included)',
+    responses: { 200: publicUserSchema },
+    errors: { 404: 'The user no longer exists', ...STORE_UNAVAILABLE },
+    // Read from the store, not the token: the role may have changed, and the token carries no email or name.
+    handler: async (ctx) => {
+      const user = await users.findById(callerOf(ctx).id);
+      if (!user) throw notFound('This user no longer exists');
+      return publicUser(user);
+    },
+  });
+  if (!directory) return [me];
+
+  /** The id from the path, or a 404 for one no user can have (a malformed id finds nothing, like an unknown one). */
+  const userId = (id: string) => {
+    if (!isId(id)) throw notFound('No such user');
+    return id;
+  };
+
+  return [
+    me,
+    route({
+      method: 'GET',
+      path: '/',
+      access: ADMIN_ONLY,
+      summary: 'Users, oldest first, a page at a time',
+      query: pageQuery,
+      responses: { 200: pageSchema(publicUserSchema) },
+      errors: STORE_UNAVAILABLE,
+      handler: async (ctx) => {
+        const page = await directory.list(ctx.query);
+        return { ...page, items: page.items.map(publicUser) };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/:id',
+      access: ADMIN_ONLY,
+      summary: 'One user',
+      params: idParams,
+      responses: { 200: publicUserSchema },
+      errors: NOT_FOUND,
+      handler: async (ctx) => {
+        const user = await users.findById(userId(ctx.params.id));
+        if (!user) throw notFound('No such user');
+        return publicUser(user);
+      },
+    }),
+    route({
+      method: 'PATCH',
+      path: '/:id',
+      access: ADMIN_ONLY,
+      summary: "Change a user's role (one of ROLES); it reaches their next access token",
+      params: idParams,
+      body: roleChangeSchema(roles),
+      responses: { 200: publicUserSchema },
+      errors: NOT_FOUND,
+      // The new role reaches the user's next access token: refresh reads the user again.
+      handler: async (ctx) => {
+        const user = await directory.updateRole(userId(ctx.params.id), ctx.request.body.role);
+        if (!user) throw notFound('No such user');
+        return publicUser(user);
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/:id',
+      access: ADMIN_ONLY,
+      summary: 'Delete a user and revoke their refresh tokens',
+      params: idParams,
+      responses: { 204: null },
+      errors: NOT_FOUND,
+      handler: async (ctx) => {
+        const id = userId(ctx.params.id);
+        if (!(await directory.delete(id))) throw notFound('No such user');
+        await sessions.revokeAll(id); // no refresh token outlives its user
+        return undefined; // 204
+      },
+    }),
+  ];
+}
