@@ -3,6 +3,7 @@ import Koa from 'koa';
 import type { ModuleFactory, Services } from '../services';
 import { errorHandler } from './middleware/error-handler';
 import { requestContext } from './middleware/request-context';
+import { requestMetrics } from './middleware/request-metrics';
 import { corsPolicy, securityHeaders } from './middleware/security';
 import { addRoutes, modulePrefix, underPrefix } from './routing/mount';
 import type { RequestState } from './routing/route';
@@ -24,6 +25,7 @@ export function createApp(services: Services, modules: readonly ModuleFactory[])
   const router = new Router<RequestState>();
   const mountOptions = { tokens, bodyLimitBytes: config.bodyLimitBytes };
 
+  if (services.metrics.enabled) app.use(requestMetrics(services.metrics.http, router));
   app.use(requestContext(logger, services.lifecycle));
   app.use(errorHandler(logger));
   app.use(securityHeaders());

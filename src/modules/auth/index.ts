@@ -13,12 +13,12 @@ import { selectUserStore } from './user-store';
  * dummy hash for unknown users) and, with REDIS_URL, opens the Redis connection for the rate limit.
  */
 export const authModule: ModuleFactory = (services) => {
-  const { config, logger, database, tokens, lifecycle } = services;
+  const { config, logger, database, tokens, lifecycle, metrics } = services;
   const hasher = new PasswordHasher();
   const users = selectUserStore(services, hasher);
   return {
     name: 'auth',
-    middleware: [authRateLimit(config.authRateLimit, createRateLimitStore(config, logger, lifecycle), logger)],
+    middleware: [authRateLimit(config.authRateLimit, createRateLimitStore(config, logger, lifecycle), logger, metrics.auth)],
     routes: authRoutes({
       tokens,
       users,
@@ -28,6 +28,7 @@ export const authModule: ModuleFactory = (services) => {
       cookie: { maxAgeSeconds: config.jwt.refreshTtlSeconds, secure: config.cookieSecure },
       corsOrigins: config.corsOrigins,
       registrationEnabled: config.registrationEnabled,
+      metrics: metrics.auth,
     }),
   };
 };

@@ -4,6 +4,7 @@ import type { RateLimitStore } from '../../auth/rate-limit-store';
 import type { Config } from '../../config/config';
 import { HttpError } from '../../http/errors';
 import type { Logger } from '../../logger';
+import type { AuthMetrics } from '../../observability/metrics';
 
 const HEADERS = { total: 'RateLimit-Limit', remaining: 'RateLimit-Remaining', reset: 'RateLimit-Reset' };
 const RETRY_WHEN_UNAVAILABLE_SECONDS = 5;
@@ -29,7 +30,7 @@ function rewriteReset(ctx: Context, windowSeconds: number): number {
  * password guessing, and an attacker who can upset Redis must not get unlimited attempts. The Redis client's
  * timeouts make that refusal quick (rate-limit-store.ts).
  */
-export function authRateLimit(settings: Config['authRateLimit'], store: RateLimitStore, logger: Logger): Middleware {
+export function authRateLimit(settings: Config['authRateLimit'], store: RateLimitStore, logger: Logger, metrics: AuthMetrics): Middleware {
   const limiter = ratelimit({
     driver: store.driver,
     db: store.db,
@@ -54,6 +55,7 @@ export function authRateLimit(settings: Config['authRateLimit'], store: RateLimi
     } catch (error) {
       if (admitted) throw error; // from the route downstream: not ours to translate
       if ((error as { status?: unknown }).status === 429) {
+        metrics.rateLimited('limit_exceeded');
         const reset = rewriteReset(ctx, windowSeconds);
         throw new HttpError(429, `Too many authentication requests; try again in ${reset} seconds`, {
           headers: {
@@ -64,6 +66,7 @@ export function authRateLimit(settings: Config['authRateLimit'], store: RateLimi
           },
         });
       }
+      metrics.rateLimited('store_unavailable');
       if (Date.now() - lastOutageLog >= OUTAGE_LOG_INTERVAL_MS) {
         lastOutageLog = Date.now(); // one line per interval, not one per refused request
         logger.warn({ reqId: ctx.state.requestId, err: error }, 'auth rate limiter unavailable: requests refused with 503');

@@ -5,6 +5,7 @@ import type { RefreshSessions } from '../../auth/refresh-sessions';
 import type { AuthUser, TokenService } from '../../auth/tokens';
 import { conflict, HttpError, unauthorized } from '../../http/errors';
 import { route, type ModuleDefinition } from '../../http/routing/route';
+import type { AuthMetrics } from '../../observability/metrics';
 import { DuplicateKeyError } from '../../stores/errors';
 import type { UserStore } from '../../stores/types';
 import { clearedRefreshCookie, readRefreshCookie, refreshCookie, type CookiePolicy } from './cookie';
@@ -20,6 +21,7 @@ export interface AuthRouteDeps {
   cookie: CookiePolicy;
   corsOrigins: readonly string[];
   registrationEnabled: boolean;
+  metrics: AuthMetrics;
 }
 
 /** The body of login and refresh: a new access token. Token responses are never cached (RFC 6749 §5.1). */
@@ -29,7 +31,7 @@ function accessTokenResponse(ctx: Context, tokens: TokenService, user: AuthUser)
 }
 
 export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
-  const { tokens, users, credentials, sessions, hasher, cookie } = deps;
+  const { tokens, users, credentials, sessions, hasher, cookie, metrics } = deps;
   const crossSiteGuard = rejectCrossSite(deps.corsOrigins);
   /** Every refresh failure: 401 and the cookie removed, so the browser stops sending a dead token. */
   const clearedCookie = clearedRefreshCookie(cookie); // the same header every time: built once
@@ -43,8 +45,12 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       body: loginSchema,
       handler: async (ctx) => {
         const user = await credentials.verify(ctx.request.body.email, ctx.request.body.password);
-        if (!user) throw unauthorized('Invalid email or password'); // one message: unknown user and wrong password alike
+        if (!user) {
+          metrics.login('invalid_credentials');
+          throw unauthorized('Invalid email or password'); // one message: unknown user and wrong password alike
+        }
         const issued = await sessions.issue(user.id);
+        metrics.login('success');
         ctx.append('Set-Cookie', refreshCookie(issued.token, cookie));
         return accessTokenResponse(ctx, tokens, { id: user.id, role: user.role });
       },
@@ -59,7 +65,11 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
         const ownerId = token ? await sessions.ownerOf(token) : undefined;
         // The user may have been deleted, or their role changed, since login: read them again.
         const user = ownerId ? await users.findById(ownerId) : null;
-        if (!user) throw refreshRefused();
+        if (!user) {
+          metrics.refresh('rejected');
+          throw refreshRefused();
+        }
+        metrics.refresh('success');
         return accessTokenResponse(ctx, tokens, { id: user.id, role: user.role });
       },
     }),
