@@ -1,6 +1,6 @@
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
-import { KoaInstrumentation } from '@opentelemetry/instrumentation-koa';
+import { KoaInstrumentation, KoaLayerType } from '@opentelemetry/instrumentation-koa';
 import { MongooseInstrumentation } from '@opentelemetry/instrumentation-mongoose';
 import { MySQL2Instrumentation } from '@opentelemetry/instrumentation-mysql2';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
@@ -24,7 +24,9 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): () => Promis
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? '').split('?')[0]),
       }),
-      new KoaInstrumentation(), // a span per middleware and per route; names the server span after the route template
+      // A span for the matched route (`router - /api/auth/login`), which also gives the server span its route
+      // template. Not one per middleware: ours are small, and their spans would all be called "anonymous".
+      new KoaInstrumentation({ ignoreLayersType: [KoaLayerType.MIDDLEWARE] }),
       new PgInstrumentation(),
       new MySQL2Instrumentation(),
       new TediousInstrumentation(),
