@@ -21,8 +21,11 @@ const BENCH_DIR = __dirname;
 const RESULTS_DIR = join(BENCH_DIR, 'results');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-/** Production mode, fresh strong secrets, embedded SQLite in a scratch directory, logging at info. */
-function serviceEnvironment(databaseFile: string, dist: string): NodeJS.ProcessEnv {
+/**
+ * Production mode, fresh strong secrets, embedded SQLite in a scratch directory, logging at info; with
+ * BENCH_METRICS, Prometheus metrics on (bench-server.ts puts their listener on a free port).
+ */
+function serviceEnvironment(databaseFile: string, dist: string, metrics: boolean): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     NODE_ENV: 'production',
@@ -35,6 +38,7 @@ function serviceEnvironment(databaseFile: string, dist: string): NodeJS.ProcessE
     // Plain HTTP on loopback: a Secure cookie could not be set over it (production's default is Secure).
     COOKIE_SECURE: 'false',
     BENCH_DIST: dist,
+    ...(metrics ? { METRICS_PORT: '9464' } : {}),
   };
 }
 
@@ -121,7 +125,7 @@ async function main(): Promise<number> {
   const logFd = openSync(logFile, 'a');
   // The build to measure: dist/ (what `make bench` just built), or another one named by BENCH_DIST.
   const dist = resolve(process.env.BENCH_DIST ?? join(BENCH_DIR, '..', 'dist'));
-  const env = serviceEnvironment(join(scratch, 'bench.sqlite'), dist);
+  const env = serviceEnvironment(join(scratch, 'bench.sqlite'), dist, settings.metrics);
   let service: ServerProcess | undefined;
   let raw: ServerProcess | undefined;
   try {
@@ -129,6 +133,7 @@ async function main(): Promise<number> {
     if (settings.profile) mkdirSync(profileDir, { recursive: true });
     log(`bench: rounds ${settings.rounds} × ${settings.durationSeconds} s, warm-up ${settings.warmupSeconds} s, ${settings.connections} connections (login ${settings.loginConnections}), pipelining ${settings.pipelining}`);
     log(`bench: service log → ${relative(process.cwd(), logFile)}`);
+    log(`bench: metrics ${settings.metrics ? 'on' : 'off'} (BENCH_METRICS)`);
     compileEntries(scratch);
     [service, raw] = await Promise.all([
       ServerProcess.start('service', {
@@ -176,6 +181,7 @@ async function main(): Promise<number> {
     const reportFile = join(RESULTS_DIR, `${stamp}.json`);
     writeFileSync(reportFile, `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(`\n${renderReport(summaries, checks, { peakRssMiB, hash })}`);
+    process.stdout.write(`metrics: ${settings.metrics ? 'on' : 'off'} (BENCH_METRICS)\n`);
     process.stdout.write(`report: ${relative(process.cwd(), reportFile)}\nservice log: ${relative(process.cwd(), logFile)}\n`);
     if (settings.profile) process.stdout.write(`profile: ${relative(process.cwd(), profileDir)}/service-${stamp}.cpuprofile (read it with: npx tsx bench/profile-top.ts <file>)\n`);
     for (const note of notes) process.stdout.write(`NOTE: ${note}\n`);

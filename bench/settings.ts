@@ -16,6 +16,8 @@ export interface BenchSettings {
   scenarios: string[] | undefined;
   /** Run the service with --cpu-prof and write the profile under bench/results/profiles/. */
   profile: boolean;
+  /** Run the service with Prometheus metrics on (METRICS_PORT, on a free port): to measure what they cost. */
+  metrics: boolean;
   /** Hard stop for the whole run: the harness kills everything and fails after this long. */
   maxRunSeconds: number;
 }
@@ -43,6 +45,7 @@ export function readSettings(env: Env = process.env): BenchSettings {
     loginConnections: bounded(env, 'BENCH_LOGIN_CONNECTIONS', 8, 1, 1000),
     scenarios: scenarios?.length ? scenarios : undefined,
     profile: ['1', 'true', 'yes'].includes((env.BENCH_PROFILE ?? '').toLowerCase()),
+    metrics: ['1', 'true', 'yes', 'on'].includes((env.BENCH_METRICS ?? '').toLowerCase()),
     maxRunSeconds: bounded(env, 'BENCH_MAX_SECONDS', 900, 30, 7200),
   };
 }
