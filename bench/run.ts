@@ -33,6 +33,7 @@ function serviceEnvironment(databaseFile: string, dist: string, metrics: boolean
     REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64url'),
     DATABASE_URL: `sqlite:${databaseFile}`,
     LOG_LEVEL: 'info',
+    DEMO_USER_PASSWORD: DEMO_CREDENTIALS.password,
     // The load comes from one address: without this the shared auth limit (10 per 15 minutes) ends the run.
     AUTH_RATE_LIMIT_MAX: '1000000000',
     // Plain HTTP on loopback: a Secure cookie could not be set over it (production's default is Secure).

@@ -14,7 +14,8 @@ export interface Scenario {
   connections: number;
 }
 
-export const DEMO_CREDENTIALS = { email: 'demo@example.com', password: 'demo-password' };
+/** The demo user as the bench starts the service (production refuses the documented default password). */
+export const DEMO_CREDENTIALS = { email: 'demo@example.com', password: 'bench-demo-password' };
 
 export interface ScenarioInputs {
   accessToken: string;

@@ -40,7 +40,9 @@ echo "test-image: runs as uid $uid, production dependencies only, dist/ without 
 # --- run it ----------------------------------------------------------------------------------------------
 # Secrets through an env file (mode 600), not the command line, where `ps` would show them.
 secret() { head -c 48 /dev/urandom | base64 | tr -d '\n/+='; }
-printf 'JWT_SECRET=%s\nREFRESH_TOKEN_SECRET=%s\n' "$(secret)" "$(secret)" >"$work/env"
+# Production refuses the documented demo password: the demo user gets a fresh one, handed to the smoke test.
+demo_password=$(secret)
+printf 'JWT_SECRET=%s\nREFRESH_TOKEN_SECRET=%s\nDEMO_USER_PASSWORD=%s\n' "$(secret)" "$(secret)" "$demo_password" >"$work/env"
 chmod 600 "$work/env"
 # --health-interval only speeds up the image's own HEALTHCHECK for the test.
 docker run -d --name "$name" --env-file "$work/env" --health-interval 2s -p 127.0.0.1::3000 "$image" >/dev/null
@@ -56,7 +58,7 @@ done
 [ "$health" = healthy ] || fail "HEALTHCHECK status is '$health' after 60s"
 echo "test-image: HEALTHCHECK healthy"
 
-scripts/smoke-test.sh "http://127.0.0.1:$port"
+SMOKE_PASSWORD=$demo_password scripts/smoke-test.sh "http://127.0.0.1:$port"
 
 # --- graceful stop -----------------------------------------------------------------------------------------
 started=$SECONDS

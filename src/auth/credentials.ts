@@ -2,9 +2,12 @@ import type { Logger } from '../logger';
 import type { UserRecord, UserStore } from '../stores/types';
 import type { PasswordHasher } from './passwords';
 
+/** A verified user, or a refusal that names the account when the email was known (for the auth log only). */
+export type CredentialCheck = { ok: true; user: UserRecord } | { ok: false; userId?: string };
+
 /**
- * Checks an email and password against the user store. Unknown email and wrong password look the same to
- * the caller (undefined) and cost the same: an unknown email is verified against a dummy hash made once
+ * Checks an email and password against the user store. Unknown email and wrong password get the same
+ * answer to the client (the route's one 401) and cost the same: an unknown email is verified against a dummy hash made once
  * at start-up, so response timing does not reveal which emails exist.
  */
 export class CredentialVerifier {
@@ -19,12 +22,12 @@ export class CredentialVerifier {
     this.dummyHash.catch(() => undefined); // awaited on first unknown-user login
   }
 
-  async verify(email: string, password: string): Promise<UserRecord | undefined> {
+  async verify(email: string, password: string): Promise<CredentialCheck> {
     const user = await this.users.findByEmail(email); // every UserStore normalises the email itself
     const matches = await this.hasher.verify(user?.passwordHash ?? (await this.dummyHash), password);
-    if (!user || !matches) return undefined;
+    if (!user || !matches) return { ok: false, userId: user?.id };
     if (this.hasher.needsRehash(user.passwordHash)) await this.rehash(user, password);
-    return user;
+    return { ok: true, user };
   }
 
   /** The stored hash predates today's parameters: replace it now that the password is known. */

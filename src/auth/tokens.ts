@@ -18,6 +18,10 @@ type TokenType = 'access' | 'refresh';
 // HS256 only, on both sides: verification pins the algorithm (RFC 8725 §3.1), so `none`, HS384/HS512
 // and any asymmetric algorithm are refused whatever the token's header claims.
 const ALGORITHM = 'HS256';
+/** JOSE header `typ` of access tokens (RFC 9068 §2.1), checked on verification (RFC 8725 §3.11). */
+const ACCESS_HEADER_TYPE = 'at+jwt';
+/** How far a token's `iat` may lie in the future: clocks of replicas drift a little, never by minutes. */
+export const CLOCK_SKEW_SECONDS = 30;
 
 /**
  * Signs and verifies both kinds of token. Secrets are KeyObjects: jsonwebtoken given a string first tries
@@ -39,6 +43,9 @@ export class TokenService {
   signAccessToken(user: AuthUser): string {
     return jwt.sign({ role: user.role, typ: 'access' }, this.accessKey, {
       algorithm: ALGORITHM,
+      header: { alg: ALGORITHM, typ: ACCESS_HEADER_TYPE },
+      issuer: this.settings.issuer,
+      audience: this.settings.audience,
       subject: user.id,
       jwtid: randomUUID(),
       expiresIn: this.settings.accessTtlSeconds,
@@ -47,7 +54,7 @@ export class TokenService {
 
   /** The caller for a valid access token; undefined for anything else (bad, expired, wrong type). */
   verifyAccessToken(token: string): AuthUser | undefined {
-    const claims = this.verify(token, this.accessKey, 'access');
+    const claims = this.verify(token, this.accessKey, 'access', this.settings.audience);
     return claims && typeof claims.role === 'string' ? { id: claims.sub as string, role: claims.role } : undefined;
   }
 
@@ -55,6 +62,8 @@ export class TokenService {
     const expiresAt = new Date(Date.now() + this.settings.refreshTtlSeconds * 1000);
     const token = jwt.sign({ typ: 'refresh' }, this.refreshKey, {
       algorithm: ALGORITHM,
+      issuer: this.settings.issuer,
+      audience: this.settings.issuer, // only this service ever reads its refresh tokens
       subject: userId,
       jwtid: randomBytes(16).toString('base64url'), // 128 random bits: no two refresh tokens alike
       expiresIn: this.settings.refreshTtlSeconds,
@@ -64,13 +73,26 @@ export class TokenService {
 
   /** The owner's id for a valid refresh token; undefined otherwise. The store must still be asked. */
   verifyRefreshToken(token: string): string | undefined {
-    return this.verify(token, this.refreshKey, 'refresh')?.sub;
+    return this.verify(token, this.refreshKey, 'refresh', this.settings.issuer)?.sub;
   }
 
-  private verify(token: string, key: KeyObject, type: TokenType): JwtPayload | undefined {
+  /**
+   * RFC 8725 checks on top of the signature: pinned algorithm, issuer and audience, the token's own type
+   * (claim `typ`, and header `typ` for access tokens), a numeric `exp` (jsonwebtoken accepts a token with
+   * none) and an `iat` no further ahead than the clock skew.
+   */
+  private verify(token: string, key: KeyObject, type: TokenType, audience: string): JwtPayload | undefined {
     try {
-      const claims = jwt.verify(token, key, { algorithms: [ALGORITHM] });
+      const { header, payload: claims } = jwt.verify(token, key, {
+        algorithms: [ALGORITHM],
+        issuer: this.settings.issuer,
+        audience,
+        complete: true,
+      });
       if (typeof claims === 'string' || claims.typ !== type || typeof claims.sub !== 'string' || !claims.sub) return undefined;
+      if (type === 'access' && header.typ !== ACCESS_HEADER_TYPE) return undefined;
+      if (typeof claims.exp !== 'number' || typeof claims.iat !== 'number') return undefined;
+      if (claims.iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) return undefined;
       return claims;
     } catch {
       return undefined; // every failure is the same to the caller: not a valid token of this type

@@ -6,10 +6,11 @@ import { parseArgs } from 'node:util';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { normaliseEmail } from '../stores/email';
+import { chosenPasswordSchema, passwordRefusal } from '../auth/password-policy';
 import { PasswordHasher } from '../auth/passwords';
 import { ConfigError, loadConfig } from '../config/config';
 import { createLogger } from '../logger';
-import { emailSchema, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../modules/auth/schemas';
+import { emailSchema } from '../modules/auth/schemas';
 import { createDatabase } from '../stores/create-database';
 import { DuplicateKeyError } from '../stores/errors';
 
@@ -27,11 +28,8 @@ async function readStdinLine(): Promise<string> {
   return input.split(/\r?\n/)[0];
 }
 
-function validEmail(email: string): boolean {
-  const ajv = new Ajv();
-  addFormats(ajv, ['email']);
-  return ajv.validate(emailSchema, email);
-}
+const ajv = new Ajv();
+addFormats(ajv, ['email']);
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -44,15 +42,19 @@ async function main(): Promise<void> {
     strict: true,
   });
   const email = normaliseEmail(values.email ?? '');
-  if (!validEmail(email)) throw new UsageError('--email must be a valid email address');
+  if (!ajv.validate(emailSchema, email)) throw new UsageError('--email must be a valid email address');
   const role = values.role.trim();
   if (!/^[A-Za-z0-9_-]{1,50}$/.test(role)) throw new UsageError('--role must be 1-50 letters, digits, dashes or underscores');
-  const password = values.password ?? (await readStdinLine());
-  if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
-    throw new UsageError(`the password must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long`);
-  }
-
   const config = loadConfig();
+  const password = values.password ?? (await readStdinLine());
+  // The same policy as registration: the schema's length bounds, then the common-password and email checks.
+  const lengths = chosenPasswordSchema(config.passwordMinLength);
+  if (!ajv.validate(lengths, password)) {
+    throw new UsageError(`the password must be ${lengths.minLength} to ${lengths.maxLength} characters long`);
+  }
+  const refusal = passwordRefusal(password, email);
+  if (refusal) throw new UsageError(`the password ${refusal}`);
+
   const logger = createLogger({ env: config.env, logLevel: 'warn' });
   const database = createDatabase(config, logger, { cleanupJob: false });
   await database.connect();

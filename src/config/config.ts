@@ -1,5 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { parseDurationSeconds } from './duration';
+import { ConfigError } from './errors';
+import { readSecrets } from './secrets';
+
+export { ConfigError };
 
 // The whole runtime configuration, read from the environment once at start-up.
 // Every rule lives here; the rest of the code receives a typed, validated Config.
@@ -18,6 +21,10 @@ export interface Config {
     accessTtlSeconds: number;
     /** Refresh-token lifetime in seconds: fixed at 7 days by the specification. */
     refreshTtlSeconds: number;
+    /** `iss` of every token this service signs, and required on every token it accepts (JWT_ISSUER). */
+    issuer: string;
+    /** `aud` of access tokens: who accepts them (JWT_AUDIENCE). Refresh tokens are addressed to the issuer. */
+    audience: string;
   };
   database: {
     url: string;
@@ -30,10 +37,16 @@ export interface Config {
   redisUrl: string | undefined;
   trustProxy: number;
   authRateLimit: { max: number; windowMs: number };
+  /** Failed logins allowed per (account, client) and per account before that login is refused for the window. */
+  loginThrottle: { pairFailures: number; accountFailures: number; windowMs: number };
   userStore: UserStoreKind;
   demoUser: { email: string; password: string; role: string };
   registrationEnabled: boolean;
   corsOrigins: string[];
+  /** The service's public origin (PUBLIC_URL), e.g. https://api.example.com; undefined when not set. */
+  publicUrl: string | undefined;
+  /** Shortest password accepted where a user chooses one (registration, password change). */
+  passwordMinLength: number;
   cookieSecure: boolean;
   logLevel: string;
   bodyLimitBytes: number;
@@ -48,19 +61,10 @@ export interface Config {
   warnings: string[];
 }
 
-/** A configuration problem. The message names the variable and never contains its value. */
-export class ConfigError extends Error {
-  constructor(readonly variable: string, problem: string) {
-    super(`Invalid configuration: ${variable} ${problem}`);
-    this.name = 'ConfigError';
-  }
-}
-
 type Env = Record<string, string | undefined>;
 
 const RUN_MODES: readonly RunMode[] = ['development', 'test', 'production'];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-const MIN_SECRET_BYTES = 32;
 const REFRESH_TTL_SECONDS = 7 * 24 * 3600;
 
 /** A non-empty, trimmed value, or undefined when unset or blank. */
@@ -121,26 +125,6 @@ function byteSize(env: Env, name: string, fallback: string): number {
   return bytes;
 }
 
-function secrets(env: Env, mode: RunMode, warnings: string[]): { accessSecret: string; refreshSecret: string } {
-  let accessSecret = read(env, 'JWT_SECRET');
-  let refreshSecret = read(env, 'REFRESH_TOKEN_SECRET');
-  if (mode === 'production') {
-    if (!accessSecret) throw new ConfigError('JWT_SECRET', 'is required in production');
-    if (!refreshSecret) throw new ConfigError('REFRESH_TOKEN_SECRET', 'is required in production');
-  } else if (!accessSecret || !refreshSecret) {
-    warnings.push(
-      'JWT_SECRET or REFRESH_TOKEN_SECRET is not set: using a random secret for this process only; tokens die with it',
-    );
-    accessSecret ??= randomBytes(48).toString('base64url');
-    refreshSecret ??= randomBytes(48).toString('base64url');
-  }
-  for (const [name, value] of [['JWT_SECRET', accessSecret], ['REFRESH_TOKEN_SECRET', refreshSecret]] as const) {
-    if (Buffer.byteLength(value) < MIN_SECRET_BYTES) throw new ConfigError(name, `must be at least ${MIN_SECRET_BYTES} bytes long`);
-  }
-  if (accessSecret === refreshSecret) throw new ConfigError('REFRESH_TOKEN_SECRET', 'must differ from JWT_SECRET');
-  return { accessSecret, refreshSecret };
-}
-
 const ENGINE_BY_SCHEME: Record<string, DatabaseEngine> = {
   'sqlite:': 'sqlite',
   'postgres:': 'postgres',
@@ -166,6 +150,69 @@ function database(env: Env, mode: RunMode): { url: string; engine: DatabaseEngin
   if (!engine) throw new ConfigError(name, `must start with one of: ${Object.keys(ENGINE_BY_SCHEME).join(' ')}`);
   if (name === 'MONGO_URI' && engine !== 'mongodb') throw new ConfigError(name, 'must be a mongodb:// or mongodb+srv:// URI');
   return { url, engine };
+}
+
+/** The access-token lifetime: the specification's forms reach up to 7d, so that is the ceiling. */
+const MAX_ACCESS_TTL_SECONDS = 7 * 86_400;
+const LONG_ACCESS_TTL_SECONDS = 3600;
+
+function accessTtlSeconds(env: Env, mode: RunMode, warnings: string[]): number {
+  const seconds = durationSeconds(env, 'JWT_EXPIRES_IN', '15m');
+  if (seconds > MAX_ACCESS_TTL_SECONDS) throw new ConfigError('JWT_EXPIRES_IN', 'must be at most 7d (an access token cannot be revoked before it expires)');
+  if (mode === 'production' && seconds > LONG_ACCESS_TTL_SECONDS) {
+    warnings.push('JWT_EXPIRES_IN is above 1h: an access token stays valid that long after logout or a role change');
+  }
+  return seconds;
+}
+
+/** A token claim value (JWT_ISSUER, JWT_AUDIENCE): printable, no spaces, at most 200 characters. */
+function claim(env: Env, name: string, fallback: string): string {
+  const value = read(env, name) ?? fallback;
+  if (!/^[\x21-\x7e]{1,200}$/.test(value)) throw new ConfigError(name, 'must be 1 to 200 printable characters without spaces');
+  return value;
+}
+
+function publicUrl(env: Env): string | undefined {
+  const value = read(env, 'PUBLIC_URL');
+  if (value === undefined) return undefined;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(value);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.username || parsed.password || parsed.search || parsed.hash) {
+    throw new ConfigError('PUBLIC_URL', 'must be the absolute http(s) URL clients use, such as https://api.example.com');
+  }
+  return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+}
+
+/** The documented demo password: never accepted in production (anyone who read the README can log in). */
+export const DEFAULT_DEMO_PASSWORD = 'demo-password';
+
+function demoUser(env: Env, mode: RunMode, userStore: UserStoreKind): Config['demoUser'] {
+  const password = read(env, 'DEMO_USER_PASSWORD');
+  if (mode === 'production' && userStore === 'demo' && (password === undefined || password === DEFAULT_DEMO_PASSWORD)) {
+    throw new ConfigError(
+      'DEMO_USER_PASSWORD',
+      'must be set to a non-default value when USER_STORE=demo in production (or set USER_STORE=database)',
+    );
+  }
+  return {
+    email: (read(env, 'DEMO_USER_EMAIL') ?? 'demo@example.com').toLowerCase(),
+    password: password ?? DEFAULT_DEMO_PASSWORD,
+    role: read(env, 'DEMO_USER_ROLE') ?? 'user',
+  };
+}
+
+function loginThrottle(env: Env): Config['loginThrottle'] {
+  const pairFailures = integer(env, 'LOGIN_THROTTLE_FAILURES', 5, 1, 1000);
+  const accountFailures = integer(env, 'LOGIN_THROTTLE_ACCOUNT_FAILURES', 50, 1, 1_000_000);
+  if (accountFailures < pairFailures) {
+    // Below the pair limit, one address could lock the account for everyone: the very thing the pair limit prevents.
+    throw new ConfigError('LOGIN_THROTTLE_ACCOUNT_FAILURES', 'must be at least LOGIN_THROTTLE_FAILURES');
+  }
+  return { pairFailures, accountFailures, windowMs: timerMs(env, 'LOGIN_THROTTLE_WINDOW', '15m') };
 }
 
 function origins(env: Env): string[] {
@@ -223,14 +270,15 @@ export function loadConfig(env: Env = process.env): Config {
   const warnings: string[] = [];
   const mode = oneOf(env, 'NODE_ENV', RUN_MODES, 'development');
   const userStore = oneOf<UserStoreKind>(env, 'USER_STORE', ['demo', 'database'], 'demo');
-  const demoUser = {
-    email: (read(env, 'DEMO_USER_EMAIL') ?? 'demo@example.com').toLowerCase(),
-    password: read(env, 'DEMO_USER_PASSWORD') ?? 'demo-password',
-    role: read(env, 'DEMO_USER_ROLE') ?? 'user',
-  };
   if (mode === 'production' && userStore === 'demo') {
     warnings.push('USER_STORE=demo in production: the built-in demonstration user can log in');
   }
+  const trustProxy = integer(env, 'TRUST_PROXY', 0, 0, 10);
+  const ownUrl = publicUrl(env);
+  if (mode === 'production' && trustProxy > 0 && !ownUrl) {
+    warnings.push('TRUST_PROXY is set without PUBLIC_URL: the CSRF check takes the service origin from X-Forwarded-Host');
+  }
+  const issuer = claim(env, 'JWT_ISSUER', 'koa-api-service');
   const registrationEnabled = boolean(env, 'AUTH_REGISTRATION', false);
   if (registrationEnabled && userStore !== 'database') {
     throw new ConfigError('AUTH_REGISTRATION', 'needs USER_STORE=database');
@@ -240,9 +288,11 @@ export function loadConfig(env: Env = process.env): Config {
     env: mode,
     port,
     jwt: {
-      ...secrets(env, mode, warnings),
-      accessTtlSeconds: durationSeconds(env, 'JWT_EXPIRES_IN', '15m'),
+      ...readSecrets(env, mode === 'production', warnings),
+      accessTtlSeconds: accessTtlSeconds(env, mode, warnings),
       refreshTtlSeconds: REFRESH_TTL_SECONDS,
+      issuer,
+      audience: claim(env, 'JWT_AUDIENCE', issuer),
     },
     database: {
       ...database(env, mode),
@@ -251,15 +301,18 @@ export function loadConfig(env: Env = process.env): Config {
       refreshTokenCleanupIntervalMs: timerMs(env, 'REFRESH_TOKEN_CLEANUP_INTERVAL', '1h'),
     },
     redisUrl: read(env, 'REDIS_URL'),
-    trustProxy: integer(env, 'TRUST_PROXY', 0, 0, 10),
+    trustProxy,
     authRateLimit: {
       max: integer(env, 'AUTH_RATE_LIMIT_MAX', 10, 1, 1_000_000_000),
       windowMs: timerMs(env, 'AUTH_RATE_LIMIT_WINDOW', '15m'),
     },
+    loginThrottle: loginThrottle(env),
     userStore,
-    demoUser,
+    demoUser: demoUser(env, mode, userStore),
     registrationEnabled,
     corsOrigins: origins(env),
+    publicUrl: ownUrl,
+    passwordMinLength: integer(env, 'PASSWORD_MIN_LENGTH', 12, 8, 128),
     cookieSecure: boolean(env, 'COOKIE_SECURE', mode === 'production'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, mode === 'test' ? 'silent' : 'info'),
     bodyLimitBytes: byteSize(env, 'BODY_LIMIT', '100kb'),

@@ -1,11 +1,10 @@
-import Router from '@koa/router';
 import Koa from 'koa';
 import type { ModuleFactory, Services } from '../services';
 import { errorHandler } from './middleware/error-handler';
 import { requestContext } from './middleware/request-context';
 import { requestMetrics } from './middleware/request-metrics';
 import { corsPolicy, securityHeaders } from './middleware/security';
-import { addRoutes, modulePrefix, underPrefix } from './routing/mount';
+import { addRoutes, createRouter, modulePrefix, underPrefix } from './routing/mount';
 import type { RequestState } from './routing/route';
 import { systemRoutes } from './system-routes';
 
@@ -22,7 +21,7 @@ export function createApp(services: Services, modules: readonly ModuleFactory[])
   const { config, logger, tokens } = services;
   // TRUST_PROXY hops: with 0, X-Forwarded-* is ignored; with N, ctx.ip is the address the Nth proxy saw.
   const app = new Koa<RequestState>({ proxy: config.trustProxy > 0, maxIpsCount: config.trustProxy });
-  const router = new Router<RequestState>();
+  const router = createRouter();
   const mountOptions = { tokens, bodyLimitBytes: config.bodyLimitBytes };
 
   if (services.metrics.enabled) app.use(requestMetrics(services.metrics.http, router));

@@ -21,3 +21,6 @@ export const forbidden = (message = 'Forbidden') => new HttpError(403, message);
 export const notFound = (message = 'Not found') => new HttpError(404, message);
 export const conflict = (message: string) => new HttpError(409, message);
 export const unprocessable = (errors: FieldError[]) => new HttpError(422, 'Validation failed', { errors });
+/** 503 for a dependency that is down (not the database: StoreUnavailableError covers that), with Retry-After. */
+export const unavailable = (retryAfterSeconds: number) =>
+  new HttpError(503, 'Service temporarily unavailable, try again shortly', { headers: { 'Retry-After': String(retryAfterSeconds) } });

@@ -3,28 +3,29 @@
 // label). The Prometheus implementation (prometheus-metrics.ts, prom-client) is loaded only when
 // METRICS_PORT is set; otherwise every call goes to `metricsOff`, which does nothing.
 
-/** Login attempts that reached the handler: a token pair issued, or credentials refused. */
-export type LoginOutcome = 'success' | 'invalid_credentials';
-/** Refresh attempts that reached the handler: a new access token, or the cookie refused (401). */
-export type RefreshOutcome = 'success' | 'rejected';
-/** Auth requests the rate limiter turned away: over the limit (429), or its store unreachable (503). */
-export type RateLimitRejection = 'limit_exceeded' | 'store_unavailable';
+/** Login attempts that reached the handler: tokens issued, credentials refused, or throttled before checking. */
+export type LoginOutcome = 'success' | 'failure' | 'throttled';
+/** Refresh attempts that reached the handler: a new access token, or why the cookie was refused (401). */
+export type RefreshOutcome = 'success' | 'missing-cookie' | 'invalid-token' | 'unknown-session' | 'user-gone';
 /** How a store call ended, when it failed: the store's own error classes (src/stores/errors.ts). */
 export type StoreErrorKind = 'unavailable' | 'duplicate_key' | 'other';
 
-export const LOGIN_OUTCOMES: readonly LoginOutcome[] = ['success', 'invalid_credentials'];
-export const REFRESH_OUTCOMES: readonly RefreshOutcome[] = ['success', 'rejected'];
-export const RATE_LIMIT_REJECTIONS: readonly RateLimitRejection[] = ['limit_exceeded', 'store_unavailable'];
+export const LOGIN_OUTCOMES: readonly LoginOutcome[] = ['success', 'failure', 'throttled'];
+export const REFRESH_OUTCOMES: readonly RefreshOutcome[] = ['success', 'missing-cookie', 'invalid-token', 'unknown-session', 'user-gone'];
 export const STORE_ERROR_KINDS: readonly StoreErrorKind[] = ['unavailable', 'duplicate_key', 'other'];
 
 /**
- * Auth events. Issue 15 (rotation, per-account throttling) adds its counters here, next to its log lines:
- * a `throttled` rejection and a `rotationReuse()` call, each with a producer from the day it exists.
+ * Auth events, counted where they are logged (src/modules/auth/auth-metrics.ts listens to AuthEvents). A new
+ * kind of event — refresh-token reuse detected, once rotation exists — gets its method here and its case
+ * there; the listener's exhaustive switch makes forgetting it a compile error.
  */
 export interface AuthMetrics {
   login(outcome: LoginOutcome): void;
   refresh(outcome: RefreshOutcome): void;
-  rateLimited(reason: RateLimitRejection): void;
+  logout(): void;
+  registration(): void;
+  /** A request under /api/auth refused with 429 by the shared rate limit. */
+  rateLimited(): void;
 }
 
 export interface StoreMetrics {
@@ -55,7 +56,7 @@ const nothing = () => undefined;
 export const metricsOff: Metrics = {
   enabled: false,
   http: { request: nothing },
-  auth: { login: nothing, refresh: nothing, rateLimited: nothing },
+  auth: { login: nothing, refresh: nothing, logout: nothing, registration: nothing, rateLimited: nothing },
   store: { call: nothing },
   render: () => Promise.reject(new Error('metrics are off (METRICS_PORT is not set)')),
 };

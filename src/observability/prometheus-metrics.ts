@@ -1,7 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import {
   LOGIN_OUTCOMES,
-  RATE_LIMIT_REJECTIONS,
   REFRESH_OUTCOMES,
   STORE_ERROR_KINDS,
   type Metrics,
@@ -46,20 +45,21 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
 
   const logins = new Counter({
     name: 'auth_login_attempts_total',
-    help: 'Login attempts that reached the handler, by outcome',
+    help: 'Login attempts that reached the handler, by outcome: success, failure (bad credentials), throttled',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
   const refreshes = new Counter({
     name: 'auth_refresh_attempts_total',
-    help: 'Refresh attempts that reached the handler, by outcome',
+    help: 'Refresh attempts that reached the handler, by outcome: success, or why the cookie was refused',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
+  const logouts = new Counter({ name: 'auth_logouts_total', help: 'Successful logouts', registers: [registry] });
+  const registrations = new Counter({ name: 'auth_registrations_total', help: 'Users registered (AUTH_REGISTRATION)', registers: [registry] });
   const rateLimited = new Counter({
-    name: 'auth_rate_limit_rejections_total',
-    help: 'Requests under /api/auth turned away by the rate limiter: over the limit (429) or its store unreachable (503)',
-    labelNames: ['reason'] as const,
+    name: 'auth_rate_limited_total',
+    help: 'Requests under /api/auth refused with 429 by the shared per-client rate limit',
     registers: [registry],
   });
   const storeDuration = new Histogram({
@@ -79,7 +79,6 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
   // Every series exists from the start at 0, so rate() and absent() behave before the first event.
   for (const outcome of LOGIN_OUTCOMES) logins.labels(outcome).inc(0);
   for (const outcome of REFRESH_OUTCOMES) refreshes.labels(outcome).inc(0);
-  for (const reason of RATE_LIMIT_REJECTIONS) rateLimited.labels(reason).inc(0);
   const knownOperations = new Set(options.storeOperations);
   for (const operation of knownOperations) {
     for (const kind of STORE_ERROR_KINDS) storeErrors.labels(operation, kind).inc(0);
@@ -119,7 +118,9 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
     auth: {
       login: (outcome) => logins.labels(outcome).inc(),
       refresh: (outcome) => refreshes.labels(outcome).inc(),
-      rateLimited: (reason) => rateLimited.labels(reason).inc(),
+      logout: () => logouts.inc(),
+      registration: () => registrations.inc(),
+      rateLimited: () => rateLimited.inc(),
     },
     store: {
       call(operation: string, seconds: number, error: StoreErrorKind | undefined) {

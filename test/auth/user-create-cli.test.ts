@@ -66,6 +66,9 @@ describe('user:create CLI', () => {
 
     const shortPassword = run(['--email', 'new@example.com'], 'short\n');
     expect(shortPassword.status).toBe(2);
-    expect(shortPassword.stderr).toMatch(/password must be 8 to 128 characters/);
+    expect(shortPassword.stderr).toMatch(/password must be 12 to 128 characters/);
+    const common = run(['--email', 'new@example.com', '--password', '123456789012']);
+    expect(common.status).toBe(2);
+    expect(common.stderr).toMatch(/password is too common/);
   });
 });

@@ -16,7 +16,7 @@ describe('route access rules: token check, then role check, then validation', ()
   let t: TestApp;
   const api = () => request(t.app.callback());
   const now = () => Math.floor(Date.now() / 1000);
-  const accessClaims = (role: string) => ({ sub: 'user-1', role, typ: 'access', iat: now(), exp: now() + 60 });
+  const accessClaims = (role: string) => ({ sub: 'user-1', role, typ: 'access', iss: 'koa-api-service', aud: 'koa-api-service', iat: now(), exp: now() + 60 });
 
   beforeAll(async () => {
     t = await buildTestApp({ modules: [probeModule()] });
@@ -61,7 +61,7 @@ describe('route access rules: token check, then role check, then validation', ()
   });
 
   it('a hand-made HS256 token with the real secret passes (the check is the signature, not the library)', async () => {
-    const token = handMadeToken({ alg: 'HS256', typ: 'JWT' }, accessClaims('user'), TEST_SECRETS.JWT_SECRET);
+    const token = handMadeToken({ alg: 'HS256', typ: 'at+jwt' }, accessClaims('user'), TEST_SECRETS.JWT_SECRET);
     await api().get('/api/probe/me').set('Authorization', `Bearer ${token}`).expect(200);
   });
 

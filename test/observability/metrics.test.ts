@@ -79,10 +79,12 @@ describe('metrics listener', () => {
     expect(text).not.toMatch(/things\/4[23]|no\/such/); // never a raw path
 
     expect(value(text, 'auth_login_attempts_total{outcome="success"}')).toBe(1);
-    expect(value(text, 'auth_login_attempts_total{outcome="invalid_credentials"}')).toBe(1);
+    expect(value(text, 'auth_login_attempts_total{outcome="failure"}')).toBe(1);
+    expect(value(text, 'auth_login_attempts_total{outcome="throttled"}')).toBe(0);
     expect(value(text, 'auth_refresh_attempts_total{outcome="success"}')).toBe(1);
-    expect(value(text, 'auth_refresh_attempts_total{outcome="rejected"}')).toBe(1);
-    expect(value(text, 'auth_rate_limit_rejections_total{reason="limit_exceeded"}')).toBe(0);
+    expect(value(text, 'auth_refresh_attempts_total{outcome="invalid-token"}')).toBe(1);
+    expect(value(text, 'auth_refresh_attempts_total{outcome="unknown-session"}')).toBe(0);
+    expect(value(text, 'auth_rate_limited_total')).toBe(0);
     expect(value(text, 'db_client_operation_duration_seconds_count{operation="refreshTokens.create"}')).toBe(1);
     expect(value(text, 'db_client_operation_duration_seconds_count{operation="refreshTokens.findByToken"}')).toBe(1); // the forged cookie fails its signature first
     expect(value(text, 'db_client_operation_errors_total{operation="refreshTokens.create",kind="unavailable"}')).toBe(0);
@@ -127,30 +129,40 @@ describe('metrics listener', () => {
 });
 
 describe('metrics of the auth rate limit and the stores', () => {
-  it('counts rate-limited requests under the route they were aimed at', async () => {
-    const running = await start({ AUTH_RATE_LIMIT_MAX: '2' });
+  it('counts throttled logins, and rate-limited requests under the route they were aimed at', async () => {
+    const running = await start({ AUTH_RATE_LIMIT_MAX: '3', LOGIN_THROTTLE_FAILURES: '1' });
     try {
-      for (let i = 0; i < 2; i++) await request(running.base).post('/api/auth/login').send({ ...DEMO, password: 'nope' }).expect(401);
-      await request(running.base).post('/api/auth/login').send(DEMO).expect(429);
+      const login = (password: string) => request(running.base).post('/api/auth/login').send({ ...DEMO, password });
+      await login('wrong-password').expect(401);
+      await login(DEMO.password).expect(429); // throttled: one failure for this account from this client
+      await login(DEMO.password).expect(429); // throttled again
+      await login(DEMO.password).expect(429); // the fourth request: over the shared rate limit
       const text = await scrape(running);
-      expect(value(text, 'auth_rate_limit_rejections_total{reason="limit_exceeded"}')).toBe(1);
-      expect(value(text, 'auth_login_attempts_total{outcome="invalid_credentials"}')).toBe(2);
+      expect(value(text, 'auth_login_attempts_total{outcome="failure"}')).toBe(1);
+      expect(value(text, 'auth_login_attempts_total{outcome="throttled"}')).toBe(2);
       expect(value(text, 'auth_login_attempts_total{outcome="success"}')).toBe(0);
-      expect(value(text, 'http_server_request_duration_seconds_count{method="POST",route="/api/auth/login",status_class="4xx"}')).toBe(3);
+      expect(value(text, 'auth_rate_limited_total')).toBe(1);
+      expect(value(text, 'http_server_request_duration_seconds_count{method="POST",route="/api/auth/login",status_class="4xx"}')).toBe(4);
     } finally {
       await running.service.stop();
     }
   });
 
-  it('counts store errors by kind (a duplicate email on registration)', async () => {
+  it('counts store errors by kind (a duplicate email on registration), registrations and logouts', async () => {
     const running = await start({ USER_STORE: 'database', AUTH_REGISTRATION: 'true' });
     try {
-      const ada = { name: 'Ada', email: 'ada@example.com', password: 'a long passphrase' };
+      const ada = { name: 'Ada', email: 'ada@example.com', password: 'a long passphrase of mine' };
       await request(running.base).post('/api/auth/register').send(ada).expect(201);
       await request(running.base).post('/api/auth/register').send(ada).expect(409);
       const text = await scrape(running);
       expect(value(text, 'db_client_operation_errors_total{operation="users.create",kind="duplicate_key"}')).toBe(1);
       expect(value(text, 'db_client_operation_duration_seconds_count{operation="users.create"}')).toBe(2);
+      expect(value(text, 'auth_registrations_total')).toBe(1);
+      expect(value(text, 'auth_logouts_total')).toBe(0);
+      const session = await request(running.base).post('/api/auth/login').send({ email: ada.email, password: ada.password }).expect(200);
+      const token = (session.body as { data: { accessToken: string } }).data.accessToken;
+      await request(running.base).post('/api/auth/logout').set('Authorization', `Bearer ${token}`).expect(204);
+      expect(value(await scrape(running), 'auth_logouts_total')).toBe(1);
     } finally {
       await running.service.stop();
     }

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { sleep, spawnChild, waitForExit } from './children';
 import { freePort } from './free-port';
 import { send } from './http';
+import { DEMO } from './traffic';
 
 // The service as it runs in production: the compiled build (dist/server.js, what `npm start` runs) in
 // its own process, NODE_ENV=production with freshly generated strong secrets. Only what a driver needs
@@ -47,7 +48,12 @@ export class ServiceProcess {
         // Every virtual user logs in and refreshes many times: the production limit (10 per 15 min per IP)
         // would turn the run into a 429 test. The limit itself is tested in the auth module's suite.
         AUTH_RATE_LIMIT_MAX: '1000000000',
+        // The traffic mixes wrong-password logins for the demo user into its own logins, from four
+        // addresses: per-account throttling would refuse the right password too. Tested in the auth suite.
+        LOGIN_THROTTLE_FAILURES: '1000',
+        LOGIN_THROTTLE_ACCOUNT_FAILURES: '1000000',
         LOG_LEVEL: 'warn',
+        DEMO_USER_PASSWORD: DEMO.password,
         ...env,
       },
     });

@@ -6,7 +6,8 @@ import { accessTokenFrom, refreshCookieFrom, send, type Call, type Outcome } fro
 // source address and keep-alive connection and a session of its own (access token + refresh cookie),
 // and loops: pick an action by weight, send it, record what came back. Bounded by a deadline and a count.
 
-export const DEMO = { email: 'demo@example.com', password: 'demo-password' };
+/** The demo user as the drivers' service is started with it (production refuses the documented default password). */
+export const DEMO = { email: 'demo@example.com', password: 'reliability-demo-password' };
 const JSON_TYPE = { 'content-type': 'application/json' };
 
 export type ActionName =

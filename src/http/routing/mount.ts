@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import compose from 'koa-compose';
 import type { TokenService } from '../../auth/tokens';
@@ -55,8 +55,25 @@ export function modulePrefix(module: ModuleDefinition): string {
   return `/api/${module.name}`;
 }
 
-/** Runs `middleware` only for requests at or below `prefix` (matched by a route or not). */
+/**
+ * How every path is matched, by the router and by module-wide middleware alike. Case-sensitive: a path
+ * differing only in case is another path (404), never a route reached around its module's middleware
+ * (the auth rate limit was once bypassed by `POST /API/AUTH/LOGIN`). A trailing slash is tolerated by both.
+ */
+const MATCHING = { sensitive: true, strict: false } as const;
+
+export function createRouter(): Router<RequestState> {
+  return new Router<RequestState>(MATCHING);
+}
+
+/**
+ * Runs `middleware` for every request at or below `prefix`, matched by a route or not. "Below the prefix"
+ * is decided by a router built with the same matching rules as the one that dispatches, so the two cannot
+ * disagree about which paths belong to a module.
+ */
 export function underPrefix(prefix: string, middleware: Middleware<RequestState>[]): Middleware<RequestState> {
   const run = compose(middleware);
-  return (ctx, next) => (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`) ? run(ctx, next) : next());
+  const scope = createRouter();
+  scope.all(`${prefix}{/*rest}`, () => undefined); // registered only to be matched, never dispatched
+  return (ctx, next) => (scope.match(ctx.path, ctx.method).route ? run(ctx, next) : next());
 }

@@ -9,20 +9,21 @@ import { forbidden } from '../../http/errors';
  *  - `Sec-Fetch-Site: cross-site` or `same-site` unless the Origin is listed.
  * A request with neither header (curl, server-to-server, old browsers) passes: it carries no
  * browser-attached ambient credentials a third-party page could have triggered.
- * "Own origin" is the scheme and host the request was addressed to; both honour TRUST_PROXY (X-Forwarded-Proto
- * and -Host), so behind a TLS-terminating proxy set TRUST_PROXY or same-origin browser calls look cross-site.
+ * "Own origin" is PUBLIC_URL's origin when that is configured. Otherwise it is the scheme and host the request
+ * was addressed to, which honour TRUST_PROXY (X-Forwarded-Proto and -Host): behind a proxy, set PUBLIC_URL so
+ * the check does not rest on a header the proxy may pass through from the client.
  */
 /** The service's origin as this request sees it. (Koa 3's ctx.origin is the Origin *header*, not this.) */
-function ownOrigin(ctx: Context): string {
+function requestOrigin(ctx: Context): string {
   return `${ctx.protocol}://${ctx.host}`;
 }
 
-export function rejectCrossSite(allowedOrigins: readonly string[]): Middleware {
+export function rejectCrossSite(allowedOrigins: readonly string[], publicOrigin: string | undefined): Middleware {
   const allowed = new Set(allowedOrigins);
   return async (ctx, next) => {
     const origin = ctx.get('Origin');
     const listed = origin !== '' && allowed.has(origin);
-    if (origin && !listed && origin !== ownOrigin(ctx)) throw forbidden('Cross-site request refused');
+    if (origin && !listed && origin !== (publicOrigin ?? requestOrigin(ctx))) throw forbidden('Cross-site request refused');
     const site = ctx.get('Sec-Fetch-Site').toLowerCase();
     if ((site === 'cross-site' || site === 'same-site') && !listed) throw forbidden('Cross-site request refused');
     await next();

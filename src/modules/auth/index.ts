@@ -1,8 +1,13 @@
 import { CredentialVerifier } from '../../auth/credentials';
+import { createFailureCounter } from '../../auth/failure-counter';
+import { LoginThrottle } from '../../auth/login-throttle';
 import { PasswordHasher } from '../../auth/passwords';
 import { createRateLimitStore } from '../../auth/rate-limit-store';
 import { RefreshSessions } from '../../auth/refresh-sessions';
 import type { ModuleFactory } from '../../services';
+import { AuthEvents } from './auth-events';
+import { countAuthEvents } from './auth-metrics';
+import { noStore } from './no-store';
 import { authRateLimit } from './rate-limit';
 import { authRoutes } from './routes';
 import { selectUserStore } from './user-store';
@@ -13,12 +18,16 @@ import { selectUserStore } from './user-store';
  * dummy hash for unknown users) and, with REDIS_URL, opens the Redis connection for the rate limit.
  */
 export const authModule: ModuleFactory = (services) => {
-  const { config, logger, database, tokens, lifecycle, metrics } = services;
+  const { config, logger, database, tokens, lifecycle } = services;
   const hasher = new PasswordHasher();
   const users = selectUserStore(services, hasher);
+  const events = new AuthEvents(logger, config.jwt.accessSecret);
+  if (services.metrics.enabled) events.subscribe(countAuthEvents(services.metrics.auth));
+  const rateLimitStore = createRateLimitStore(config, logger, lifecycle);
   return {
     name: 'auth',
-    middleware: [authRateLimit(config.authRateLimit, createRateLimitStore(config, logger, lifecycle), logger, metrics.auth)],
+    // no-store first, so that every answer under /api/auth carries it, the rate limiter's 429 included
+    middleware: [noStore, authRateLimit(config.authRateLimit, rateLimitStore, logger, (ctx) => events.record(ctx, { action: 'rate-limit', outcome: 'limited' }))],
     routes: authRoutes({
       tokens,
       users,
@@ -26,9 +35,12 @@ export const authModule: ModuleFactory = (services) => {
       sessions: new RefreshSessions(tokens, database.refreshTokens),
       hasher,
       cookie: { maxAgeSeconds: config.jwt.refreshTtlSeconds, secure: config.cookieSecure },
+      events,
+      throttle: new LoginThrottle(createFailureCounter(rateLimitStore), config.loginThrottle, (email) => events.emailHash(email)),
       corsOrigins: config.corsOrigins,
+      publicOrigin: config.publicUrl && new URL(config.publicUrl).origin,
       registrationEnabled: config.registrationEnabled,
-      metrics: metrics.auth,
+      passwordMinLength: config.passwordMinLength,
     }),
   };
 };

@@ -2,12 +2,13 @@ import type { Context, Middleware } from 'koa';
 import ratelimit from 'koa-ratelimit';
 import type { RateLimitStore } from '../../auth/rate-limit-store';
 import type { Config } from '../../config/config';
-import { HttpError } from '../../http/errors';
+import { clientBucket } from '../../http/client-ip';
+import { HttpError, unavailable } from '../../http/errors';
 import type { Logger } from '../../logger';
-import type { AuthMetrics } from '../../observability/metrics';
 
 const HEADERS = { total: 'RateLimit-Limit', remaining: 'RateLimit-Remaining', reset: 'RateLimit-Reset' };
-const RETRY_WHEN_UNAVAILABLE_SECONDS = 5;
+/** Retry-After when the counter store (Redis) cannot be reached; the login throttle uses it too. */
+export const RETRY_WHEN_UNAVAILABLE_SECONDS = 5;
 const OUTAGE_LOG_INTERVAL_MS = 10_000;
 
 /**
@@ -22,21 +23,26 @@ function rewriteReset(ctx: Context, windowSeconds: number): number {
 
 /**
  * One limit shared by every request under /api/auth (matched route or not): AUTH_RATE_LIMIT_MAX requests
- * per AUTH_RATE_LIMIT_WINDOW per client IP. The client IP is ctx.ip, which follows TRUST_PROXY: with 0
- * X-Forwarded-For is ignored, so a forged header cannot buy a fresh counter.
+ * per AUTH_RATE_LIMIT_WINDOW per client: an IPv4 address, or an IPv6 /64. The client IP is ctx.ip, which
+ * follows TRUST_PROXY: with 0 X-Forwarded-For is ignored, so a forged header cannot buy a fresh counter.
  *
  * Over the limit: 429 fail envelope with Retry-After and RateLimit-Limit / -Remaining / -Reset.
  * If the counter store (Redis) fails, the request is refused with 503 (fail closed): the limit guards
  * password guessing, and an attacker who can upset Redis must not get unlimited attempts. The Redis client's
  * timeouts make that refusal quick (rate-limit-store.ts).
  */
-export function authRateLimit(settings: Config['authRateLimit'], store: RateLimitStore, logger: Logger, metrics: AuthMetrics): Middleware {
+export function authRateLimit(
+  settings: Config['authRateLimit'],
+  store: RateLimitStore,
+  logger: Logger,
+  onLimited: (ctx: Context) => void,
+): Middleware {
   const limiter = ratelimit({
     driver: store.driver,
     db: store.db,
     duration: settings.windowMs,
     max: settings.max,
-    id: (ctx) => ctx.ip || 'unknown',
+    id: clientBucket, // IPv6 clients by /64: see client-ip.ts
     namespace: 'auth-rate-limit',
     headers: HEADERS,
     throw: true,
@@ -55,7 +61,7 @@ export function authRateLimit(settings: Config['authRateLimit'], store: RateLimi
     } catch (error) {
       if (admitted) throw error; // from the route downstream: not ours to translate
       if ((error as { status?: unknown }).status === 429) {
-        metrics.rateLimited('limit_exceeded');
+        onLimited(ctx);
         const reset = rewriteReset(ctx, windowSeconds);
         throw new HttpError(429, `Too many authentication requests; try again in ${reset} seconds`, {
           headers: {
@@ -66,14 +72,11 @@ export function authRateLimit(settings: Config['authRateLimit'], store: RateLimi
           },
         });
       }
-      metrics.rateLimited('store_unavailable');
       if (Date.now() - lastOutageLog >= OUTAGE_LOG_INTERVAL_MS) {
         lastOutageLog = Date.now(); // one line per interval, not one per refused request
         logger.warn({ reqId: ctx.state.requestId, err: error }, 'auth rate limiter unavailable: requests refused with 503');
       }
-      throw new HttpError(503, 'Service temporarily unavailable, try again shortly', {
-        headers: { 'Retry-After': String(RETRY_WHEN_UNAVAILABLE_SECONDS) },
-      });
+      throw unavailable(RETRY_WHEN_UNAVAILABLE_SECONDS);
     }
   };
 }

@@ -1,0 +1,37 @@
+import { normaliseEmail } from '../stores/email';
+
+// What a user may choose as a password, beyond its length (which the route's JSON Schema states, so the
+// OpenAPI document shows it): NIST SP 800-63B §3.1.1.2 / OWASP ASVS 5 V6.2 — refuse passwords that are
+// known to be common, or that are the account's own email.
+
+/** The longest password accepted anywhere: argon2 hashes it all, so an unbounded one is a CPU sink. */
+export const PASSWORD_MAX_LENGTH = 128;
+
+/** The JSON Schema of a password a user chooses (registration, password change). */
+export function chosenPasswordSchema(minLength: number) {
+  return { type: 'string', minLength, maxLength: PASSWORD_MAX_LENGTH } as const;
+}
+
+let commonPasswords: Set<string> | undefined;
+
+/**
+ * About 49,000 passwords seen most often in breaches, from zxcvbn-ts's common dictionary (a kept package).
+ * Loaded on first use: a service without registration or password change never holds the ~4 MB set.
+ */
+function common(): Set<string> {
+  if (!commonPasswords) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- deliberately lazy, see above
+    const { dictionary } = require('@zxcvbn-ts/language-common') as { dictionary: Record<string, string[]> };
+    commonPasswords = new Set(dictionary['passwords-common']);
+  }
+  return commonPasswords;
+}
+
+/** Why this password may not be chosen for the account with this email, or undefined when it may. */
+export function passwordRefusal(password: string, email: string): string | undefined {
+  const lowered = password.toLowerCase();
+  const address = normaliseEmail(email);
+  if (lowered === address || lowered === address.split('@')[0]) return 'must not be your email address';
+  if (common().has(lowered)) return 'is too common: it appears in lists of breached passwords';
+  return undefined;
+}

@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { ConfigError } from './errors';
+
+// The two token secrets (JWT_SECRET, REFRESH_TOKEN_SECRET): required in production, random per process
+// elsewhere. A bad value stops start-up with a message that names the variable and never the value.
+
+const MIN_SECRET_BYTES = 32;
+
+/**
+ * Production takes only secrets that are random bytes written out (RFC 8725 §3.5: keys must not be
+ * guessable; HS256 wants at least 256 bits): at least 32 bytes as base64 or base64url (43 characters
+ * or more, padding aside) or as hex (64 digits or more) — what `openssl rand -base64 48` and
+ * `openssl rand -hex 32` print. No test can prove randomness; these catch what people actually commit:
+ * words and sentences (not the alphabet), `aaaa…` and `deadbeef…` (too few bits per character, measured
+ * as the Shannon entropy of the secret's own characters), and `0123…f0123…f` (a repeated pattern: most
+ * three-character runs occur more than once).
+ */
+const ENCODINGS = [
+  { name: 'hex', alphabet: /^[0-9a-f]+$/i, minLength: 64, minBitsPerCharacter: 3 },
+  { name: 'base64', alphabet: /^[A-Za-z0-9+/_-]+$/, minLength: 43, minBitsPerCharacter: 4 },
+] as const;
+const MIN_DISTINCT_TRIGRAMS = 0.8;
+
+/** Shannon entropy of the string's character distribution, in bits per character. */
+export function bitsPerCharacter(value: string): number {
+  const counts = new Map<string, number>();
+  for (const character of value) counts.set(character, (counts.get(character) ?? 0) + 1);
+  let bits = 0;
+  for (const count of counts.values()) bits -= (count / value.length) * Math.log2(count / value.length);
+  return bits;
+}
+
+/** Share of the string's three-character runs that are distinct: near 1 for random text, low for a repeated pattern. */
+function distinctTrigrams(value: string): number {
+  const runs = new Set<string>();
+  for (let i = 0; i + 3 <= value.length; i += 1) runs.add(value.slice(i, i + 3));
+  return runs.size / Math.max(1, value.length - 2);
+}
+
+/** True when `secret` reads as at least 32 random bytes in hex or base64 (see above). */
+export function looksRandom(secret: string): boolean {
+  const text = secret.replace(/=+$/, '');
+  return ENCODINGS.some(
+    (encoding) =>
+      encoding.alphabet.test(text) &&
+      text.length >= encoding.minLength &&
+      bitsPerCharacter(text) >= encoding.minBitsPerCharacter &&
+      distinctTrigrams(text) >= MIN_DISTINCT_TRIGRAMS,
+  );
+}
+
+type Env = Record<string, string | undefined>;
+
+export function readSecrets(
+  env: Env,
+  production: boolean,
+  warnings: string[],
+): { accessSecret: string; refreshSecret: string } {
+  let accessSecret = env.JWT_SECRET?.trim() || undefined;
+  let refreshSecret = env.REFRESH_TOKEN_SECRET?.trim() || undefined;
+  if (production) {
+    if (!accessSecret) throw new ConfigError('JWT_SECRET', 'is required in production');
+    if (!refreshSecret) throw new ConfigError('REFRESH_TOKEN_SECRET', 'is required in production');
+  } else if (!accessSecret || !refreshSecret) {
+    warnings.push(
+      'JWT_SECRET or REFRESH_TOKEN_SECRET is not set: using a random secret for this process only; tokens die with it',
+    );
+    accessSecret ??= randomBytes(48).toString('base64url');
+    refreshSecret ??= randomBytes(48).toString('base64url');
+  }
+  for (const [name, value] of [['JWT_SECRET', accessSecret], ['REFRESH_TOKEN_SECRET', refreshSecret]] as const) {
+    if (Buffer.byteLength(value) < MIN_SECRET_BYTES) throw new ConfigError(name, `must be at least ${MIN_SECRET_BYTES} bytes long`);
+    if (production && !looksRandom(value)) {
+      throw new ConfigError(name, 'must be at least 32 random bytes in base64 or hex in production: generate one with `openssl rand -base64 48`');
+    }
+  }
+  if (accessSecret === refreshSecret) throw new ConfigError('REFRESH_TOKEN_SECRET', 'must differ from JWT_SECRET');
+  return { accessSecret, refreshSecret };
+}

@@ -1,0 +1,62 @@
+import { createHmac, hkdfSync } from 'node:crypto';
+import type { Context } from 'koa';
+import type { RefreshRefusal } from '../../auth/refresh-sessions';
+import { clientIp } from '../../http/client-ip';
+import type { Logger } from '../../logger';
+import { normaliseEmail } from '../../stores/email';
+
+/** What happened at an auth route. Never a password or a token: emails only as a keyed hash. */
+export type AuthEvent =
+  | { action: 'login'; outcome: 'success'; userId: string }
+  | { action: 'login'; outcome: 'failure'; userId?: string; email: string }
+  | { action: 'login'; outcome: 'throttled'; email: string }
+  | { action: 'refresh'; outcome: 'success'; userId: string }
+  | { action: 'refresh'; outcome: 'refused'; reason: RefreshRefusal; userId?: string }
+  | { action: 'logout'; outcome: 'success'; userId: string; revoked: boolean }
+  | { action: 'register'; outcome: 'success'; userId: string }
+  | { action: 'rate-limit'; outcome: 'limited' };
+
+export type AuthEventListener = (event: AuthEvent, ctx: Context) => void;
+
+/**
+ * Auth events as structured log lines (OWASP ASVS V16: log authentication decisions), one line each, with
+ * the request id and client IP, and a place for other listeners (metrics) to hear the same events.
+ *
+ * An unknown user has no id, and the email they tried must not land in logs in the clear: it is logged as
+ * a keyed hash (HMAC-SHA256 with a key derived from JWT_SECRET, so every replica hashes alike and the log
+ * alone cannot be dictionary-searched). Repeated failures on one address show up as one hash.
+ */
+export class AuthEvents {
+  private readonly emailKey: Buffer;
+  private readonly listeners: AuthEventListener[] = [];
+
+  constructor(
+    private readonly logger: Logger,
+    secret: string,
+  ) {
+    this.emailKey = Buffer.from(hkdfSync('sha256', secret, '', 'auth-event-email-hash', 32));
+  }
+
+  /** Adds a listener (e.g. metrics); listeners must be cheap and must not throw. */
+  subscribe(listener: AuthEventListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** The keyed hash an email is logged as: the same for every spelling that reaches the same account. */
+  emailHash(email: string): string {
+    return createHmac('sha256', this.emailKey).update(normaliseEmail(email)).digest('hex').slice(0, 32);
+  }
+
+  record(ctx: Context, event: AuthEvent): void {
+    const { action, outcome } = event;
+    const line: Record<string, unknown> = { event: 'auth', action, outcome, reqId: ctx.state.requestId, ip: clientIp(ctx) };
+    const userId = 'userId' in event ? event.userId : undefined;
+    if (userId) line.userId = userId;
+    else if ('email' in event) line.emailHash = this.emailHash(event.email);
+    if ('reason' in event) line.reason = event.reason;
+    if ('revoked' in event) line.revoked = event.revoked;
+    const routine = outcome === 'success';
+    this.logger[routine ? 'info' : 'warn'](line, `auth ${action} ${outcome}`);
+    for (const listener of this.listeners) listener(event, ctx);
+  }
+}

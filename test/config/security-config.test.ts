@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../src/config/config';
+import { configError } from '../support/config-error';
+import { looksRandom } from '../../src/config/secrets';
+
+// The configuration rules added by the security audit (issue 11): demo credentials in production, secret
+// entropy, the access-token lifetime bound, token claims, PUBLIC_URL and the password length policy.
+
+const STRONG = { JWT_SECRET: randomBytes(48).toString('base64'), REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64') };
+const PRODUCTION = { NODE_ENV: 'production', ...STRONG, DEMO_USER_PASSWORD: 'a-changed-demo-password' };
+
+
+describe('the demo user in production', () => {
+  it('refuses to start with the demo store and the documented password, unset or explicit', () => {
+    for (const env of [{}, { DEMO_USER_PASSWORD: 'demo-password' }, { USER_STORE: 'demo' }] as Record<string, string>[]) {
+      const error = configError({ NODE_ENV: 'production', ...STRONG, ...env });
+      expect(error.variable).toBe('DEMO_USER_PASSWORD');
+      expect(error.message).toMatch(/non-default value .*USER_STORE=database/);
+    }
+  });
+
+  it('starts with a changed demo password (with a warning), or with the database store', () => {
+    expect(loadConfig(PRODUCTION).demoUser.password).toBe('a-changed-demo-password');
+    expect(loadConfig({ NODE_ENV: 'production', ...STRONG, USER_STORE: 'database' }).userStore).toBe('database');
+  });
+
+  it('development and test keep the documented demo password', () => {
+    expect(loadConfig({}).demoUser.password).toBe('demo-password');
+    expect(loadConfig({ NODE_ENV: 'test' }).demoUser.password).toBe('demo-password');
+  });
+});
+
+describe('secrets in production', () => {
+  it.each([
+    ['one repeated character', 'a'.repeat(64)],
+    ['a short repeated pattern', 'abcd'.repeat(16)],
+    ['a sentence', 'this is my very secret jwt key 2024'],
+    ['a placeholder', 'changeme-changeme-changeme-changeme-changeme'],
+    ['a repeated hex pattern', '0123456789abcdef'.repeat(4)],
+    ['hex with few digits', 'deadbeef'.repeat(8)],
+    ['too short to be 32 random bytes in base64', randomBytes(24).toString('base64')],
+    ['a password-manager style string (not base64 or hex)', 'S3cure!Pa55word#With$Symbols%And^More&Length*'],
+  ])('refuses %s, naming the variable and not the value', (_case, secret) => {
+    const error = configError({ ...PRODUCTION, JWT_SECRET: secret });
+    expect(error.variable).toBe('JWT_SECRET');
+    expect(error.message).toMatch(/openssl rand -base64 48/);
+    expect(error.message).not.toContain(secret);
+    expect(configError({ ...PRODUCTION, REFRESH_TOKEN_SECRET: secret }).variable).toBe('REFRESH_TOKEN_SECRET');
+  });
+
+  it('accepts every secret the documented commands make (2,000 of each kind)', () => {
+    for (let i = 0; i < 2000; i += 1) {
+      for (const secret of [
+        randomBytes(48).toString('base64'),
+        randomBytes(32).toString('base64'),
+        randomBytes(32).toString('base64url'),
+        randomBytes(32).toString('hex'),
+        randomBytes(32).toString('hex').toUpperCase(),
+      ]) {
+        if (!looksRandom(secret)) throw new Error(`refused a random secret: ${secret}`);
+      }
+    }
+    expect(loadConfig(PRODUCTION).env).toBe('production');
+  });
+
+  it('does not apply the randomness rule outside production (length and difference still apply)', () => {
+    expect(loadConfig({ JWT_SECRET: 'a'.repeat(32), REFRESH_TOKEN_SECRET: 'b'.repeat(32) }).env).toBe('development');
+  });
+});
+
+describe('JWT_EXPIRES_IN is bounded', () => {
+  it('accepts up to 7 days, the longest form the specification names', () => {
+    expect(loadConfig({ JWT_EXPIRES_IN: '7d' }).jwt.accessTtlSeconds).toBe(604_800);
+    expect(loadConfig({ JWT_EXPIRES_IN: '604800' }).jwt.accessTtlSeconds).toBe(604_800);
+  });
+
+  it.each(['8d', '604801', '3650d', '169h'])('%s stops start-up with a clear message', (value) => {
+    const error = configError({ JWT_EXPIRES_IN: value });
+    expect(error.variable).toBe('JWT_EXPIRES_IN');
+    expect(error.message).toMatch(/at most 7d/);
+  });
+
+  it('warns in production above one hour, not at or below it', () => {
+    expect(loadConfig({ ...PRODUCTION, JWT_EXPIRES_IN: '2h' }).warnings.join()).toMatch(/JWT_EXPIRES_IN is above 1h/);
+    expect(loadConfig({ ...PRODUCTION, JWT_EXPIRES_IN: '1h' }).warnings.join()).not.toMatch(/JWT_EXPIRES_IN/);
+    expect(loadConfig({ JWT_EXPIRES_IN: '2h' }).warnings.join()).not.toMatch(/JWT_EXPIRES_IN/);
+  });
+});
+
+describe('token claims, PUBLIC_URL and the password policy', () => {
+  it('issuer and audience default to the service name; the audience defaults to the issuer', () => {
+    expect(loadConfig({}).jwt).toMatchObject({ issuer: 'koa-api-service', audience: 'koa-api-service' });
+    expect(loadConfig({ JWT_ISSUER: 'https://auth.example.com' }).jwt).toMatchObject({
+      issuer: 'https://auth.example.com',
+      audience: 'https://auth.example.com',
+    });
+    expect(loadConfig({ JWT_AUDIENCE: 'orders-api' }).jwt.audience).toBe('orders-api');
+    expect(configError({ JWT_ISSUER: 'has spaces' }).variable).toBe('JWT_ISSUER');
+    expect(configError({ JWT_AUDIENCE: 'x'.repeat(201) }).variable).toBe('JWT_AUDIENCE');
+  });
+
+  it('PUBLIC_URL is an absolute http(s) URL, kept without a trailing slash', () => {
+    expect(loadConfig({}).publicUrl).toBeUndefined();
+    expect(loadConfig({ PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe('https://api.example.com');
+    expect(loadConfig({ PUBLIC_URL: 'https://example.com/service/' }).publicUrl).toBe('https://example.com/service');
+    for (const bad of ['api.example.com', 'ftp://example.com', 'https://user:pw@example.com', 'https://example.com/?a=1']) {
+      expect(configError({ PUBLIC_URL: bad }).variable).toBe('PUBLIC_URL');
+    }
+  });
+
+  it('production with TRUST_PROXY but no PUBLIC_URL warns that the origin check trusts X-Forwarded-Host', () => {
+    expect(loadConfig({ ...PRODUCTION, TRUST_PROXY: '1' }).warnings.join()).toMatch(/PUBLIC_URL/);
+    expect(loadConfig({ ...PRODUCTION, TRUST_PROXY: '1', PUBLIC_URL: 'https://api.example.com' }).warnings.join()).not.toMatch(/PUBLIC_URL/);
+  });
+
+  it('PASSWORD_MIN_LENGTH defaults to 12 and stays within 8..128', () => {
+    expect(loadConfig({}).passwordMinLength).toBe(12);
+    expect(loadConfig({ PASSWORD_MIN_LENGTH: '8' }).passwordMinLength).toBe(8);
+    expect(configError({ PASSWORD_MIN_LENGTH: '6' }).variable).toBe('PASSWORD_MIN_LENGTH');
+    expect(configError({ PASSWORD_MIN_LENGTH: '129' }).variable).toBe('PASSWORD_MIN_LENGTH');
+  });
+});
