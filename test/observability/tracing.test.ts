@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DEMO } from '../support/auth-helpers';
+import { findRedisServer, startRedisServer } from '../support/redis-server';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver';
 import { startServiceProcess, type ServiceProcess } from './support/service-process';
 
@@ -7,6 +8,10 @@ import { startServiceProcess, type ServiceProcess } from './support/service-proc
 // an OTLP/HTTP receiver in this process. Each test starts its own service: a few seconds each.
 
 const SERVER = 2;
+const redisBinary = findRedisServer();
+const postgresUrl = process.env.TEST_POSTGRES_URL;
+if (!redisBinary) process.stdout.write('tracing of the Redis client: skipped (redis-server is not installed)\n');
+if (!postgresUrl) process.stdout.write('tracing of the PostgreSQL driver: skipped (TEST_POSTGRES_URL is not set)\n');
 const OPENTELEMETRY_OR_PROMETHEUS = /[\\/]node_modules[\\/](@opentelemetry|prom-client)[\\/]/;
 
 async function until<T>(what: string, check: () => T | undefined, timeoutMs = 10_000): Promise<T> {
@@ -25,6 +30,14 @@ function login(service: ServiceProcess, headers: Record<string, string> = {}): P
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(DEMO),
   });
+}
+
+/** The names of a span's ancestors in the received spans, nearest first. */
+function ancestorsOf(span: ReceivedSpan, spans: ReceivedSpan[]): string[] {
+  const byId = new Map<string, ReceivedSpan>(spans.map((candidate) => [candidate.spanId, candidate]));
+  const names: string[] = [];
+  for (let parent = byId.get(span.parentSpanId); parent; parent = byId.get(parent.parentSpanId)) names.push(parent.name);
+  return names;
 }
 
 function tracingEnv(receiver: OtlpReceiver, protocol: string): Record<string, string> {
@@ -84,10 +97,7 @@ describe('tracing on', () => {
       );
       expect(store.attributes['db.system.name']).toBe('sqlite');
       // The store span descends from the server span (through the route's span).
-      const byId = new Map<string, ReceivedSpan>(receiver.spans.map((span) => [span.spanId, span]));
-      const ancestors: string[] = [];
-      for (let span = byId.get(store.parentSpanId); span; span = byId.get(span.parentSpanId)) ancestors.push(span.name);
-      expect(ancestors).toEqual(['router - /api/auth/login', 'POST /api/auth/login']);
+      expect(ancestorsOf(store, receiver.spans)).toEqual(['router - /api/auth/login', 'POST /api/auth/login']);
 
       // The request's log line carries the trace and span ids.
       const line = service.lines.find((candidate) => candidate.msg === 'request' && candidate.path === '/api/auth/login');
@@ -117,6 +127,39 @@ describe('tracing on', () => {
       expect(exported.headers['content-type']).toBe('application/x-protobuf');
       expect(exported.body.includes(Buffer.from('/api/auth/login'))).toBe(true);
       expect(exported.body.includes(Buffer.from('store refreshTokens.create'))).toBe(true);
+    } finally {
+      expect(await service.stop()).toBe(0);
+    }
+  });
+
+  (redisBinary ? it : it.skip)('traces the Redis client of the rate limit (REDIS_URL)', async () => {
+    const redis = await startRedisServer(redisBinary!);
+    const service = await startServiceProcess({ ...tracingEnv(receiver, 'http/json'), REDIS_URL: redis.url });
+    const traceId = randomBytes(16).toString('hex');
+    try {
+      expect((await login(service, { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` })).status).toBe(200);
+      // Spans arrive in batches as they end: wait for the server span (it ends last) before walking up.
+      await until('the server span', () => receiver.spans.find((span) => span.traceId === traceId && span.kind === SERVER));
+      const command = await until('a Redis span', () =>
+        receiver.spans.find((span) => span.traceId === traceId && span.scope === '@opentelemetry/instrumentation-ioredis'),
+      );
+      expect(command.attributes['db.system'] ?? command.attributes['db.system.name']).toBe('redis');
+      expect(ancestorsOf(command, receiver.spans)).toContain('POST /api/auth/login');
+    } finally {
+      expect(await service.stop()).toBe(0);
+      await redis.stop();
+    }
+  });
+
+  (postgresUrl ? it : it.skip)('traces the PostgreSQL driver beneath the store span (TEST_POSTGRES_URL)', async () => {
+    const service = await startServiceProcess({ ...tracingEnv(receiver, 'http/json'), DATABASE_URL: postgresUrl! });
+    const traceId = randomBytes(16).toString('hex');
+    try {
+      expect((await login(service, { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` })).status).toBe(200);
+      const query = await until('a pg span', () =>
+        receiver.spans.find((span) => span.traceId === traceId && span.scope === '@opentelemetry/instrumentation-pg' && ancestorsOf(span, receiver.spans).includes('store refreshTokens.create')),
+      );
+      expect(query.attributes['db.system'] ?? query.attributes['db.system.name']).toBe('postgresql');
     } finally {
       expect(await service.stop()).toBe(0);
     }
