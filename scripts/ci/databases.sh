@@ -20,6 +20,8 @@ run_native() {
   native_db_start
   # The contract suite plus the cleanup-job and connection tests, against the native servers.
   npx jest --runInBand test/stores
+  # The PostgreSQL driver's spans beneath the store span (OpenTelemetry tracing, docs/operations.md).
+  npx jest --runInBand test/observability/tracing.test.ts -t 'PostgreSQL'
   native_db_stop
 }
 
