@@ -14,8 +14,8 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 // OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER(_ARG), OTEL_PROPAGATORS (W3C tracecontext + baggage by
 // default), OTEL_BSP_* (batching).
 
-/** Requests not worth a trace each: probes every few seconds from the platform. */
-const UNTRACED_PATHS = new Set(['/health/live', '/health/ready']);
+/** Requests not worth a trace each: the platform's probes and Prometheus' scrapes (the metrics listener). */
+const UNTRACED_PATHS = new Set(['/health/live', '/health/ready', '/metrics']);
 
 /** Starts the SDK; returns the function that flushes the last spans and stops it. */
 export function startTracing(env: NodeJS.ProcessEnv = process.env): () => Promise<void> {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { DEMO } from '../support/auth-helpers';
 import { findRedisServer, startRedisServer } from '../support/redis-server';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver';
@@ -22,6 +23,14 @@ async function until<T>(what: string, check: () => T | undefined, timeoutMs = 10
     if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 function login(service: ServiceProcess, headers: Record<string, string> = {}): Promise<Response> {
@@ -75,7 +84,9 @@ describe('tracing on', () => {
   afterEach(() => receiver.close());
 
   it('exports (http/json) a server span named after the route template, continuing the caller traceparent, with a child span for the store call', async () => {
-    const service = await startServiceProcess(tracingEnv(receiver, 'http/json'));
+    // With metrics on too: store calls then pass through both observers (timing and span).
+    const metricsPort = await freePort();
+    const service = await startServiceProcess({ ...tracingEnv(receiver, 'http/json'), METRICS_PORT: String(metricsPort) });
     const traceId = randomBytes(16).toString('hex');
     const callerSpanId = randomBytes(8).toString('hex');
     let stopped = false;
@@ -103,12 +114,15 @@ describe('tracing on', () => {
       const line = service.lines.find((candidate) => candidate.msg === 'request' && candidate.path === '/api/auth/login');
       expect(line).toMatchObject({ trace_id: traceId, span_id: server.spanId });
 
-      // Health probes are not traced; the SDK is in memory.
+      // Health probes and metrics scrapes are not traced; the store call was counted as well; the SDK is in memory.
       expect((await fetch(`http://127.0.0.1:${service.port}/health/ready`)).status).toBe(200);
+      const scraped = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      expect(scraped).toContain('db_client_operation_duration_seconds_count{operation="refreshTokens.create"} 1');
       expect((await service.loadedModules()).some((file) => /[\\/]@opentelemetry[\\/]sdk-node[\\/]/.test(file))).toBe(true);
       expect(await service.stop()).toBe(0);
       stopped = true;
-      expect(receiver.spans.filter((span) => String(span.attributes['url.path'] ?? '').startsWith('/health'))).toEqual([]);
+      expect(receiver.spans.filter((span) => /^\/(health|metrics)/.test(String(span.attributes['url.path'] ?? '')))).toEqual([]);
+      expect(receiver.spans.filter((span) => span.kind === SERVER).map((span) => span.name)).toEqual(['POST /api/auth/login']);
     } finally {
       if (!stopped) await service.stop();
     }
