@@ -25,12 +25,12 @@ async function main(): Promise<void> {
       .stop()
       .then(stopTracing) // the last spans, sent before exiting
       .then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);

@@ -176,6 +176,19 @@ describe('metrics of the auth rate limit and the stores', () => {
   });
 });
 
+describe('metrics listener start-up', () => {
+  it('a taken METRICS_PORT stops start-up', async () => {
+    const blocker = await start();
+    const taken = blocker.service.metricsPort!;
+    try {
+      const config = loadConfig({ NODE_ENV: 'test', ...TEST_SECRETS, METRICS_PORT: String(taken) });
+      await expect(startService(config, memoryLogger().logger, { port: 0, host: '127.0.0.1' })).rejects.toThrow(/EADDRINUSE/);
+    } finally {
+      await blocker.service.stop();
+    }
+  });
+});
+
 describe('metrics off', () => {
   it('with METRICS_PORT unset, no listener and no metrics middleware', async () => {
     const config = loadConfig({ NODE_ENV: 'test', ...TEST_SECRETS });
