@@ -26,6 +26,7 @@ async function main(): Promise<void> {
   const service = await startService(config, logger, {
     modules: [...modules, benchModule],
     port: 0, // a free port, reported to the harness: never collides with a service someone runs on 3000
+    metricsPort: 0, // likewise for the metrics listener, when BENCH_METRICS turns metrics on
     host: '127.0.0.1', // loopback only
   });
 

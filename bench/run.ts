@@ -23,8 +23,11 @@ const BENCH_DIR = __dirname;
 const RESULTS_DIR = join(BENCH_DIR, 'results');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-/** Production mode, fresh strong secrets, embedded SQLite in a scratch directory, logging at info. */
-function serviceEnvironment(databaseFile: string, dist: string): NodeJS.ProcessEnv {
+/**
+ * Production mode, fresh strong secrets, embedded SQLite in a scratch directory, logging at info; with
+ * BENCH_METRICS, Prometheus metrics on (bench-server.ts puts their listener on a free port).
+ */
+function serviceEnvironment(databaseFile: string, dist: string, metrics: boolean): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     NODE_ENV: 'production',
@@ -40,6 +43,7 @@ function serviceEnvironment(databaseFile: string, dist: string): NodeJS.ProcessE
     BENCH_DIST: dist,
     // The image's malloc settings (Dockerfile), so the memory figures are the production image's.
     GLIBC_TUNABLES: productionMallocTunables(),
+    ...(metrics ? { METRICS_PORT: '9464' } : {}),
   };
 }
 
@@ -132,12 +136,13 @@ async function main(): Promise<number> {
   const logFd = openSync(logFile, 'a');
   // The build to measure: dist/ (what `make bench` just built), or another one named by BENCH_DIST.
   const dist = resolve(process.env.BENCH_DIST ?? join(BENCH_DIR, '..', 'dist'));
-  const env = serviceEnvironment(join(scratch, 'bench.sqlite'), dist);
+  const env = serviceEnvironment(join(scratch, 'bench.sqlite'), dist, settings.metrics);
   try {
     const profileDir = join(RESULTS_DIR, 'profiles');
     if (settings.profile) mkdirSync(profileDir, { recursive: true });
     log(`bench: rounds ${settings.rounds} × ${settings.durationSeconds} s, warm-up ${settings.warmupSeconds} s, ${settings.connections} connections (login ${settings.loginConnections}), pipelining ${settings.pipelining}`);
     log(`bench: service log → ${relative(process.cwd(), logFile)}`);
+    log(`bench: metrics ${settings.metrics ? 'on' : 'off'} (BENCH_METRICS)`);
     compileEntries(scratch);
     const jwtSettings = loadConfig(env).jwt;
     const [service, raw, bareKoa] = await Promise.all([
@@ -210,6 +215,7 @@ async function main(): Promise<number> {
     const reportFile = join(RESULTS_DIR, `${stamp}.json`);
     writeFileSync(reportFile, `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(`\n${renderReport(summaries, checks, { memory, hash })}`);
+    process.stdout.write(`metrics: ${settings.metrics ? 'on' : 'off'} (BENCH_METRICS)\n`);
     process.stdout.write(`report: ${relative(process.cwd(), reportFile)}\nservice log: ${relative(process.cwd(), logFile)}\n`);
     if (settings.profile) process.stdout.write(`profile: ${relative(process.cwd(), profileDir)}/service-${stamp}.cpuprofile (read it with: npx tsx bench/profile-top.ts <file>)\n`);
     for (const note of notes) process.stdout.write(`NOTE: ${note}\n`);

@@ -1,3 +1,5 @@
+// First, before anything OpenTelemetry instruments is loaded: starts tracing when it is configured.
+import { stopTracing } from './observability/tracing-preload';
 import { ConfigError, loadConfig, type Config } from './config/config';
 import { createLogger } from './logger';
 import { startService } from './service';
@@ -19,13 +21,16 @@ async function main(): Promise<void> {
   const service = await startService(config, logger);
   const onSignal = (signal: NodeJS.Signals) => {
     logger.info({ signal }, 'signal received');
-    service.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    service
+      .stop()
+      .then(stopTracing) // the last spans, sent before exiting
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);

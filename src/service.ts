@@ -9,6 +9,8 @@ import type { RequestState } from './http/routing/route';
 import { Lifecycle } from './lifecycle/lifecycle';
 import type { Logger } from './logger';
 import { modules as registeredModules } from './modules';
+import { startMetricsServer } from './observability/metrics-server';
+import { observability } from './observability/observability';
 import { storesOf, type ModuleFactory, type Services } from './services';
 import { createDatabase } from './stores/create-database';
 
@@ -16,6 +18,8 @@ export interface RunningService {
   app: Koa<RequestState>;
   server: Server;
   port: number;
+  /** The metrics listener's port, when METRICS_PORT is set. */
+  metricsPort: number | undefined;
   services: Services;
   /** Graceful stop: readiness 503, no new connections, in-flight requests finish (bounded), stores close. */
   stop(): Promise<void>;
@@ -25,6 +29,8 @@ export interface StartOptions {
   modules?: readonly ModuleFactory[];
   /** Overrides config.port (0 picks a free port: tests). */
   port?: number;
+  /** Overrides config.metricsPort when metrics are on (0 picks a free port: tests). */
+  metricsPort?: number;
   host?: string;
 }
 
@@ -39,13 +45,15 @@ export async function openApp(
   modules: readonly ModuleFactory[],
 ): Promise<{ app: Koa<RequestState>; services: Services }> {
   const lifecycle = new Lifecycle();
-  const database = createDatabase(config, logger, storesOf(modules));
-  await database.connect();
-  lifecycle.onClose('database', () => database.close());
+  const stores = storesOf(modules);
+  const connected = createDatabase(config, logger, stores);
+  await connected.connect();
+  lifecycle.onClose('database', () => connected.close());
   try {
-    if (config.database.migrateOnStart) await database.migrate();
-    logger.info({ engine: database.engine, database: database.description }, 'database connected');
-    const services: Services = { config, logger, database, tokens: new TokenService(config.jwt), lifecycle };
+    if (config.database.migrateOnStart) await connected.migrate();
+    logger.info({ engine: connected.engine, database: connected.description }, 'database connected');
+    const { metrics, database } = observability(config, connected, stores);
+    const services: Services = { config, logger, database, tokens: new TokenService(config.jwt), lifecycle, metrics };
     return { app: createApp(services, modules), services }; // a bad route declaration throws here
   } catch (error) {
     await lifecycle.closeAll(logger);
@@ -73,9 +81,24 @@ export async function startService(config: Config, logger: Logger, options: Star
   const { port } = server.address() as AddressInfo;
   logger.info({ port, env: config.env }, 'listening');
 
+  let metricsPort: number | undefined;
+  if (services.metrics.enabled) {
+    try {
+      const listener = await startMetricsServer(services.metrics, options.metricsPort ?? config.metricsPort ?? 0, options.host);
+      // Closed with the other resources, after the drain: the scraper still sees the last requests.
+      services.lifecycle.onClose('metrics listener', listener.close);
+      metricsPort = listener.port;
+      logger.info({ port: metricsPort }, 'metrics listening');
+    } catch (error) {
+      server.close();
+      await services.lifecycle.closeAll(logger);
+      throw error;
+    }
+  }
+
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= shutdown(server, services));
-  return { app, server, port, services, stop };
+  return { app, server, port, metricsPort, services, stop };
 }
 
 async function shutdown(server: Server, { config, logger, lifecycle }: Services): Promise<void> {

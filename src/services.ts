@@ -5,6 +5,7 @@ import type { Lifecycle } from './lifecycle/lifecycle';
 import type { Logger } from './logger';
 import type { StoreDefinition } from './stores/kit/definition';
 import type { AnyStoreDefinition } from './stores/kit/registry';
+import type { Metrics } from './observability/metrics';
 import type { Database } from './stores/types';
 
 /** Everything the entry point wires once and hands to the app and to each module. */
@@ -14,6 +15,8 @@ export interface Services {
   database: Database;
   tokens: TokenService;
   lifecycle: Lifecycle;
+  /** Prometheus metrics when METRICS_PORT is set; otherwise `metricsOff`, whose calls do nothing. */
+  metrics: Metrics;
 }
 
 /**

@@ -20,6 +20,8 @@ run_native() {
   native_db_start
   # The contract suite, the cleanup-job and connection tests, and the loaded-packages check, against the native servers.
   npx jest --runInBand test/stores test/service
+  # The PostgreSQL driver's spans beneath the store span (OpenTelemetry tracing, docs/operations.md).
+  npx jest --runInBand test/observability/tracing.test.ts -t 'PostgreSQL'
   native_db_stop
 }
 

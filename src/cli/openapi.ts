@@ -6,6 +6,7 @@ import { loadConfig } from '../config/config';
 import { declareApi } from '../http/api';
 import { packageRoot } from '../http/openapi/package-info';
 import { Lifecycle } from '../lifecycle/lifecycle';
+import { metricsOff } from '../observability/metrics';
 import { modules } from '../modules';
 import { storesOf } from '../services';
 import { createDatabase } from '../stores/create-database';
@@ -30,7 +31,7 @@ export function generateDocument(): string {
   const config = loadConfig(DOCUMENT_ENV);
   const logger = pino({ level: 'silent' });
   const database = createDatabase(config, logger, storesOf(modules), { cleanupJob: false, connectAttempts: 1 }); // never connected
-  const services = { config, logger, database, tokens: new TokenService(config.jwt), lifecycle: new Lifecycle() };
+  const services = { config, logger, database, tokens: new TokenService(config.jwt), lifecycle: new Lifecycle(), metrics: metricsOff };
   return `${JSON.stringify(declareApi(services, modules).document, null, 2)}\n`;
 }
 

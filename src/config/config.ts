@@ -62,6 +62,10 @@ export interface Config {
   /** After SIGTERM, how long readiness answers 503 while connections are still accepted (0: none). */
   shutdownDelayMs: number;
   shutdownTimeoutMs: number;
+  /** METRICS_PORT: Prometheus metrics on their own listener; undefined (the default) turns metrics off. */
+  metricsPort: number | undefined;
+  /** OpenTelemetry tracing (OTEL_EXPORTER_OTLP_ENDPOINT set); the SDK itself reads the OTEL_* variables. */
+  tracing: boolean;
   /** Things worth one warning at start-up (never containing a secret). */
   warnings: string[];
 }
@@ -256,6 +260,40 @@ function origins(env: Env): string[] {
   return list;
 }
 
+const OTLP_PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'];
+
+/**
+ * Whether OpenTelemetry tracing is on: an OTLP endpoint is set (for all signals or for traces) and neither
+ * OTEL_SDK_DISABLED nor OTEL_TRACES_EXPORTER=none turns it off. Read before anything else loads
+ * (src/observability/tracing-preload.ts), so it is a plain function of the environment.
+ */
+export function tracingRequested(env: Env = process.env): boolean {
+  if (!read(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') && !read(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')) return false;
+  if (read(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return false;
+  return read(env, 'OTEL_TRACES_EXPORTER')?.toLowerCase() !== 'none';
+}
+
+/** The few OTEL_* rules worth stopping start-up for; the SDK reads (and warns about) the rest itself. */
+function tracing(env: Env): boolean {
+  if (!tracingRequested(env)) return false;
+  for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) {
+    const value = read(env, name);
+    if (value !== undefined && !/^https?:\/\/[^/\s]+/i.test(value)) throw new ConfigError(name, 'must be an http:// or https:// URL');
+  }
+  for (const name of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL']) {
+    const value = read(env, name);
+    if (value !== undefined && !OTLP_PROTOCOLS.includes(value)) throw new ConfigError(name, `must be one of: ${OTLP_PROTOCOLS.join(', ')}`);
+  }
+  return true;
+}
+
+function metricsPort(env: Env, port: number): number | undefined {
+  if (read(env, 'METRICS_PORT') === undefined) return undefined;
+  const value = integer(env, 'METRICS_PORT', 0, 1, 65_535);
+  if (value === port) throw new ConfigError('METRICS_PORT', 'must differ from PORT: metrics are never served on the public port');
+  return value;
+}
+
 /** Reads and validates the configuration. Throws ConfigError on the first bad value. */
 export function loadConfig(env: Env = process.env): Config {
   const warnings: string[] = [];
@@ -278,9 +316,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (registrationEnabled && userStore !== 'database') {
     throw new ConfigError('AUTH_REGISTRATION', 'needs USER_STORE=database');
   }
+  const port = integer(env, 'PORT', mode === 'test' ? 3001 : 3000, 0, 65_535);
   return {
     env: mode,
-    port: integer(env, 'PORT', mode === 'test' ? 3001 : 3000, 0, 65_535),
+    port,
     jwt: {
       ...secrets,
       accessTtlSeconds: accessTtlSeconds(env, mode, warnings),
@@ -319,6 +358,8 @@ export function loadConfig(env: Env = process.env): Config {
     },
     shutdownDelayMs: timerMs(env, 'SHUTDOWN_DELAY', '0', true),
     shutdownTimeoutMs: timerMs(env, 'SHUTDOWN_TIMEOUT', '10s'),
+    metricsPort: metricsPort(env, port),
+    tracing: tracing(env),
     warnings,
   };
 }

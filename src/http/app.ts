@@ -3,6 +3,7 @@ import type { ModuleFactory, Services } from '../services';
 import { declareApi } from './api';
 import { errorHandler } from './middleware/error-handler';
 import { requestContext } from './middleware/request-context';
+import { requestMetrics } from './middleware/request-metrics';
 import { corsPolicy, securityHeaders } from './middleware/security';
 import { mountApiDocs } from './openapi/docs-routes';
 import { createRouter, middlewareOf, modulePrefix, mountRoutes, underPrefix } from './routing/mount';
@@ -25,6 +26,7 @@ export function createApp(services: Services, modules: readonly ModuleFactory[])
   const router = createRouter();
   const api = declareApi(services, modules); // a bad declaration throws here, naming the route
 
+  if (services.metrics.enabled) app.use(requestMetrics(services.metrics.http, router));
   app.use(requestContext(logger, services.lifecycle));
   app.use(errorHandler(logger));
   app.use(securityHeaders());

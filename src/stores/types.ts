@@ -18,4 +18,13 @@ export interface Database {
   /** Resolves when the database answers; throws StoreUnavailableError otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** Connections in the driver's pool, where it reports them (the pooled SQL engines); undefined otherwise. */
+  poolStats?(): PoolStats | undefined;
+}
+
+export interface PoolStats {
+  used: number;
+  idle: number;
+  /** Callers waiting for a connection. */
+  pending: number;
 }

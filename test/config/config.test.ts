@@ -146,6 +146,30 @@ describe('configuration', () => {
     }
   });
 
+  it('METRICS_PORT: off when unset, a port otherwise, never the public one', () => {
+    expect(loadConfig({}).metricsPort).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '9464' }).metricsPort).toBe(9464);
+    expect(configError({ METRICS_PORT: '3000' }).message).toBe('Invalid configuration: METRICS_PORT must differ from PORT: metrics are never served on the public port');
+    expect(configError({ METRICS_PORT: 'abc' }).variable).toBe('METRICS_PORT');
+    expect(configError({ METRICS_PORT: '0' }).variable).toBe('METRICS_PORT');
+  });
+
+  it('tracing: on with an OTLP endpoint, unless the SDK or the traces exporter is switched off', () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+    expect(loadConfig({}).tracing).toBe(false);
+    expect(loadConfig(endpoint).tracing).toBe(true);
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://collector/v1/traces' }).tracing).toBe(true);
+    expect(loadConfig({ ...endpoint, OTEL_SDK_DISABLED: 'true' }).tracing).toBe(false);
+    expect(loadConfig({ ...endpoint, OTEL_TRACES_EXPORTER: 'none' }).tracing).toBe(false);
+    for (const protocol of ['http/protobuf', 'http/json', 'grpc']) {
+      expect(loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: protocol }).tracing).toBe(true);
+    }
+    expect(configError({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'thrift' }).variable).toBe('OTEL_EXPORTER_OTLP_PROTOCOL');
+    expect(configError({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }).variable).toBe('OTEL_EXPORTER_OTLP_ENDPOINT');
+    // Without an endpoint the other OTEL_* variables are not this service's business.
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'thrift' }).tracing).toBe(false);
+  });
+
   it('production with the demo user store warns', () => {
     expect(loadConfig(PRODUCTION).warnings.join()).toMatch(/demo/);
   });

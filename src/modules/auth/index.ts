@@ -8,6 +8,7 @@ import { RefreshSessions } from '../../auth/refresh-sessions';
 import { refreshTokenStore, userStore } from '../../auth/stores/definitions';
 import { defineModule } from '../../services';
 import { AuthEvents } from './auth-events';
+import { countAuthEvents } from './auth-metrics';
 import { REFRESH_COOKIE_SCHEME, refreshCookieSecurityScheme } from './cookie';
 import { noStore, noStoreHeaders } from './no-store';
 import { authRateLimit, authRateLimitErrors, authRateLimitHeaders } from './rate-limit';
@@ -24,6 +25,7 @@ export const authModule = defineModule([userStore, refreshTokenStore], (services
   const hasher = new PasswordHasher(undefined, new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.maxQueued));
   const users = selectUserStore(services, hasher);
   const events = new AuthEvents(logger, config.jwt.accessSecret);
+  if (services.metrics.enabled) events.subscribe(countAuthEvents(services.metrics.auth));
   const rateLimitStore = createRateLimitStore(config, logger, lifecycle);
   return {
     name: 'auth',

@@ -5,7 +5,7 @@ import { connectWithRetry } from '../connect-retry';
 import { guarded } from '../guard';
 import type { SqlStoreContext, StoreDefinition } from '../kit/definition';
 import { migrationsOf, OpenedStores, type AnyStoreDefinition } from '../kit/registry';
-import type { Database } from '../types';
+import type { Database, PoolStats } from '../types';
 import { sqlConnectionSettings, type SqlEngine } from './connection-options';
 import { Migrator } from './migrator';
 import { translateSqlError } from './sql-errors';
@@ -78,6 +78,13 @@ export class SqlDatabase implements Database {
 
   ping(): Promise<void> {
     return guarded(() => this.sequelize.authenticate({ logging: false }), this.options.timeoutMs, translateSqlError);
+  }
+
+  poolStats(): PoolStats | undefined {
+    // Sequelize keeps a sequelize-pool Pool for the networked engines; SQLite has no pool.
+    const pool = (this.sequelize.connectionManager as unknown as { pool?: Partial<Record<'using' | 'available' | 'waiting', number>> }).pool;
+    if (this.engine === 'sqlite' || typeof pool?.using !== 'number') return undefined;
+    return { used: pool.using, idle: pool.available ?? 0, pending: pool.waiting ?? 0 };
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,35 @@
+import type { AuthMetrics } from '../../observability/metrics';
+import type { AuthEventListener } from './auth-events';
+
+/**
+ * Counts auth events (the same points that write the auth log lines). Subscribed only when metrics are on.
+ * The switch is exhaustive: a new kind of AuthEvent does not compile until it is counted here.
+ */
+export function countAuthEvents(metrics: AuthMetrics): AuthEventListener {
+  return (event) => {
+    switch (event.action) {
+      case 'login':
+        return metrics.login(event.outcome);
+      case 'refresh':
+        if (event.outcome === 'reuse-detected') {
+          metrics.refreshReuseDetected();
+          return metrics.refresh('reused-token');
+        }
+        return metrics.refresh(event.outcome === 'success' ? 'success' : event.reason);
+      case 'logout':
+        return metrics.logout();
+      case 'logout-all':
+        return metrics.logoutAll();
+      case 'password-change':
+        return metrics.passwordChange(event.outcome);
+      case 'register':
+        return metrics.registration();
+      case 'rate-limit':
+        return metrics.rateLimited();
+      default: {
+        const unhandled: never = event;
+        return unhandled;
+      }
+    }
+  };
+}

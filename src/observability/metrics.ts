@@ -1,0 +1,70 @@
+// What the service records for Prometheus, as typed calls: every label value is one of the closed sets
+// below, so the number of series is bounded by construction (no path, id, email or message ever becomes a
+// label). The Prometheus implementation (prometheus-metrics.ts, prom-client) is loaded only when
+// METRICS_PORT is set; otherwise every call goes to `metricsOff`, which does nothing.
+
+/** Login attempts that reached the handler: tokens issued, credentials refused, or throttled before checking. */
+export type LoginOutcome = 'success' | 'failure' | 'throttled';
+/** Refresh attempts that reached the handler: a new access token, or why the cookie was refused (401). */
+export type RefreshOutcome = 'success' | 'missing-cookie' | 'invalid-token' | 'unknown-session' | 'reused-token' | 'user-gone';
+/** Password changes that reached the check of the current password. */
+export type PasswordChangeOutcome = 'success' | 'failure';
+/** How a store call ended, when it failed: the store's own error classes (src/stores/errors.ts). */
+export type StoreErrorKind = 'unavailable' | 'duplicate_key' | 'other';
+
+export const LOGIN_OUTCOMES: readonly LoginOutcome[] = ['success', 'failure', 'throttled'];
+export const REFRESH_OUTCOMES: readonly RefreshOutcome[] = ['success', 'missing-cookie', 'invalid-token', 'unknown-session', 'reused-token', 'user-gone'];
+export const PASSWORD_CHANGE_OUTCOMES: readonly PasswordChangeOutcome[] = ['success', 'failure'];
+export const STORE_ERROR_KINDS: readonly StoreErrorKind[] = ['unavailable', 'duplicate_key', 'other'];
+
+/**
+ * Auth events, counted where they are logged (src/modules/auth/auth-metrics.ts listens to AuthEvents). A new
+ * kind of event gets its method here and its case there; the listener's exhaustive switch makes forgetting
+ * it a compile error.
+ */
+export interface AuthMetrics {
+  login(outcome: LoginOutcome): void;
+  refresh(outcome: RefreshOutcome): void;
+  logout(): void;
+  /** POST /api/auth/logout-all: every session of the caller ended. */
+  logoutAll(): void;
+  /** A retired refresh token presented after the grace window (REFRESH_ROTATION): its session family was revoked. */
+  refreshReuseDetected(): void;
+  passwordChange(outcome: PasswordChangeOutcome): void;
+  registration(): void;
+  /** A request under /api/auth refused with 429 by the shared rate limit. */
+  rateLimited(): void;
+}
+
+export interface StoreMetrics {
+  /** One store call (e.g. `refresh-tokens.findByToken`) took `seconds`; `error` when it failed. */
+  call(operation: string, seconds: number, error: StoreErrorKind | undefined): void;
+}
+
+export interface HttpMetrics {
+  /** A request was answered; `route` is a declared route template or UNMATCHED_ROUTE. */
+  request(method: string, route: string, status: number, seconds: number): void;
+}
+
+export interface Metrics {
+  readonly enabled: boolean;
+  readonly http: HttpMetrics;
+  readonly auth: AuthMetrics;
+  readonly store: StoreMetrics;
+  /** The text exposition for GET /metrics. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+/** The one label for every request no declared route matched (404s, scans, typos). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+const nothing = () => undefined;
+
+/** Metrics off (METRICS_PORT unset): each call is an empty function, prom-client is never loaded. */
+export const metricsOff: Metrics = {
+  enabled: false,
+  http: { request: nothing },
+  auth: { login: nothing, refresh: nothing, logout: nothing, logoutAll: nothing, refreshReuseDetected: nothing, passwordChange: nothing, registration: nothing, rateLimited: nothing },
+  store: { call: nothing },
+  render: () => Promise.reject(new Error('metrics are off (METRICS_PORT is not set)')),
+};
