@@ -4,7 +4,7 @@ import { v7 as uuidv7, validate } from 'uuid';
  * A new record id: a UUIDv7 string (RFC 9562), the same kind on every engine. Time-ordered, so new rows land
  * at the end of a B-tree index instead of at random pages, and ids sort roughly by creation; within one
  * process ids are strictly increasing (the library keeps a counter inside each millisecond).
- * docs/decisions/004-record-ids-uuidv7.md says why this kind and not another.
+ * docs/decisions/006-record-ids-uuidv7.md says why this kind and not another.
  */
 export function newId(): string {
   return uuidv7();
