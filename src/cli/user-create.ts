@@ -9,17 +9,11 @@ import { normaliseEmail } from '../auth/stores/email';
 import { chosenPasswordSchema, passwordRefusal } from '../auth/password-policy';
 import { PasswordHasher } from '../auth/passwords';
 import { userStore } from '../auth/stores/definitions';
-import { ConfigError, loadConfig } from '../config/config';
-import { createLogger } from '../logger';
-import { modules } from '../modules';
+import { loadConfig } from '../config/config';
 import { emailSchema } from '../modules/auth/schemas';
-import { storesOf } from '../services';
-import { createDatabase } from '../stores/create-database';
-import { DuplicateKeyError } from '../stores/errors';
+import { runUserCommand, UsageError, withDatabase } from './user-cli';
 
 const USAGE = 'usage: npm run user:create -- --email <email> [--role <role>] [--name <name>] [--password <password> | password on stdin]';
-
-class UsageError extends Error {}
 
 async function readStdinLine(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write('Password (input is echoed; prefer piping it in): ');
@@ -58,26 +52,9 @@ async function main(): Promise<void> {
   const refusal = passwordRefusal(password, email);
   if (refusal) throw new UsageError(`the password ${refusal}`);
 
-  const logger = createLogger({ env: config.env, logLevel: 'warn' });
-  const database = createDatabase(config, logger, storesOf(modules), { cleanupJob: false });
-  await database.connect();
-  try {
-    await database.migrate();
-    const passwordHash = await new PasswordHasher().hash(password);
-    const user = await database.store(userStore).create({ email, passwordHash, role, name: values.name?.trim() || null });
-    process.stdout.write(`${user.id}\n`);
-  } finally {
-    await database.close();
-  }
+  const passwordHash = await new PasswordHasher().hash(password);
+  const user = await withDatabase(config, (database) => database.store(userStore).create({ email, passwordHash, role, name: values.name?.trim() || null }));
+  process.stdout.write(`${user.id}\n`);
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof UsageError || String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')) {
-    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
-    process.exit(2);
-  }
-  if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
-  else if (error instanceof DuplicateKeyError) process.stderr.write('a user with this email exists already\n');
-  else process.stderr.write(`user:create failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});
+runUserCommand('user:create', USAGE, main);

@@ -7,6 +7,7 @@ import type { AuthUser, TokenService } from '../../auth/tokens';
 import { clientBucket } from '../../http/client-ip';
 import { conflict, HttpError, unauthorized, unprocessable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
+import { callerOf } from '../../http/routing/caller';
 import { route, type ModuleDefinition } from '../../http/routing/route';
 import { DuplicateKeyError } from '../../stores/errors';
 import type { UserStore } from '../../auth/stores/user-store';
@@ -149,8 +150,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       errors: { 403: 'Cross-site request', 503: STORE_UNAVAILABLE },
       before: [crossSiteGuard],
       handler: async (ctx) => {
-        const caller = ctx.state.user;
-        if (!caller) throw unauthorized(); // unreachable: the token check ran first
+        const caller = callerOf(ctx);
         const token = readRefreshCookie(ctx);
         // Someone else's token in the cookie is left alone: a caller can only end their own session.
         const revoked = token ? await sessions.revoke(token, caller.id) : false;
@@ -169,8 +169,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       errors: { 403: 'Cross-site request', 503: STORE_UNAVAILABLE },
       before: [crossSiteGuard],
       handler: async (ctx) => {
-        const caller = ctx.state.user;
-        if (!caller) throw unauthorized(); // unreachable: the token check ran first
+        const caller = callerOf(ctx);
         // Every device: each refresh token of the caller goes. Access tokens already out live until they expire.
         const revoked = await sessions.revokeAll(caller.id);
         ctx.append('Set-Cookie', clearedCookie);
