@@ -66,7 +66,7 @@ lint: $(INSTALL_STAMP) ## ESLint, actionlint (workflows), shellcheck (scripts), 
 	@command -v shellcheck >/dev/null || { echo "shellcheck is missing (apt-get install shellcheck)"; exit 1; }
 	shellcheck .ci/run $$(find scripts docker -name '*.sh' -type f | sort)
 	@command -v yamllint >/dev/null || { echo "yamllint is missing (apt-get install yamllint)"; exit 1; }
-	yamllint --strict .github/workflows docker-compose.yml .yamllint.yml
+	yamllint --strict .github/workflows docker-compose.yml docker-compose.scale.yml deploy .yamllint.yml
 
 clean: ## remove build output and dependencies
 	rm -rf dist node_modules coverage
@@ -104,3 +104,12 @@ logs: ## follow the logs of the running stack
 
 test-image: image ## build the image, run it as production would, smoke-test it (GET /, login, refresh, logout), stop it
 	IMAGE=$(IMAGE) scripts/test-image.sh
+
+# docs/operations.md, "Scaling": docker-compose.scale.yml on the images named by APP_IMAGE (built here),
+# POSTGRES_IMAGE, REDIS_IMAGE and HAPROXY_IMAGE; removes its containers and volumes at the end.
+.PHONY: test-scale check-kubernetes
+test-scale: $(INSTALL_STAMP) image ## 3 replicas behind HAProxy: shared rate limit, then a rolling restart under traffic that must lose nothing
+	APP_IMAGE=$(IMAGE) npx tsx scripts/reliability/scale.ts
+
+check-kubernetes: $(INSTALL_STAMP) ## render deploy/kubernetes overlays (kubectl kustomize), schema-validate and policy-check every object
+	npx tsx scripts/kubernetes/validate.ts

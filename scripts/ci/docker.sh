@@ -3,7 +3,9 @@
 #   1. start the local Docker engine and build the stand-in images (both idempotent);
 #   2. make test-image: build the image, check its contents, run it, smoke-test it, stop it gracefully;
 #   3. validate every Compose profile with docker-compose (v1) and, when present, docker compose (v2);
-#   4. run the postgres (+ redis) and mysql profiles for real on the stand-ins and smoke-test the app in each.
+#   4. run the postgres (+ redis) and mysql profiles for real on the stand-ins and smoke-test the app in each;
+#   5. the three-replica stack (docker-compose.scale.yml, HAProxy): shared rate limit, then a rolling restart
+#      under traffic that must lose nothing (`make test-scale`, on the image built in step 2).
 # MongoDB and SQL Server have no stand-in here: their profiles are validated, and run for real in the
 # GitHub workflow's docker job.
 #
@@ -16,7 +18,7 @@ cd "$(dirname "$0")/../.."
 shared=../shared/offline-images
 
 "$shared/docker-up.sh"
-"$shared/build.sh" node postgres mysql redis
+"$shared/build.sh" node postgres mysql redis haproxy
 
 if ! command -v docker-compose >/dev/null 2>&1; then
   apt-get update -qq >/dev/null
@@ -39,11 +41,16 @@ for client in "${clients[@]}"; do
   for profile in postgres mysql mongo mssql redis; do
     "${compose[@]}" --profile "$profile" config -q
   done
-  echo "docker.sh: all profiles valid for $client ($("${compose[@]}" version --short 2>/dev/null || true))"
+  # The scale stack requires its secrets; any value does for validation.
+  JWT_SECRET=x REFRESH_TOKEN_SECRET=y POSTGRES_PASSWORD=z "${compose[@]}" -f docker-compose.scale.yml config -q
+  echo "docker.sh: all profiles and docker-compose.scale.yml valid for $client ($("${compose[@]}" version --short 2>/dev/null || true))"
 done
 
 export APP_IMAGE=$image
 export POSTGRES_IMAGE=local/postgres:15 MYSQL_IMAGE=local/mysql:mariadb REDIS_IMAGE=local/redis:7
 COMPOSE=docker-compose scripts/compose-smoke.sh postgres redis
 COMPOSE=docker-compose scripts/compose-smoke.sh mysql
+scale_started=$(date +%s)
+HAPROXY_IMAGE=local/haproxy:3 npx tsx scripts/reliability/scale.ts
+echo "docker.sh: test-scale took $(($(date +%s) - scale_started)) s"
 echo "docker.sh: passed"
