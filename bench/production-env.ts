@@ -4,7 +4,7 @@ import { join } from 'node:path';
 /**
  * The GLIBC_TUNABLES the production image sets (its Dockerfile's ENV), so the bench and the soak run the
  * service with the same malloc settings as production and the two cannot drift apart. See
- * docs/performance.md ("Memory") for why the image fixes glibc's mmap threshold. BENCH_GLIBC_TUNABLES
+ * docs/performance.md ("Memory") for why the image caps glibc at one malloc arena. BENCH_GLIBC_TUNABLES
  * overrides it (empty: glibc's defaults), to measure what the setting changes.
  */
 export function productionMallocTunables(): string {

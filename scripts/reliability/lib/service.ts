@@ -85,7 +85,7 @@ export class ServiceProcess {
   }
 
   /** A full GC in the service, then its memory in bytes (needs `measurable` at start). */
-  measureAfterGc(timeoutMs = 10_000): Promise<{ rss: number; heapUsed: number; heapTotal: number; external: number }> {
+  measureAfterGc(timeoutMs = 10_000): Promise<{ rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; spaces: Record<string, number> }> {
     const child = this.child;
     if (!child.send) return Promise.reject(new Error('the service was not started measurable'));
     return new Promise((resolve, reject) => {
@@ -93,7 +93,7 @@ export class ServiceProcess {
         child.off('message', onMessage);
         reject(new Error(`no memory figures from the service within ${timeoutMs} ms`));
       }, timeoutMs);
-      const onMessage = (message: { measured?: { rss: number; heapUsed: number; heapTotal: number; external: number } }) => {
+      const onMessage = (message: { measured?: { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; spaces: Record<string, number> } }) => {
         if (!message?.measured) return;
         clearTimeout(timer);
         child.off('message', onMessage);
