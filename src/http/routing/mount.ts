@@ -152,5 +152,7 @@ export function underPrefix(prefix: string, middleware: Middleware<RequestState>
   const run = compose(middleware);
   const scope = createRouter();
   scope.all(`${prefix}{/*rest}`, () => undefined); // registered only to be matched, never dispatched
-  return (ctx, next) => (scope.match(ctx.path, ctx.method).route ? run(ctx, next) : next());
+  // Matching is case-sensitive and decodes nothing, so a path that does not start with the prefix cannot
+  // match: the cheap test first, the router's own answer for the rest (every request passes here).
+  return (ctx, next) => (ctx.path.startsWith(prefix) && scope.match(ctx.path, ctx.method).route ? run(ctx, next) : next());
 }
