@@ -37,6 +37,7 @@ const MIX: [ActionName, number][] = [
   ['login', 2],
   ['refresh', 10],
   ['logout', 2],
+  ['me', 6],
   ['badToken', 2],
   ['protectedNoToken', 1],
   ['notFound', 1],

@@ -19,6 +19,7 @@ export type ActionName =
   | 'refresh'
   | 'refreshNoCookie'
   | 'logout'
+  | 'me'
   | 'protectedNoToken'
   | 'badToken'
   | 'malformedJson'
@@ -27,8 +28,8 @@ export type ActionName =
   | 'invalidBody';
 
 /** Which actions need the database (or, with REDIS_URL, the rate-limit store): 503 is their answer in an outage. */
-export const TOUCHES_DATABASE: ReadonlySet<ActionName> = new Set(['ready', 'login', 'refresh', 'logout']);
-export const UNDER_AUTH: (name: ActionName) => boolean = (name) => !['home', 'ready', 'notFound'].includes(name);
+export const TOUCHES_DATABASE: ReadonlySet<ActionName> = new Set(['ready', 'login', 'refresh', 'logout', 'me']);
+export const UNDER_AUTH: (name: ActionName) => boolean = (name) => !['home', 'ready', 'notFound', 'me'].includes(name);
 
 export interface Record_ {
   action: ActionName;
@@ -47,6 +48,8 @@ const WEIGHTS: [ActionName, number][] = [
   ['refresh', 16],
   ['refreshNoCookie', 3],
   ['logout', 2],
+  // The protected GET: the caller as stored (GET /api/users/me), with the session's access token.
+  ['me', 8],
   ['protectedNoToken', 4],
   ['badToken', 6],
   ['malformedJson', 4],
@@ -97,8 +100,9 @@ export class VirtualUser {
   /** One action; a refresh or logout without a session logs in first (two records). */
   async step(action: ActionName = pick()): Promise<Record_[]> {
     const records: Record_[] = [];
-    if ((action === 'refresh' || action === 'logout') && !(this.token && this.cookie)) records.push(await this.login());
-    if ((action === 'refresh' || action === 'logout') && !(this.token && this.cookie)) return records; // login failed (outage)
+    const needsSession = action === 'refresh' || action === 'logout' || action === 'me';
+    if (needsSession && !(this.token && this.cookie)) records.push(await this.login());
+    if (needsSession && !(this.token && this.cookie)) return records; // login failed (outage)
     records.push(await this.act(action));
     return records;
   }
@@ -141,6 +145,8 @@ export class VirtualUser {
         if (record.outcome.status === 204) this.token = this.cookie = undefined;
         return record;
       }
+      case 'me':
+        return this.call(action, [200], { method: 'GET', path: '/api/users/me', headers: { authorization: `Bearer ${this.token}` } });
       case 'protectedNoToken':
         return this.call(action, [401], { method: 'POST', path: '/api/auth/logout' });
       case 'badToken': {
