@@ -1,6 +1,7 @@
 import { DEFAULT_HASH_CONCURRENCY, DEFAULT_HASH_QUEUE } from '../auth/hash-queue';
-import { parseDurationSeconds } from './duration';
+import { accessTtlSeconds, claim, demoUser, loginThrottle, refreshRotation, roles, type DemoUserSettings, type LoginThrottleSettings, type RefreshRotationSettings } from './auth-settings';
 import { ConfigError } from './errors';
+import { boolean, byteSize, integer, oneOf, read, timerMs, type Env } from './readers';
 import { readSecrets } from './secrets';
 
 export { ConfigError };
@@ -39,13 +40,13 @@ export interface Config {
   trustProxy: number;
   authRateLimit: { max: number; windowMs: number };
   /** Failed logins allowed per (account, client) and per account before that login is refused for the window. */
-  loginThrottle: { pairFailures: number; accountFailures: number; windowMs: number };
+  loginThrottle: LoginThrottleSettings;
   /** Refresh-token rotation (off by default: the specification keeps the stored record unchanged). */
-  refreshRotation: { enabled: boolean; graceMs: number; sliding: boolean };
+  refreshRotation: RefreshRotationSettings;
   /** The roles a user may hold (ROLES); `user` is given to new users, `admin` may manage users. */
   roles: string[];
   userStore: UserStoreKind;
-  demoUser: { email: string; password: string; role: string };
+  demoUser: DemoUserSettings;
   registrationEnabled: boolean;
   corsOrigins: string[];
   /** The service's public origin (PUBLIC_URL), e.g. https://api.example.com; undefined when not set. */
@@ -70,69 +71,9 @@ export interface Config {
   warnings: string[];
 }
 
-type Env = Record<string, string | undefined>;
-
 const RUN_MODES: readonly RunMode[] = ['development', 'test', 'production'];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const REFRESH_TTL_SECONDS = 7 * 24 * 3600;
-
-/** A non-empty, trimmed value, or undefined when unset or blank. */
-function read(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
-}
-
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
-  const value = read(env, name);
-  if (value === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(value)) throw new ConfigError(name, `must be one of: ${allowed.join(', ')}`);
-  return value as T;
-}
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const value = read(env, name);
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new ConfigError(name, `must be a whole number from ${min} to ${max}`);
-  }
-  return Number(value);
-}
-
-function boolean(env: Env, name: string, fallback: boolean): boolean {
-  const value = read(env, name)?.toLowerCase();
-  if (value === undefined) return fallback;
-  if (['true', '1', 'yes'].includes(value)) return true;
-  if (['false', '0', 'no'].includes(value)) return false;
-  throw new ConfigError(name, 'must be true or false');
-}
-
-function durationSeconds(env: Env, name: string, fallback: string): number {
-  const seconds = parseDurationSeconds(read(env, name) ?? fallback);
-  if (seconds === undefined) throw new ConfigError(name, 'must be a duration such as 15m, 1h, 7d, 900s or a number of seconds');
-  return seconds;
-}
-
-// Node's timers take at most 2^31 - 1 ms (about 24.8 days); a longer delay silently becomes 1 ms.
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/**
- * A duration used as a timer delay, in milliseconds: bounded by what a Node timer can hold. With
- * `allowZero`, unset or `0` (`0s`, …) means none.
- */
-function timerMs(env: Env, name: string, fallback: string, allowZero = false): number {
-  const value = read(env, name);
-  if (allowZero && (value ?? fallback).match(/^0+[smhd]?$/)) return 0;
-  const ms = durationSeconds(env, name, fallback) * 1000;
-  if (ms > MAX_TIMER_MS) throw new ConfigError(name, 'must be at most 24 days (the longest delay a Node timer holds)');
-  return ms;
-}
-
-function byteSize(env: Env, name: string, fallback: string): number {
-  const match = /^(\d+)\s*(b|kb|mb)?$/i.exec(read(env, name) ?? fallback);
-  const bytes = match ? Number(match[1]) * { b: 1, kb: 1024, mb: 1024 * 1024 }[(match[2] ?? 'b').toLowerCase() as 'b' | 'kb' | 'mb'] : 0;
-  if (bytes < 1 || bytes > 64 * 1024 * 1024) throw new ConfigError(name, 'must be a size such as 100kb or 1mb (at most 64mb)');
-  return bytes;
-}
 
 const ENGINE_BY_SCHEME: Record<string, DatabaseEngine> = {
   'sqlite:': 'sqlite',
@@ -161,26 +102,6 @@ function database(env: Env, mode: RunMode): { url: string; engine: DatabaseEngin
   return { url, engine };
 }
 
-/** The access-token lifetime: the specification's forms reach up to 7d, so that is the ceiling. */
-const MAX_ACCESS_TTL_SECONDS = 7 * 86_400;
-const LONG_ACCESS_TTL_SECONDS = 3600;
-
-function accessTtlSeconds(env: Env, mode: RunMode, warnings: string[]): number {
-  const seconds = durationSeconds(env, 'JWT_EXPIRES_IN', '15m');
-  if (seconds > MAX_ACCESS_TTL_SECONDS) throw new ConfigError('JWT_EXPIRES_IN', 'must be at most 7d (an access token cannot be revoked before it expires)');
-  if (mode === 'production' && seconds > LONG_ACCESS_TTL_SECONDS) {
-    warnings.push('JWT_EXPIRES_IN is above 1h: an access token stays valid that long after logout or a role change');
-  }
-  return seconds;
-}
-
-/** A token claim value (JWT_ISSUER, JWT_AUDIENCE): printable, no spaces, at most 200 characters. */
-function claim(env: Env, name: string, fallback: string): string {
-  const value = read(env, name) ?? fallback;
-  if (!/^[\x21-\x7e]{1,200}$/.test(value)) throw new ConfigError(name, 'must be 1 to 200 printable characters without spaces');
-  return value;
-}
-
 function publicUrl(env: Env): string | undefined {
   const value = read(env, 'PUBLIC_URL');
   if (value === undefined) return undefined;
@@ -194,54 +115,6 @@ function publicUrl(env: Env): string | undefined {
     throw new ConfigError('PUBLIC_URL', 'must be the absolute http(s) URL clients use, such as https://api.example.com');
   }
   return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
-}
-
-/** The documented demo password: never accepted in production (anyone who read the README can log in). */
-export const DEFAULT_DEMO_PASSWORD = 'demo-password';
-
-function demoUser(env: Env, mode: RunMode, userStore: UserStoreKind): Config['demoUser'] {
-  const password = read(env, 'DEMO_USER_PASSWORD');
-  if (mode === 'production' && userStore === 'demo' && (password === undefined || password === DEFAULT_DEMO_PASSWORD)) {
-    throw new ConfigError(
-      'DEMO_USER_PASSWORD',
-      'must be set to a non-default value when USER_STORE=demo in production (or set USER_STORE=database)',
-    );
-  }
-  return {
-    email: (read(env, 'DEMO_USER_EMAIL') ?? 'demo@example.com').toLowerCase(),
-    password: password ?? DEFAULT_DEMO_PASSWORD,
-    role: read(env, 'DEMO_USER_ROLE') ?? 'user',
-  };
-}
-
-const REQUIRED_ROLES = ['user', 'admin'];
-
-function roles(env: Env): string[] {
-  const list = [...new Set((read(env, 'ROLES') ?? REQUIRED_ROLES.join(',')).split(',').map((role) => role.trim()).filter(Boolean))];
-  if (!list.every((role) => /^[A-Za-z0-9_-]{1,64}$/.test(role))) {
-    throw new ConfigError('ROLES', 'must be a comma-separated list of names made of letters, digits, - and _');
-  }
-  // New users get `user`; the user-management routes require `admin`.
-  if (!REQUIRED_ROLES.every((role) => list.includes(role))) throw new ConfigError('ROLES', 'must include user and admin');
-  return list;
-}
-
-function refreshRotation(env: Env): Config['refreshRotation'] {
-  return {
-    enabled: boolean(env, 'REFRESH_ROTATION', false),
-    graceMs: timerMs(env, 'REFRESH_REUSE_GRACE', '10s', true),
-    sliding: oneOf(env, 'REFRESH_EXPIRY', ['absolute', 'sliding'], 'absolute') === 'sliding',
-  };
-}
-
-function loginThrottle(env: Env): Config['loginThrottle'] {
-  const pairFailures = integer(env, 'LOGIN_THROTTLE_FAILURES', 5, 1, 1000);
-  const accountFailures = integer(env, 'LOGIN_THROTTLE_ACCOUNT_FAILURES', 50, 1, 1_000_000);
-  if (accountFailures < pairFailures) {
-    // Below the pair limit, one address could lock the account for everyone: the very thing the pair limit prevents.
-    throw new ConfigError('LOGIN_THROTTLE_ACCOUNT_FAILURES', 'must be at least LOGIN_THROTTLE_FAILURES');
-  }
-  return { pairFailures, accountFailures, windowMs: timerMs(env, 'LOGIN_THROTTLE_WINDOW', '15m') };
 }
 
 function origins(env: Env): string[] {
@@ -310,7 +183,7 @@ export function loadConfig(env: Env = process.env): Config {
   const issuer = claim(env, 'JWT_ISSUER', 'koa-api-service');
   const secrets = readSecrets(env, mode === 'production', warnings); // first: the most important message wins
   const roleList = roles(env);
-  const demo = demoUser(env, mode, userStore);
+  const demo = demoUser(env, mode === 'production', userStore === 'demo');
   if (!roleList.includes(demo.role)) throw new ConfigError('DEMO_USER_ROLE', 'must be one of ROLES');
   const registrationEnabled = boolean(env, 'AUTH_REGISTRATION', false);
   if (registrationEnabled && userStore !== 'database') {
@@ -322,7 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     jwt: {
       ...secrets,
-      accessTtlSeconds: accessTtlSeconds(env, mode, warnings),
+      accessTtlSeconds: accessTtlSeconds(env, mode === 'production', warnings),
       refreshTtlSeconds: REFRESH_TTL_SECONDS,
       issuer,
       audience: claim(env, 'JWT_AUDIENCE', issuer),
