@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { DEMO } from '../support/auth-helpers';
 import { findRedisServer, startRedisServer } from '../support/redis-server';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver';
 import { startServiceProcess, type ServiceProcess } from './support/service-process';
+import { freePort } from '../../scripts/reliability/lib/free-port';
 
 // Tracing, opt-in: the real entry point in a child process (see support/service-process.ts) exporting to
 // an OTLP/HTTP receiver in this process. Each test starts its own service: a few seconds each.
@@ -25,13 +25,6 @@ async function until<T>(what: string, check: () => T | undefined, timeoutMs = 10
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function login(service: ServiceProcess, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`http://127.0.0.1:${service.port}/api/auth/login`, {

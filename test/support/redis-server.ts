@@ -1,8 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, Socket } from 'node:net';
+import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../scripts/reliability/lib/free-port';
 
 // A throw-away redis-server (Debian's `redis-server` package) for the tests: loopback only, a free port,
 // a temporary directory, no persistence. Tests that need it skip with a printed reason when it is absent.
@@ -19,13 +20,6 @@ export function findRedisServer(): string | undefined {
   return found.status === 0 && found.stdout.trim() ? found.stdout.trim() : undefined;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Resolves once the server answers PING (bounded: 10 s). */
 async function waitForPong(port: number, child: ChildProcess): Promise<void> {
