@@ -22,7 +22,7 @@ function measure(label: string, iterations: number, run: () => unknown): number 
 const stringToken = jwt.sign(claims, secret, { algorithm: 'HS256', expiresIn: 900 });
 const keyToken = jwt.sign(claims, key, { algorithm: 'HS256', expiresIn: 900 });
 const service = new TokenService({ accessSecret: secret, refreshSecret: `${secret}-refresh`, accessTtlSeconds: 900, refreshTtlSeconds: 604_800, issuer: 'bench', audience: 'bench' });
-const serviceToken = service.signAccessToken({ id: 'user-1', role: 'user' });
+const serviceToken = service.signAccessToken({ id: 'user-1', role: 'user', sessionVersion: 0 });
 
 console.log(`node ${process.version}, jsonwebtoken HS256`);
 const verifyString = measure('verify, string secret', 2_000, () => jwt.verify(stringToken, secret, { algorithms: ['HS256'] }));

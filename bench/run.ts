@@ -5,6 +5,7 @@ import { join, relative, resolve } from 'node:path';
 import { PasswordHasher } from '../src/auth/passwords';
 import { TokenService } from '../src/auth/tokens';
 import { loadConfig } from '../src/config/config';
+import { DEMO_USER_ID } from '../src/auth/demo-user-store';
 import { BENCH_ROLE } from './bench-module';
 import { killAllChildren, ServerProcess } from './child-process';
 import { compileEntries } from './compile-entries';
@@ -175,9 +176,10 @@ async function main(): Promise<number> {
     const memory: MemoryFigures = { idleRssMiB: service.memory()?.rssMiB, peakRssMiB: undefined, afterLoginsRssMiB: undefined };
     log(`bench: service idle RSS ${memory.idleRssMiB?.toFixed(1) ?? 'n/a'} MiB (bare Koa ${bareKoa.memory()?.rssMiB.toFixed(1) ?? 'n/a'} MiB)`);
 
-    // The token the bench module accepts, minted with the secrets the service was given.
+    // The token the bench module accepts, minted with the secrets the service was given: for the demo user,
+    // who exists in the service's (demo) user store with BENCH_ROLE, at its first session version.
     const tokens = new TokenService(jwtSettings);
-    const accessToken = tokens.signAccessToken({ id: 'bench-user', role: BENCH_ROLE });
+    const accessToken = tokens.signAccessToken({ id: DEMO_USER_ID, role: BENCH_ROLE, sessionVersion: 0 });
     const { refreshCookie, notes } = await prepare(servers, accessToken);
     for (const note of notes) log(`bench: NOTE ${note}`);
 

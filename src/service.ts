@@ -1,6 +1,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
+import { CallerStates } from './auth/caller-states';
+import { PasswordHasher } from './auth/passwords';
+import { userStore } from './auth/stores/definitions';
 import { TokenService } from './auth/tokens';
 import type { Config } from './config/config';
 import { createApp } from './http/app';
@@ -9,10 +12,14 @@ import type { RequestState } from './http/routing/route';
 import { Lifecycle } from './lifecycle/lifecycle';
 import type { Logger } from './logger';
 import { modules as registeredModules } from './modules';
+import { selectUserStore } from './modules/auth/user-store';
 import { startMetricsServer } from './observability/metrics-server';
 import { observability } from './observability/observability';
 import { storesOf, type ModuleFactory, type Services } from './services';
 import { createDatabase } from './stores/create-database';
+
+/** Users whose state one replica keeps for the guards: ~200 bytes each, so about 2 MB at most. */
+const CALLER_STATE_ENTRIES = 10_000;
 
 export interface RunningService {
   app: Koa<RequestState>;
@@ -34,6 +41,12 @@ export interface StartOptions {
   host?: string;
 }
 
+/** Who can log in (USER_STORE) and their current state for the guards: built once per service. */
+export function userServices(config: Config, database: Services['database']): Pick<Services, 'users' | 'callers'> {
+  const users = selectUserStore({ config, database }, new PasswordHasher());
+  return { users, callers: new CallerStates(users, { ttlMs: config.callerStateTtlMs, maxEntries: CALLER_STATE_ENTRIES }) };
+}
+
 /**
  * The app and the services it shares with its modules: the database with the modules' stores, connected
  * (and migrated when MIGRATE_ON_START), the token service, and the lifecycle that closes them. Nothing listens yet. If any
@@ -46,6 +59,8 @@ export async function openApp(
 ): Promise<{ app: Koa<RequestState>; services: Services }> {
   const lifecycle = new Lifecycle();
   const stores = storesOf(modules);
+  // The guards read the users' current state on every authenticated route, whichever modules are mounted.
+  if (config.userStore === 'database' && !stores.includes(userStore)) stores.unshift(userStore);
   const connected = createDatabase(config, logger, stores);
   await connected.connect();
   lifecycle.onClose('database', () => connected.close());
@@ -53,7 +68,7 @@ export async function openApp(
     if (config.database.migrateOnStart) await connected.migrate();
     logger.info({ engine: connected.engine, database: connected.description }, 'database connected');
     const { metrics, database } = observability(config, connected, stores);
-    const services: Services = { config, logger, database, tokens: new TokenService(config.jwt), lifecycle, metrics };
+    const services: Services = { config, logger, database, tokens: new TokenService(config.jwt), ...userServices(config, database), lifecycle, metrics };
     return { app: createApp(services, modules), services }; // a bad route declaration throws here
   } catch (error) {
     await lifecycle.closeAll(logger);

@@ -1,3 +1,5 @@
+import type { CallerStates } from './auth/caller-states';
+import type { UserStore } from './auth/stores/user-store';
 import type { TokenService } from './auth/tokens';
 import type { Config } from './config/config';
 import type { ModuleDefinition } from './http/routing/route';
@@ -14,6 +16,10 @@ export interface Services {
   logger: Logger;
   database: Database;
   tokens: TokenService;
+  /** Who can log in (USER_STORE): the demo user, or the database's users table/collection. */
+  users: UserStore;
+  /** The users' current state, for the guards: a changed user must be `forget`-ed here (docs/decisions/009). */
+  callers: CallerStates;
   lifecycle: Lifecycle;
   /** Prometheus metrics when METRICS_PORT is set; otherwise `metricsOff`, whose calls do nothing. */
   metrics: Metrics;

@@ -3,7 +3,8 @@ import type { NewUser, UserRecord, UserStore } from './stores/user-store';
 import { normaliseEmail } from './stores/email';
 import type { PasswordHasher } from './passwords';
 
-const DEMO_USER_ID = 'demo';
+/** The demo user's id: what its tokens carry as `sub`. */
+export const DEMO_USER_ID = 'demo';
 
 /**
  * USER_STORE=demo: the one built-in user from DEMO_USER_* (CONTRACT.md). Its password is hashed with argon2
@@ -13,6 +14,8 @@ const DEMO_USER_ID = 'demo';
 export class DemoUserStore implements UserStore {
   private readonly email: string;
   private passwordHash: Promise<string>;
+  /** In this process only: the demo store is for one instance (several replicas want USER_STORE=database). */
+  private sessionVersion = 0;
 
   constructor(
     private readonly demo: Config['demoUser'],
@@ -39,7 +42,13 @@ export class DemoUserStore implements UserStore {
     if (id === DEMO_USER_ID) this.passwordHash = Promise.resolve(passwordHash);
   }
 
+  async endSessions(id: string): Promise<boolean> {
+    if (id !== DEMO_USER_ID) return false;
+    this.sessionVersion += 1;
+    return true;
+  }
+
   private async record(): Promise<UserRecord> {
-    return { id: DEMO_USER_ID, email: this.email, passwordHash: await this.passwordHash, role: this.demo.role, name: 'Demo User' };
+    return { id: DEMO_USER_ID, email: this.email, passwordHash: await this.passwordHash, role: this.demo.role, name: 'Demo User', sessionVersion: this.sessionVersion };
   }
 }

@@ -8,6 +8,12 @@ export interface AuthUser {
   role: string;
 }
 
+/** What an access token says of its user: the caller, and the session version it was issued under. */
+export interface AccessClaims extends AuthUser {
+  /** The user's session version at issue (claim `sv`); a token issued before versions existed reads 0. */
+  sessionVersion: number;
+}
+
 export interface IssuedRefreshToken {
   token: string;
   expiresAt: Date;
@@ -40,8 +46,8 @@ export class TokenService {
     return this.settings.accessTtlSeconds;
   }
 
-  signAccessToken(user: AuthUser): string {
-    return jwt.sign({ role: user.role, typ: 'access' }, this.accessKey, {
+  signAccessToken(user: AccessClaims): string {
+    return jwt.sign({ role: user.role, sv: user.sessionVersion, typ: 'access' }, this.accessKey, {
       algorithm: ALGORITHM,
       header: { alg: ALGORITHM, typ: ACCESS_HEADER_TYPE },
       issuer: this.settings.issuer,
@@ -52,10 +58,16 @@ export class TokenService {
     });
   }
 
-  /** The caller for a valid access token; undefined for anything else (bad, expired, wrong type). */
-  verifyAccessToken(token: string): AuthUser | undefined {
+  /**
+   * The claims of a valid access token; undefined for anything else (bad, expired, wrong type). The role
+   * is what it was at issue: the guards authorise against the user's current state (caller-states.ts).
+   */
+  verifyAccessToken(token: string): AccessClaims | undefined {
     const claims = this.verify(token, this.accessKey, 'access', this.settings.audience);
-    return claims && typeof claims.role === 'string' ? { id: claims.sub as string, role: claims.role } : undefined;
+    if (!claims || typeof claims.role !== 'string') return undefined;
+    const version = claims.sv ?? 0;
+    if (!Number.isSafeInteger(version) || version < 0) return undefined;
+    return { id: claims.sub as string, role: claims.role, sessionVersion: version };
   }
 
   /** A new refresh token, valid for the refresh lifetime or, when given, until `expiresAt` (a rotated family's end). */
@@ -76,10 +88,17 @@ export class TokenService {
     return this.verify(token, this.refreshKey, 'refresh', this.settings.issuer)?.sub;
   }
 
+  /** The longest a token of this type may live: what this service issues, plus the clock skew. */
+  private maxLifetimeSeconds(type: TokenType): number {
+    return (type === 'access' ? this.settings.accessTtlSeconds : this.settings.refreshTtlSeconds) + CLOCK_SKEW_SECONDS;
+  }
+
   /**
    * RFC 8725 checks on top of the signature: pinned algorithm, issuer and audience, the token's own type
    * (claim `typ`, and header `typ` for access tokens), a numeric `exp` (jsonwebtoken accepts a token with
-   * none) and an `iat` no further ahead than the clock skew.
+   * none), an `iat` no further ahead than the clock skew, and a lifetime no longer than this service
+   * issues: a token signed with a leaked key and `exp` ten years out is still refused once its `iat`
+   * is older than the configured lifetime.
    */
   private verify(token: string, key: KeyObject, type: TokenType, audience: string): JwtPayload | undefined {
     try {
@@ -92,7 +111,10 @@ export class TokenService {
       if (typeof claims === 'string' || claims.typ !== type || typeof claims.sub !== 'string' || !claims.sub) return undefined;
       if (type === 'access' && header.typ !== ACCESS_HEADER_TYPE) return undefined;
       if (typeof claims.exp !== 'number' || typeof claims.iat !== 'number') return undefined;
-      if (claims.iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) return undefined;
+      const now = Date.now() / 1000;
+      if (claims.iat > now + CLOCK_SKEW_SECONDS) return undefined;
+      const maxLifetime = this.maxLifetimeSeconds(type);
+      if (claims.exp - claims.iat > maxLifetime || now - claims.iat > maxLifetime) return undefined;
       return claims;
     } catch {
       return undefined; // every failure is the same to the caller: not a valid token of this type

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
+import { userServices } from '../service';
 import { TokenService } from '../auth/tokens';
 import { loadConfig } from '../config/config';
 import { declareApi } from '../http/api';
@@ -31,7 +32,7 @@ export function generateDocument(): string {
   const config = loadConfig(DOCUMENT_ENV);
   const logger = pino({ level: 'silent' });
   const database = createDatabase(config, logger, storesOf(modules), { cleanupJob: false, connectAttempts: 1 }); // never connected
-  const services = { config, logger, database, tokens: new TokenService(config.jwt), lifecycle: new Lifecycle(), metrics: metricsOff };
+  const services = { config, logger, database, tokens: new TokenService(config.jwt), ...userServices(config, database), lifecycle: new Lifecycle(), metrics: metricsOff };
   return `${JSON.stringify(declareApi(services, modules).document, null, 2)}\n`;
 }
 

@@ -74,12 +74,34 @@ export function roles(env: Env): string[] {
   return list;
 }
 
-export function refreshRotation(env: Env): RefreshRotationSettings {
+/**
+ * The grace window lets a replaced refresh token refresh again (two tabs racing). Long, it switches reuse
+ * detection off without saying so: a minute covers any race between tabs, and it must end well before
+ * the token itself does.
+ */
+const MAX_REUSE_GRACE_MS = 60_000;
+
+export function refreshRotation(env: Env, refreshTtlSeconds: number): RefreshRotationSettings {
+  const graceMs = timerMs(env, 'REFRESH_REUSE_GRACE', '10s', true);
+  if (graceMs > MAX_REUSE_GRACE_MS || graceMs >= refreshTtlSeconds * 1000) {
+    throw new ConfigError('REFRESH_REUSE_GRACE', 'must be at most 60s (a longer window switches reuse detection off)');
+  }
   return {
     enabled: boolean(env, 'REFRESH_ROTATION', false),
-    graceMs: timerMs(env, 'REFRESH_REUSE_GRACE', '10s', true),
+    graceMs,
     sliding: oneOf(env, 'REFRESH_EXPIRY', ['absolute', 'sliding'], 'absolute') === 'sliding',
   };
+}
+
+/** How long a user's state read for authorisation may serve later requests (src/auth/caller-states.ts). */
+const MAX_CALLER_STATE_TTL_MS = 60_000;
+
+export function callerStateTtlMs(env: Env): number {
+  const ttlMs = timerMs(env, 'AUTH_STATE_CACHE_TTL', '5s', true);
+  if (ttlMs > MAX_CALLER_STATE_TTL_MS) {
+    throw new ConfigError('AUTH_STATE_CACHE_TTL', 'must be at most 60s (a deleted or logged-out user keeps access that long)');
+  }
+  return ttlMs;
 }
 
 export function loginThrottle(env: Env): LoginThrottleSettings {

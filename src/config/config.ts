@@ -1,5 +1,5 @@
 import { DEFAULT_HASH_CONCURRENCY, DEFAULT_HASH_QUEUE } from '../auth/hash-queue';
-import { accessTtlSeconds, claim, demoUser, loginThrottle, refreshRotation, roles, type DemoUserSettings, type LoginThrottleSettings, type RefreshRotationSettings } from './auth-settings';
+import { accessTtlSeconds, callerStateTtlMs, claim, demoUser, loginThrottle, refreshRotation, roles, type DemoUserSettings, type LoginThrottleSettings, type RefreshRotationSettings } from './auth-settings';
 import { ConfigError } from './errors';
 import { boolean, byteSize, integer, oneOf, read, timerMs, type Env } from './readers';
 import { readSecrets } from './secrets';
@@ -43,6 +43,8 @@ export interface Config {
   loginThrottle: LoginThrottleSettings;
   /** Refresh-token rotation (off by default: the specification keeps the stored record unchanged). */
   refreshRotation: RefreshRotationSettings;
+  /** AUTH_STATE_CACHE_TTL: how long a user's state read for authorisation serves later requests on this replica. */
+  callerStateTtlMs: number;
   /** The roles a user may hold (ROLES); `user` is given to new users, `admin` may manage users. */
   roles: string[];
   userStore: UserStoreKind;
@@ -213,7 +215,8 @@ export function loadConfig(env: Env = process.env): Config {
       windowMs: timerMs(env, 'AUTH_RATE_LIMIT_WINDOW', '15m'),
     },
     loginThrottle: loginThrottle(env),
-    refreshRotation: refreshRotation(env),
+    refreshRotation: refreshRotation(env, REFRESH_TTL_SECONDS),
+    callerStateTtlMs: callerStateTtlMs(env),
     userStore,
     demoUser: demo,
     registrationEnabled,

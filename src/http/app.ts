@@ -20,7 +20,7 @@ import type { RequestState } from './routing/route';
  * response.
  */
 export function createApp(services: Services, modules: readonly ModuleFactory[]): Koa<RequestState> {
-  const { config, logger, tokens } = services;
+  const { config, logger, tokens, callers } = services;
   // TRUST_PROXY hops: with 0, X-Forwarded-* is ignored; with N, ctx.ip is the address the Nth proxy saw.
   const app = new Koa<RequestState>({ proxy: config.trustProxy > 0, maxIpsCount: config.trustProxy });
   const router = createRouter();
@@ -35,7 +35,7 @@ export function createApp(services: Services, modules: readonly ModuleFactory[])
     if (module.middleware?.length) app.use(underPrefix(modulePrefix(module), module.middleware.map(middlewareOf)));
   }
 
-  mountRoutes(router, api.routes, { tokens, bodyLimitBytes: config.bodyLimitBytes });
+  mountRoutes(router, api.routes, { auth: { tokens, callers }, bodyLimitBytes: config.bodyLimitBytes });
   if (config.apiDocs) mountApiDocs(router, api.document, config.publicUrl);
   app.use(router.routes());
   app.use(router.allowedMethods()); // 405 + Allow (or 501); the error handler adds the envelope

@@ -27,14 +27,19 @@ function exampleSource(): string {
 describe("README's module example", () => {
   let t: TestApp;
   const api = () => request(t.app.callback());
-  const bearer = (role: string) => ({ Authorization: `Bearer ${t.services.tokens.signAccessToken({ id: `${role}-1`, role })}` });
+  const signedIn = new Map<string, Promise<{ id: string; authorization: string }>>();
+  /** One user per role, signed in once. */
+  const bearer = async (role: string) => {
+    if (!signedIn.has(role)) signedIn.set(role, t.signIn(role));
+    return { Authorization: (await signedIn.get(role)!).authorization };
+  };
 
   beforeAll(async () => {
     mkdirSync(DIR, { recursive: true });
     writeFileSync(FILE, exampleSource());
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- a file written just now, through jest's transform
     const { notesModule } = require(FILE) as { notesModule: ModuleFactory };
-    t = await buildTestApp({ modules: [notesModule] });
+    t = await buildTestApp({ env: { USER_STORE: 'database' }, modules: [notesModule] });
   });
   afterAll(async () => {
     await t?.close();
@@ -54,25 +59,25 @@ describe("README's module example", () => {
     const check = (method: string, path: string, res: request.Response) => conformance.expectConforms(method, path, res);
 
     check('GET', '/api/notes', await api().get('/api/notes').expect(401));
-    check('POST', '/api/notes', await api().post('/api/notes').set(bearer('user')).send({ title: 'x' }).expect(403));
-    const created = await api().post('/api/notes').set(bearer('editor')).send({ title: 'First' }).expect(201);
+    check('POST', '/api/notes', await api().post('/api/notes').set(await bearer('user')).send({ title: 'x' }).expect(403));
+    const created = await api().post('/api/notes').set(await bearer('editor')).send({ title: 'First' }).expect(201);
     check('POST', '/api/notes', created);
-    expect(created.body.data).toEqual({ id: 1, title: 'First', text: '', author: 'editor-1' });
-    check('POST', '/api/notes', await api().post('/api/notes').set(bearer('editor')).send({ title: '' }).expect(422));
-    await api().post('/api/notes').set(bearer('editor')).send({ title: 'Second', text: 'more' }).expect(201);
+    expect(created.body.data).toEqual({ id: 1, title: 'First', text: '', author: (await signedIn.get('editor')!).id });
+    check('POST', '/api/notes', await api().post('/api/notes').set(await bearer('editor')).send({ title: '' }).expect(422));
+    await api().post('/api/notes').set(await bearer('editor')).send({ title: 'Second', text: 'more' }).expect(201);
 
-    const list = await api().get('/api/notes?limit=1').set(bearer('user')).expect(200);
+    const list = await api().get('/api/notes?limit=1').set(await bearer('user')).expect(200);
     check('GET', '/api/notes', list);
     expect(list.body.data.notes.map((note: { title: string }) => note.title)).toEqual(['Second']);
-    const refused = await api().get('/api/notes?sort=x').set(bearer('user')).expect(422);
+    const refused = await api().get('/api/notes?sort=x').set(await bearer('user')).expect(422);
     expect(refused.body.errors).toEqual([{ field: 'query.sort', message: 'is not allowed' }]);
     check('GET', '/api/notes', refused);
 
-    check('GET', '/api/notes/{id}', await api().get('/api/notes/1').set(bearer('user')).expect(200));
-    const bad = await api().get('/api/notes/abc').set(bearer('user')).expect(422);
+    check('GET', '/api/notes/{id}', await api().get('/api/notes/1').set(await bearer('user')).expect(200));
+    const bad = await api().get('/api/notes/abc').set(await bearer('user')).expect(422);
     expect(bad.body.errors).toEqual([{ field: 'params.id', message: expect.any(String) }]);
-    check('GET', '/api/notes/{id}', await api().get('/api/notes/9').set(bearer('user')).expect(404));
-    check('DELETE', '/api/notes/{id}', await api().delete('/api/notes/1').set(bearer('admin')).expect(204));
-    check('DELETE', '/api/notes/{id}', await api().delete('/api/notes/1').set(bearer('admin')).expect(404));
+    check('GET', '/api/notes/{id}', await api().get('/api/notes/9').set(await bearer('user')).expect(404));
+    check('DELETE', '/api/notes/{id}', await api().delete('/api/notes/1').set(await bearer('admin')).expect(204));
+    check('DELETE', '/api/notes/{id}', await api().delete('/api/notes/1').set(await bearer('admin')).expect(404));
   });
 });

@@ -16,10 +16,13 @@ describe('route access rules: token check, then role check, then validation', ()
   let t: TestApp;
   const api = () => request(t.app.callback());
   const now = () => Math.floor(Date.now() / 1000);
-  const accessClaims = (role: string) => ({ sub: 'user-1', role, typ: 'access', iss: 'koa-api-service', aud: 'koa-api-service', iat: now(), exp: now() + 60 });
+  let userId: string;
+  const accessClaims = (role: string) => ({ sub: userId, role, typ: 'access', iss: 'koa-api-service', aud: 'koa-api-service', iat: now(), exp: now() + 60 });
+  const as = async (role: string) => (await t.signIn(role)).authorization;
 
   beforeAll(async () => {
-    t = await buildTestApp({ modules: [probeModule()] });
+    t = await buildTestApp({ env: { USER_STORE: 'database' }, modules: [probeModule()] });
+    userId = (await t.signIn('user')).id;
   });
   afterAll(() => t.close());
 
@@ -35,9 +38,9 @@ describe('route access rules: token check, then role check, then validation', ()
   });
 
   it('200 with a valid token, and the handler sees { id, role }', async () => {
-    const token = t.services.tokens.signAccessToken({ id: 'user-1', role: 'user' });
-    const res = await api().get('/api/probe/me').set('Authorization', `Bearer ${token}`).expect(200);
-    expect(res.body.data.user).toEqual({ id: 'user-1', role: 'user' });
+    const { id, authorization } = await t.signIn('user');
+    const res = await api().get('/api/probe/me').set('Authorization', authorization).expect(200);
+    expect(res.body.data.user).toEqual({ id, role: 'user' });
   });
 
   it.each([
@@ -48,11 +51,11 @@ describe('route access rules: token check, then role check, then validation', ()
     ['HS384 with the real secret', () => jwt.sign(accessClaims('user'), TEST_SECRETS.JWT_SECRET, { algorithm: 'HS384' })],
     ['another secret', () => jwt.sign(accessClaims('user'), 'another-secret-of-sufficient-length-0123456789')],
     ['the refresh secret', () => jwt.sign(accessClaims('user'), TEST_SECRETS.REFRESH_TOKEN_SECRET)],
-    ['a refresh token', () => t.services.tokens.signRefreshToken('user-1').token],
-    ['no typ claim', () => jwt.sign({ sub: 'user-1', role: 'user' }, TEST_SECRETS.JWT_SECRET, { expiresIn: 60 })],
+    ['a refresh token', () => t.services.tokens.signRefreshToken(userId).token],
+    ['no typ claim', () => jwt.sign({ sub: userId, role: 'user' }, TEST_SECRETS.JWT_SECRET, { expiresIn: 60 })],
     ['no subject', () => jwt.sign({ role: 'user', typ: 'access' }, TEST_SECRETS.JWT_SECRET, { expiresIn: 60 })],
     ['a tampered payload', () => {
-      const [header, , signature] = t.services.tokens.signAccessToken({ id: 'user-1', role: 'user' }).split('.');
+      const [header, , signature] = t.services.tokens.signAccessToken({ id: userId, role: 'user', sessionVersion: 0 }).split('.');
       return `${header}.${Buffer.from(JSON.stringify(accessClaims('admin'))).toString('base64url')}.${signature}`;
     }],
   ])('401 for %s', async (_name, makeToken) => {
@@ -66,12 +69,10 @@ describe('route access rules: token check, then role check, then validation', ()
   });
 
   it('403 for an authenticated caller without a permitted role; 200 for any listed role', async () => {
-    const user = t.services.tokens.signAccessToken({ id: 'u', role: 'user' });
-    const res = await api().get('/api/probe/admin').set('Authorization', `Bearer ${user}`).expect(403);
+    const res = await api().get('/api/probe/admin').set('Authorization', await as('user')).expect(403);
     expect(res.body).toEqual({ status: 'fail', message: expect.any(String) });
     for (const role of ['admin', 'owner']) {
-      const token = t.services.tokens.signAccessToken({ id: 'u', role });
-      await api().get('/api/probe/admin').set('Authorization', `Bearer ${token}`).expect(200);
+      await api().get('/api/probe/admin').set('Authorization', await as(role)).expect(200);
     }
   });
 
@@ -81,15 +82,12 @@ describe('route access rules: token check, then role check, then validation', ()
 
   it('guards run before validation: a bad body without a token is 401, with the wrong role 403, else 422', async () => {
     await api().post('/api/probe/admin-things').send({}).expect(401);
-    const user = t.services.tokens.signAccessToken({ id: 'u', role: 'user' });
-    await api().post('/api/probe/admin-things').set('Authorization', `Bearer ${user}`).send({}).expect(403);
-    const admin = t.services.tokens.signAccessToken({ id: 'u', role: 'admin' });
-    await api().post('/api/probe/admin-things').set('Authorization', `Bearer ${admin}`).send({}).expect(422);
+    await api().post('/api/probe/admin-things').set('Authorization', await as('user')).send({}).expect(403);
+    await api().post('/api/probe/admin-things').set('Authorization', await as('admin')).send({}).expect(422);
   });
 
   it('a handler that returns nothing answers 204 with no body', async () => {
-    const token = t.services.tokens.signAccessToken({ id: 'u', role: 'user' });
-    const res = await api().delete('/api/probe/things/42').set('Authorization', `Bearer ${token}`).expect(204);
+    const res = await api().delete('/api/probe/things/42').set('Authorization', await as('user')).expect(204);
     expect(res.text).toBe('');
   });
 });

@@ -13,7 +13,7 @@ describe('params, query and headers from the declaration', () => {
   const api = () => request(t.app.callback());
 
   beforeAll(async () => {
-    t = await buildTestApp({ modules: [probeModule()] });
+    t = await buildTestApp({ env: { USER_STORE: 'database' }, modules: [probeModule()] });
   });
   afterAll(() => t.close());
 
@@ -65,7 +65,7 @@ describe('params, query and headers from the declaration', () => {
   });
 
   it('declared headers are validated and coerced after the token check', async () => {
-    const token = t.services.tokens.signAccessToken({ id: 'user-1', role: 'user' });
+    const token = (await t.signIn('user')).authorization.slice('Bearer '.length);
     await api().get('/api/probe/versioned').set('X-Api-Version', 'nope').expect(401); // the token check runs first
     const missing = await api().get('/api/probe/versioned').set('Authorization', `Bearer ${token}`).expect(422);
     expect(missing.body.errors).toEqual([{ field: 'headers.x-api-version', message: 'is required' }]);

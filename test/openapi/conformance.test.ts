@@ -17,7 +17,7 @@ describe('real responses conform to the served document', () => {
   let t: TestApp;
   let conformance: DocumentConformance;
   const api = () => request(t.app.callback());
-  const token = (role: string) => t.services.tokens.signAccessToken({ id: 'user-1', role });
+  const as = async (role: string) => (await t.signIn(role)).authorization;
   const seen: string[] = [];
   const check = (method: string, template: string, res: Response) => {
     conformance.expectConforms(method, template, res);
@@ -71,8 +71,8 @@ describe('real responses conform to the served document', () => {
     check('GET', '/api/probe/items/{id}', await api().get('/api/probe/items/3?limit=2').expect(200));
     check('GET', '/api/probe/items/{id}', await api().get('/api/probe/items/x?limit=0').expect(422));
     check('GET', '/api/probe/items/{id}', await api().get('/api/probe/items/404').expect(404));
-    check('GET', '/api/probe/admin', await api().get('/api/probe/admin').set('Authorization', `Bearer ${token('user')}`).expect(403));
-    check('GET', '/api/probe/admin', await api().get('/api/probe/admin').set('Authorization', `Bearer ${token('admin')}`).expect(200));
+    check('GET', '/api/probe/admin', await api().get('/api/probe/admin').set('Authorization', await as('user')).expect(403));
+    check('GET', '/api/probe/admin', await api().get('/api/probe/admin').set('Authorization', await as('admin')).expect(200));
     check('GET', '/api/probe/boom', await api().get('/api/probe/boom').expect(500));
   });
 

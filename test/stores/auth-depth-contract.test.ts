@@ -105,6 +105,34 @@ for (const target of engines) {
         expect(await users.delete(created[1].id)).toBe(false);
         expect(await users.findById(created[1].id)).toBeNull();
       });
+
+      it('raises the session version on endSessions and on a real role change, and keeps the last holder of a role', async () => {
+        const users = database.store(userStore);
+        const tag = randomBytes(4).toString('hex');
+        const keeper = `keeper-${tag}`; // a role of this test's own, so other tests' users do not count
+        const guard = { keepRole: keeper };
+        const [a, b] = [
+          await users.create({ email: `sv-${tag}-a@example.com`, passwordHash: 'x', role: keeper, name: null }),
+          await users.create({ email: `sv-${tag}-b@example.com`, passwordHash: 'x', role: keeper, name: null }),
+        ];
+        expect(a.sessionVersion).toBe(0);
+        expect(await users.endSessions(a.id)).toBe(true);
+        expect(await users.endSessions('01900000-0000-7000-8000-000000000000')).toBe(false);
+        expect((await users.findById(a.id))?.sessionVersion).toBe(1);
+        // The same role again changes nothing, not even the version; another role raises it.
+        expect(await users.updateRole(a.id, keeper, guard)).toMatchObject({ role: keeper, sessionVersion: 1 });
+        expect(await users.updateRole(a.id, 'user', guard)).toMatchObject({ role: 'user', sessionVersion: 2 });
+        // b is now the last holder: neither demoted nor deleted while guarded; unguarded, the store obeys.
+        expect(await users.updateRole(b.id, 'user', guard)).toBe('last-admin');
+        expect(await users.delete(b.id, guard)).toBe('last-admin');
+        expect((await users.findById(b.id))?.role).toBe(keeper);
+        expect(await users.updateRole('01900000-0000-7000-8000-000000000000', 'user', guard)).toBeNull();
+        expect(await users.delete('01900000-0000-7000-8000-000000000000', guard)).toBe(false);
+        // With a second holder, b may go.
+        await users.updateRole(a.id, keeper, guard);
+        expect(await users.delete(b.id, guard)).toBe(true);
+        expect(await users.updateRole(a.id, 'user', guard)).toBe('last-admin');
+      });
     });
 
     describe('over HTTP with REFRESH_ROTATION=true, REFRESH_REUSE_GRACE=2s', () => {

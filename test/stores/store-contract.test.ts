@@ -179,7 +179,7 @@ for (const target of engines) {
       it('creates a user and finds it by id and by email, case-insensitively', async () => {
         const email = `Ada.${randomBytes(4).toString('hex')}@Example.COM`;
         const user = await database.store(userStore).create({ email, passwordHash: '$argon2id$fake', role: 'admin', name: 'Ada' });
-        expect(user).toEqual({ id: expect.any(String), email: email.toLowerCase(), passwordHash: '$argon2id$fake', role: 'admin', name: 'Ada' });
+        expect(user).toEqual({ id: expect.any(String), email: email.toLowerCase(), passwordHash: '$argon2id$fake', role: 'admin', name: 'Ada', sessionVersion: 0 });
         expect(await database.store(userStore).findById(user.id)).toEqual(user);
         expect(await database.store(userStore).findByEmail(email.toUpperCase())).toEqual(user);
         expect(await database.store(userStore).findByEmail(`  ${email.toLowerCase()} `)).toEqual(user);

@@ -37,8 +37,15 @@ export interface TestApp {
   config: Config;
   services: Services;
   logLines: () => Record<string, unknown>[];
+  /**
+   * A new user in the app's user store (USER_STORE=database) with this role, and an `Authorization` value
+   * for them: the guards accept only tokens of users who exist, at their current session version.
+   */
+  signIn(role?: string): Promise<{ id: string; authorization: string }>;
   close(): Promise<void>;
 }
+
+let signedIn = 0;
 
 /**
  * The real app on the real default store (in-memory SQLite under test), with the given environment on
@@ -50,5 +57,11 @@ export async function buildTestApp(
   const config = loadConfig({ NODE_ENV: 'test', ...TEST_SECRETS, ...options.env });
   const { logger, lines } = memoryLogger();
   const { app, services } = await openApp(config, logger, options.modules ?? []);
-  return { app, config, services, logLines: lines, close: () => services.lifecycle.closeAll(logger) };
+  const signIn = async (role = 'user') => {
+    signedIn += 1;
+    const email = `signed-in-${signedIn}-${process.pid}-${Date.now()}@example.test`;
+    const user = await services.users.create({ email, passwordHash: 'not-a-password-hash', role, name: null });
+    return { id: user.id, authorization: `Bearer ${services.tokens.signAccessToken(user)}` };
+  };
+  return { app, config, services, logLines: lines, signIn, close: () => services.lifecycle.closeAll(logger) };
 }

@@ -97,7 +97,7 @@ describe('users and account routes conform to the served document', () => {
       const http = () => request(app.app.callback());
       const conformance = new DocumentConformance((await http().get('/openapi.json').expect(200)).body);
       const id = (await http().post('/api/auth/register').send(ADA).expect(201)).body.data.id;
-      const user = await login(app, ADA);
+      let user = await login(app, ADA);
       const root = (await http().post('/api/auth/register').send({ ...BOB, email: 'root@example.com' }).expect(201)).body.data.id;
       await app.services.database.store(userStore).updateRole(root, 'admin');
       const admin = await login(app, { email: 'root@example.com', password: BOB.password });
@@ -112,10 +112,13 @@ describe('users and account routes conform to the served document', () => {
         ['GET', '/api/users/{id}', await http().get('/api/users/nope').set(as(admin)).expect(404)],
         ['PATCH', '/api/users/{id}', await http().patch(`/api/users/${id}`).set(as(admin)).send({ role: 'user' }).expect(200)],
         ['PATCH', '/api/users/{id}', await http().patch(`/api/users/${id}`).set(as(admin)).send({ role: 'x' }).expect(422)],
+        ['PATCH', '/api/users/{id}', await http().patch(`/api/users/${root}`).set(as(admin)).send({ role: 'user' }).expect(409)],
+        ['GET', '/api/users/me', await http().get('/api/users/me').set(as(user)).expect(200)], // the role did not change: still valid
         ['POST', '/api/auth/password', await http().post('/api/auth/password').set(as(user)).send({ currentPassword: 'wrong', newPassword: 'new passphrase 12' }).expect(401)],
         ['POST', '/api/auth/password', await http().post('/api/auth/password').set(as(user)).send({ currentPassword: ADA.password }).expect(422)],
         ['POST', '/api/auth/password', await http().post('/api/auth/password').set(as(user)).send({ currentPassword: ADA.password, newPassword: 'new passphrase 12' }).expect(204)],
-        ['POST', '/api/auth/logout-all', await http().post('/api/auth/logout-all').set(as(user)).expect(204)],
+        ['GET', '/api/users/me', await http().get('/api/users/me').set(as(user)).expect(401)], // the change ended this session
+        ['POST', '/api/auth/logout-all', await http().post('/api/auth/logout-all').set(as((user = await login(app, { ...ADA, password: 'new passphrase 12' })))).expect(204)],
         ['DELETE', '/api/users/{id}', await http().delete(`/api/users/${id}`).set(as(admin)).expect(204)],
       ];
       for (const [method, template, response] of answers) conformance.expectConforms(method, template, response);

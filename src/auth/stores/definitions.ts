@@ -2,6 +2,7 @@ import { defineStore } from '../../stores/kit/definition';
 import { createUsers } from './migrations/0001-create-users';
 import { createRefreshTokens } from './migrations/0002-create-refresh-tokens';
 import { addRefreshTokenFamilies } from './migrations/0003-refresh-token-families';
+import { addUserSessionVersion } from './migrations/0004-user-session-version';
 import { MongoRefreshTokenStore } from './mongo-refresh-token-store';
 import { MongoUserStore } from './mongo-user-store';
 import type { RefreshTokenStore } from './refresh-token-store';
@@ -14,7 +15,7 @@ import type { DatabaseUserStore } from './user-store';
 
 export const userStore = defineStore<DatabaseUserStore>({
   name: 'users',
-  migrations: [createUsers],
+  migrations: [createUsers, addUserSessionVersion],
   relational: (context) => new SqlUserStore(context),
   mongodb: (context) => new MongoUserStore(context),
 });

@@ -2,7 +2,7 @@ import type { Model } from 'mongoose';
 import type { MongoStoreContext } from '../../stores/kit/definition';
 import type { Page, PageRequest } from '../../stores/kit/pagination';
 import { normaliseEmail } from './email';
-import type { DatabaseUserStore, NewUser, UserRecord } from './user-store';
+import { LAST_ADMIN, type DatabaseUserStore, type KeepRole, type NewUser, type UserRecord } from './user-store';
 
 interface UserDocument {
   _id: string;
@@ -10,13 +10,14 @@ interface UserDocument {
   passwordHash: string;
   role: string;
   name: string | null;
+  sessionVersion?: number;
 }
 
 /** Only the record's fields come back from a lookup. */
-const PROJECTION = { email: 1, passwordHash: 1, role: 1, name: 1 } as const;
+const PROJECTION = { email: 1, passwordHash: 1, role: 1, name: 1, sessionVersion: 1 } as const;
 
 function toRecord(doc: UserDocument): UserRecord {
-  return { id: doc._id, email: doc.email, passwordHash: doc.passwordHash, role: doc.role, name: doc.name ?? null };
+  return { id: doc._id, email: doc.email, passwordHash: doc.passwordHash, role: doc.role, name: doc.name ?? null, sessionVersion: doc.sessionVersion ?? 0 };
 }
 
 /** The user store on MongoDB (collection `users`): lean lookups with a projection, one round trip each. */
@@ -29,6 +30,7 @@ export class MongoUserStore implements DatabaseUserStore {
       passwordHash: { type: String, required: true },
       role: { type: String, required: true },
       name: { type: String, default: null },
+      sessionVersion: { type: Number, default: 0 },
     });
     schema.index({ email: 1 }, { unique: true, name: 'users_email_unique' });
     this.User = context.connection.model<UserDocument>('User', schema, 'users');
@@ -62,6 +64,22 @@ export class MongoUserStore implements DatabaseUserStore {
     });
   }
 
+  endSessions(id: string): Promise<boolean> {
+    return this.context.run(async () => (await this.User.updateOne({ _id: id }, { $inc: { sessionVersion: 1 } }).exec()).matchedCount > 0);
+  }
+
+  /**
+   * MongoDB has no statement that updates one document on a condition over others: the guard counts the
+   * role's holders first. Two administrators demoting each other at the same instant could both pass;
+   * the relational engines check and change in one statement (docs/security.md).
+   */
+  private async wouldEmpty(id: string, guard: KeepRole | undefined, newRole?: string): Promise<boolean> {
+    if (!guard || newRole === guard.keepRole) return false;
+    const target = await this.User.findOne({ _id: id }, { role: 1 }).maxTimeMS(this.context.timeoutMs).lean<Pick<UserDocument, 'role'>>().exec();
+    if (target?.role !== guard.keepRole) return false;
+    return (await this.User.countDocuments({ role: guard.keepRole }).maxTimeMS(this.context.timeoutMs).exec()) <= 1;
+  }
+
   list(page: PageRequest): Promise<Page<UserRecord>> {
     return this.context.run(async () => {
       const [docs, total] = await Promise.all([
@@ -72,9 +90,16 @@ export class MongoUserStore implements DatabaseUserStore {
     });
   }
 
-  updateRole(id: string, role: string): Promise<UserRecord | null> {
+  updateRole(id: string, role: string, guard?: KeepRole): Promise<UserRecord | null | typeof LAST_ADMIN> {
     return this.context.run(async () => {
-      const doc = await this.User.findOneAndUpdate({ _id: id }, { $set: { role } }, { returnDocument: 'after', projection: PROJECTION })
+      if (await this.wouldEmpty(id, guard, role)) return LAST_ADMIN;
+      // The version goes up only when the role changes: a user already in the role matches nothing here.
+      const changed = await this.User.findOneAndUpdate({ _id: id, role: { $ne: role } }, { $set: { role }, $inc: { sessionVersion: 1 } }, { returnDocument: 'after', projection: PROJECTION })
+        .maxTimeMS(this.context.timeoutMs)
+        .lean<UserDocument>()
+        .exec();
+      if (changed) return toRecord(changed);
+      const doc = await this.User.findOne({ _id: id }, PROJECTION)
         .maxTimeMS(this.context.timeoutMs)
         .lean<UserDocument>()
         .exec();
@@ -82,7 +107,10 @@ export class MongoUserStore implements DatabaseUserStore {
     });
   }
 
-  delete(id: string): Promise<boolean> {
-    return this.context.run(async () => (await this.User.deleteOne({ _id: id }).exec()).deletedCount > 0);
+  delete(id: string, guard?: KeepRole): Promise<boolean | typeof LAST_ADMIN> {
+    return this.context.run(async () => {
+      if (await this.wouldEmpty(id, guard)) return LAST_ADMIN;
+      return (await this.User.deleteOne({ _id: id }).exec()).deletedCount > 0;
+    });
   }
 }

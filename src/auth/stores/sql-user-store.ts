@@ -1,13 +1,22 @@
-import { DataTypes, QueryTypes, type ModelStatic, type Model } from 'sequelize';
+import { DataTypes, literal, Op, QueryTypes, type ModelStatic, type Model, type WhereOptions } from 'sequelize';
 import type { Page, PageRequest } from '../../stores/kit/pagination';
 import { newId } from '../../stores/ids';
 import type { SqlStoreContext } from '../../stores/kit/definition';
 import { normaliseEmail } from './email';
-import type { DatabaseUserStore, NewUser, UserRecord } from './user-store';
+import { LAST_ADMIN, type DatabaseUserStore, type KeepRole, type NewUser, type UserRecord } from './user-store';
 
 function toRecord(row: UserRecord): UserRecord {
-  return { id: row.id, email: row.email, passwordHash: row.passwordHash, role: row.role, name: row.name ?? null };
+  return {
+    id: row.id,
+    email: row.email,
+    passwordHash: row.passwordHash,
+    role: row.role,
+    name: row.name ?? null,
+    sessionVersion: Number(row.sessionVersion ?? 0), // some drivers read integers as strings
+  };
 }
+
+const COLUMNS = ['id', 'email', 'passwordHash', 'role', 'name', 'sessionVersion'];
 
 /**
  * The user store on a relational engine (table `users`, migration 0001). Lookups are on the login and
@@ -27,12 +36,33 @@ export class SqlUserStore implements DatabaseUserStore {
         passwordHash: { type: DataTypes.STRING(255), allowNull: false, field: 'password_hash' },
         role: { type: DataTypes.STRING(64), allowNull: false },
         name: { type: DataTypes.STRING(255), allowNull: true },
+        sessionVersion: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0, field: 'session_version' },
       },
       { tableName: 'users', timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
     );
-    const q = (name: string) => context.sequelize.getQueryInterface().quoteIdentifier(name);
-    const select = `SELECT ${q('id')} AS ${q('id')}, ${q('email')} AS ${q('email')}, ${q('password_hash')} AS ${q('passwordHash')}, ${q('role')} AS ${q('role')}, ${q('name')} AS ${q('name')} FROM ${q('users')}`;
+    const q = (this.quote = (name: string) => context.sequelize.getQueryInterface().quoteIdentifier(name));
+    const select = `SELECT ${q('id')} AS ${q('id')}, ${q('email')} AS ${q('email')}, ${q('password_hash')} AS ${q('passwordHash')}, ${q('role')} AS ${q('role')}, ${q('name')} AS ${q('name')}, ${q('session_version')} AS ${q('sessionVersion')} FROM ${q('users')}`;
     this.findSql = { id: `${select} WHERE ${q('id')} = :value`, email: `${select} WHERE ${q('email')} = :value` };
+    // "Someone else holds the role": a derived table, because MySQL refuses a subquery on the table it updates.
+    this.othersHoldSql = (role: string) =>
+      `(SELECT COUNT(*) FROM (SELECT ${q('id')} FROM ${q('users')} WHERE ${q('role')} = ${context.sequelize.escape(role)}) ${q('holders')}) > 1`;
+  }
+
+  private readonly othersHoldSql: (role: string) => string;
+  private readonly quote: (name: string) => string;
+
+  /**
+   * The condition that keeps at least one holder of `guard.keepRole`: the row does not hold it, or others
+   * do too. Part of the UPDATE/DELETE itself, so the check and the change are one statement.
+   */
+  private keeping(id: string, guard: KeepRole | undefined, newRole?: string): WhereOptions {
+    if (!guard || newRole === guard.keepRole) return { id };
+    return { id, [Op.or]: [{ role: { [Op.ne]: guard.keepRole } }, literal(this.othersHoldSql(guard.keepRole))] };
+  }
+
+  /** After a guarded change touched no row: LAST_ADMIN when the user exists (the guard refused), else not found. */
+  private async refusedOrMissing(id: string): Promise<typeof LAST_ADMIN | null> {
+    return (await this.findById(id)) ? LAST_ADMIN : null;
   }
 
   private findOne(sql: string, value: string): Promise<UserRecord | null> {
@@ -51,7 +81,14 @@ export class SqlUserStore implements DatabaseUserStore {
   }
 
   create(user: NewUser): Promise<UserRecord> {
-    const record: UserRecord = { id: newId(), email: normaliseEmail(user.email), passwordHash: user.passwordHash, role: user.role, name: user.name ?? null };
+    const record: UserRecord = {
+      id: newId(),
+      email: normaliseEmail(user.email),
+      passwordHash: user.passwordHash,
+      role: user.role,
+      name: user.name ?? null,
+      sessionVersion: 0,
+    };
     return this.context.run(async () => {
       await this.User.create({ ...record });
       return record;
@@ -64,10 +101,17 @@ export class SqlUserStore implements DatabaseUserStore {
     });
   }
 
+  endSessions(id: string): Promise<boolean> {
+    return this.context.run(async () => {
+      const [changed] = await this.User.update({ sessionVersion: literal('session_version + 1') }, { where: { id } });
+      return changed > 0;
+    });
+  }
+
   list(page: PageRequest): Promise<Page<UserRecord>> {
     return this.context.run(async () => {
       const { rows, count } = await this.User.findAndCountAll({
-        attributes: ['id', 'email', 'passwordHash', 'role', 'name'],
+        attributes: COLUMNS,
         order: [
           ['created_at', 'ASC'],
           ['id', 'ASC'],
@@ -80,14 +124,26 @@ export class SqlUserStore implements DatabaseUserStore {
     });
   }
 
-  updateRole(id: string, role: string): Promise<UserRecord | null> {
+  updateRole(id: string, role: string, guard?: KeepRole): Promise<UserRecord | null | typeof LAST_ADMIN> {
     return this.context.run(async () => {
-      const [changed] = await this.User.update({ role }, { where: { id } });
-      return changed > 0 ? this.findById(id) : null;
+      // The version goes up only when the role changes. Listed before `role`: MySQL evaluates SET left to
+      // right with the new values, the others with the old ones; first, it reads the old role on every engine.
+      const unchanged = `${this.quote('role')} = ${this.context.sequelize.escape(role)}`;
+      const [changed] = await this.User.update(
+        { sessionVersion: literal(`CASE WHEN ${unchanged} THEN session_version ELSE session_version + 1 END`), role },
+        { where: this.keeping(id, guard, role) },
+      );
+      const user = await this.findById(id);
+      // No row changed: no such user, the same role already (MySQL counts only rows it changed), or the guard.
+      if (changed > 0 || !user) return user;
+      return user.role === role ? user : LAST_ADMIN;
     });
   }
 
-  delete(id: string): Promise<boolean> {
-    return this.context.run(async () => (await this.User.destroy({ where: { id } })) > 0);
+  delete(id: string, guard?: KeepRole): Promise<boolean | typeof LAST_ADMIN> {
+    return this.context.run(async () => {
+      if ((await this.User.destroy({ where: this.keeping(id, guard) })) > 0) return true;
+      return guard ? ((await this.refusedOrMissing(id)) ?? false) : false;
+    });
   }
 }

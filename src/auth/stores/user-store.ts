@@ -11,9 +11,23 @@ export interface UserRecord {
   passwordHash: string;
   role: string;
   name: string | null;
+  /**
+   * Raised whenever every session of the user must end (logout everywhere, a password change or reset, a
+   * role change). Access tokens carry the version they were issued under; one with an older version is
+   * refused (src/auth/caller-states.ts), so ending sessions also ends the access tokens already out.
+   */
+  sessionVersion: number;
 }
 
-export type NewUser = Omit<UserRecord, 'id'>;
+export type NewUser = Omit<UserRecord, 'id' | 'sessionVersion'>;
+
+/** Why a role change or delete was refused: it would leave no administrator. */
+export const LAST_ADMIN = 'last-admin';
+
+/** With this, a change that would leave no user holding `role` is refused (LAST_ADMIN). */
+export interface KeepRole {
+  keepRole: string;
+}
 
 export interface UserStore {
   /** Case-insensitive: the email is normalised before the lookup. */
@@ -23,16 +37,22 @@ export interface UserStore {
   create(user: NewUser): Promise<UserRecord>;
   /** Replaces the stored hash, e.g. after a rehash with stronger parameters. */
   updatePasswordHash(id: string, passwordHash: string): Promise<void>;
+  /** Raises the user's session version (every access token issued before is void); false when there is no such user. */
+  endSessions(id: string): Promise<boolean>;
 }
 
 /** What administrators do with users (the users module's admin routes, `user:set-role`): database users only. */
 export interface UserDirectory {
   /** Oldest first (then by id), with the total. */
   list(page: PageRequest): Promise<Page<UserRecord>>;
-  /** The updated user, or null when there is no such user. */
-  updateRole(id: string, role: string): Promise<UserRecord | null>;
-  /** True when a user went. Their refresh tokens are the caller's to revoke (a separate store). */
-  delete(id: string): Promise<boolean>;
+  /**
+   * The updated user (its session version raised: tokens issued under the old role are void), null when
+   * there is no such user, LAST_ADMIN when `guard` is given and the change would leave nobody in its role.
+   * The guard is one conditional statement on the relational engines.
+   */
+  updateRole(id: string, role: string, guard?: KeepRole): Promise<UserRecord | null | typeof LAST_ADMIN>;
+  /** True when a user went; LAST_ADMIN as for updateRole. Their refresh tokens are the caller's to revoke (a separate store). */
+  delete(id: string, guard?: KeepRole): Promise<boolean | typeof LAST_ADMIN>;
 }
 
 /** The users table/collection: what login needs and what administrators need. */

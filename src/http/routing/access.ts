@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import type { CallerStates } from '../../auth/caller-states';
 import type { TokenService } from '../../auth/tokens';
 import { forbidden, HttpError } from '../errors';
 import type { Access, RequestState } from './route';
@@ -7,17 +8,30 @@ const BEARER = /^Bearer +([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*)$/i;
 
 // RFC 6750 §3: a 401 for a protected resource names the scheme; a token that was sent but refused adds why.
 const noToken = () => new HttpError(401, 'Missing or malformed bearer token', { headers: { 'WWW-Authenticate': 'Bearer' } });
-const badToken = () =>
-  new HttpError(401, 'Invalid or expired access token', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+const badToken = (message = 'Invalid or expired access token') =>
+  new HttpError(401, message, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+const REFUSALS = { 'user-gone': 'This user no longer exists', 'session-ended': 'This session has ended: log in again' } as const;
 
-/** Token check: a valid HS256 access token in `Authorization: Bearer …`, else 401. Leaves { id, role }. */
-export function requireToken(tokens: TokenService): Middleware<RequestState> {
+/** What the guards need: the token service, and the users' current state. */
+export interface Authenticators {
+  tokens: TokenService;
+  callers: CallerStates;
+}
+
+/**
+ * Token check: a valid HS256 access token in `Authorization: Bearer …` whose user still exists and whose
+ * session is current, else 401. Leaves { id, role } with the role as stored now. `fresh` reads the user's
+ * state from the store instead of the short cache (role-restricted routes).
+ */
+export function requireToken({ tokens, callers }: Authenticators, fresh = false): Middleware<RequestState> {
   return async (ctx, next) => {
     const match = BEARER.exec(ctx.get('Authorization'));
     if (!match) throw noToken();
-    const user = tokens.verifyAccessToken(match[1]);
-    if (!user) throw badToken();
-    ctx.state.user = user;
+    const claims = tokens.verifyAccessToken(match[1]);
+    if (!claims) throw badToken();
+    const caller = await callers.authenticate(claims, fresh);
+    if (typeof caller === 'string') throw badToken(REFUSALS[caller]);
+    ctx.state.user = caller;
     await next();
   };
 }
@@ -32,11 +46,11 @@ export function requireRole(roles: readonly string[]): Middleware<RequestState> 
 }
 
 /** The guards an access rule asks for, in order; a missing or unknown rule is a start-up error. */
-export function accessGuards(access: Access | undefined, tokens: TokenService, where: string): Middleware<RequestState>[] {
+export function accessGuards(access: Access | undefined, auth: Authenticators, where: string): Middleware<RequestState>[] {
   if (access === 'public') return [];
-  if (access === 'authenticated') return [requireToken(tokens)];
+  if (access === 'authenticated') return [requireToken(auth)];
   if (access && typeof access === 'object' && Array.isArray(access.roles) && access.roles.length > 0) {
-    return [requireToken(tokens), requireRole(access.roles)];
+    return [requireToken(auth, true), requireRole(access.roles)];
   }
   throw new Error(`${where}: access must be 'public', 'authenticated' or { roles: [...] } with at least one role`);
 }

@@ -1,15 +1,14 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import compose from 'koa-compose';
-import type { TokenService } from '../../auth/tokens';
 import { success } from '../envelope';
 import { jsonBody } from '../middleware/json-body';
-import { accessGuards } from './access';
+import { accessGuards, type Authenticators } from './access';
 import type { AnyRoute, ModuleDefinition, ModuleMiddleware, RequestState, RouteContext } from './route';
 import { validateBody, validateRequestParts } from './validation';
 
 export interface MountOptions {
-  tokens: TokenService;
+  auth: Authenticators;
   bodyLimitBytes: number;
 }
 
@@ -95,7 +94,7 @@ function chain(route: MountedRoute, options: MountOptions): Middleware<RequestSt
   const parts = validateRequestParts(definition, where);
   const body = definition.body ? [jsonBody(options.bodyLimitBytes), validateBody(definition.body, where)] : [];
   return [
-    ...accessGuards(definition.access, options.tokens, where),
+    ...accessGuards(definition.access, options.auth, where),
     ...parts,
     ...body,
     ...((definition.before ?? []) as Middleware<RequestState>[]),

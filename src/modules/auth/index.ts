@@ -1,3 +1,4 @@
+import { AccountSessions } from '../../auth/account-sessions';
 import { CredentialVerifier } from '../../auth/credentials';
 import { createFailureCounter } from '../../auth/failure-counter';
 import { HashQueue } from '../../auth/hash-queue';
@@ -13,7 +14,6 @@ import { REFRESH_COOKIE_SCHEME, refreshCookieSecurityScheme } from './cookie';
 import { noStore, noStoreHeaders } from './no-store';
 import { authRateLimit, authRateLimitErrors, authRateLimitHeaders } from './rate-limit';
 import { authRoutes } from './routes';
-import { selectUserStore } from './user-store';
 
 /**
  * The auth module, mounted at /api/auth: login, refresh, logout (and register when enabled), all behind
@@ -21,9 +21,9 @@ import { selectUserStore } from './user-store';
  * starts two argon2 hashes (the demo user's password and the dummy hash for unknown users) and, with REDIS_URL, opens the Redis connection for the rate limit.
  */
 export const authModule = defineModule([userStore, refreshTokenStore], (services) => {
-  const { config, logger, database, tokens, lifecycle } = services;
+  const { config, logger, database, tokens, lifecycle, users, callers } = services;
   const hasher = new PasswordHasher(undefined, new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.maxQueued));
-  const users = selectUserStore(services, hasher);
+  const sessions = new RefreshSessions(tokens, database.store(refreshTokenStore), config.refreshRotation);
   const events = new AuthEvents(logger, config.jwt.accessSecret);
   if (services.metrics.enabled) events.subscribe(countAuthEvents(services.metrics.auth));
   const rateLimitStore = createRateLimitStore(config, logger, lifecycle);
@@ -44,7 +44,8 @@ export const authModule = defineModule([userStore, refreshTokenStore], (services
       tokens,
       users,
       credentials: new CredentialVerifier(users, hasher, logger),
-      sessions: new RefreshSessions(tokens, database.store(refreshTokenStore), config.refreshRotation),
+      sessions,
+      accounts: new AccountSessions(users, sessions, callers),
       hasher,
       cookie: { maxAgeSeconds: config.jwt.refreshTtlSeconds, secure: config.cookieSecure },
       events,

@@ -13,8 +13,8 @@ import { passwordChangeSchema, STORE_UNAVAILABLE } from './schemas';
  * POST /api/auth/password {currentPassword, newPassword}: the signed-in caller changes their password.
  * A wrong current password is a 401 counted by the login throttle (the same counters as login, so this
  * route is no side door for guessing). The new password follows the policy of registration. On success
- * every session of the user ends — a thief holding a refresh token is out — and the caller gets a new
- * one in the cookie: 204.
+ * every session of the user ends — a thief holding a refresh or access token is out — and the caller gets
+ * a new refresh token in the cookie: 204.
  */
 const REFRESHED_COOKIE_HEADER = {
   description: 'A new refresh token for the caller (every other session has ended)',
@@ -22,7 +22,7 @@ const REFRESHED_COOKIE_HEADER = {
 };
 
 export function passwordChangeRoute(deps: AuthRouteDeps) {
-  const { users, hasher, sessions, throttle, events, cookie } = deps;
+  const { users, hasher, sessions, accounts, throttle, events, cookie } = deps;
   return route({
     method: 'POST',
     path: '/password',
@@ -58,7 +58,7 @@ export function passwordChangeRoute(deps: AuthRouteDeps) {
 
       await users.updatePasswordHash(user.id, await hasher.hash(newPassword));
       await counted(throttle.succeeded(user.email, client));
-      await sessions.revokeAll(user.id);
+      await accounts.endAll(user.id); // the caller's access token too: they refresh with the new cookie
       const issued = await sessions.issue(user.id);
       ctx.append('Set-Cookie', refreshCookie(issued.token, cookie));
       events.record(ctx, { action: 'password-change', outcome: 'success', userId: user.id });

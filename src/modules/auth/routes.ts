@@ -1,9 +1,10 @@
+import type { AccountSessions } from '../../auth/account-sessions';
 import type { CredentialVerifier } from '../../auth/credentials';
 import type { LoginThrottle } from '../../auth/login-throttle';
 import { passwordRefusal } from '../../auth/password-policy';
 import type { PasswordHasher } from '../../auth/passwords';
 import type { RefreshSessions } from '../../auth/refresh-sessions';
-import type { AuthUser, TokenService } from '../../auth/tokens';
+import type { AccessClaims, TokenService } from '../../auth/tokens';
 import { clientBucket } from '../../http/client-ip';
 import { conflict, HttpError, unauthorized, unprocessable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
@@ -23,6 +24,8 @@ export interface AuthRouteDeps {
   users: UserStore;
   credentials: CredentialVerifier;
   sessions: RefreshSessions;
+  /** Ends every session of a user (refresh tokens and the access tokens already out). */
+  accounts: AccountSessions;
   hasher: PasswordHasher;
   cookie: CookiePolicy;
   events: AuthEvents;
@@ -35,7 +38,7 @@ export interface AuthRouteDeps {
 }
 
 /** The body of login and refresh: a new access token (never cached: the module sets no-store on every answer). */
-export function accessTokenResponse(tokens: TokenService, user: AuthUser) {
+export function accessTokenResponse(tokens: TokenService, user: AccessClaims) {
   return { accessToken: tokens.signAccessToken(user), tokenType: 'Bearer' as const, expiresIn: tokens.accessTtlSeconds };
 }
 
@@ -93,7 +96,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
         const issued = await sessions.issue(user.id);
         ctx.append('Set-Cookie', refreshCookie(issued.token, cookie));
         events.record(ctx, { action: 'login', outcome: 'success', userId: user.id });
-        return accessTokenResponse(tokens, { id: user.id, role: user.role });
+        return accessTokenResponse(tokens, user);
       },
     }),
     route({
@@ -137,7 +140,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
           ctx.append('Set-Cookie', refreshCookie(session.rotated.token, { ...cookie, maxAgeSeconds }));
         }
         events.record(ctx, { action: 'refresh', outcome: 'success', userId: user.id });
-        return accessTokenResponse(tokens, { id: user.id, role: user.role });
+        return accessTokenResponse(tokens, user);
       },
     }),
     route({
@@ -163,15 +166,15 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       method: 'POST',
       path: '/logout-all',
       access: 'authenticated',
-      summary: 'Log out everywhere: revokes every refresh token of the caller and clears the cookie',
+      summary: 'Log out everywhere: ends every session of the caller (refresh and access tokens) and clears the cookie',
       responses: { 204: null },
       responseHeaders: { 'Set-Cookie': CLEARED_COOKIE_HEADER },
       errors: { 403: 'Cross-site request', 503: STORE_UNAVAILABLE },
       before: [crossSiteGuard],
       handler: async (ctx) => {
         const caller = callerOf(ctx);
-        // Every device: each refresh token of the caller goes. Access tokens already out live until they expire.
-        const revoked = await sessions.revokeAll(caller.id);
+        // Every device: each refresh token of the caller goes, and the access tokens already out stop working.
+        const revoked = await deps.accounts.endAll(caller.id);
         ctx.append('Set-Cookie', clearedCookie);
         events.record(ctx, { action: 'logout-all', outcome: 'success', userId: caller.id, revoked });
         return undefined; // 204

@@ -1,8 +1,7 @@
-import { PasswordHasher } from '../../auth/passwords';
+import { AccountSessions } from '../../auth/account-sessions';
 import { RefreshSessions } from '../../auth/refresh-sessions';
 import { refreshTokenStore, userStore } from '../../auth/stores/definitions';
 import { defineModule } from '../../services';
-import { selectUserStore } from '../auth/user-store';
 import { userRoutes } from './routes';
 
 /**
@@ -11,13 +10,14 @@ import { userRoutes } from './routes';
  * change the role of, and delete users. It shares the auth module's stores.
  */
 export const usersModule = defineModule([userStore, refreshTokenStore], (services) => {
-  const { config, database, tokens } = services;
+  const { config, database, tokens, users, callers } = services;
+  const refresh = new RefreshSessions(tokens, database.store(refreshTokenStore), config.refreshRotation);
   return {
     name: 'users',
     routes: userRoutes({
-      users: selectUserStore(services, new PasswordHasher()),
+      users,
       directory: config.userStore === 'database' ? database.store(userStore) : undefined,
-      sessions: new RefreshSessions(tokens, database.store(refreshTokenStore), config.refreshRotation),
+      sessions: new AccountSessions(users, refresh, callers),
       roles: config.roles,
     }),
   };

@@ -1,6 +1,6 @@
-import type { RefreshSessions } from '../../auth/refresh-sessions';
-import type { UserDirectory, UserStore } from '../../auth/stores/user-store';
-import { notFound } from '../../http/errors';
+import type { AccountSessions } from '../../auth/account-sessions';
+import { LAST_ADMIN, type UserDirectory, type UserStore } from '../../auth/stores/user-store';
+import { conflict, notFound } from '../../http/errors';
 import { callerOf } from '../../http/routing/caller';
 import { idParams, pageQuery, pageSchema } from '../../http/routing/record-schemas';
 import { route, type ModuleDefinition } from '../../http/routing/route';
@@ -13,13 +13,15 @@ export interface UserRouteDeps {
   users: UserStore;
   /** The database's users, for the admin routes; undefined with USER_STORE=demo (no admin routes then). */
   directory: UserDirectory | undefined;
-  sessions: RefreshSessions;
+  sessions: AccountSessions;
   roles: readonly string[];
 }
 
 const ADMIN_ONLY = { roles: [ADMIN_ROLE] };
 const STORE_UNAVAILABLE = { 503: 'The database is unreachable' };
 const NOT_FOUND = { 404: 'No such user (an unknown or malformed id)', ...STORE_UNAVAILABLE };
+const KEEP_ADMIN = { keepRole: ADMIN_ROLE };
+const lastAdmin = () => conflict('This is the last administrator: make another user admin first');
 
 export function userRoutes({ users, directory, sessions, roles }: UserRouteDeps): ModuleDefinition['routes'] {
   const me = route({
@@ -77,15 +79,18 @@ export function userRoutes({ users, directory, sessions, roles }: UserRouteDeps)
       method: 'PATCH',
       path: '/:id',
       access: ADMIN_ONLY,
-      summary: "Change a user's role (one of ROLES); it reaches their next access token",
+      summary: "Change a user's role (one of ROLES); their access tokens already out stop working",
       params: idParams,
       body: roleChangeSchema(roles),
       responses: { 200: publicUserSchema },
-      errors: NOT_FOUND,
-      // The new role reaches the user's next access token: refresh reads the user again.
+      errors: { ...NOT_FOUND, 409: 'The user is the last administrator' },
+      // Their tokens carry the old session version: the user refreshes and gets one for the new role.
       handler: async (ctx) => {
-        const user = await directory.updateRole(userId(ctx.params.id), ctx.request.body.role);
+        const id = userId(ctx.params.id);
+        const user = await directory.updateRole(id, ctx.request.body.role, KEEP_ADMIN);
+        if (user === LAST_ADMIN) throw lastAdmin();
         if (!user) throw notFound('No such user');
+        sessions.forget(id);
         return publicUser(user);
       },
     }),
@@ -96,11 +101,13 @@ export function userRoutes({ users, directory, sessions, roles }: UserRouteDeps)
       summary: 'Delete a user and revoke their refresh tokens',
       params: idParams,
       responses: { 204: null },
-      errors: NOT_FOUND,
+      errors: { ...NOT_FOUND, 409: 'The user is the last administrator' },
       handler: async (ctx) => {
         const id = userId(ctx.params.id);
-        if (!(await directory.delete(id))) throw notFound('No such user');
-        await sessions.revokeAll(id); // no refresh token outlives its user
+        const deleted = await directory.delete(id, KEEP_ADMIN);
+        if (deleted === LAST_ADMIN) throw lastAdmin();
+        if (!deleted) throw notFound('No such user');
+        await sessions.endAll(id); // no refresh token outlives its user; their access tokens fail the guards
         return undefined; // 204
       },
     }),

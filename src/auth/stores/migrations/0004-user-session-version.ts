@@ -1,0 +1,15 @@
+import { DataTypes } from 'sequelize';
+import type { SqlMigration } from '../../../stores/sql/migrations/migration';
+
+// The per-user session version (src/auth/caller-states.ts): raised when every session must end, and
+// compared with the version an access token carries. Existing users start at 0, as do tokens issued
+// before this migration (they carry no version), so an upgrade ends nobody's session.
+export const addUserSessionVersion: SqlMigration = {
+  name: '0004-user-session-version',
+  async up(queryInterface) {
+    await queryInterface.addColumn('users', 'session_version', { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 });
+  },
+  async down(queryInterface) {
+    await queryInterface.removeColumn('users', 'session_version');
+  },
+};
