@@ -1,17 +1,25 @@
 import type { Config } from '../config/config';
-import type { FailureCounter } from './failure-counter';
+import type { DeviceTokens } from './device-tokens';
+import type { FailureCounter, Limit } from './failure-counter';
+
+/** A counted attempt: allowed (settle it with `succeeded`, or leave it counted as a failure), or refused. */
+export type ThrottleAttempt =
+  | { allowed: true; trustedDevice: boolean; clear: string[]; giveBack: string[] }
+  | { allowed: false; retryAfterSeconds: number };
 
 /**
  * Per-account login throttling, on top of the per-IP limit (OWASP ASVS 5 V6.3, RFC 9700 §4.x): failed
  * logins are counted per (account, client) and per account across all clients.
- *  - (account, client): after `pairFailures` consecutive failures that client may not try that account
- *    again until `window` has passed without a failure. One address cannot lock a victim out elsewhere.
- *  - account: after `accountFailures` failures from anywhere, nobody may try it for the window. Set well
- *    above the pair limit, this slows a guesser spread over many addresses (one address adds at most
- *    `pairFailures` to it per window).
- * A successful login clears that (account, client) pair. The account is keyed by a keyed hash of the
- * normalised email, the same whether or not the account exists, so throttling does not reveal which do —
- * and no email lands in Redis in the clear.
+ *  - (account, client): after `pairFailures` failures that client may not try that account again until
+ *    `window` has passed without an attempt. One address cannot lock a victim out elsewhere.
+ *  - account: after `accountFailures` failures from anywhere, no unknown client may try it for the window.
+ *  - a trusted device (it logged in to this account before and holds its device token, see DeviceTokens)
+ *    is counted on its own, per (account, device), and not held by the account-wide lock: the owner
+ *    is never locked out by guessers elsewhere.
+ * Every attempt is counted before the password is verified and given back when it succeeds, so parallel
+ * guesses cannot all pass (FailureCounter). The account is keyed by a keyed hash of the normalised
+ * email, the same whether or not the account exists: throttling does not reveal which do, and no email
+ * lands in Redis in the clear.
  */
 export class LoginThrottle {
   constructor(
@@ -19,29 +27,39 @@ export class LoginThrottle {
     private readonly settings: Config['loginThrottle'],
     /** Email → keyed hash (AuthEvents.emailHash). */
     private readonly accountKey: (email: string) => string,
+    private readonly devices: DeviceTokens,
   ) {}
 
-  private keys(email: string, client: string): [pair: string, account: string] {
+  /** Counts an attempt on this account from this client (and device token, if it sent one), or refuses it. */
+  async begin(email: string, client: string, deviceToken?: string): Promise<ThrottleAttempt> {
     const account = this.accountKey(email);
-    return [`login-throttle:pair:${account}:${client}`, `login-throttle:account:${account}`];
+    const device = this.devices.deviceOf(deviceToken, account);
+    const own = device ? `login-throttle:device:${account}:${device}` : `login-throttle:pair:${account}:${client}`;
+    const limits: Limit[] = [{ key: own, limit: this.settings.pairFailures }];
+    const accountWide = `login-throttle:account:${account}`;
+    if (!device) limits.push({ key: accountWide, limit: this.settings.accountFailures });
+    const blockedMs = await this.counter.reserve(limits, this.settings.windowMs);
+    if (blockedMs > 0) return { allowed: false, retryAfterSeconds: Math.ceil(blockedMs / 1000) };
+    return { allowed: true, trustedDevice: device !== undefined, clear: [own], giveBack: device ? [] : [accountWide] };
   }
 
-  /** Seconds until this client may try this account again, or undefined when it may now. */
-  async retryAfterSeconds(email: string, client: string): Promise<number | undefined> {
-    const [pair, account] = await this.counter.peek(this.keys(email, client));
-    const blocking = [
-      pair.count >= this.settings.pairFailures ? pair.ttlMs : 0,
-      account.count >= this.settings.accountFailures ? account.ttlMs : 0,
-    ];
-    const waitMs = Math.max(...blocking);
-    return waitMs > 0 ? Math.ceil(waitMs / 1000) : undefined;
+  /** The attempt succeeded: its own counter starts again, and it no longer counts against the account. */
+  async succeeded(attempt: ThrottleAttempt): Promise<void> {
+    if (attempt.allowed) await this.counter.release(attempt.clear, attempt.giveBack);
   }
 
-  failed(email: string, client: string): Promise<void> {
-    return this.counter.add(this.keys(email, client), this.settings.windowMs);
+  /** Runs the check of a counted attempt; if the check itself fails (store, hasher), the attempt is given back. */
+  async checking<T>(attempt: ThrottleAttempt, check: () => Promise<T>): Promise<T> {
+    try {
+      return await check();
+    } catch (error) {
+      if (attempt.allowed) await this.counter.release([], [...attempt.clear, ...attempt.giveBack]).catch(() => undefined);
+      throw error;
+    }
   }
 
-  succeeded(email: string, client: string): Promise<void> {
-    return this.counter.clear(this.keys(email, client)[0]);
+  /** A device token for a client that just logged in to this account. */
+  deviceToken(email: string): string {
+    return this.devices.issue(this.accountKey(email));
   }
 }

@@ -26,8 +26,8 @@ export interface CookiePolicy {
   secure: boolean;
 }
 
-function serialise(value: string, attributes: string[], secure: boolean): string {
-  return [`${REFRESH_COOKIE}=${value}`, `Path=${REFRESH_COOKIE_PATH}`, ...attributes, 'HttpOnly', 'SameSite=Strict', ...(secure ? ['Secure'] : [])].join('; ');
+function serialise(value: string, attributes: string[], secure: boolean, name = REFRESH_COOKIE): string {
+  return [`${name}=${value}`, `Path=${REFRESH_COOKIE_PATH}`, ...attributes, 'HttpOnly', 'SameSite=Strict', ...(secure ? ['Secure'] : [])].join('; ');
 }
 
 /** The Set-Cookie value that stores a refresh token (a JWT: base64url and dots, all legal cookie characters). */
@@ -43,4 +43,20 @@ export function clearedRefreshCookie(policy: Pick<CookiePolicy, 'secure'>): stri
 /** The refresh token the client sent, if any. */
 export function readRefreshCookie(ctx: Pick<Context, 'cookies'>): string | undefined {
   return ctx.cookies.get(REFRESH_COOKIE) || undefined;
+}
+
+/**
+ * The login-device cookie (src/auth/device-tokens.ts): set at a successful login, sent back to the auth
+ * routes, so this client is throttled on its own and not held by an account-wide lock. Half a year: a
+ * device that has not logged in for that long is a stranger again.
+ */
+export const DEVICE_COOKIE = 'loginDevice';
+const DEVICE_COOKIE_MAX_AGE_SECONDS = 180 * 86_400;
+
+export function deviceCookie(token: string, policy: Pick<CookiePolicy, 'secure'>): string {
+  return serialise(token, [`Max-Age=${DEVICE_COOKIE_MAX_AGE_SECONDS}`], policy.secure, DEVICE_COOKIE);
+}
+
+export function readDeviceCookie(ctx: Pick<Context, 'cookies'>): string | undefined {
+  return ctx.cookies.get(DEVICE_COOKIE) || undefined;
 }

@@ -1,5 +1,6 @@
 import { AccountSessions } from '../../auth/account-sessions';
 import { CredentialVerifier } from '../../auth/credentials';
+import { DeviceTokens } from '../../auth/device-tokens';
 import { createFailureCounter } from '../../auth/failure-counter';
 import { HashQueue } from '../../auth/hash-queue';
 import { LoginThrottle } from '../../auth/login-throttle';
@@ -49,7 +50,12 @@ export const authModule = defineModule([userStore, refreshTokenStore], (services
       hasher,
       cookie: { maxAgeSeconds: config.jwt.refreshTtlSeconds, secure: config.cookieSecure },
       events,
-      throttle: new LoginThrottle(createFailureCounter(rateLimitStore), config.loginThrottle, (email) => events.emailHash(email)),
+      throttle: new LoginThrottle(
+        createFailureCounter(rateLimitStore),
+        config.loginThrottle,
+        (email) => events.emailHash(email),
+        new DeviceTokens(config.jwt.refreshSecret),
+      ),
       corsOrigins: config.corsOrigins,
       publicOrigin: config.publicUrl && new URL(config.publicUrl).origin,
       registrationEnabled: config.registrationEnabled,

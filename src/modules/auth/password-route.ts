@@ -4,7 +4,7 @@ import { HttpError, unauthorized, unprocessable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
 import { callerOf } from '../../http/routing/caller';
 import { route } from '../../http/routing/route';
-import { refreshCookie } from './cookie';
+import { readDeviceCookie, refreshCookie } from './cookie';
 import { counted } from './rate-limit';
 import type { AuthRouteDeps } from './routes';
 import { passwordChangeSchema, STORE_UNAVAILABLE } from './schemas';
@@ -41,23 +41,22 @@ export function passwordChangeRoute(deps: AuthRouteDeps) {
       const { currentPassword, newPassword } = ctx.request.body;
       const user = await users.findById(caller.id);
       if (!user) throw unauthorized(); // deleted since the access token was issued
-      const client = clientBucket(ctx);
-      const retryAfter = await counted(throttle.retryAfterSeconds(user.email, client));
-      if (retryAfter !== undefined) {
-        throw new HttpError(429, `Too many failed attempts for this account; try again in ${retryAfter} seconds`, {
-          headers: { 'Retry-After': String(retryAfter) },
+      // Counted before the current password is checked, like a login (the same counters and device cookie).
+      const attempt = await counted(throttle.begin(user.email, clientBucket(ctx), readDeviceCookie(ctx)));
+      if (!attempt.allowed) {
+        throw new HttpError(429, `Too many failed attempts for this account; try again in ${attempt.retryAfterSeconds} seconds`, {
+          headers: { 'Retry-After': String(attempt.retryAfterSeconds) },
         });
       }
-      if (!(await hasher.verify(user.passwordHash, currentPassword))) {
-        await counted(throttle.failed(user.email, client));
+      if (!(await throttle.checking(attempt, () => hasher.verify(user.passwordHash, currentPassword)))) {
         events.record(ctx, { action: 'password-change', outcome: 'failure', userId: user.id });
         throw unauthorized('The current password is wrong');
       }
+      await counted(throttle.succeeded(attempt));
       const refusal = newPassword === currentPassword ? 'must differ from the current password' : passwordRefusal(newPassword, user.email);
       if (refusal) throw unprocessable([{ field: 'newPassword', message: refusal }]);
 
       await users.updatePasswordHash(user.id, await hasher.hash(newPassword));
-      await counted(throttle.succeeded(user.email, client));
       await accounts.endAll(user.id); // the caller's access token too: they refresh with the new cookie
       const issued = await sessions.issue(user.id);
       ctx.append('Set-Cookie', refreshCookie(issued.token, cookie));

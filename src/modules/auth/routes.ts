@@ -13,7 +13,7 @@ import { route, type ModuleDefinition } from '../../http/routing/route';
 import { DuplicateKeyError } from '../../stores/errors';
 import type { UserStore } from '../../auth/stores/user-store';
 import type { AuthEvents } from './auth-events';
-import { clearedRefreshCookie, readRefreshCookie, REFRESH_COOKIE_SCHEME, refreshCookie, type CookiePolicy } from './cookie';
+import { clearedRefreshCookie, deviceCookie, readDeviceCookie, readRefreshCookie, REFRESH_COOKIE_SCHEME, refreshCookie, type CookiePolicy } from './cookie';
 import { rejectCrossSite } from './csrf';
 import { passwordChangeRoute } from './password-route';
 import { counted } from './rate-limit';
@@ -48,8 +48,11 @@ const ROTATED_COOKIE_HEADER = {
   schema: { type: 'string', pattern: '^refreshToken=[^;]+;' },
 };
 const REFRESH_COOKIE_HEADER = {
-  description: 'The refresh token: `refreshToken=<JWT>; Path=/api/auth; Max-Age=604800; HttpOnly; SameSite=Strict` (+ `Secure`)',
-  schema: { type: 'string', pattern: '^refreshToken=[^;]+;' },
+  description:
+    'The refresh token: `refreshToken=<JWT>; Path=/api/auth; Max-Age=604800; HttpOnly; SameSite=Strict` (+ `Secure`); ' +
+    'for a client that sent no valid device cookie, also `loginDevice=<token>; Path=/api/auth; Max-Age=15552000; HttpOnly; SameSite=Strict` ' +
+    '(it keeps the account-wide login lock from holding this client)',
+  schema: { type: 'string', pattern: '^(refreshToken|loginDevice)=[^;]+;' },
 };
 
 
@@ -76,25 +79,26 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       },
       handler: async (ctx) => {
         const { email, password } = ctx.request.body;
-        const client = clientBucket(ctx);
-        // Checked before the password, so a throttled guess costs no argon2 work and learns nothing.
-        const retryAfter = await counted(throttle.retryAfterSeconds(email, client));
-        if (retryAfter !== undefined) {
+        // Counted before the password is checked, so parallel guesses cannot all pass, and a throttled
+        // guess costs no argon2 work and learns nothing.
+        const attempt = await counted(throttle.begin(email, clientBucket(ctx), readDeviceCookie(ctx)));
+        if (!attempt.allowed) {
           events.record(ctx, { action: 'login', outcome: 'throttled', email });
-          throw new HttpError(429, `Too many failed logins for this account; try again in ${retryAfter} seconds`, {
-            headers: { 'Retry-After': String(retryAfter) },
+          throw new HttpError(429, `Too many failed logins for this account; try again in ${attempt.retryAfterSeconds} seconds`, {
+            headers: { 'Retry-After': String(attempt.retryAfterSeconds) },
           });
         }
-        const check = await credentials.verify(email, password);
+        const check = await throttle.checking(attempt, () => credentials.verify(email, password));
         if (!check.ok) {
-          await counted(throttle.failed(email, client));
           events.record(ctx, { action: 'login', outcome: 'failure', userId: check.userId, email });
           throw unauthorized('Invalid email or password'); // one message: unknown user and wrong password alike
         }
         const { user } = check;
-        await counted(throttle.succeeded(email, client));
+        await counted(throttle.succeeded(attempt));
         const issued = await sessions.issue(user.id);
         ctx.append('Set-Cookie', refreshCookie(issued.token, cookie));
+        // This client is now a known device of the account: the account-wide lock no longer holds it.
+        if (!attempt.trustedDevice) ctx.append('Set-Cookie', deviceCookie(throttle.deviceToken(email), cookie));
         events.record(ctx, { action: 'login', outcome: 'success', userId: user.id });
         return accessTokenResponse(tokens, user);
       },
