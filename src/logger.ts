@@ -1,6 +1,7 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from './config/config';
 import { turnBatchedStdout } from './log-destination';
+import { serializeError } from './log-errors';
 
 export type { Logger };
 
@@ -35,12 +36,15 @@ function prettyTransportAvailable(): boolean {
  * Lines are written once per event-loop turn (src/log-destination.ts): one system call for all the request
  * lines of a turn instead of one each (docs/performance.md).
  */
+/** What every logger of the service writes and leaves out, whatever its level and destination. */
+export const LOG_OPTIONS = {
+  base: undefined, // no pid/hostname on every line: the platform adds those
+  redact: { paths: REDACTED, censor: '[redacted]' },
+  serializers: { err: serializeError }, // no statement or bound value of a database error (log-errors.ts)
+};
+
 export function createLogger(config: Pick<Config, 'env' | 'logLevel'>): Logger {
-  const options = {
-    level: config.logLevel,
-    base: undefined, // no pid/hostname on every line: the platform adds those
-    redact: { paths: REDACTED, censor: '[redacted]' },
-  };
+  const options = { ...LOG_OPTIONS, level: config.logLevel };
   if (config.env === 'development' && prettyTransportAvailable()) {
     return pino({ ...options, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l' } } });
   }

@@ -1,8 +1,10 @@
+import { MIN_PASSWORD_SCORE, passwordScore } from './password-strength';
 import { normaliseEmail } from './stores/email';
 
 // What a user may choose as a password, beyond its length (which the route's JSON Schema states, so the
 // OpenAPI document shows it): NIST SP 800-63B §3.1.1.2 / OWASP ASVS 5 V6.2 — refuse passwords that are
-// known to be common, or that are the account's own email.
+// known to be common, that are the account's own email, or that are easy to guess (password-strength.ts),
+// counting what the user's own details (email, name, current password) give away.
 
 /** The longest password accepted anywhere: argon2 hashes it all, so an unbounded one is a CPU sink. */
 export const PASSWORD_MAX_LENGTH = 128;
@@ -27,11 +29,25 @@ function common(): Set<string> {
   return commonPasswords;
 }
 
-/** Why this password may not be chosen for the account with this email, or undefined when it may. */
-export function passwordRefusal(password: string, email: string): string | undefined {
+/** What is known of the account choosing a password: its email, and its name and current password where there are. */
+export interface PasswordContext {
+  email: string;
+  name?: string | null;
+  currentPassword?: string;
+}
+
+/** Why this password may not be chosen for this account, or undefined when it may. */
+export function passwordRefusal(password: string, context: PasswordContext): string | undefined {
   const lowered = password.toLowerCase();
-  const address = normaliseEmail(email);
-  if (lowered === address || lowered === address.split('@')[0]) return 'must not be your email address';
+  const address = normaliseEmail(context.email);
+  const [local] = address.split('@');
+  if (lowered === address || lowered === local) return 'must not be your email address';
+  if (context.currentPassword !== undefined && lowered === context.currentPassword.toLowerCase()) return 'must differ from the current password';
   if (common().has(lowered)) return 'is too common: it appears in lists of breached passwords';
+  const name = context.name ?? '';
+  const inputs = [address, local, ...local.split(/[._+-]/), name, ...name.split(/\s+/), context.currentPassword ?? ''];
+  if (passwordScore(password, inputs) < MIN_PASSWORD_SCORE) {
+    return 'is too easy to guess: use a longer passphrase of unrelated words, without your name or email';
+  }
   return undefined;
 }

@@ -44,12 +44,12 @@ async function main(): Promise<void> {
   const role = values.role.trim();
   if (!config.roles.includes(role)) throw new UsageError(`--role must be one of ROLES: ${config.roles.join(', ')}`);
   const password = values.password ?? (await readStdinLine());
-  // The same policy as registration: the schema's length bounds, then the common-password and email checks.
+  // The same policy as registration: the schema's length bounds, then the email, common-password and strength checks.
   const lengths = chosenPasswordSchema(config.passwordMinLength);
   if (!ajv.validate(lengths, password)) {
     throw new UsageError(`the password must be ${lengths.minLength} to ${lengths.maxLength} characters long`);
   }
-  const refusal = passwordRefusal(password, email);
+  const refusal = passwordRefusal(password, { email, name: values.name });
   if (refusal) throw new UsageError(`the password ${refusal}`);
 
   const passwordHash = await new PasswordHasher().hash(password);

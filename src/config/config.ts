@@ -2,7 +2,7 @@ import { DEFAULT_HASH_CONCURRENCY, DEFAULT_HASH_QUEUE } from '../auth/hash-queue
 import { accessTtlSeconds, callerStateTtlMs, claim, demoUser, loginThrottle, refreshRotation, roles, type DemoUserSettings, type LoginThrottleSettings, type RefreshRotationSettings } from './auth-settings';
 import { ConfigError } from './errors';
 import { boolean, byteSize, integer, oneOf, read, timerMs, type Env } from './readers';
-import { readSecrets } from './secrets';
+import { readSecrets, refuseGuessable } from './secrets';
 
 export { ConfigError };
 
@@ -186,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
   const secrets = readSecrets(env, mode === 'production', warnings); // first: the most important message wins
   const roleList = roles(env);
   const demo = demoUser(env, mode === 'production', userStore === 'demo');
+  if (mode === 'production') refuseGuessable(secrets, userStore === 'demo' ? demo : undefined);
   if (!roleList.includes(demo.role)) throw new ConfigError('DEMO_USER_ROLE', 'must be one of ROLES');
   const registrationEnabled = boolean(env, 'AUTH_REGISTRATION', false);
   if (registrationEnabled && userStore !== 'database') {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from './errors';
+import { guessesLog10 } from './guessability';
 
 // The two token secrets (JWT_SECRET, REFRESH_TOKEN_SECRET): required in production, random per process
 // elsewhere. A bad value stops start-up with a message that names the variable and never the value.
@@ -76,4 +77,28 @@ export function readSecrets(
   }
   if (accessSecret === refreshSecret) throw new ConfigError('REFRESH_TOKEN_SECRET', 'must differ from JWT_SECRET');
   return { accessSecret, refreshSecret };
+}
+
+/** 2^128 guesses: what a 256-bit HMAC key must at least withstand (RFC 8725 §3.5 asks for keys nobody can guess). */
+const MIN_SECRET_GUESSES_LOG10 = 128 * Math.log10(2);
+/** 10^8 guesses: zxcvbn's score 3, the bar for a password a user chooses (src/auth/password-strength.ts). */
+const MIN_PASSWORD_GUESSES_LOG10 = 8;
+
+/**
+ * Production only, on top of `looksRandom`: refuses secrets made of words (`mycompanyname-production-jwt-
+ * signing-secret-2024-v1` is base64url and long, yet a short list of guesses recovered it from one token)
+ * and a guessable DEMO_USER_PASSWORD, by zxcvbn-ts's estimate computed in a child process (guessability.ts).
+ */
+export function refuseGuessable(secrets: { accessSecret: string; refreshSecret: string }, demo: { email: string; password: string } | undefined): void {
+  const checks = [
+    { name: 'JWT_SECRET', text: secrets.accessSecret, inputs: [], min: MIN_SECRET_GUESSES_LOG10 },
+    { name: 'REFRESH_TOKEN_SECRET', text: secrets.refreshSecret, inputs: [], min: MIN_SECRET_GUESSES_LOG10 },
+    ...(demo ? [{ name: 'DEMO_USER_PASSWORD', text: demo.password, inputs: [demo.email, demo.email.split('@')[0]], min: MIN_PASSWORD_GUESSES_LOG10 }] : []),
+  ];
+  const estimates = guessesLog10(checks);
+  checks.forEach((check, index) => {
+    if (estimates[index] >= check.min) return;
+    if (check.name === 'DEMO_USER_PASSWORD') throw new ConfigError(check.name, 'is too easy to guess: use a long passphrase of unrelated words');
+    throw new ConfigError(check.name, 'is guessable (words or patterns): generate one with `openssl rand -base64 48`');
+  });
 }

@@ -5,9 +5,15 @@ import type { Context } from 'koa';
 // the same client as `a.b.c.d` and must share its rate-limit counter and read the same in the logs.
 const IPV4_MAPPED = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
 
-/** The client's address as the service counts and logs it: ctx.ip (TRUST_PROXY applied), IPv4 unmapped. */
+// Some proxies write X-Forwarded-For entries with the client's port (RFC 7239 §6 allows it in Forwarded):
+// `203.0.113.7:51234`, `[2001:db8::1]:51234`. The port changes with every connection; the address is the client.
+const IPV4_WITH_PORT = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/;
+const BRACKETED_IPV6 = /^\[([0-9a-f:.%]+)\](?::\d{1,5})?$/i;
+
+/** The client's address as the service counts and logs it: ctx.ip (TRUST_PROXY applied), no port, IPv4 unmapped. */
 export function clientIp(ctx: Pick<Context, 'ip'>): string {
-  const ip = ctx.ip || 'unknown';
+  const raw = ctx.ip || 'unknown';
+  const ip = IPV4_WITH_PORT.exec(raw)?.[1] ?? BRACKETED_IPV6.exec(raw)?.[1] ?? raw;
   return IPV4_MAPPED.exec(ip)?.[1] ?? ip;
 }
 

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/config/config';
 import { configError } from '../support/config-error';
+import { guessesLog10 } from '../../src/config/guessability';
 import { looksRandom } from '../../src/config/secrets';
 
 // The configuration rules added by the security audit (issue 11): demo credentials in production, secret
 // entropy, the access-token lifetime bound, token claims, PUBLIC_URL and the password length policy.
 
 const STRONG = { JWT_SECRET: randomBytes(48).toString('base64'), REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64') };
-const PRODUCTION = { NODE_ENV: 'production', ...STRONG, DEMO_USER_PASSWORD: 'a-changed-demo-password' };
+const PRODUCTION = { NODE_ENV: 'production', ...STRONG, DEMO_USER_PASSWORD: 'a changed demo passphrase, long enough' };
 
 
 describe('the demo user in production', () => {
@@ -20,7 +21,7 @@ describe('the demo user in production', () => {
   });
 
   it('starts with a changed demo password (with a warning), or with the database store', () => {
-    expect(loadConfig(PRODUCTION).demoUser.password).toBe('a-changed-demo-password');
+    expect(loadConfig(PRODUCTION).demoUser.password).toBe(PRODUCTION.DEMO_USER_PASSWORD);
     expect(loadConfig({ NODE_ENV: 'production', ...STRONG, USER_STORE: 'database' }).userStore).toBe('database');
   });
 
@@ -118,5 +119,44 @@ describe('token claims, PUBLIC_URL and the password policy', () => {
     expect(loadConfig({ PASSWORD_MIN_LENGTH: '8' }).passwordMinLength).toBe(8);
     expect(configError({ PASSWORD_MIN_LENGTH: '6' }).variable).toBe('PASSWORD_MIN_LENGTH');
     expect(configError({ PASSWORD_MIN_LENGTH: '129' }).variable).toBe('PASSWORD_MIN_LENGTH');
+  });
+});
+
+describe('guessable secrets and demo passwords in production (zxcvbn-ts estimate)', () => {
+  it('refuses a secret made of words, though it is long and in the base64url alphabet', () => {
+    const secret = 'mycompanyname-production-jwt-signing-secret-2024-v1';
+    expect(looksRandom(secret)).toBe(true); // the character rule alone let it through
+    const error = configError({ ...PRODUCTION, JWT_SECRET: secret });
+    expect(error.variable).toBe('JWT_SECRET');
+    expect(error.message).toMatch(/guessable .*openssl rand -base64 48/);
+    expect(error.message).not.toContain(secret);
+    expect(configError({ ...PRODUCTION, REFRESH_TOKEN_SECRET: secret }).variable).toBe('REFRESH_TOKEN_SECRET');
+  });
+
+  it('estimates the secrets the documented commands make at 2^128 guesses or more', () => {
+    const secrets = Array.from({ length: 4 }, () => [
+      randomBytes(48).toString('base64'),
+      randomBytes(32).toString('base64url'),
+      randomBytes(32).toString('hex'),
+    ]).flat();
+    const estimates = guessesLog10(secrets.map((text) => ({ text, inputs: [] })));
+    expect(Math.min(...estimates)).toBeGreaterThanOrEqual(128 * Math.log10(2));
+  });
+
+  it.each(['password', 'x', 'demo-passw0rd', 'qwertyuiopas'])('refuses DEMO_USER_PASSWORD=%s with the demo store', (password) => {
+    const error = configError({ ...PRODUCTION, DEMO_USER_PASSWORD: password });
+    expect(error.variable).toBe('DEMO_USER_PASSWORD');
+    expect(error.message).not.toContain(password);
+  });
+});
+
+describe('REFRESH_REUSE_GRACE cannot switch reuse detection off', () => {
+  it.each(['61s', '2m', '8d', '24d'])('%s stops start-up naming the variable', (value) => {
+    expect(configError({ REFRESH_REUSE_GRACE: value }).variable).toBe('REFRESH_REUSE_GRACE');
+  });
+
+  it('accepts up to 60 s, and 0', () => {
+    expect(loadConfig({ REFRESH_REUSE_GRACE: '60s' }).refreshRotation.graceMs).toBe(60_000);
+    expect(loadConfig({ REFRESH_REUSE_GRACE: '0' }).refreshRotation.graceMs).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { TEST_SECRETS } from '../support/test-app';
+import { randomBytes } from 'node:crypto';
 
 // Only what the configuration uses is loaded (docs/performance.md): on SQLite without REDIS_URL, none of
 // the other engines' drivers, mongoose or ioredis. The service runs in a child process (through tsx, from
@@ -9,13 +9,15 @@ import { TEST_SECRETS } from '../support/test-app';
 
 const run = promisify(execFile);
 /** Production refuses the documented demo password; the child logs in with this one. */
-const DEMO_PASSWORD = 'loaded-packages-demo-password';
+const DEMO_PASSWORD = 'loaded packages demo passphrase 7';
+/** Production takes only secrets nobody can guess. */
+const SECRETS = { JWT_SECRET: randomBytes(48).toString('base64'), REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64') };
 const root = path.resolve(__dirname, '../..');
 
 async function loadedPackages(env: Record<string, string>): Promise<string[]> {
   const { stdout } = await run(process.execPath, ['--require', 'tsx/cjs', 'test/support/print-loaded-packages.ts'], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', LOG_LEVEL: 'silent', COOKIE_SECURE: 'false', DEMO_USER_PASSWORD: DEMO_PASSWORD, ...TEST_SECRETS, ...env },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', LOG_LEVEL: 'silent', COOKIE_SECURE: 'false', DEMO_USER_PASSWORD: DEMO_PASSWORD, ...SECRETS, ...env },
     timeout: 60_000,
   });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as string[];

@@ -3,7 +3,7 @@ import type Koa from 'koa';
 import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config/config';
 import type { RequestState } from '../../src/http/routing/route';
-import type { Logger } from '../../src/logger';
+import { LOG_OPTIONS, type Logger } from '../../src/logger';
 import { openApp } from '../../src/service';
 import type { ModuleFactory, Services } from '../../src/services';
 
@@ -22,7 +22,7 @@ export function memoryLogger(level = 'debug'): { logger: Logger; lines: () => Re
       done();
     },
   });
-  const logger = pino({ level, base: undefined }, sink);
+  const logger = pino({ ...LOG_OPTIONS, level }, sink); // the service's own redaction and error serializer
   const lines = () =>
     chunks
       .join('')

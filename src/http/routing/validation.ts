@@ -4,6 +4,7 @@ import type { Middleware } from 'koa';
 import type { FieldError } from '../envelope';
 import { unprocessable } from '../errors';
 import type { RequestState, Schema } from './route';
+import { nulCharacterErrors } from './text-rules';
 
 // Two ajv instances, each compiling its schemas once, when routes are mounted. allErrors so a client learns
 // every bad field in one round trip.
@@ -57,6 +58,8 @@ function compile(source: Source, schema: Schema, where: string): ValidateFunctio
 export function validateBody(schema: Schema, where: string): Middleware<RequestState> {
   const validate = compile('body', schema, where);
   return (ctx, next) => {
+    const nul = nulCharacterErrors(ctx.request.body, '');
+    if (nul.length > 0) throw unprocessable(nul);
     if (!validate(ctx.request.body)) throw unprocessable(toFieldErrors(validate.errors ?? [], 'body'));
     return next();
   };
@@ -87,6 +90,8 @@ export function validateRequestParts(parts: { params?: Schema; query?: Schema; h
 }
 
 function check(validate: ValidateFunction, value: unknown, source: Source, next: () => Promise<unknown>): Promise<unknown> {
+  const nul = nulCharacterErrors(value, source);
+  if (nul.length > 0) throw unprocessable(nul);
   if (!validate(value)) throw unprocessable(toFieldErrors(validate.errors ?? [], source));
   return next();
 }

@@ -53,7 +53,7 @@ export function passwordChangeRoute(deps: AuthRouteDeps) {
         throw unauthorized('The current password is wrong');
       }
       await counted(throttle.succeeded(attempt));
-      const refusal = newPassword === currentPassword ? 'must differ from the current password' : passwordRefusal(newPassword, user.email);
+      const refusal = passwordRefusal(newPassword, { email: user.email, name: user.name, currentPassword });
       if (refusal) throw unprocessable([{ field: 'newPassword', message: refusal }]);
 
       await users.updatePasswordHash(user.id, await hasher.hash(newPassword));

@@ -200,7 +200,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
         errors: { 409: 'The email is already registered', 503: STORE_UNAVAILABLE },
         handler: async (ctx) => {
           const { name, email, password } = ctx.request.body;
-          const refusal = passwordRefusal(password, email);
+          const refusal = passwordRefusal(password, { email, name });
           if (refusal) throw unprocessable([{ field: 'password', message: refusal }]);
           try {
             const user = await users.create({ email, passwordHash: await hasher.hash(password), role: 'user', name: name.trim() });
