@@ -57,6 +57,25 @@ describe('sqlConnectionSettings', () => {
   });
 });
 
+describe('connection flags are read strictly (a typo must not turn TLS off)', () => {
+  it.each([
+    ['mssql', 'mssql://sa:p@db/app?encrypt=ture'],
+    ['mssql', 'mssql://sa:p@db/app?trustServerCertificate=maybe'],
+    ['postgres', 'postgres://u:p@db/app?ssl=maybe'],
+    ['postgres', 'postgres://u:p@db/app?sslmode=requir'],
+    ['mysql', 'mysql://u:p@db/app?ssl=on'],
+  ] as const)('%s %s stops start-up naming DATABASE_URL', (engine, url) => {
+    expect(() => sqlConnectionSettings(url, engine, 1_000, logger)).toThrow(/DATABASE_URL/);
+  });
+
+  it('accepts the documented spellings', () => {
+    expect(sqlConnectionSettings('mssql://sa:p@db/app?encrypt=false', 'mssql', 1_000, logger).options.dialectOptions).toMatchObject({ options: { encrypt: false } });
+    expect(sqlConnectionSettings('mssql://sa:p@db/app?encrypt=1', 'mssql', 1_000, logger).options.dialectOptions).toMatchObject({ options: { encrypt: true } });
+    expect(sqlConnectionSettings('postgres://u:p@db/app?sslmode=no-verify', 'postgres', 1_000, logger).options.dialectOptions).toMatchObject({ ssl: { rejectUnauthorized: false } });
+    expect(sqlConnectionSettings('mysql://u:p@db/app?ssl=yes', 'mysql', 1_000, logger).options.dialectOptions).toMatchObject({ ssl: { rejectUnauthorized: true } });
+  });
+});
+
 describe('describeLocation', () => {
   it('drops credentials and query options', () => {
     expect(describeLocation('mongodb+srv://user:p%40ss@cluster0.example.net/app?authSource=admin&password=x')).toBe('mongodb+srv://cluster0.example.net/app');

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Dialect, Options } from 'sequelize';
+import { ConfigError } from '../../config/errors';
 import type { Logger } from '../../logger';
 import { describeLocation } from '../describe-location';
 
@@ -22,15 +23,26 @@ function sqliteStorage(url: string): string {
   return rest.startsWith('//') ? rest.slice(2) : rest;
 }
 
+/**
+ * A true/false connection flag. Anything else stops start-up: `?encrypt=ture` or `?ssl=maybe` read as
+ * false would turn TLS off without a word.
+ */
 function flag(params: URLSearchParams, name: string, fallback: boolean): boolean {
   const value = params.get(name)?.toLowerCase();
   if (value === undefined) return fallback;
-  return ['true', '1', 'yes'].includes(value);
+  if (['true', '1', 'yes'].includes(value)) return true;
+  if (['false', '0', 'no'].includes(value)) return false;
+  throw new ConfigError('DATABASE_URL', `?${name} must be true or false`);
 }
+
+/** libpq's sslmode names, and `no-verify` (encrypt without checking the certificate). */
+const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'];
 
 /** TLS for PostgreSQL from `sslmode` (libpq's names) or `ssl=true`. */
 function postgresSsl(params: URLSearchParams): object | undefined {
-  const mode = params.get('sslmode') ?? (flag(params, 'ssl', false) ? 'verify-full' : 'disable');
+  const given = params.get('sslmode');
+  if (given !== null && !SSL_MODES.includes(given)) throw new ConfigError('DATABASE_URL', `?sslmode must be one of: ${SSL_MODES.join(', ')}`);
+  const mode = given ?? (flag(params, 'ssl', false) ? 'verify-full' : 'disable');
   if (mode === 'disable' || mode === 'prefer' || mode === 'allow') return undefined;
   // `no-verify` encrypts without checking the certificate (managed databases with private CAs, tests).
   return { rejectUnauthorized: mode !== 'no-verify' };

@@ -30,9 +30,23 @@ function isUnavailable(error: unknown): boolean {
   return UNAVAILABLE_MESSAGE.test(message);
 }
 
+/**
+ * A unique-key violation, told by the drivers' codes, not message text: Sequelize recognises SQL Server's
+ * by its English message, so on a server set to another language a taken email was a 500.
+ * PostgreSQL SQLSTATE 23505; MySQL/MariaDB errno 1062 (ER_DUP_ENTRY); SQL Server 2627 (unique constraint)
+ * and 2601 (unique index); SQLite SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY (extended codes 2067, 1555).
+ */
+function isDuplicate(error: unknown): boolean {
+  if (error instanceof UniqueConstraintError) return true;
+  const cause = causeOf(error) as { code?: unknown; errno?: unknown; number?: unknown; message?: unknown };
+  if (cause.code === '23505' || cause.code === 'ER_DUP_ENTRY' || cause.errno === 1062) return true;
+  if (cause.number === 2627 || cause.number === 2601) return true;
+  return cause.code === 'SQLITE_CONSTRAINT' && (cause.errno === 2067 || cause.errno === 1555 || /^SQLITE_CONSTRAINT: UNIQUE/.test(String(cause.message)));
+}
+
 /** Driver/Sequelize errors → the store's domain errors; anything else is passed through unchanged (a bug: 500). */
 export function translateSqlError(error: unknown): unknown {
-  if (error instanceof UniqueConstraintError) return new DuplicateKeyError(undefined, { cause: error });
+  if (isDuplicate(error)) return new DuplicateKeyError(undefined, { cause: error });
   if (isUnavailable(error)) return new StoreUnavailableError(undefined, { cause: error });
   return error;
 }

@@ -1,0 +1,70 @@
+import { ConnectionRefusedError, DatabaseError, UniqueConstraintError } from 'sequelize';
+import { DuplicateKeyError, StoreUnavailableError } from '../../src/stores/errors';
+import { translateMongoError } from '../../src/stores/mongo/mongo-errors';
+import { translateSqlError } from '../../src/stores/sql/sql-errors';
+
+// The two translation tables, fed the error objects each driver really raises (their shapes from the drivers'
+// documentation and sources: pg's DatabaseError fields, mysql2's errno/code, tedious's RequestError `number`,
+// the MongoDB server error `code`), wrapped the way Sequelize wraps them. Duplicate keys and outages are told
+// by code, never by message text: every message below is in another language.
+
+const driverError = (fields: Record<string, unknown>, name = 'Error') => Object.assign(new Error('Meldung in einer anderen Sprache'), { name, ...fields });
+/** How Sequelize wraps a driver error it does not recognise: a DatabaseError with the driver's error as parent. */
+const wrapped = (original: Error) => new DatabaseError(Object.assign(original, { sql: 'INSERT …' }) as never);
+
+describe('SQL errors by code', () => {
+  it.each([
+    ['PostgreSQL 23505', driverError({ code: '23505', severity: 'ERROR' })],
+    ['MySQL/MariaDB 1062', driverError({ code: 'ER_DUP_ENTRY', errno: 1062, sqlState: '23000' })],
+    ['SQL Server 2627 (unique constraint)', driverError({ number: 2627, state: 1, class: 14 }, 'RequestError')],
+    ['SQL Server 2601 (unique index)', driverError({ number: 2601, state: 1, class: 14 }, 'RequestError')],
+  ])('%s is a duplicate key (409), also when Sequelize did not recognise it', (_name, original) => {
+    expect(translateSqlError(wrapped(original))).toBeInstanceOf(DuplicateKeyError);
+  });
+
+  it('Sequelize\'s own UniqueConstraintError is a duplicate key', () => {
+    expect(translateSqlError(new UniqueConstraintError({}))).toBeInstanceOf(DuplicateKeyError);
+  });
+
+  it.each([
+    ['a refused connection', new ConnectionRefusedError(driverError({ code: 'ECONNREFUSED' }) as never)],
+    ['PostgreSQL admin shutdown 57P01', wrapped(driverError({ code: '57P01' }))],
+    ['PostgreSQL connection exception 08006', wrapped(driverError({ code: '08006' }))],
+    ['tedious socket error', wrapped(driverError({ code: 'ESOCKET' }, 'ConnectionError'))],
+    ['tedious request timeout', wrapped(driverError({ code: 'ETIMEOUT' }, 'RequestError'))],
+    ['mysql2 lost connection', wrapped(driverError({ code: 'PROTOCOL_CONNECTION_LOST' }))],
+  ])('%s is an outage (503)', (_name, error) => {
+    expect(translateSqlError(error)).toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it('anything else passes through unchanged (a bug: 500)', () => {
+    const other = wrapped(driverError({ code: '42P01' })); // undefined table
+    expect(translateSqlError(other)).toBe(other);
+    const constraint = wrapped(driverError({ number: 547 }, 'RequestError')); // SQL Server: foreign key
+    expect(translateSqlError(constraint)).toBe(constraint);
+  });
+});
+
+describe('MongoDB errors by name and code (no instanceof on a driver copy)', () => {
+  it.each([
+    ['MongoServerError 11000', driverError({ code: 11000, keyPattern: { email: 1 } }, 'MongoServerError')],
+    ['MongoBulkWriteError 11000', driverError({ code: 11000 }, 'MongoBulkWriteError')],
+    ['legacy 11001', driverError({ code: 11001 }, 'MongoServerError')],
+  ])('%s is a duplicate key', (_name, error) => {
+    expect(translateMongoError(error)).toBeInstanceOf(DuplicateKeyError);
+  });
+
+  it.each([
+    ['server selection', driverError({}, 'MongoServerSelectionError')],
+    ['network', driverError({}, 'MongoNetworkError')],
+    ['maxTimeMS exceeded (50)', driverError({ code: 50 }, 'MongoServerError')],
+    ['not primary (10107)', driverError({ code: 10107 }, 'MongoServerError')],
+  ])('%s is an outage', (_name, error) => {
+    expect(translateMongoError(error)).toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it('a code on an error that is not the driver\'s means nothing', () => {
+    const other = driverError({ code: 11000 }, 'TypeError');
+    expect(translateMongoError(other)).toBe(other);
+  });
+});
