@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { Sequelize } from 'sequelize';
 import request from 'supertest';
 import type { Response } from 'supertest';
 import { refreshTokenStore, userStore } from '../../src/auth/stores/definitions';
@@ -42,6 +43,24 @@ for (const target of engines) {
     }, 60_000);
 
     describe('refresh-token families', () => {
+      it('a row written without a family (an instance older than migration 0003) goes with its family and with logout', async () => {
+        const tokens = database.store(refreshTokenStore);
+        const [first, second] = [digest(), digest()];
+        for (const token of [first, second]) {
+          if (target.engine === 'mongodb') {
+            await tokens.create({ userId: 'u-old', token, expiresAt: inSeconds(60) }); // MongoDB stores no family when none is given
+            continue;
+          }
+          // What an old instance writes: no family_id at all.
+          const model = (database as unknown as { sequelize: Sequelize }).sequelize.models.RefreshToken;
+          await model.create({ token, userId: 'u-old', expiresAt: inSeconds(60), familyId: null });
+        }
+        expect(await tokens.findByToken(first)).toMatchObject({ familyId: first });
+        expect(await tokens.deleteFamily(first)).toBe(1); // the family reuse detection revokes, or logout ends
+        expect(await tokens.findByToken(first)).toBeNull();
+        expect(await tokens.findByToken(second)).not.toBeNull(); // no other family-less row goes with it
+      });
+
       it('a record without a family is a family of its own; retire marks it to the millisecond', async () => {
         const tokens = database.store(refreshTokenStore);
         const token = digest();

@@ -1,4 +1,4 @@
-import { DataTypes, Op, QueryTypes, type Model, type ModelStatic } from 'sequelize';
+import { cast, DataTypes, Op, QueryTypes, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
 import type { SqlStoreContext } from '../../stores/kit/definition';
 import type { NewRefreshToken, RefreshTokenRecord, RefreshTokenStore } from './refresh-token-store';
 
@@ -38,7 +38,21 @@ export class SqlRefreshTokenStore implements RefreshTokenStore {
     this.findSql =
       `SELECT ${q('token')} AS ${q('token')}, ${q('user_id')} AS ${q('userId')}, ${q('expires_at')} AS ${q('expiresAt')}, ` +
       `${q('family_id')} AS ${q('familyId')}, ${q('retired_at')} AS ${q('retiredAt')} ` +
-      `FROM ${q('refresh_tokens')} WHERE ${q('token')} = :token`;
+      `FROM ${q('refresh_tokens')} WHERE ${q('token')} = ${this.onMssql ? 'CAST(:token AS CHAR(64))' : ':token'}`;
+  }
+
+  private get onMssql(): boolean {
+    return this.context.engine === 'mssql';
+  }
+
+  /**
+   * A digest as the `token` column's own type. On SQL Server, Sequelize writes every string as N'…'
+   * (NVARCHAR), which outranks the CHAR(64) column: the server would convert the column on every row and
+   * scan the primary key (and lock as it scans, in retire's UPDATE). Cast once, the value matches the
+   * column and the lookup is an index seek. The hex digest is ASCII, so nothing is lost in the cast.
+   */
+  private digest(token: string): string | { [Op.eq]: ReturnType<typeof cast> } {
+    return this.onMssql ? { [Op.eq]: cast(token, 'CHAR(64)') } : token; // a bare cast would be a condition of its own
   }
 
   findByToken(token: string): Promise<RefreshTokenRecord | null> {
@@ -71,19 +85,24 @@ export class SqlRefreshTokenStore implements RefreshTokenStore {
   }
 
   deleteByToken(token: string): Promise<boolean> {
-    return this.context.run(async () => (await this.RefreshToken.destroy({ where: { token } })) > 0);
+    return this.context.run(async () => (await this.RefreshToken.destroy({ where: { token: this.digest(token) } })) > 0);
   }
 
   retire(token: string, at: Date): Promise<boolean> {
     // One conditional UPDATE: the database serialises racing calls on the row, and only one sees retired_at NULL.
     return this.context.run(async () => {
-      const [changed] = await this.RefreshToken.update({ retiredAt: at }, { where: { token, retiredAt: null } });
+      const [changed] = await this.RefreshToken.update({ retiredAt: at }, { where: { token: this.digest(token), retiredAt: null } });
       return changed > 0;
     });
   }
 
+  /**
+   * A row written without a family (by an instance older than migration 0003 during a rolling upgrade) is a
+   * family of its own, named by its digest, as findByToken reports it: it goes with that "family" too.
+   */
   deleteFamily(familyId: string): Promise<number> {
-    return this.context.run(() => this.RefreshToken.destroy({ where: { familyId } }));
+    const where: WhereOptions = { [Op.or]: [{ familyId }, { familyId: null, token: this.digest(familyId) }] };
+    return this.context.run(() => this.RefreshToken.destroy({ where }));
   }
 
   deleteByUser(userId: string): Promise<number> {

@@ -1,0 +1,64 @@
+import { Sequelize } from 'sequelize';
+import { SqlRefreshTokenStore } from '../../src/auth/stores/sql-refresh-token-store';
+import type { SqlStoreContext } from '../../src/stores/kit/definition';
+import type { SqlEngine } from '../../src/stores/sql/connection-options';
+
+// What the refresh-token store asks of SQL Server, without a server: the SQL Sequelize generates for each
+// operation on the digest. The column is CHAR(64); a bare N'…' literal (NVARCHAR, Sequelize's form for every
+// string on mssql) would make SQL Server convert the column and scan the primary key on every refresh,
+// retire and logout. Each digest must arrive as CHAR(64).
+
+const DIGEST = 'ab'.repeat(32);
+
+function storeCapturing(engine: SqlEngine): { store: SqlRefreshTokenStore; statements: string[] } {
+  // No driver is needed to generate SQL: a stand-in module keeps tedious (whose Azure dependencies jest cannot
+  // load) out of this test; the SQL is Sequelize's mssql dialect's own.
+  const driver = engine === 'mssql' ? { dialectModule: { Connection: class {}, TYPES: {}, ISOLATION_LEVEL: {} } } : {};
+  const sequelize = new Sequelize({ dialect: engine, logging: false, ...driver, ...(engine === 'sqlite' ? { storage: ':memory:' } : { host: '127.0.0.1' }) });
+  const statements: string[] = [];
+  // Nothing reaches a server: every statement is recorded and answered with "no rows".
+  sequelize.query = (async (sql: string | { query: string }, options?: { replacements?: Record<string, string> }) => {
+    let text = typeof sql === 'string' ? sql : sql.query;
+    for (const [name, value] of Object.entries(options?.replacements ?? {})) text = text.replace(`:${name}`, sequelize.escape(value));
+    statements.push(text);
+    return [[], 0];
+  }) as typeof sequelize.query;
+  const context: SqlStoreContext = {
+    sequelize,
+    engine,
+    timeoutMs: 1_000,
+    run: async (operation) => {
+      try {
+        return await operation();
+      } catch {
+        return undefined as never; // the stub's answers do not fit every result parser: only the SQL matters here
+      }
+    },
+    removeExpiredPeriodically: () => undefined,
+  };
+  return { store: new SqlRefreshTokenStore(context), statements };
+}
+
+describe('refresh-token digests on SQL Server', () => {
+  it('every lookup, retire and delete compares the CHAR(64) column with a CHAR(64) value', async () => {
+    const { store, statements } = storeCapturing('mssql');
+    await store.findByToken(DIGEST);
+    await store.retire(DIGEST, new Date());
+    await store.deleteByToken(DIGEST);
+    await store.deleteFamily(DIGEST);
+    expect(statements).toHaveLength(4);
+    for (const sql of statements) {
+      expect(sql).toContain(`[token] = CAST(N'${DIGEST}' AS CHAR(64))`);
+      expect(sql).not.toMatch(new RegExp(`\\[token\\] = N'${DIGEST}'`));
+    }
+  });
+
+  it('the other engines compare plain strings (their string literals already match the column)', async () => {
+    for (const engine of ['postgres', 'mysql', 'sqlite'] as const) {
+      const { store, statements } = storeCapturing(engine);
+      await store.findByToken(DIGEST);
+      await store.deleteByToken(DIGEST);
+      for (const sql of statements) expect(sql).not.toContain('CAST(');
+    }
+  });
+});
