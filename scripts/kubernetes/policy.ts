@@ -1,6 +1,7 @@
 // The production rules for the rendered Kubernetes objects (docs/operations.md, "Kubernetes"), checked by
 // scripts/kubernetes/validate.ts after schema validation. Pure functions over plain objects, so a test can
 // break each rule on purpose and see it reported.
+import { parseDurationSeconds } from '../../src/config/duration';
 
 export type KubeObject = { apiVersion?: string; kind?: string; metadata?: { name?: string; labels?: Record<string, string> }; [key: string]: unknown };
 type Container = {
@@ -30,12 +31,11 @@ const template = (object: KubeObject) => (spec(object).template ?? {}) as PodTem
 const matches = (selector: Record<string, string> | undefined, labels: Record<string, string> | undefined) =>
   !!selector && Object.keys(selector).length > 0 && Object.entries(selector).every(([key, value]) => labels?.[key] === value);
 
-/** Seconds in a service duration setting: `10s`, `500ms`, `2m`, or a bare number of milliseconds (src/config). */
+/** Seconds in a service duration setting, read by the service's own parser (`10s`, `2m`, a bare number of seconds; `0`: none). */
 export function durationSeconds(value: string | undefined): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec((value ?? '0').trim());
-  if (!match) return NaN;
-  const amount = Number(match[1]);
-  return match[2] === 's' ? amount : match[2] === 'm' ? amount * 60 : amount / 1000;
+  const text = (value ?? '0').trim();
+  if (/^0+[smhd]?$/.test(text)) return 0;
+  return parseDurationSeconds(text) ?? NaN;
 }
 
 /** A container's environment as the kubelet would assemble it: ConfigMaps named in envFrom, then env. */

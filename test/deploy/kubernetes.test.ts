@@ -28,7 +28,8 @@ const find = (objects: KubeObject[], kind: string) => objects.find((o) => o.kind
 const apiContainer = (objects: KubeObject[]) => find(objects, 'Deployment').spec.template.spec.containers[0] as Any;
 
 test('service durations are read as the service reads them', () => {
-  expect([durationSeconds('5s'), durationSeconds('500ms'), durationSeconds('2m'), durationSeconds('1500'), durationSeconds('soon')]).toEqual([5, 0.5, 120, 1.5, NaN]);
+  // The service reads a bare number as seconds and has no `ms` unit (src/config/duration.ts).
+  expect([durationSeconds('5s'), durationSeconds('500ms'), durationSeconds('2m'), durationSeconds('1500'), durationSeconds('0'), durationSeconds('soon')]).toEqual([5, NaN, 120, 1500, 0, NaN]);
 });
 
 describeWithKubectl('deploy/kubernetes overlays', () => {

