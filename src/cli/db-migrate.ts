@@ -34,7 +34,7 @@ async function main(command: string): Promise<number> {
     }
     if (command === 'up') await database.migrate();
     if (command === 'down') {
-      const reverted = await database.migrator.down();
+      const reverted = await database.withMigrationConnection((migrator) => migrator.down());
       logger.info({ reverted }, reverted.length ? 'migration reverted' : 'nothing to revert');
     }
     if (command === 'status') {

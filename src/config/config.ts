@@ -34,6 +34,8 @@ export interface Config {
     migrateOnStart: boolean;
     /** Bound on connecting and on each query, so an unreachable database fails fast. */
     timeoutMs: number;
+    /** Bound on each migration statement (MIGRATION_TIMEOUT), on a connection of its own. */
+    migrationTimeoutMs: number;
     refreshTokenCleanupIntervalMs: number;
   };
   redisUrl: string | undefined;
@@ -207,6 +209,7 @@ export function loadConfig(env: Env = process.env): Config {
       ...database(env, mode),
       migrateOnStart: boolean(env, 'MIGRATE_ON_START', true),
       timeoutMs: timerMs(env, 'DATABASE_TIMEOUT', '5s'),
+      migrationTimeoutMs: timerMs(env, 'MIGRATION_TIMEOUT', '10m'),
       refreshTokenCleanupIntervalMs: timerMs(env, 'REFRESH_TOKEN_CLEANUP_INTERVAL', '1h'),
     },
     redisUrl: read(env, 'REDIS_URL'),

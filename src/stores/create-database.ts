@@ -27,7 +27,7 @@ export function createDatabase(
   stores: readonly AnyStoreDefinition[],
   options: CreateDatabaseOptions = {},
 ): Database {
-  const { url, engine, timeoutMs, refreshTokenCleanupIntervalMs } = config.database;
+  const { url, engine, timeoutMs, migrationTimeoutMs, refreshTokenCleanupIntervalMs } = config.database;
   const connectAttempts = options.connectAttempts ?? 5;
   if (engine === 'mongodb') {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -37,7 +37,7 @@ export function createDatabase(
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { SqlDatabase } = require('./sql/sql-database') as typeof SqlModule;
   return new SqlDatabase(
-    { url, engine, timeoutMs, connectAttempts, stores, cleanupIntervalMs: options.cleanupJob === false ? 0 : refreshTokenCleanupIntervalMs },
+    { url, engine, timeoutMs, migrationTimeoutMs, connectAttempts, stores, cleanupIntervalMs: options.cleanupJob === false ? 0 : refreshTokenCleanupIntervalMs },
     logger,
   );
 }

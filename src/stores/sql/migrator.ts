@@ -8,12 +8,33 @@ import type { SqlMigration } from './migrations/migration';
 /** Applied migrations are recorded in this table (umzug's SequelizeStorage). */
 const MIGRATIONS_TABLE = 'schema_migrations';
 
-function createUmzug(sequelize: Sequelize, migrations: readonly SqlMigration[], logger: Logger): Umzug<QueryInterface> {
+/** Engines whose DDL is transactional: each migration there runs in a transaction, all or nothing. */
+const TRANSACTIONAL_DDL: ReadonlySet<SqlEngine> = new Set(['postgres', 'mssql']);
+
+/**
+ * Runs one migration step in a transaction where the engine's DDL is transactional, so a step that fails
+ * half-way leaves nothing behind and can simply run again. BEGIN/COMMIT as statements: the migration's own
+ * calls take no transaction option, and the migration connection's pool gives them one connection besides
+ * the lock's (see SqlDatabase.migrate), so every statement of the step shares the session.
+ */
+async function inTransaction(sequelize: Sequelize, engine: SqlEngine, step: () => Promise<void>): Promise<void> {
+  if (!TRANSACTIONAL_DDL.has(engine)) return step();
+  await sequelize.query(engine === 'mssql' ? 'BEGIN TRANSACTION' : 'BEGIN');
+  try {
+    await step();
+  } catch (error) {
+    await sequelize.query(engine === 'mssql' ? 'IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION' : 'ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+  await sequelize.query(engine === 'mssql' ? 'COMMIT TRANSACTION' : 'COMMIT');
+}
+
+function createUmzug(sequelize: Sequelize, engine: SqlEngine, migrations: readonly SqlMigration[], logger: Logger): Umzug<QueryInterface> {
   return new Umzug<QueryInterface>({
     migrations: migrations.map((migration) => ({
       name: migration.name,
-      up: ({ context }) => migration.up(context),
-      down: ({ context }) => migration.down(context),
+      up: ({ context }) => inTransaction(sequelize, engine, () => migration.up(context)),
+      down: ({ context }) => inTransaction(sequelize, engine, () => migration.down(context)),
     })),
     context: sequelize.getQueryInterface(),
     storage: new SequelizeStorage({ sequelize, tableName: MIGRATIONS_TABLE }),
@@ -46,7 +67,7 @@ export class Migrator {
   /** Applies every pending migration; returns the names applied (none when up to date). */
   up(): Promise<string[]> {
     return withMigrationLock(this.sequelize, this.engine, this.lockWaitMs, async () => {
-      const applied = await createUmzug(this.sequelize, this.migrations, this.logger).up();
+      const applied = await createUmzug(this.sequelize, this.engine, this.migrations, this.logger).up();
       return applied.map((migration) => migration.name);
     });
   }
@@ -54,14 +75,14 @@ export class Migrator {
   /** Reverts the last applied migration; returns its name, if any. */
   down(): Promise<string[]> {
     return withMigrationLock(this.sequelize, this.engine, this.lockWaitMs, async () => {
-      const reverted = await createUmzug(this.sequelize, this.migrations, this.logger).down();
+      const reverted = await createUmzug(this.sequelize, this.engine, this.migrations, this.logger).down();
       return reverted.map((migration) => migration.name);
     });
   }
 
   status(): Promise<MigrationStatus> {
     return withMigrationLock(this.sequelize, this.engine, this.lockWaitMs, async () => {
-      const umzug = createUmzug(this.sequelize, this.migrations, this.logger);
+      const umzug = createUmzug(this.sequelize, this.engine, this.migrations, this.logger);
       const [executed, pending] = await Promise.all([umzug.executed(), umzug.pending()]);
       return { executed: executed.map((m) => m.name), pending: pending.map((m) => m.name) };
     });

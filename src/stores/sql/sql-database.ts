@@ -14,6 +14,11 @@ export interface SqlDatabaseOptions {
   url: string;
   engine: SqlEngine;
   timeoutMs: number;
+  /**
+   * The deadline of a migration statement (MIGRATION_TIMEOUT): migrations run on a connection of their own,
+   * not under the request deadline, so filling a column of a large table is not cut off after seconds.
+   */
+  migrationTimeoutMs: number;
   /** 0 disables the in-process cleanup job (the db:migrate CLI, tests that drive it themselves). */
   cleanupIntervalMs: number;
   connectAttempts: number;
@@ -72,8 +77,26 @@ export class SqlDatabase implements Database {
   }
 
   async migrate(): Promise<void> {
-    const applied = await this.migrator.up();
+    const applied = await this.withMigrationConnection((migrator) => migrator.up());
     this.logger.info({ applied }, applied.length ? 'database migrations applied' : 'database schema up to date');
+  }
+
+  /**
+   * A migrator on a connection of its own, with MIGRATION_TIMEOUT as every deadline, closed afterwards. Two
+   * connections at most: one holds the migration lock, the other runs each migration's statements (so a
+   * transactional step's BEGIN and COMMIT share a session). SQLite has no statement deadline, and an
+   * in-memory database exists only on its one connection: it migrates on the service's own.
+   */
+  async withMigrationConnection<T>(work: (migrator: Migrator) => Promise<T>): Promise<T> {
+    if (this.engine === 'sqlite') return work(this.migrator);
+    const { url, engine, migrationTimeoutMs } = this.options;
+    const settings = sqlConnectionSettings(url, engine, migrationTimeoutMs, this.logger);
+    const sequelize = new Sequelize({ ...settings.options, pool: { max: 2, min: 0, acquire: migrationTimeoutMs, idle: 10_000 } });
+    try {
+      return await work(new Migrator(sequelize, engine, this.migrator.migrations, this.logger, Math.max(60_000, this.options.timeoutMs * 6)));
+    } finally {
+      await sequelize.close();
+    }
   }
 
   ping(): Promise<void> {

@@ -1,6 +1,7 @@
 import { DataTypes } from 'sequelize';
 import { millisecondTimestamp } from '../../../stores/sql/migrations/column-types';
 import type { SqlMigration } from '../../../stores/sql/migrations/migration';
+import { addColumnIfMissing, addIndexIfMissing } from '../../../stores/sql/migrations/schema-steps';
 
 // Session families for refresh rotation (REFRESH_ROTATION): `family_id` groups the tokens rotated from one
 // login, `retired_at` marks a token a rotation replaced (kept until it expires, so its reuse can be told
@@ -10,10 +11,11 @@ import type { SqlMigration } from '../../../stores/sql/migrations/migration';
 export const addRefreshTokenFamilies: SqlMigration = {
   name: '0003-refresh-token-families',
   async up(queryInterface) {
-    await queryInterface.addColumn('refresh_tokens', 'family_id', { type: DataTypes.STRING(64), allowNull: true });
-    await queryInterface.addColumn('refresh_tokens', 'retired_at', { type: millisecondTimestamp(queryInterface), allowNull: true });
+    // Each step may run again (a retry after a failure on an engine without transactional DDL).
+    await addColumnIfMissing(queryInterface, 'refresh_tokens', 'family_id', { type: DataTypes.STRING(64), allowNull: true });
+    await addColumnIfMissing(queryInterface, 'refresh_tokens', 'retired_at', { type: millisecondTimestamp(queryInterface), allowNull: true });
     await queryInterface.sequelize.query('UPDATE refresh_tokens SET family_id = token WHERE family_id IS NULL');
-    await queryInterface.addIndex('refresh_tokens', ['family_id'], { name: 'refresh_tokens_family_id' });
+    await addIndexIfMissing(queryInterface, 'refresh_tokens', ['family_id'], 'refresh_tokens_family_id');
   },
   async down(queryInterface) {
     await queryInterface.removeIndex('refresh_tokens', 'refresh_tokens_family_id');

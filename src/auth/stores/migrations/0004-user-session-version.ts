@@ -1,5 +1,6 @@
 import { DataTypes } from 'sequelize';
 import type { SqlMigration } from '../../../stores/sql/migrations/migration';
+import { addColumnIfMissing } from '../../../stores/sql/migrations/schema-steps';
 
 // The per-user session version (src/auth/caller-states.ts): raised when every session must end, and
 // compared with the version an access token carries. Existing users start at 0, as do tokens issued
@@ -7,7 +8,7 @@ import type { SqlMigration } from '../../../stores/sql/migrations/migration';
 export const addUserSessionVersion: SqlMigration = {
   name: '0004-user-session-version',
   async up(queryInterface) {
-    await queryInterface.addColumn('users', 'session_version', { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 });
+    await addColumnIfMissing(queryInterface, 'users', 'session_version', { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 });
   },
   async down(queryInterface) {
     await queryInterface.removeColumn('users', 'session_version');
