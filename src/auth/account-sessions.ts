@@ -4,13 +4,15 @@ import type { UserStore } from './stores/user-store';
 
 /**
  * Ending every session of a user, in one place: logout everywhere, a password change or reset, a
- * deleted user. The user's session version goes up first — from then on no access token already out
- * passes the guards (on this replica at once, on others within AUTH_STATE_CACHE_TTL) — then every refresh
- * token is deleted, so no new access token can be had either.
+ * deleted user. The user's session version goes up in one statement on the user's row: from then on no
+ * access token already out passes the guards (on this replica at once, on others within
+ * AUTH_STATE_CACHE_TTL) and no refresh token refreshes (refresh compares versions). Deleting the refresh
+ * records afterwards is cleanup: if it fails, nothing those records name works any more
+ * (docs/decisions/010: no step needs a transaction across the two stores).
  */
 export class AccountSessions {
   constructor(
-    private readonly users: Pick<UserStore, 'endSessions'>,
+    private readonly users: Pick<UserStore, 'endSessions' | 'changePassword'>,
     private readonly refresh: RefreshSessions,
     private readonly callers: CallerStates,
   ) {}
@@ -20,6 +22,14 @@ export class AccountSessions {
     await this.users.endSessions(userId);
     this.callers.forget(userId);
     return this.refresh.revokeAll(userId);
+  }
+
+  /** Sets a new password hash and ends every session, in one statement; the new session version, or undefined when the user is gone. */
+  async changePassword(userId: string, passwordHash: string): Promise<number | undefined> {
+    const sessionVersion = await this.users.changePassword(userId, passwordHash);
+    this.callers.forget(userId);
+    if (sessionVersion !== undefined) await this.refresh.revokeAll(userId);
+    return sessionVersion;
   }
 
   /** After the user was deleted or changed elsewhere (their role): what this replica knows of them goes. */

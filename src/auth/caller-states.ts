@@ -15,14 +15,14 @@ export interface CallerStateSettings {
 }
 
 /** Why a valid token does not authenticate its caller any more. */
-export type CallerRefusal = 'user-gone' | 'session-ended';
+export type CallerRefusal = 'user-gone' | 'session-ended' | 'role-changed';
 
 /**
  * Authorisation against the user as stored now, not as the access token remembers them (docs/decisions/
  * 009): a token authenticates only while its user exists and its session version is the user's current
  * one; the role a route checks is the stored role. So a deleted user's tokens stop working, a demoted
  * admin is no longer an admin, and logout-all, a password change or a role change void the access tokens
- * already out.
+ * already out; a role change voids the access tokens issued under the old role.
  *
  * Reads go through a small cache, so an authenticated route does not cost a store read per request:
  * an entry serves for `ttlMs`, and this process drops it at once when it changes the user (`forget`).
@@ -42,6 +42,9 @@ export class CallerStates {
     const state = await (fresh ? this.read(claims.id) : this.cached(claims.id));
     if (!state) return 'user-gone';
     if (state.sessionVersion !== claims.sessionVersion) return 'session-ended';
+    // Issued under another role: refused, so a token never outlives the role it was issued for. The
+    // refresh token is unaffected: refreshing gives a token with the role as stored now.
+    if (state.role !== claims.role) return 'role-changed';
     return { id: claims.id, role: state.role };
   }
 

@@ -42,6 +42,13 @@ export class DemoUserStore implements UserStore {
     if (id === DEMO_USER_ID) this.passwordHash = Promise.resolve(passwordHash);
   }
 
+  async changePassword(id: string, passwordHash: string): Promise<number | undefined> {
+    if (id !== DEMO_USER_ID) return undefined;
+    this.passwordHash = Promise.resolve(passwordHash);
+    this.sessionVersion += 1;
+    return this.sessionVersion;
+  }
+
   async endSessions(id: string): Promise<boolean> {
     if (id !== DEMO_USER_ID) return false;
     this.sessionVersion += 1;

@@ -4,7 +4,7 @@ import type { RefreshTokenRecord, RefreshTokenStore } from './stores/refresh-tok
 import type { IssuedRefreshToken, TokenService } from './tokens';
 
 /** Why a refresh was refused; the client sees one 401 for all of them, the log tells them apart. */
-export type RefreshRefusal = 'missing-cookie' | 'invalid-token' | 'unknown-session' | 'reused-token' | 'user-gone';
+export type RefreshRefusal = 'missing-cookie' | 'invalid-token' | 'unknown-session' | 'reused-token' | 'user-gone' | 'session-ended';
 
 /** What the store keeps instead of the token: its SHA-256 digest (hex), so a database dump holds no usable token. */
 export function digestRefreshToken(token: string): string {
@@ -22,7 +22,7 @@ export interface RotationPolicy {
 
 /** The outcome of presenting a refresh token. */
 export type RefreshCheck =
-  | { ok: true; userId: string; rotated?: IssuedRefreshToken }
+  | { ok: true; userId: string; /** The session version the token was issued under: the caller compares it with the user's. */ sessionVersion: number; rotated?: IssuedRefreshToken }
   | { ok: false; refused: RefreshRefusal; userId?: string; familyId?: string };
 
 /**
@@ -42,41 +42,39 @@ export class RefreshSessions {
     private readonly rotation: RotationPolicy,
   ) {}
 
-  /** A new session family for `userId`: a refresh token, stored as its digest. */
-  issue(userId: string): Promise<IssuedRefreshToken> {
-    return this.persist(userId, newId());
-  }
-
-  private async persist(userId: string, familyId: string, expiresAt?: Date): Promise<IssuedRefreshToken> {
-    const issued = this.tokens.signRefreshToken(userId, expiresAt);
-    await this.store.create({ userId, token: digestRefreshToken(issued.token), expiresAt: issued.expiresAt, familyId });
+  /** A new session family for the user (at their current session version): a refresh token, stored as its digest. */
+  async issue(user: { id: string; sessionVersion: number }): Promise<IssuedRefreshToken> {
+    const issued = this.tokens.signRefreshToken(user.id, user.sessionVersion);
+    await this.store.create({ userId: user.id, token: digestRefreshToken(issued.token), expiresAt: issued.expiresAt, familyId: newId() });
     return issued;
   }
 
   /** The stored record the token names, when its signature and claims are right and the record is its own. */
-  private async recordOf(token: string): Promise<RefreshTokenRecord | RefreshRefusal> {
+  private async recordOf(token: string): Promise<{ record: RefreshTokenRecord; sessionVersion: number } | RefreshRefusal> {
     const subject = this.tokens.verifyRefreshToken(token);
     if (!subject) return 'invalid-token';
     // No expired record comes back from any store (they filter in the query, before the cleanup job runs).
     const record = await this.store.findByToken(digestRefreshToken(token));
-    return record && record.userId === subject ? record : 'unknown-session';
+    return record && record.userId === subject.userId ? { record, sessionVersion: subject.sessionVersion } : 'unknown-session';
   }
 
   /** Checks a presented refresh token and, with rotation on, replaces it. */
   async refresh(token: string): Promise<RefreshCheck> {
-    const record = await this.recordOf(token);
-    if (typeof record === 'string') return { ok: false, refused: record };
+    const found = await this.recordOf(token);
+    if (typeof found === 'string') return { ok: false, refused: found };
+    const { record, sessionVersion } = found;
     const { userId, familyId } = record;
     const now = new Date();
     let retiredAt = record.retiredAt;
     if (!retiredAt && this.rotation.enabled) {
-      if (await this.store.retire(record.token, now)) {
-        const expiresAt = this.rotation.sliding ? undefined : record.expiresAt;
-        return { ok: true, userId, rotated: await this.persist(userId, familyId, expiresAt) };
-      }
+      // Retiring the token and storing its successor are one atomic store operation: a failure between
+      // them would leave the client a retired token with no successor (a forced logout once the grace ends).
+      const successor = this.tokens.signRefreshToken(userId, sessionVersion, this.rotation.sliding ? undefined : record.expiresAt);
+      const stored = { userId, token: digestRefreshToken(successor.token), expiresAt: successor.expiresAt, familyId };
+      if (await this.store.rotate(record.token, stored, now)) return { ok: true, userId, sessionVersion, rotated: successor };
       retiredAt = now; // a concurrent refresh retired it a moment ago: the grace window covers this one
     }
-    if (!retiredAt || now.getTime() - retiredAt.getTime() <= this.rotation.graceMs) return { ok: true, userId };
+    if (!retiredAt || now.getTime() - retiredAt.getTime() <= this.rotation.graceMs) return { ok: true, userId, sessionVersion };
     if (this.rotation.enabled) await this.store.deleteFamily(familyId);
     return { ok: false, refused: 'reused-token', userId, familyId };
   }
@@ -88,7 +86,10 @@ export class RefreshSessions {
     return (await this.store.deleteFamily(record.familyId)) > 0;
   }
 
-  /** Ends every session of a user: logout everywhere, a password change, the user deleted. */
+  /**
+   * Deletes every refresh token of a user. Their tokens are already void once the user's session version
+   * went up (AccountSessions): this removes the records, it is not what ends the sessions.
+   */
   revokeAll(userId: string): Promise<number> {
     return this.store.deleteByUser(userId);
   }

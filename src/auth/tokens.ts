@@ -70,9 +70,13 @@ export class TokenService {
     return { id: claims.sub as string, role: claims.role, sessionVersion: version };
   }
 
-  /** A new refresh token, valid for the refresh lifetime or, when given, until `expiresAt` (a rotated family's end). */
-  signRefreshToken(userId: string, expiresAt = new Date(Date.now() + this.settings.refreshTtlSeconds * 1000)): IssuedRefreshToken {
-    const token = jwt.sign({ typ: 'refresh' }, this.refreshKey, {
+  /**
+   * A new refresh token, valid for the refresh lifetime or, when given, until `expiresAt` (a rotated family's
+   * end). It carries the user's session version (`sv`), like an access token: ending a user's sessions voids
+   * it even before (or without) its record being deleted.
+   */
+  signRefreshToken(userId: string, sessionVersion: number, expiresAt = new Date(Date.now() + this.settings.refreshTtlSeconds * 1000)): IssuedRefreshToken {
+    const token = jwt.sign({ typ: 'refresh', sv: sessionVersion }, this.refreshKey, {
       algorithm: ALGORITHM,
       issuer: this.settings.issuer,
       audience: this.settings.issuer, // only this service ever reads its refresh tokens
@@ -83,9 +87,12 @@ export class TokenService {
     return { token, expiresAt };
   }
 
-  /** The owner's id for a valid refresh token; undefined otherwise. The store must still be asked. */
-  verifyRefreshToken(token: string): string | undefined {
-    return this.verify(token, this.refreshKey, 'refresh', this.settings.issuer)?.sub;
+  /** The owner and session version of a valid refresh token; undefined otherwise. The store must still be asked. */
+  verifyRefreshToken(token: string): { userId: string; sessionVersion: number } | undefined {
+    const claims = this.verify(token, this.refreshKey, 'refresh', this.settings.issuer);
+    const version = claims?.sv ?? 0;
+    if (!claims || !Number.isSafeInteger(version) || version < 0) return undefined;
+    return { userId: claims.sub as string, sessionVersion: version };
   }
 
   /** The longest a token of this type may live: what this service issues, plus the clock skew. */

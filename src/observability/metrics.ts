@@ -6,14 +6,14 @@
 /** Login attempts that reached the handler: tokens issued, credentials refused, or throttled before checking. */
 export type LoginOutcome = 'success' | 'failure' | 'throttled';
 /** Refresh attempts that reached the handler: a new access token, or why the cookie was refused (401). */
-export type RefreshOutcome = 'success' | 'missing-cookie' | 'invalid-token' | 'unknown-session' | 'reused-token' | 'user-gone';
+export type RefreshOutcome = 'success' | 'missing-cookie' | 'invalid-token' | 'unknown-session' | 'reused-token' | 'user-gone' | 'session-ended';
 /** Password changes that reached the check of the current password. */
 export type PasswordChangeOutcome = 'success' | 'failure';
 /** How a store call ended, when it failed: the store's own error classes (src/stores/errors.ts). */
 export type StoreErrorKind = 'unavailable' | 'duplicate_key' | 'other';
 
 export const LOGIN_OUTCOMES: readonly LoginOutcome[] = ['success', 'failure', 'throttled'];
-export const REFRESH_OUTCOMES: readonly RefreshOutcome[] = ['success', 'missing-cookie', 'invalid-token', 'unknown-session', 'reused-token', 'user-gone'];
+export const REFRESH_OUTCOMES: readonly RefreshOutcome[] = ['success', 'missing-cookie', 'invalid-token', 'unknown-session', 'reused-token', 'user-gone', 'session-ended'];
 export const PASSWORD_CHANGE_OUTCOMES: readonly PasswordChangeOutcome[] = ['success', 'failure'];
 export const STORE_ERROR_KINDS: readonly StoreErrorKind[] = ['unavailable', 'duplicate_key', 'other'];
 

@@ -35,7 +35,7 @@ describe('token lifetimes are bounded on verify', () => {
   it('refuses a signed refresh token that lives longer than seven days', async () => {
     const refresh = jwt.sign({ typ: 'refresh', sub: 'demo', iss: 'koa-api-service', aud: 'koa-api-service', iat: now(), exp: now() + 30 * 86_400, jti: 'x'.repeat(22) }, TEST_SECRETS.REFRESH_TOKEN_SECRET);
     expect(t.services.tokens.verifyRefreshToken(refresh)).toBeUndefined();
-    expect(t.services.tokens.verifyRefreshToken(t.services.tokens.signRefreshToken('demo').token)).toBe('demo');
+    expect(t.services.tokens.verifyRefreshToken(t.services.tokens.signRefreshToken('demo', 3).token)).toEqual({ userId: 'demo', sessionVersion: 3 });
   });
 });
 

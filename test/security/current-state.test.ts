@@ -36,7 +36,7 @@ describe('authorisation against the current state (database users)', () => {
     const [first, second] = [await user('admin'), await user('admin')];
     await http().patch(`/api/users/${first.id}`).set(bearer(second.token)).send({ role: 'user' }).expect(200);
     const res = await http().patch(`/api/users/${first.id}`).set(bearer(first.token)).send({ role: 'admin' }).expect(401);
-    expect(res.body).toEqual({ status: 'fail', message: 'This session has ended: log in again' });
+    expect(res.body).toEqual({ status: 'fail', message: 'Your role has changed: refresh the access token' });
     // Logged in again, it is what it is now: a user.
     const again = (await login(t, { email: first.email, password })).accessToken;
     await http().patch(`/api/users/${first.id}`).set(bearer(again)).send({ role: 'admin' }).expect(403);

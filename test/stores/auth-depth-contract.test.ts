@@ -4,6 +4,7 @@ import request from 'supertest';
 import type { Response } from 'supertest';
 import { refreshTokenStore, userStore } from '../../src/auth/stores/definitions';
 import { loadConfig } from '../../src/config/config';
+import { DuplicateKeyError } from '../../src/stores/errors';
 import { createLogger } from '../../src/logger';
 import { startService } from '../../src/service';
 import { createDatabase } from '../../src/stores/create-database';
@@ -43,6 +44,21 @@ for (const target of engines) {
     }, 60_000);
 
     describe('refresh-token families', () => {
+      it('rotate retires and stores the successor atomically: a failing successor leaves the token live', async () => {
+        const tokens = database.store(refreshTokenStore);
+        const [live, taken] = [digest(), digest()];
+        await tokens.create({ userId: 'u-rot', token: live, expiresAt: inSeconds(60), familyId: 'fam-rot' });
+        await tokens.create({ userId: 'u-rot', token: taken, expiresAt: inSeconds(60), familyId: 'fam-other' });
+        // The successor's digest exists already: its insert fails after the retire in the same operation.
+        await expect(tokens.rotate(live, { userId: 'u-rot', token: taken, expiresAt: inSeconds(60), familyId: 'fam-rot' }, new Date())).rejects.toBeInstanceOf(DuplicateKeyError);
+        expect(await tokens.findByToken(live)).toMatchObject({ retiredAt: null });
+        const successor = digest();
+        expect(await tokens.rotate(live, { userId: 'u-rot', token: successor, expiresAt: inSeconds(60), familyId: 'fam-rot' }, new Date())).toBe(true);
+        expect((await tokens.findByToken(live))?.retiredAt).toBeInstanceOf(Date);
+        expect(await tokens.findByToken(successor)).toMatchObject({ familyId: 'fam-rot', retiredAt: null });
+        expect(await tokens.rotate(live, { userId: 'u-rot', token: digest(), expiresAt: inSeconds(60), familyId: 'fam-rot' }, new Date())).toBe(false);
+      });
+
       it('a row written without a family (an instance older than migration 0003) goes with its family and with logout', async () => {
         const tokens = database.store(refreshTokenStore);
         const [first, second] = [digest(), digest()];
@@ -125,7 +141,7 @@ for (const target of engines) {
         expect(await users.findById(created[1].id)).toBeNull();
       });
 
-      it('raises the session version on endSessions and on a real role change, and keeps the last holder of a role', async () => {
+      it('raises the session version on endSessions and a password change, and keeps the last holder of a role', async () => {
         const users = database.store(userStore);
         const tag = randomBytes(4).toString('hex');
         const keeper = `keeper-${tag}`; // a role of this test's own, so other tests' users do not count
@@ -138,9 +154,12 @@ for (const target of engines) {
         expect(await users.endSessions(a.id)).toBe(true);
         expect(await users.endSessions('01900000-0000-7000-8000-000000000000')).toBe(false);
         expect((await users.findById(a.id))?.sessionVersion).toBe(1);
-        // The same role again changes nothing, not even the version; another role raises it.
+        // A role change leaves the version alone (refresh tokens go on); the same role again is no change at all.
         expect(await users.updateRole(a.id, keeper, guard)).toMatchObject({ role: keeper, sessionVersion: 1 });
-        expect(await users.updateRole(a.id, 'user', guard)).toMatchObject({ role: 'user', sessionVersion: 2 });
+        expect(await users.updateRole(a.id, 'user', guard)).toMatchObject({ role: 'user', sessionVersion: 1 });
+        expect(await users.changePassword(a.id, 'new-hash')).toBe(2);
+        expect(await users.findById(a.id)).toMatchObject({ passwordHash: 'new-hash', sessionVersion: 2 });
+        expect(await users.changePassword('01900000-0000-7000-8000-000000000000', 'h')).toBeUndefined();
         // b is now the last holder: neither demoted nor deleted while guarded; unguarded, the store obeys.
         expect(await users.updateRole(b.id, 'user', guard)).toBe('last-admin');
         expect(await users.delete(b.id, guard)).toBe('last-admin');

@@ -79,9 +79,33 @@ export class MongoRefreshTokenStore implements RefreshTokenStore {
     });
   }
 
+  /**
+   * Without a replica set there are no multi-document transactions: the successor is stored after the
+   * retire, and if storing it fails the retire is undone (the presented token is live again), so the
+   * client is never left holding a retired token with no successor.
+   */
+  rotate(token: string, successor: NewRefreshToken & { familyId: string }, at: Date): Promise<boolean> {
+    return this.context.run(async () => {
+      const retired = await this.RefreshToken.updateOne({ token, retiredAt: null }, { $set: { retiredAt: at } }).exec();
+      if (retired.modifiedCount === 0) return false;
+      try {
+        await this.RefreshToken.create({ token: successor.token, userId: successor.userId, expiresAt: successor.expiresAt, familyId: successor.familyId });
+      } catch (error) {
+        await this.RefreshToken.updateOne({ token, retiredAt: at }, { $set: { retiredAt: null } }).exec().catch(() => undefined);
+        throw error;
+      }
+      return true;
+    });
+  }
+
   deleteFamily(familyId: string): Promise<number> {
-    // Documents from before families carry no familyId: for them the family is the token itself.
-    return this.context.run(async () => (await this.RefreshToken.deleteMany({ $or: [{ familyId }, { familyId: { $exists: false }, token: familyId }] }).exec()).deletedCount);
+    // Documents from before families carry no familyId: for them the family is the token itself. Twice: a
+    // rotation that retired a member just before the first pass stores its successor just after it.
+    const filter = { $or: [{ familyId }, { familyId: { $exists: false }, token: familyId }] };
+    return this.context.run(async () => {
+      const first = (await this.RefreshToken.deleteMany(filter).exec()).deletedCount;
+      return first + (await this.RefreshToken.deleteMany(filter).exec()).deletedCount;
+    });
   }
 
   deleteByUser(userId: string): Promise<number> {

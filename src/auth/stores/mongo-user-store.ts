@@ -64,6 +64,16 @@ export class MongoUserStore implements DatabaseUserStore {
     });
   }
 
+  changePassword(id: string, passwordHash: string): Promise<number | undefined> {
+    return this.context.run(async () => {
+      const doc = await this.User.findOneAndUpdate({ _id: id }, { $set: { passwordHash }, $inc: { sessionVersion: 1 } }, { returnDocument: 'after', projection: PROJECTION })
+        .maxTimeMS(this.context.timeoutMs)
+        .lean<UserDocument>()
+        .exec();
+      return doc ? (doc.sessionVersion ?? 0) : undefined;
+    });
+  }
+
   endSessions(id: string): Promise<boolean> {
     return this.context.run(async () => (await this.User.updateOne({ _id: id }, { $inc: { sessionVersion: 1 } }).exec()).matchedCount > 0);
   }
@@ -93,13 +103,7 @@ export class MongoUserStore implements DatabaseUserStore {
   updateRole(id: string, role: string, guard?: KeepRole): Promise<UserRecord | null | typeof LAST_ADMIN> {
     return this.context.run(async () => {
       if (await this.wouldEmpty(id, guard, role)) return LAST_ADMIN;
-      // The version goes up only when the role changes: a user already in the role matches nothing here.
-      const changed = await this.User.findOneAndUpdate({ _id: id, role: { $ne: role } }, { $set: { role }, $inc: { sessionVersion: 1 } }, { returnDocument: 'after', projection: PROJECTION })
-        .maxTimeMS(this.context.timeoutMs)
-        .lean<UserDocument>()
-        .exec();
-      if (changed) return toRecord(changed);
-      const doc = await this.User.findOne({ _id: id }, PROJECTION)
+      const doc = await this.User.findOneAndUpdate({ _id: id }, { $set: { role } }, { returnDocument: 'after', projection: PROJECTION })
         .maxTimeMS(this.context.timeoutMs)
         .lean<UserDocument>()
         .exec();

@@ -30,7 +30,15 @@ export interface RefreshTokenStore {
    * true. False when the record is unknown or already retired.
    */
   retire(token: string, at: Date): Promise<boolean>;
-  /** Deletes every record of a session family (reuse detected, or logout); returns how many went. */
+  /**
+   * Retires the live record `token` at `at` and stores its successor, atomically: both happen or neither.
+   * False (and nothing stored) when the record is unknown or already retired, as for `retire`.
+   */
+  rotate(token: string, successor: NewRefreshToken & { familyId: string }, at: Date): Promise<boolean>;
+  /**
+   * Deletes every record of a session family (reuse detected, or logout); returns how many went. A successor
+   * that a rotation racing with this call stores is deleted too.
+   */
   deleteFamily(familyId: string): Promise<number>;
   /** Deletes every record of a user (logout everywhere, password change, user deleted); returns how many went. */
   deleteByUser(userId: string): Promise<number>;

@@ -102,7 +102,22 @@ export class SqlRefreshTokenStore implements RefreshTokenStore {
    */
   deleteFamily(familyId: string): Promise<number> {
     const where: WhereOptions = { [Op.or]: [{ familyId }, { familyId: null, token: this.digest(familyId) }] };
-    return this.context.run(() => this.RefreshToken.destroy({ where }));
+    // Twice: on PostgreSQL (READ COMMITTED) a DELETE that waited for a racing rotation's lock on a member
+    // re-checks only the rows it had seen, not the successor that rotation committed; the second statement
+    // sees it. Family revocation is rare (logout, reuse detected): the extra statement costs nothing that matters.
+    return this.context.run(async () => (await this.RefreshToken.destroy({ where })) + (await this.RefreshToken.destroy({ where })));
+  }
+
+  /** Retire and successor in one transaction: both committed, or neither. */
+  rotate(token: string, successor: NewRefreshToken & { familyId: string }, at: Date): Promise<boolean> {
+    return this.context.run(() =>
+      this.context.transaction(async (transaction) => {
+        const [changed] = await this.RefreshToken.update({ retiredAt: at }, { where: { token: this.digest(token), retiredAt: null }, transaction });
+        if (changed === 0) return false;
+        await this.RefreshToken.create({ ...successor }, { transaction });
+        return true;
+      }),
+    );
   }
 
   deleteByUser(userId: string): Promise<number> {

@@ -40,7 +40,7 @@ export class SqlUserStore implements DatabaseUserStore {
       },
       { tableName: 'users', timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
     );
-    const q = (this.quote = (name: string) => context.sequelize.getQueryInterface().quoteIdentifier(name));
+    const q = (name: string) => context.sequelize.getQueryInterface().quoteIdentifier(name);
     const select = `SELECT ${q('id')} AS ${q('id')}, ${q('email')} AS ${q('email')}, ${q('password_hash')} AS ${q('passwordHash')}, ${q('role')} AS ${q('role')}, ${q('name')} AS ${q('name')}, ${q('session_version')} AS ${q('sessionVersion')} FROM ${q('users')}`;
     this.findSql = { id: `${select} WHERE ${q('id')} = :value`, email: `${select} WHERE ${q('email')} = :value` };
     // "Someone else holds the role": a derived table, because MySQL refuses a subquery on the table it updates.
@@ -49,7 +49,6 @@ export class SqlUserStore implements DatabaseUserStore {
   }
 
   private readonly othersHoldSql: (role: string) => string;
-  private readonly quote: (name: string) => string;
 
   /**
    * The condition that keeps at least one holder of `guard.keepRole`: the row does not hold it, or others
@@ -101,6 +100,13 @@ export class SqlUserStore implements DatabaseUserStore {
     });
   }
 
+  changePassword(id: string, passwordHash: string): Promise<number | undefined> {
+    return this.context.run(async () => {
+      const [changed] = await this.User.update({ passwordHash, sessionVersion: literal('session_version + 1') }, { where: { id } });
+      return changed > 0 ? (await this.findById(id))?.sessionVersion : undefined;
+    });
+  }
+
   endSessions(id: string): Promise<boolean> {
     return this.context.run(async () => {
       const [changed] = await this.User.update({ sessionVersion: literal('session_version + 1') }, { where: { id } });
@@ -126,13 +132,7 @@ export class SqlUserStore implements DatabaseUserStore {
 
   updateRole(id: string, role: string, guard?: KeepRole): Promise<UserRecord | null | typeof LAST_ADMIN> {
     return this.context.run(async () => {
-      // The version goes up only when the role changes. Listed before `role`: MySQL evaluates SET left to
-      // right with the new values, the others with the old ones; first, it reads the old role on every engine.
-      const unchanged = `${this.quote('role')} = ${this.context.sequelize.escape(role)}`;
-      const [changed] = await this.User.update(
-        { sessionVersion: literal(`CASE WHEN ${unchanged} THEN session_version ELSE session_version + 1 END`), role },
-        { where: this.keeping(id, guard, role) },
-      );
+      const [changed] = await this.User.update({ role }, { where: this.keeping(id, guard, role) });
       const user = await this.findById(id);
       // No row changed: no such user, the same role already (MySQL counts only rows it changed), or the guard.
       if (changed > 0 || !user) return user;

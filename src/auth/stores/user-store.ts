@@ -12,9 +12,9 @@ export interface UserRecord {
   role: string;
   name: string | null;
   /**
-   * Raised whenever every session of the user must end (logout everywhere, a password change or reset, a
-   * role change). Access tokens carry the version they were issued under; one with an older version is
-   * refused (src/auth/caller-states.ts), so ending sessions also ends the access tokens already out.
+   * Raised whenever every session of the user must end (logout everywhere, a password change or reset).
+   * Access and refresh tokens carry the version they were issued under; one with an older version is
+   * refused (src/auth/caller-states.ts, refresh), so ending sessions also ends the tokens already out.
    */
   sessionVersion: number;
 }
@@ -39,6 +39,11 @@ export interface UserStore {
   updatePasswordHash(id: string, passwordHash: string): Promise<void>;
   /** Raises the user's session version (every access token issued before is void); false when there is no such user. */
   endSessions(id: string): Promise<boolean>;
+  /**
+   * Replaces the password hash and raises the session version in one statement: the new password and the
+   * end of every earlier session happen together. The new version, or undefined when there is no such user.
+   */
+  changePassword(id: string, passwordHash: string): Promise<number | undefined>;
 }
 
 /** What administrators do with users (the users module's admin routes, `user:set-role`): database users only. */
@@ -46,8 +51,9 @@ export interface UserDirectory {
   /** Oldest first (then by id), with the total. */
   list(page: PageRequest): Promise<Page<UserRecord>>;
   /**
-   * The updated user (its session version raised: tokens issued under the old role are void), null when
-   * there is no such user, LAST_ADMIN when `guard` is given and the change would leave nobody in its role.
+   * The updated user, null when there is no such user, LAST_ADMIN when `guard` is given and the change
+   * would leave nobody in its role. Access tokens issued under the old role stop working (their role no
+   * longer matches, caller-states.ts); the user's refresh tokens go on and carry the new role.
    * The guard is one conditional statement on the relational engines.
    */
   updateRole(id: string, role: string, guard?: KeepRole): Promise<UserRecord | null | typeof LAST_ADMIN>;

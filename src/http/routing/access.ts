@@ -10,7 +10,11 @@ const BEARER = /^Bearer +([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*)$/i;
 const noToken = () => new HttpError(401, 'Missing or malformed bearer token', { headers: { 'WWW-Authenticate': 'Bearer' } });
 const badToken = (message = 'Invalid or expired access token') =>
   new HttpError(401, message, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
-const REFUSALS = { 'user-gone': 'This user no longer exists', 'session-ended': 'This session has ended: log in again' } as const;
+const REFUSALS = {
+  'user-gone': 'This user no longer exists',
+  'session-ended': 'This session has ended: log in again',
+  'role-changed': 'Your role has changed: refresh the access token',
+} as const;
 
 /** What the guards need: the token service, and the users' current state. */
 export interface Authenticators {

@@ -56,9 +56,11 @@ export function passwordChangeRoute(deps: AuthRouteDeps) {
       const refusal = passwordRefusal(newPassword, { email: user.email, name: user.name, currentPassword });
       if (refusal) throw unprocessable([{ field: 'newPassword', message: refusal }]);
 
-      await users.updatePasswordHash(user.id, await hasher.hash(newPassword));
-      await accounts.endAll(user.id); // the caller's access token too: they refresh with the new cookie
-      const issued = await sessions.issue(user.id);
+      // One statement sets the hash and ends every session (the caller's access token too: they refresh with
+      // the new cookie); deleting the old refresh records after it is cleanup, not what ends them.
+      const sessionVersion = await accounts.changePassword(user.id, await hasher.hash(newPassword));
+      if (sessionVersion === undefined) throw unauthorized(); // deleted meanwhile
+      const issued = await sessions.issue({ id: user.id, sessionVersion });
       ctx.append('Set-Cookie', refreshCookie(issued.token, cookie));
       events.record(ctx, { action: 'password-change', outcome: 'success', userId: user.id });
       return undefined; // 204

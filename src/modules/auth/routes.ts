@@ -95,7 +95,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
         }
         const { user } = check;
         await counted(throttle.succeeded(attempt));
-        const issued = await sessions.issue(user.id);
+        const issued = await sessions.issue(user);
         ctx.append('Set-Cookie', refreshCookie(issued.token, cookie));
         // This client is now a known device of the account: the account-wide lock no longer holds it.
         if (!attempt.trustedDevice) ctx.append('Set-Cookie', deviceCookie(throttle.deviceToken(email), cookie));
@@ -136,6 +136,11 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
         const user = await users.findById(session.userId);
         if (!user) {
           events.record(ctx, { action: 'refresh', outcome: 'refused', reason: 'user-gone', userId: session.userId });
+          throw refreshRefused();
+        }
+        if (user.sessionVersion !== session.sessionVersion) {
+          // Issued before a logout everywhere, a password change or a role change: that session has ended.
+          events.record(ctx, { action: 'refresh', outcome: 'refused', reason: 'session-ended', userId: user.id });
           throw refreshRefused();
         }
         if (session.rotated) {

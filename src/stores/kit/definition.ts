@@ -1,5 +1,5 @@
 import type { Connection, Schema, SchemaDefinition, SchemaOptions } from 'mongoose';
-import type { Sequelize } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import type { SqlEngine } from '../sql/connection-options';
 import type { SqlMigration } from '../sql/migrations/migration';
 
@@ -14,6 +14,12 @@ export interface SqlStoreContext {
   readonly timeoutMs: number;
   /** Runs one operation under the store deadline; outages become StoreUnavailableError (503), duplicates DuplicateKeyError (409). */
   run<T>(operation: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in one transaction (pass `{ transaction }` to each statement): committed when it resolves,
+   * rolled back when it throws. On SQLite, whose one connection cannot hold two transactions at once,
+   * transactions of this process take turns. Call it inside `run`, which bounds the whole.
+   */
+  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T>;
   /**
    * Registers a periodic clean-up (e.g. deleting expired rows) for the in-process job; it returns the number
    * of rows removed. MongoDB does the same with TTL indexes.

@@ -1,4 +1,4 @@
-import { Sequelize } from 'sequelize';
+import { Sequelize, type Transaction } from 'sequelize';
 import type { Logger } from '../../logger';
 import { ExpiredRecordCleanup } from '../cleanup-job';
 import { connectWithRetry } from '../connect-retry';
@@ -49,6 +49,7 @@ export class SqlDatabase implements Database {
       engine: options.engine,
       timeoutMs: options.timeoutMs,
       run: (operation) => guarded(operation, options.timeoutMs, translateSqlError),
+      transaction: (work) => this.transaction(work),
       removeExpiredPeriodically: (task) => void this.expiryTasks.push(task),
     };
     this.stores = new OpenedStores(options.stores, (definition) => definition.relational(context));
@@ -58,6 +59,16 @@ export class SqlDatabase implements Database {
       options.cleanupIntervalMs > 0 && this.expiryTasks.length > 0
         ? new ExpiredRecordCleanup(() => this.removeExpired(), logger, options.cleanupIntervalMs)
         : undefined;
+  }
+
+  /** The last SQLite transaction of this process: the next one starts after it settles. */
+  private sqliteTurn: Promise<unknown> = Promise.resolve();
+
+  private transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
+    if (this.engine !== 'sqlite') return this.sequelize.transaction(work);
+    const turn = this.sqliteTurn.then(() => this.sequelize.transaction(work));
+    this.sqliteTurn = turn.catch(() => undefined);
+    return turn;
   }
 
   store<Store>(definition: StoreDefinition<Store>): Store {
