@@ -14,8 +14,8 @@ const DEMO_PASSWORD = 'loaded packages demo passphrase 7';
 const SECRETS = { JWT_SECRET: randomBytes(48).toString('base64'), REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64') };
 const root = path.resolve(__dirname, '../..');
 
-async function loadedPackages(env: Record<string, string>): Promise<string[]> {
-  const { stdout } = await run(process.execPath, ['--require', 'tsx/cjs', 'test/support/print-loaded-packages.ts'], {
+async function loadedPackages(env: Record<string, string>, script = 'test/support/print-loaded-packages.ts'): Promise<string[]> {
+  const { stdout } = await run(process.execPath, ['--require', 'tsx/cjs', script], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', LOG_LEVEL: 'silent', COOKIE_SECURE: 'false', DEMO_USER_PASSWORD: DEMO_PASSWORD, ...SECRETS, ...env },
     timeout: 60_000,
@@ -31,6 +31,12 @@ describe('packages loaded by a running service', () => {
     for (const absent of ['mongoose', 'mongodb', 'ioredis', 'pg', 'mysql2', 'tedious', 'pino-pretty']) {
       expect(packages).not.toContain(absent);
     }
+  }, 90_000);
+
+  it('on MongoDB (built, not connected: no server here): mongoose, and no Sequelize or SQL driver', async () => {
+    const packages = await loadedPackages({ DATABASE_URL: 'mongodb://127.0.0.1:9/app' }, 'test/support/print-declared-packages.ts');
+    expect(packages).toEqual(expect.arrayContaining(['koa', 'mongoose', 'jsonwebtoken']));
+    for (const absent of ['sequelize', 'umzug', 'sqlite3', 'pg', 'mysql2', 'tedious', 'ioredis']) expect(packages).not.toContain(absent);
   }, 90_000);
 
   // The network engines when the run names one (scripts/ci/databases.sh native sets these): its driver only.

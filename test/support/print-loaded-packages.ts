@@ -1,18 +1,12 @@
 import { loadConfig } from '../../src/config/config';
 import { createLogger } from '../../src/logger';
 import { startService } from '../../src/service';
+import { packageName } from './loaded-package-name';
 
 // Run in a child process (test/service/loaded-packages.test.ts): starts the real service from the
 // environment it is given, answers GET / and a login over HTTP, and prints the npm packages present in
 // require.cache as one JSON array. Jest's module registry does not fill require.cache, hence the child.
 
-function packageName(file: string): string | undefined {
-  const marker = '/node_modules/';
-  const at = file.lastIndexOf(marker);
-  if (at < 0) return undefined;
-  const [scope, name] = file.slice(at + marker.length).split('/');
-  return scope?.startsWith('@') ? `${scope}/${name}` : scope;
-}
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);

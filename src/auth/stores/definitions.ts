@@ -6,23 +6,27 @@ import { addUserSessionVersion } from './migrations/0004-user-session-version';
 import { MongoRefreshTokenStore } from './mongo-refresh-token-store';
 import { MongoUserStore } from './mongo-user-store';
 import type { RefreshTokenStore } from './refresh-token-store';
-import { SqlRefreshTokenStore } from './sql-refresh-token-store';
-import { SqlUserStore } from './sql-user-store';
+import type * as SqlRefreshTokens from './sql-refresh-token-store';
+import type * as SqlUsers from './sql-user-store';
 import type { DatabaseUserStore } from './user-store';
 
 // The auth module's persistence, declared like any module's (src/stores/kit): the service opens them on
 // the configured engine. The migration names predate the kit and stay as they are (databases record them).
+// The relational implementations are required when built, not imported: they load Sequelize, which a
+// service on MongoDB never needs (test/service/loaded-packages.test.ts).
+/* eslint-disable @typescript-eslint/no-require-imports */
 
 export const userStore = defineStore<DatabaseUserStore>({
   name: 'users',
   migrations: [createUsers, addUserSessionVersion],
-  relational: (context) => new SqlUserStore(context),
+  relational: (context) => new (require('./sql-user-store') as typeof SqlUsers).SqlUserStore(context),
   mongodb: (context) => new MongoUserStore(context),
 });
 
 export const refreshTokenStore = defineStore<RefreshTokenStore>({
   name: 'refresh-tokens',
   migrations: [createRefreshTokens, addRefreshTokenFamilies],
-  relational: (context) => new SqlRefreshTokenStore(context),
+  relational: (context) => new (require('./sql-refresh-token-store') as typeof SqlRefreshTokens).SqlRefreshTokenStore(context),
   mongodb: (context) => new MongoRefreshTokenStore(context),
 });
+/* eslint-enable @typescript-eslint/no-require-imports */

@@ -1,5 +1,4 @@
-import { DataTypes } from 'sequelize';
-import { millisecondTimestamp } from '../../../stores/sql/migrations/column-types';
+import { dataTypesOf, millisecondTimestamp } from '../../../stores/sql/migrations/column-types';
 import type { SqlMigration } from '../../../stores/sql/migrations/migration';
 
 // Refresh-token records. `token` is the SHA-256 digest (64 hex characters) of the refresh token and the
@@ -9,6 +8,7 @@ import type { SqlMigration } from '../../../stores/sql/migrations/migration';
 export const createRefreshTokens: SqlMigration = {
   name: '0002-create-refresh-tokens',
   async up(queryInterface) {
+    const DataTypes = dataTypesOf(queryInterface);
     await queryInterface.createTable(
       'refresh_tokens',
       {

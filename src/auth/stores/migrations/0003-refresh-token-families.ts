@@ -1,5 +1,4 @@
-import { DataTypes } from 'sequelize';
-import { millisecondTimestamp } from '../../../stores/sql/migrations/column-types';
+import { dataTypesOf, millisecondTimestamp } from '../../../stores/sql/migrations/column-types';
 import type { SqlMigration } from '../../../stores/sql/migrations/migration';
 import { addColumnIfMissing, addIndexIfMissing } from '../../../stores/sql/migrations/schema-steps';
 
@@ -11,6 +10,7 @@ import { addColumnIfMissing, addIndexIfMissing } from '../../../stores/sql/migra
 export const addRefreshTokenFamilies: SqlMigration = {
   name: '0003-refresh-token-families',
   async up(queryInterface) {
+    const DataTypes = dataTypesOf(queryInterface);
     // Each step may run again (a retry after a failure on an engine without transactional DDL).
     await addColumnIfMissing(queryInterface, 'refresh_tokens', 'family_id', { type: DataTypes.STRING(64), allowNull: true });
     await addColumnIfMissing(queryInterface, 'refresh_tokens', 'retired_at', { type: millisecondTimestamp(queryInterface), allowNull: true });

@@ -1,4 +1,4 @@
-import { DataTypes } from 'sequelize';
+import { dataTypesOf } from '../../../stores/sql/migrations/column-types';
 import type { SqlMigration } from '../../../stores/sql/migrations/migration';
 import { addColumnIfMissing } from '../../../stores/sql/migrations/schema-steps';
 
@@ -8,6 +8,7 @@ import { addColumnIfMissing } from '../../../stores/sql/migrations/schema-steps'
 export const addUserSessionVersion: SqlMigration = {
   name: '0004-user-session-version',
   async up(queryInterface) {
+    const DataTypes = dataTypesOf(queryInterface);
     await addColumnIfMissing(queryInterface, 'users', 'session_version', { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 });
   },
   async down(queryInterface) {

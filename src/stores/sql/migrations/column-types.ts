@@ -1,4 +1,13 @@
-import { DataTypes, type QueryInterface } from 'sequelize';
+import type { DataTypes, QueryInterface } from 'sequelize';
+
+/**
+ * Sequelize's data types, from the connection a migration is given. Migrations take them from here rather
+ * than importing 'sequelize': a store's migrations are declared with the store, and a service on MongoDB
+ * must not load Sequelize just by declaring them.
+ */
+export function dataTypesOf(queryInterface: QueryInterface): typeof DataTypes {
+  return (queryInterface.sequelize.constructor as unknown as { DataTypes: typeof DataTypes }).DataTypes;
+}
 
 /**
  * A timestamp with millisecond precision on every engine: DATETIME(3) on MySQL/MariaDB,
@@ -13,6 +22,6 @@ export function millisecondTimestamp(queryInterface: QueryInterface): string | R
     case 'mssql':
       return 'DATETIMEOFFSET(3)';
     default:
-      return DataTypes.DATE(3);
+      return dataTypesOf(queryInterface).DATE(3);
   }
 }
