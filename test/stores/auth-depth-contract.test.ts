@@ -117,6 +117,17 @@ for (const target of engines) {
     });
 
     describe('user directory', () => {
+      it('has an index in the directory\'s order (created_at, id)', async () => {
+        if (target.engine === 'mongodb') {
+          const { toCreate } = await (database as unknown as { connection: { models: Record<string, { diffIndexes(): Promise<{ toCreate: unknown[] }> }> } }).connection.models.User.diffIndexes();
+          expect(toCreate).toEqual([]);
+          return;
+        }
+        const indexes = (await (database as unknown as { sequelize: Sequelize }).sequelize.getQueryInterface().showIndex('users')) as { name: string; fields: { attribute: string }[] }[];
+        const ordered = indexes.find((index) => index.name === 'users_created_at_id');
+        expect(ordered?.fields.map((field) => field.attribute)).toEqual(['created_at', 'id']);
+      });
+
       it('lists oldest first with the total, changes a role, deletes a user', async () => {
         const users = database.store(userStore);
         const tag = randomBytes(4).toString('hex');

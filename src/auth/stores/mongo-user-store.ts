@@ -33,6 +33,7 @@ export class MongoUserStore implements DatabaseUserStore {
       sessionVersion: { type: Number, default: 0 },
     });
     schema.index({ email: 1 }, { unique: true, name: 'users_email_unique' });
+    schema.index({ createdAt: 1, _id: 1 }, { name: 'users_created_at_id' }); // the directory's order
     this.User = context.connection.model<UserDocument>('User', schema, 'users');
   }
 
