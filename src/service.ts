@@ -84,7 +84,7 @@ export async function startService(config: Config, logger: Logger, options: Star
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(options.port ?? config.port, options.host, () => {
+      server.listen(options.port ?? config.port, options.host ?? config.host, () => {
         server.off('error', reject);
         resolve();
       });
@@ -94,12 +94,12 @@ export async function startService(config: Config, logger: Logger, options: Star
     throw error;
   }
   const { port } = server.address() as AddressInfo;
-  logger.info({ port, env: config.env }, 'listening');
+  logger.info({ host: (server.address() as AddressInfo).address, port, env: config.env }, 'listening');
 
   let metricsPort: number | undefined;
   if (services.metrics.enabled) {
     try {
-      const listener = await startMetricsServer(services.metrics, options.metricsPort ?? config.metricsPort ?? 0, options.host);
+      const listener = await startMetricsServer(services.metrics, options.metricsPort ?? config.metricsPort ?? 0, options.host ?? config.host);
       // Closed with the other resources, after the drain: the scraper still sees the last requests.
       services.lifecycle.onClose('metrics listener', listener.close);
       metricsPort = listener.port;

@@ -69,13 +69,13 @@ export const ${n.storeConst} = defineStore<${n.store}>({
 
 export function sqlStoreFile(spec: ModuleSpec): string {
   const n = names(spec);
-  return `import { DataTypes } from 'sequelize';
-import { defineRecordModel, SqlRecordStore, type SqlStoreContext } from '../kit';
+  return `import { defineRecordModel, SqlRecordStore, type SqlStoreContext } from '../kit';
 import type { ${n.record}, ${n.fields} } from './types';
 
 /** The ${n.label} on SQLite, PostgreSQL, MySQL/MariaDB and SQL Server: table \`${spec.table}\` (see migrations/). */
 export class ${n.sqlStore} extends SqlRecordStore<${n.record}, ${n.fields}> {
   constructor(context: SqlStoreContext) {
+    const { DataTypes } = context; // Sequelize's, from the connection: a service on MongoDB never loads it
     super(
       context,
       defineRecordModel(context.sequelize, '${n.record}', '${spec.table}', {
@@ -109,15 +109,15 @@ export function migrationFile(spec: ModuleSpec): string {
   const n = names(spec);
   const usesDataTypes = spec.fields.some((f) => f.type !== 'datetime');
   const usesTimestamp = spec.fields.some((f) => f.type === 'datetime');
-  const kitImports = ['createRecordTable', ...(usesTimestamp ? ['millisecondTimestamp'] : []), 'type SqlMigration'];
-  return `${usesDataTypes ? "import { DataTypes } from 'sequelize';\n" : ''}import { ${kitImports.join(', ')} } from '../../kit';
+  const kitImports = ['createRecordTable', ...(usesDataTypes ? ['dataTypesOf'] : []), ...(usesTimestamp ? ['millisecondTimestamp'] : []), 'type SqlMigration'];
+  return `import { ${kitImports.join(', ')} } from '../../kit';
 
 // The ${n.label} table: id, owner_id, created_at and updated_at come with createRecordTable. Never edit this
 // file once it has run anywhere: add 0002-… beside it and list it in ../store.ts.
 export const ${n.migration}: SqlMigration = {
   name: '${spec.name}-${n.migrationFile}',
   async up(queryInterface) {
-    await createRecordTable(queryInterface, '${spec.table}', {
+${usesDataTypes ? '    const DataTypes = dataTypesOf(queryInterface); // not imported: a service on MongoDB never loads Sequelize\n' : ''}    await createRecordTable(queryInterface, '${spec.table}', {
 ${lines(spec.fields.map((f) => `${f.column}: { type: ${spelling(f).column}, allowNull: ${f.optional} },`), '      ')}
     });
   },

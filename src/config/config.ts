@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { DEFAULT_HASH_CONCURRENCY, DEFAULT_HASH_QUEUE } from '../auth/hash-queue';
 import { accessTtlSeconds, callerStateTtlMs, claim, demoUser, loginThrottle, refreshRotation, roles, type DemoUserSettings, type LoginThrottleSettings, type RefreshRotationSettings } from './auth-settings';
 import { ConfigError } from './errors';
@@ -16,6 +17,8 @@ export type UserStoreKind = 'demo' | 'database';
 export interface Config {
   env: RunMode;
   port: number;
+  /** The listen address (HOST): loopback outside production, every interface in production (undefined). */
+  host: string | undefined;
   jwt: {
     accessSecret: string;
     refreshSecret: string;
@@ -172,6 +175,20 @@ function metricsPort(env: Env, port: number): number | undefined {
 }
 
 /** Reads and validates the configuration. Throws ConfigError on the first bad value. */
+/**
+ * Where the server listens. A laptop running `make run` or `npm run dev` should not offer the service to the
+ * whole network, so outside production it is loopback; in production (the image) every interface, which a
+ * container needs to be reachable at all. HOST overrides either: an IP address or a host name.
+ */
+function listenHost(env: Env, mode: RunMode): string | undefined {
+  const value = read(env, 'HOST');
+  if (value === undefined) return mode === 'production' ? undefined : '127.0.0.1';
+  if (!isIP(value) && !/^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$/i.test(value)) {
+    throw new ConfigError('HOST', 'must be an IP address (0.0.0.0, ::, 127.0.0.1) or a host name');
+  }
+  return value;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const warnings: string[] = [];
   const mode = oneOf(env, 'NODE_ENV', RUN_MODES, 'development');
@@ -198,6 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     env: mode,
     port,
+    host: listenHost(env, mode),
     jwt: {
       ...secrets,
       accessTtlSeconds: accessTtlSeconds(env, mode === 'production', warnings),

@@ -17,7 +17,7 @@ export { ADMIN_ROLE, ownerScope, type OwnerScope } from '../stores/kit/owner-sco
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_OFFSET, MAX_PAGE_SIZE, type Page, type PageRequest } from '../stores/kit/pagination';
 export type { OwnedRecord, RecordStore } from '../stores/kit/record-store';
 export { MongoRecordStore } from '../stores/mongo/mongo-record-store';
-export { millisecondTimestamp } from '../stores/sql/migrations/column-types';
+export { dataTypesOf, millisecondTimestamp } from '../stores/sql/migrations/column-types';
 export type { SqlMigration } from '../stores/sql/migrations/migration';
 export { createRecordTable } from '../stores/sql/migrations/record-table';
 export { defineRecordModel } from '../stores/sql/record-model';

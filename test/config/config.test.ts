@@ -180,3 +180,18 @@ describe('configuration', () => {
     expect(parseDurationSeconds('1e3')).toBeUndefined();
   });
 });
+
+describe('HOST, the listen address', () => {
+  it('is loopback outside production, every interface in production, and HOST overrides either', () => {
+    expect(loadConfig({}).host).toBe('127.0.0.1');
+    expect(loadConfig({ NODE_ENV: 'test' }).host).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ HOST: '::' }).host).toBe('::');
+    expect(loadConfig({ HOST: 'localhost' }).host).toBe('localhost');
+    expect(loadConfig(PRODUCTION).host).toBeUndefined(); // Node's default: every interface
+  });
+
+  it.each(['0.0.0.0:3000', 'http://0.0.0.0', 'a b', '-x'])('refuses %j, naming HOST', (value) => {
+    expect(() => loadConfig({ HOST: value })).toThrow(/HOST/);
+  });
+});

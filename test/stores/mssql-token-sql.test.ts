@@ -1,4 +1,4 @@
-import { Sequelize } from 'sequelize';
+import { DataTypes, Sequelize } from 'sequelize';
 import { SqlRefreshTokenStore } from '../../src/auth/stores/sql-refresh-token-store';
 import type { SqlStoreContext } from '../../src/stores/kit/definition';
 import type { SqlEngine } from '../../src/stores/sql/connection-options';
@@ -25,6 +25,7 @@ function storeCapturing(engine: SqlEngine): { store: SqlRefreshTokenStore; state
   }) as typeof sequelize.query;
   const context: SqlStoreContext = {
     sequelize,
+    DataTypes,
     engine,
     timeoutMs: 1_000,
     run: async (operation) => {

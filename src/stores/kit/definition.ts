@@ -1,5 +1,5 @@
 import type { Connection, Schema, SchemaDefinition, SchemaOptions } from 'mongoose';
-import type { Sequelize, Transaction } from 'sequelize';
+import type { DataTypes, Sequelize, Transaction } from 'sequelize';
 import type { SqlEngine } from '../sql/connection-options';
 import type { SqlMigration } from '../sql/migrations/migration';
 
@@ -10,6 +10,8 @@ import type { SqlMigration } from '../sql/migrations/migration';
 /** What a relational implementation is given: the connection and the shared guard. */
 export interface SqlStoreContext {
   readonly sequelize: Sequelize;
+  /** Sequelize's data types, for a store's model: from here, so that declaring a store loads no Sequelize. */
+  readonly DataTypes: typeof DataTypes;
   readonly engine: SqlEngine;
   readonly timeoutMs: number;
   /** Runs one operation under the store deadline; outages become StoreUnavailableError (503), duplicates DuplicateKeyError (409). */

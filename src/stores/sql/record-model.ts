@@ -1,4 +1,4 @@
-import { DataTypes, type Model, type ModelAttributes, type ModelStatic, type Sequelize } from 'sequelize';
+import type { DataTypes as SequelizeDataTypes, Model, ModelAttributes, ModelStatic, Sequelize } from 'sequelize';
 
 /** The columns every record table has, created by `recordTableColumns` in the store's first migration. */
 export interface RecordRowAttributes {
@@ -14,6 +14,8 @@ export interface RecordRowAttributes {
  * (`underscored`). The model never creates or alters its table (no sync): the schema belongs to migrations.
  */
 export function defineRecordModel(sequelize: Sequelize, modelName: string, tableName: string, attributes: ModelAttributes): ModelStatic<Model> {
+  // From the instance, not imported: the kit is loaded by every module, on every engine.
+  const DataTypes = (sequelize.constructor as unknown as { DataTypes: typeof SequelizeDataTypes }).DataTypes;
   return sequelize.define(
     modelName,
     {

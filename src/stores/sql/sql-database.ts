@@ -1,4 +1,4 @@
-import { Sequelize, type Transaction } from 'sequelize';
+import { DataTypes, Sequelize, type Transaction } from 'sequelize';
 import type { Logger } from '../../logger';
 import { ExpiredRecordCleanup } from '../cleanup-job';
 import { connectWithRetry } from '../connect-retry';
@@ -46,6 +46,7 @@ export class SqlDatabase implements Database {
     this.sequelize = new Sequelize(settings.options);
     const context: SqlStoreContext = {
       sequelize: this.sequelize,
+      DataTypes,
       engine: options.engine,
       timeoutMs: options.timeoutMs,
       run: (operation) => guarded(operation, options.timeoutMs, translateSqlError),

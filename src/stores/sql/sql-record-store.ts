@@ -1,4 +1,4 @@
-import { type Model, type ModelStatic, type WhereOptions } from 'sequelize';
+import type { Model, ModelStatic, WhereOptions } from 'sequelize';
 import { newId, isId } from '../ids';
 import type { SqlStoreContext } from '../kit/definition';
 import type { OwnerScope } from '../kit/owner-scope';

@@ -1,5 +1,5 @@
-import { DataTypes, type ModelAttributeColumnOptions, type QueryInterface } from 'sequelize';
-import { millisecondTimestamp } from './column-types';
+import type { ModelAttributeColumnOptions, QueryInterface } from 'sequelize';
+import { dataTypesOf, millisecondTimestamp } from './column-types';
 
 /**
  * Creates a table of owned records: `id` (UUIDv7 string, primary key), `owner_id`, the given columns, and
@@ -11,6 +11,7 @@ export async function createRecordTable(
   table: string,
   columns: Record<string, ModelAttributeColumnOptions>,
 ): Promise<void> {
+  const DataTypes = dataTypesOf(queryInterface); // not imported: the kit is loaded on every engine
   await queryInterface.createTable(
     table,
     {
