@@ -48,6 +48,11 @@ export class CallerStates {
     return { id: claims.id, role: state.role };
   }
 
+  /** The user's current role and session version, through the cache (null: no such user). Refresh reads the user here. */
+  current(userId: string): Promise<CallerState | null> {
+    return this.cached(userId);
+  }
+
   /** Drops what this process knows of the user: call after changing their role, sessions or existence. */
   forget(userId: string): void {
     this.cache.delete(userId);

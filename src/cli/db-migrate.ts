@@ -38,7 +38,7 @@ async function main(command: string): Promise<number> {
       logger.info({ reverted }, reverted.length ? 'migration reverted' : 'nothing to revert');
     }
     if (command === 'status') {
-      const { executed, pending } = await database.migrator.status();
+      const { executed, pending } = await database.migrator().status();
       process.stdout.write(`${[...executed.map((name) => `applied  ${name}`), ...pending.map((name) => `pending  ${name}`)].join('\n')}\n`);
     }
     return 0;

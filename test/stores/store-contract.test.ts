@@ -260,8 +260,8 @@ for (const target of engines) {
       describe('concurrent start-up', () => {
         it('lets three instances migrate an empty database at once; each migration runs once', async () => {
           const sql = database as SqlDatabase;
-          while ((await sql.migrator.down()).length > 0);
-          expect((await sql.migrator.status()).executed).toEqual([]);
+          while ((await sql.migrator().down()).length > 0);
+          expect((await sql.migrator().status()).executed).toEqual([]);
 
           const instances = [1, 2, 3].map(() => createDatabase(configFor(started!.url), logger, registeredStores, { cleanupJob: false, connectAttempts: 1 }));
           try {
@@ -271,7 +271,7 @@ for (const target of engines) {
           } finally {
             await Promise.all(instances.map((instance) => instance.close()));
           }
-          const status = await sql.migrator.status();
+          const status = await sql.migrator().status();
           expect(status.pending).toEqual([]);
           // Every registered module's migrations, each applied once, in registration order.
           expect(status.executed).toEqual(migrationsOf(registeredStores).map((migration) => migration.name));

@@ -1,6 +1,5 @@
-import compose from 'koa-compose';
+import { json as readJson } from 'co-body';
 import type { Middleware } from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
 import { scan } from 'secure-json-parse';
 import { badRequest, HttpError } from '../errors';
 import type { RequestState } from '../routing/route';
@@ -23,38 +22,35 @@ function parseFailure(error: Error & { status?: number; type?: string }): HttpEr
  * Reads a JSON body for routes that declare a body schema: 415 for any other content type, 413 over the
  * limit, 400 for malformed JSON or a `__proto__` / `constructor.prototype` key (rejected, never merged).
  * No body at all reads as `{}`, so the schema names what is missing.
+ *
+ * co-body (what koa-body uses for JSON) directly: koa-body would also load formidable for multipart, about
+ * 9 MiB of a process that only ever reads JSON (docs/performance.md, "Memory").
  */
 export function jsonBody(limitBytes: number): Middleware<RequestState> {
-  const parse = koaBody({
-    json: true,
-    jsonTypes: JSON_TYPES,
-    jsonLimit: limitBytes,
-    jsonStrict: true,
-    urlencoded: false,
-    text: false,
-    multipart: false,
-    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
-    onError: (error) => {
-      throw parseFailure(error);
-    },
-  }) as unknown as Middleware<RequestState>;
-
-  const requireJson: Middleware<RequestState> = async (ctx, next) => {
-    if (hasBody(ctx.req.headers) && !ctx.is(JSON_TYPES)) {
-      throw new HttpError(415, 'Content-Type must be application/json');
+  return async (ctx, next) => {
+    if (hasBody(ctx.req.headers)) {
+      if (!ctx.is(JSON_TYPES)) throw new HttpError(415, 'Content-Type must be application/json');
+      let body: unknown;
+      try {
+        body = await readJson(ctx.req, { limit: limitBytes, strict: true });
+      } catch (error) {
+        throw parseFailure(error as Error & { status?: number; type?: string });
+      }
+      try {
+        scan(body as object, { protoAction: 'error', constructorAction: 'error' });
+      } catch {
+        throw badRequest('Forbidden property name in JSON body: "__proto__" and "constructor.prototype" are refused');
+      }
+      ctx.request.body = body;
     }
-    await next();
-  };
-
-  const rejectPrototypeKeys: Middleware<RequestState> = async (ctx, next) => {
     ctx.request.body ??= {};
-    try {
-      scan(ctx.request.body as object, { protoAction: 'error', constructorAction: 'error' });
-    } catch {
-      throw badRequest('Forbidden property name in JSON body (__proto__ or constructor.prototype)');
-    }
     await next();
   };
+}
 
-  return compose([requireJson, parse, rejectPrototypeKeys]);
+declare module 'koa' {
+  interface Request {
+    /** The parsed JSON body, on routes that declare one (jsonBody); `{}` when none was sent. */
+    body?: unknown;
+  }
 }

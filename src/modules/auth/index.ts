@@ -47,6 +47,7 @@ export const authModule = defineModule([userStore, refreshTokenStore], (services
       credentials: new CredentialVerifier(users, hasher, logger),
       sessions,
       accounts: new AccountSessions(users, sessions, callers),
+      callers,
       hasher,
       cookie: { maxAgeSeconds: config.jwt.refreshTtlSeconds, secure: config.cookieSecure },
       events,

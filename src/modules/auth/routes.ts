@@ -1,4 +1,5 @@
 import type { AccountSessions } from '../../auth/account-sessions';
+import type { CallerStates } from '../../auth/caller-states';
 import type { CredentialVerifier } from '../../auth/credentials';
 import type { LoginThrottle } from '../../auth/login-throttle';
 import { passwordRefusal } from '../../auth/password-policy';
@@ -26,6 +27,8 @@ export interface AuthRouteDeps {
   sessions: RefreshSessions;
   /** Ends every session of a user (refresh tokens and the access tokens already out). */
   accounts: AccountSessions;
+  /** The users' current role and session version (the guards' cache). */
+  callers: CallerStates;
   hasher: PasswordHasher;
   cookie: CookiePolicy;
   events: AuthEvents;
@@ -132,8 +135,10 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
           }
           throw refreshRefused();
         }
-        // The user may have been deleted, or their role changed, since login: read them again.
-        const user = await users.findById(session.userId);
+        // The user may have been deleted, their role changed or their sessions ended since login: their current
+        // state, through the guards' cache (the same bound as every authenticated route: docs/security.md).
+        const state = await deps.callers.current(session.userId);
+        const user = state && { id: session.userId, ...state };
         if (!user) {
           events.record(ctx, { action: 'refresh', outcome: 'refused', reason: 'user-gone', userId: session.userId });
           throw refreshRefused();

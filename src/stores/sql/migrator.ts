@@ -3,10 +3,8 @@ import { SequelizeStorage, Umzug } from 'umzug';
 import type { Logger } from '../../logger';
 import type { SqlEngine } from './connection-options';
 import { withMigrationLock } from './migration-lock';
-import type { SqlMigration } from './migrations/migration';
+import { MIGRATIONS_TABLE, type SqlMigration } from './migrations/migration';
 
-/** Applied migrations are recorded in this table (umzug's SequelizeStorage). */
-const MIGRATIONS_TABLE = 'schema_migrations';
 
 /** Engines whose DDL is transactional: each migration there runs in a transaction, all or nothing. */
 const TRANSACTIONAL_DDL: ReadonlySet<SqlEngine> = new Set(['postgres', 'mssql']);

@@ -1,4 +1,4 @@
-import { DataTypes, Sequelize, type Transaction } from 'sequelize';
+import { DataTypes, QueryTypes, Sequelize, type Transaction } from 'sequelize';
 import type { Logger } from '../../logger';
 import { ExpiredRecordCleanup } from '../cleanup-job';
 import { connectWithRetry } from '../connect-retry';
@@ -7,7 +7,9 @@ import type { SqlStoreContext, StoreDefinition } from '../kit/definition';
 import { migrationsOf, OpenedStores, type AnyStoreDefinition } from '../kit/registry';
 import type { Database, PoolStats } from '../types';
 import { sqlConnectionSettings, type SqlEngine } from './connection-options';
-import { Migrator } from './migrator';
+import type { Migrator } from './migrator';
+import type * as MigratorModule from './migrator';
+import { MIGRATIONS_TABLE, type SqlMigration } from './migrations/migration';
 import { translateSqlError } from './sql-errors';
 
 export interface SqlDatabaseOptions {
@@ -31,7 +33,8 @@ export class SqlDatabase implements Database {
   readonly engine: SqlEngine;
   readonly description: string;
   readonly sequelize: Sequelize;
-  readonly migrator: Migrator;
+  /** Every registered store's migrations, in order (see migrationsOf). */
+  readonly migrations: readonly SqlMigration[];
   private readonly stores: OpenedStores;
   private readonly expiryTasks: (() => Promise<number>)[] = [];
   private readonly cleanup: ExpiredRecordCleanup | undefined;
@@ -55,7 +58,7 @@ export class SqlDatabase implements Database {
     };
     this.stores = new OpenedStores(options.stores, (definition) => definition.relational(context));
     // Waiting for another instance's migrations: generous, they are a few short DDL statements.
-    this.migrator = new Migrator(this.sequelize, options.engine, migrationsOf(options.stores), logger, Math.max(60_000, options.timeoutMs * 6));
+    this.migrations = migrationsOf(options.stores);
     this.cleanup =
       options.cleanupIntervalMs > 0 && this.expiryTasks.length > 0
         ? new ExpiredRecordCleanup(() => this.removeExpired(), logger, options.cleanupIntervalMs)
@@ -89,8 +92,38 @@ export class SqlDatabase implements Database {
   }
 
   async migrate(): Promise<void> {
+    if (await this.upToDate()) {
+      this.logger.info({ applied: [] }, 'database schema up to date');
+      return;
+    }
     const applied = await this.withMigrationConnection((migrator) => migrator.up());
     this.logger.info({ applied }, applied.length ? 'database migrations applied' : 'database schema up to date');
+  }
+
+  /**
+   * True when `schema_migrations` lists every registered migration: one SELECT, and the migration tooling
+   * (umzug, ~9 MiB) is never loaded by a service whose schema is current. Anything else (no table yet, a
+   * pending migration, an error) goes through the migrator, under the lock.
+   */
+  private async upToDate(): Promise<boolean> {
+    try {
+      const q = (name: string) => this.sequelize.getQueryInterface().quoteIdentifier(name);
+      const rows = await this.sequelize.query<{ name: string }>(`SELECT ${q('name')} AS ${q('name')} FROM ${q(MIGRATIONS_TABLE)}`, {
+        type: QueryTypes.SELECT,
+        logging: false,
+      });
+      const applied = new Set(rows.map((row) => row.name));
+      return this.migrations.every((migration) => applied.has(migration.name));
+    } catch {
+      return false;
+    }
+  }
+
+  /** A migrator (umzug, loaded now) on the given connection. */
+  migrator(sequelize: Sequelize = this.sequelize): Migrator {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when a migration may run
+    const { Migrator: MigratorClass } = require('./migrator') as typeof MigratorModule;
+    return new MigratorClass(sequelize, this.engine, this.migrations, this.logger, Math.max(60_000, this.options.timeoutMs * 6));
   }
 
   /**
@@ -100,12 +133,12 @@ export class SqlDatabase implements Database {
    * in-memory database exists only on its one connection: it migrates on the service's own.
    */
   async withMigrationConnection<T>(work: (migrator: Migrator) => Promise<T>): Promise<T> {
-    if (this.engine === 'sqlite') return work(this.migrator);
+    if (this.engine === 'sqlite') return work(this.migrator());
     const { url, engine, migrationTimeoutMs } = this.options;
     const settings = sqlConnectionSettings(url, engine, migrationTimeoutMs, this.logger);
     const sequelize = new Sequelize({ ...settings.options, pool: { max: 2, min: 0, acquire: migrationTimeoutMs, idle: 10_000 } });
     try {
-      return await work(new Migrator(sequelize, engine, this.migrator.migrations, this.logger, Math.max(60_000, this.options.timeoutMs * 6)));
+      return await work(this.migrator(sequelize));
     } finally {
       await sequelize.close();
     }

@@ -6,3 +6,6 @@ export interface SqlMigration {
   up(queryInterface: QueryInterface): Promise<void>;
   down(queryInterface: QueryInterface): Promise<void>;
 }
+
+/** Applied migrations are recorded in this table (umzug's SequelizeStorage, column `name`). */
+export const MIGRATIONS_TABLE = 'schema_migrations';
