@@ -27,7 +27,7 @@ export function declareApi(services: Services, factories: readonly ModuleFactory
     if (prefixes.has(prefix)) throw new Error(`module '${module.name}' is registered twice`);
     prefixes.add(prefix);
     modules.push(module);
-    routes.push(...declareRoutes(prefix, module.routes, module));
+    routes.push(...declareRoutes(prefix, module.routes, module, (factory.stores?.length ?? 0) > 0));
   }
   // Built whether or not API_DOCS serves it, so a declaration the document cannot take fails everywhere alike.
   const document = buildOpenApiDocument(routes, { package: readPackageInfo(), publicUrl: services.config.publicUrl });

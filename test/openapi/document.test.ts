@@ -95,13 +95,13 @@ describe('GET /openapi.json: the document generated from the declarations', () =
     expect(doc.paths['/api/auth/logout'].post.responses['401'].headers['WWW-Authenticate']).toEqual({ $ref: '#/components/headers/WWW-Authenticate' });
   });
 
-  it('bearerAuth on protected routes (roles listed), cookieAuth on refresh, nothing on public routes', () => {
+  it('bearerAuth on protected routes (roles listed), cookieAuth on refresh, an explicit empty list on public routes', () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
     expect(doc.components.securitySchemes.cookieAuth).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'refreshToken' });
     expect(doc.paths['/api/auth/logout'].post.security).toEqual([{ bearerAuth: [] }]);
     expect(doc.paths['/api/probe/admin'].get.security).toEqual([{ bearerAuth: ['admin', 'owner'] }]);
     expect(doc.paths['/api/auth/refresh'].post.security).toEqual([{ cookieAuth: [] }]);
-    expect(doc.paths['/api/auth/login'].post.security).toBeUndefined();
+    expect(doc.paths['/api/auth/login'].post.security).toEqual([]);
   });
 
   it('describes parameters and request bodies from the schemas', () => {

@@ -25,9 +25,14 @@ interface LibraryError {
   headers?: unknown;
 }
 
+/** What a client is told to wait when the database is unreachable: about how long a reconnect takes. */
+const STORE_RETRY_AFTER_SECONDS = 5;
+
 function describe(error: unknown): Described {
   if (error instanceof HttpError) return { status: error.status, message: error.message, ...error.details };
-  if (error instanceof StoreUnavailableError) return { status: 503, message: 'Service temporarily unavailable, try again shortly' };
+  if (error instanceof StoreUnavailableError) {
+    return { status: 503, message: 'Service temporarily unavailable, try again shortly', headers: { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) } };
+  }
   if (error instanceof DuplicateKeyError) return { status: 409, message: 'The resource already exists' };
   if (error instanceof HashQueueFullError) {
     return { status: 503, message: 'Too many sign-ins at once, try again shortly', headers: { 'Retry-After': String(HASH_QUEUE_RETRY_AFTER_SECONDS) } };

@@ -37,7 +37,12 @@ export function baseComponents(): { schemas: Record<string, JsonSchema>; headers
       SuccessEnvelope: plain(SuccessEnvelopeSchema),
       FailEnvelope: failEnvelope,
       // A 422 always lists the fields.
-      ValidationFailEnvelope: { allOf: [{ $ref: SCHEMA_REF.fail }, { required: ['errors'] }] },
+      ValidationFailEnvelope: {
+        allOf: [
+          { $ref: SCHEMA_REF.fail },
+          { type: 'object', required: ['errors'], properties: { errors: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/FieldError' } } } },
+        ],
+      },
       FieldError: plain(FieldErrorSchema),
     },
     headers: Object.fromEntries(Object.entries(FRAMEWORK_HEADERS).map(([name, header]) => [name, plain(header)])),

@@ -46,6 +46,7 @@ export function buildOpenApiDocument(routes: readonly MountedRoute[], options: D
       title: options.package.name,
       version: options.package.version,
       ...(options.package.description ? { description: options.package.description } : {}),
+      ...(options.package.license ? { license: { name: options.package.license, identifier: options.package.license } } : {}),
     },
     servers: [{ url: options.publicUrl ?? '/' }],
     tags: tags.map((tag) => (tag.description ? tag : { name: tag.name })),

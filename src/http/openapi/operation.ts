@@ -64,6 +64,8 @@ function errorEntries(route: MountedRoute): Map<number, ErrorEntry> {
   }
   const validated = (['params', 'query', 'headers', 'body'] as const).filter((part) => definition[part]);
   if (validated.length) add(422, `The ${validated.join(', ')} did not match the schema: \`errors\` names each field`);
+  // A route of a module that keeps data can find the database unreachable: derived from that fact.
+  if (route.usesStores) add(503, { description: 'The database is unreachable: try again shortly', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } });
   for (const declared of [definition.errors ?? {}, ...declaredByMiddleware(route).errors]) {
     for (const [status, doc] of Object.entries(declared)) add(Number(status), doc);
   }
@@ -90,7 +92,8 @@ function successResponses(route: MountedRoute): Record<string, JsonSchema> {
       const headers = headerRefs(route, route.definition.responseHeaders ?? {});
       const response: JsonSchema = { description: STATUS_CODES[Number(status)] ?? 'Success', headers };
       if (data !== null) {
-        const envelope = { allOf: [{ $ref: SCHEMA_REF.success }, { type: 'object', properties: { data: plain(data) } }] };
+        // `data` required: a generated client types the payload as present, with no `| undefined` to guard.
+        const envelope = { allOf: [{ $ref: SCHEMA_REF.success }, { type: 'object', required: ['data'], properties: { data: plain(data) } }] };
         response.content = jsonContent(envelope);
       }
       return [status, response];
@@ -135,7 +138,7 @@ function security(route: MountedRoute): JsonSchema[] | undefined {
   if (access === 'authenticated') return [{ bearerAuth: [] }];
   // OpenAPI 3.1: for schemes other than OAuth2/OpenID, the list names the roles the operation needs.
   if (typeof access === 'object') return [{ bearerAuth: [...access.roles] }];
-  return schemes?.length ? schemes.map((name) => ({ [name]: [] })) : undefined;
+  return schemes?.length ? schemes.map((name) => ({ [name]: [] })) : []; // public: stated, not left to a default
 }
 
 /** The OpenAPI operation object of a mounted route. */

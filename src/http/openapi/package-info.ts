@@ -5,6 +5,8 @@ export interface PackageInfo {
   name: string;
   version: string;
   description?: string;
+  /** An SPDX identifier (package.json `license`). */
+  license?: string;
 }
 
 /**

@@ -23,6 +23,8 @@ export interface MountedRoute {
   successStatus: number;
   /** The module the route belongs to; undefined for the system routes. */
   module?: ModuleDefinition;
+  /** The module keeps data (its factory lists stores): any of its routes may find the database unreachable (503). */
+  usesStores?: boolean;
 }
 
 const MODULE_NAME = /^[a-z][a-z0-9-]*$/;
@@ -103,12 +105,12 @@ function chain(route: MountedRoute, options: MountOptions): Middleware<RequestSt
 }
 
 /** The mounted form of a module's (or the system's) routes under `prefix`, each declaration checked. */
-export function declareRoutes(prefix: string, routes: readonly AnyRoute[], module?: ModuleDefinition): MountedRoute[] {
+export function declareRoutes(prefix: string, routes: readonly AnyRoute[], module?: ModuleDefinition, usesStores = false): MountedRoute[] {
   return routes.map((definition) => {
     const path = `${prefix}${definition.path === '/' && prefix ? '' : definition.path}`;
     const where = `route ${String(definition.method)} ${path}`;
     if (typeof definition.path !== 'string' || !definition.path.startsWith('/')) throw new Error(`${where}: path must start with /`);
-    return { path, where, definition, successStatus: checkDeclaration(definition, path, where), module };
+    return { path, where, definition, successStatus: checkDeclaration(definition, path, where), module, usesStores };
   });
 }
 

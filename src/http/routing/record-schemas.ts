@@ -30,5 +30,5 @@ export function ownedRecordSchema<Fields extends TProperties>(fields: Fields) {
 
 /** One page of a list, and the total to page through. */
 export function pageSchema<Item extends TSchema>(item: Item) {
-  return Type.Object({ items: Type.Array(item), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() });
+  return Type.Object({ items: Type.Array(item, { maxItems: MAX_PAGE_SIZE }), total: Type.Integer({ minimum: 0 }), limit: Type.Integer(), offset: Type.Integer() });
 }

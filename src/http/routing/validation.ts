@@ -30,8 +30,28 @@ function join(parent: string, child: string): string {
   return parent && child ? `${parent}.${child}` : parent || child;
 }
 
+/**
+ * One error per field, the one the caller meant: a value refused by `anyOf` (a nullable or a choice of
+ * types) gives ajv one error per branch plus "must match a schema in anyOf"; the branch errors about
+ * `null` and the summary are dropped, the first remaining one stays.
+ */
+function onePerField(errors: FieldError[], raw: ErrorObject[]): FieldError[] {
+  const kept = new Map<string, FieldError>();
+  errors.forEach((error, index) => {
+    const { keyword, params } = raw[index];
+    const noise = keyword === 'anyOf' || keyword === 'oneOf' || (keyword === 'type' && params.type === 'null');
+    if (!kept.has(error.field) && !noise) kept.set(error.field, error);
+  });
+  for (const error of errors) if (!kept.has(error.field)) kept.set(error.field, error); // only noise for it: keep one
+  return [...kept.values()];
+}
+
 /** Turns ajv's errors into `{ field, message }`: the property path, and for a missing property its name. */
 function toFieldErrors(errors: ErrorObject[], source: Source): FieldError[] {
+  return onePerField(fieldErrors(errors, source), errors);
+}
+
+function fieldErrors(errors: ErrorObject[], source: Source): FieldError[] {
   const prefix = source === 'body' ? '' : source;
   return errors.map((error) => {
     const path = join(prefix, pointerToPath(error.instancePath));
@@ -76,11 +96,11 @@ export function validateRequestParts(parts: { params?: Schema; query?: Schema; h
   const guards: Middleware<RequestState>[] = [];
   if (parts.params) {
     const validate = compile('params', parts.params, where);
-    guards.push((ctx, next) => check(validate, (ctx as { params?: unknown }).params ?? {}, 'params', next));
+    guards.push((ctx, next) => check(validate, (ctx as { params?: unknown }).params ?? {}, 'params', next, parts.params));
   }
   if (parts.query) {
     const validate = compile('query', closedUnlessOpen(parts.query), where);
-    guards.push((ctx, next) => check(validate, ctx.query, 'query', next));
+    guards.push((ctx, next) => check(validate, ctx.query, 'query', next, parts.query));
   }
   if (parts.headers) {
     const validate = compile('headers', parts.headers, where);
@@ -89,9 +109,31 @@ export function validateRequestParts(parts: { params?: Schema; query?: Schema; h
   return guards;
 }
 
-function check(validate: ValidateFunction, value: unknown, source: Source, next: () => Promise<unknown>): Promise<unknown> {
+/**
+ * ajv coerces a string to a number as JavaScript does: `0x10`, `1e1`, `+5` and ` 5` all pass as integers.
+ * A query or path number is written in decimal digits, and nothing else is read as one.
+ */
+const DECIMAL: Record<string, RegExp> = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?$/ };
+
+function numberSpellingErrors(schema: Schema, value: unknown, source: Source): FieldError[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  if (value === null || typeof value !== 'object') return [];
+  const errors: FieldError[] = [];
+  for (const [name, property] of Object.entries(properties)) {
+    const given = (value as Record<string, unknown>)[name];
+    const pattern = typeof property.type === 'string' ? DECIMAL[property.type] : undefined;
+    if (pattern && typeof given === 'string' && !pattern.test(given)) {
+      errors.push({ field: `${source}.${name}`, message: `must be ${property.type === 'integer' ? 'an integer' : 'a number'} in decimal digits` });
+    }
+  }
+  return errors;
+}
+
+function check(validate: ValidateFunction, value: unknown, source: Source, next: () => Promise<unknown>, schema?: Schema): Promise<unknown> {
   const nul = nulCharacterErrors(value, source);
   if (nul.length > 0) throw unprocessable(nul);
+  const spelling = schema ? numberSpellingErrors(schema, value, source) : [];
+  if (spelling.length > 0) throw unprocessable(spelling);
   if (!validate(value)) throw unprocessable(toFieldErrors(validate.errors ?? [], source));
   return next();
 }

@@ -7,7 +7,7 @@ import { route } from '../../http/routing/route';
 import { readDeviceCookie, refreshCookie } from './cookie';
 import { counted } from './rate-limit';
 import type { AuthRouteDeps } from './routes';
-import { passwordChangeSchema, STORE_UNAVAILABLE } from './schemas';
+import { passwordChangeSchema } from './schemas';
 
 /**
  * POST /api/auth/password {currentPassword, newPassword}: the signed-in caller changes their password.
@@ -34,7 +34,6 @@ export function passwordChangeRoute(deps: AuthRouteDeps) {
     errors: {
       401: 'The current password is wrong (counted by the login throttle)',
       429: { description: 'Too many failed attempts for this account', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
-      503: STORE_UNAVAILABLE,
     },
     handler: async (ctx) => {
       const caller = callerOf(ctx);

@@ -120,7 +120,6 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       errors: {
         401: { description: 'Refresh cookie missing, invalid, expired or unknown; the cookie is cleared', headers: { 'Set-Cookie': CLEARED_COOKIE_HEADER } },
         403: 'Cross-site request',
-        503: STORE_UNAVAILABLE,
       },
       before: [crossSiteGuard],
       handler: async (ctx) => {
@@ -164,7 +163,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       summary: "Log out: deletes the cookie's refresh token (when it is the caller's) and clears the cookie",
       responses: { 204: null },
       responseHeaders: { 'Set-Cookie': CLEARED_COOKIE_HEADER },
-      errors: { 403: 'Cross-site request', 503: STORE_UNAVAILABLE },
+      errors: { 403: 'Cross-site request' },
       before: [crossSiteGuard],
       handler: async (ctx) => {
         const caller = callerOf(ctx);
@@ -183,7 +182,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       summary: 'Log out everywhere: ends every session of the caller (refresh and access tokens) and clears the cookie',
       responses: { 204: null },
       responseHeaders: { 'Set-Cookie': CLEARED_COOKIE_HEADER },
-      errors: { 403: 'Cross-site request', 503: STORE_UNAVAILABLE },
+      errors: { 403: 'Cross-site request' },
       before: [crossSiteGuard],
       handler: async (ctx) => {
         const caller = callerOf(ctx);
@@ -207,7 +206,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
         summary: 'Create a user (role `user`)',
         body: registerSchema(deps.passwordMinLength),
         responses: { 201: registeredUserSchema },
-        errors: { 409: 'The email is already registered', 503: STORE_UNAVAILABLE },
+        errors: { 409: 'The email is already registered' },
         handler: async (ctx) => {
           const { name, email, password } = ctx.request.body;
           const refusal = passwordRefusal(password, { email, name });
