@@ -93,7 +93,7 @@ export function mongoStoreFile(spec: ModuleSpec): string {
   return `import { MongoRecordStore, type MongoStoreContext } from '../kit';
 import type { ${n.record}, ${n.fields} } from './types';
 
-/** The ${n.label} on MongoDB: collection \`${spec.table}\`, indexed on (ownerId, createdAt). */
+/** The ${n.label} on MongoDB: collection \`${spec.table}\`, indexed on (ownerId, createdAt, _id): its list order. */
 export class ${n.mongoStore} extends MongoRecordStore<${n.record}, ${n.fields}> {
   constructor(context: MongoStoreContext) {
     const schema = context.ownedRecordSchema({

@@ -6,6 +6,8 @@ import { migrationsOf, OpenedStores } from '../../src/stores/kit/registry';
 import { findMissingIndexes } from '../../src/stores/mongo/index-check';
 import { ownedRecordSchema } from '../../src/stores/mongo/record-schema';
 import { registeredStores } from '../support/registered-stores';
+import { Sequelize } from 'sequelize';
+import { createRecordTable } from '../../src/stores/sql/migrations/record-table';
 
 // The engine-independent parts of the store kit. The engines themselves are covered by the contract suites.
 
@@ -67,7 +69,21 @@ describe('MongoDB index check', () => {
 
   it('the owned-record schema declares the owner index', () => {
     const schema = ownedRecordSchema(mongoose.Schema, { title: String });
-    expect(schema.indexes().map(([key]) => key)).toEqual(expect.arrayContaining([{ ownerId: 1, createdAt: -1 }]));
+    expect(schema.indexes().map(([key]) => key)).toEqual(expect.arrayContaining([{ ownerId: 1, createdAt: -1, _id: -1 }]));
   });
 });
 
+
+describe('record tables', () => {
+  it('index the owner\'s list in its order, tiebreak included: (owner_id, created_at, id)', async () => {
+    const sequelize = new Sequelize({ dialect: 'sqlite', storage: ':memory:', logging: false });
+    try {
+      const queryInterface = sequelize.getQueryInterface();
+      await createRecordTable(queryInterface, 'probe_records', {});
+      const indexes = (await queryInterface.showIndex('probe_records')) as { name: string; fields: { attribute: string }[] }[];
+      expect(indexes.find((index) => index.name === 'probe_records_owner_created')?.fields.map((field) => field.attribute)).toEqual(['owner_id', 'created_at', 'id']);
+    } finally {
+      await sequelize.close();
+    }
+  });
+});

@@ -12,6 +12,6 @@ export function recordSchema(SchemaClass: typeof Schema, fields: SchemaDefinitio
 /** A record schema with a required `ownerId` and the index the owner's newest-first list uses. */
 export function ownedRecordSchema(SchemaClass: typeof Schema, fields: SchemaDefinition, options: SchemaOptions = {}): Schema {
   const schema = recordSchema(SchemaClass, { ownerId: { type: String, required: true }, ...fields }, options);
-  schema.index({ ownerId: 1, createdAt: -1 });
+  schema.index({ ownerId: 1, createdAt: -1, _id: -1 }); // the owner's list order, tiebreak included
   return schema;
 }

@@ -3,8 +3,8 @@ import { dataTypesOf, millisecondTimestamp } from './column-types';
 
 /**
  * Creates a table of owned records: `id` (UUIDv7 string, primary key), `owner_id`, the given columns, and
- * millisecond `created_at`/`updated_at`; indexed on (owner_id, created_at) for the owner's newest-first
- * list. utf8mb4 on MySQL/MariaDB (the other dialects ignore the option).
+ * millisecond `created_at`/`updated_at`; indexed on (owner_id, created_at, id) for the owner's
+ * newest-first list. utf8mb4 on MySQL/MariaDB (the other dialects ignore the option).
  */
 export async function createRecordTable(
   queryInterface: QueryInterface,
@@ -23,5 +23,6 @@ export async function createRecordTable(
     },
     { charset: 'utf8mb4' },
   );
-  await queryInterface.addIndex(table, ['owner_id', 'created_at'], { name: `${table}_owner_created` });
+  // The owner's list order, tiebreak included (newest first, then id): a page is a range of this index.
+  await queryInterface.addIndex(table, ['owner_id', 'created_at', 'id'], { name: `${table}_owner_created` });
 }
