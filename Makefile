@@ -32,7 +32,13 @@ dev: $(INSTALL_STAMP) ## start with reload on change
 typecheck: $(INSTALL_STAMP) ## type-check everything (src, test, bench)
 	$(NPM) run typecheck
 
-bench: build ## benchmark the built service against raw node:http (docs/performance.md); BENCH_ROUNDS, BENCH_DURATION, BENCH_CONNECTIONS, …
+# The peer stacks (Fastify, Express) have their own pinned dependencies, installed for the bench only.
+BENCH_PEERS_STAMP := bench/peers/node_modules/.install-stamp
+$(BENCH_PEERS_STAMP): bench/peers/package-lock.json | check-node
+	$(NPM) ci --prefix bench/peers --no-audit --no-fund
+	@touch $@
+
+bench: build $(BENCH_PEERS_STAMP) ## the built service against bare Koa, raw node:http and Fastify/Express stacks (docs/performance.md); BENCH_ROUNDS, BENCH_DURATION, …
 	$(NPM) run --silent bench:run
 
 .PHONY: bench

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { PasswordHasher } from '../src/auth/passwords';
@@ -11,7 +11,7 @@ import { killAllChildren, ServerProcess } from './child-process';
 import { compileEntries } from './compile-entries';
 import { loadRun, probe, type LoadRequest } from './load';
 import { productionMallocTunables } from './production-env';
-import { checkTargets, median, renderReport, summarise, type HashCost, type MemoryFigures, type RoundFigures, type ServerName, type ScenarioSummary } from './report';
+import { checkTargets, median, PEERS, renderReport, summarise, type HashCost, type MemoryFigures, type PeerName, type RoundFigures, type ServerName, type ScenarioSummary } from './report';
 import { buildScenarios, DEMO_CREDENTIALS, type Scenario } from './scenarios';
 import { readSettings, type BenchSettings } from './settings';
 
@@ -48,9 +48,29 @@ function serviceEnvironment(databaseFile: string, dist: string, metrics: boolean
   };
 }
 
+/**
+ * The peer stacks (bench/peers/), when installed: each in its own child process, production mode, logging
+ * to the service's log file as the service does, verifying the same tokens (secret, issuer, audience).
+ */
+async function startPeers(env: NodeJS.ProcessEnv, jwt: { issuer: string; audience: string }, logFd: number): Promise<Partial<Record<PeerName, ServerProcess>>> {
+  const peersDir = join(BENCH_DIR, 'peers');
+  if (!existsSync(join(peersDir, 'node_modules'))) return {};
+  const started = await Promise.all(
+    PEERS.map((peer) =>
+      ServerProcess.start(peer, {
+        script: join(peersDir, `${peer}-server.js`),
+        env: { PATH: process.env.PATH, NODE_ENV: 'production', JWT_SECRET: env.JWT_SECRET, JWT_ISSUER: jwt.issuer, JWT_AUDIENCE: jwt.audience },
+        stdout: logFd,
+        startTimeoutMs: 30_000,
+      }),
+    ),
+  );
+  return Object.fromEntries(PEERS.map((peer, index) => [peer, started[index]]));
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-type Servers = Record<ServerName, ServerProcess>;
+type Servers = Record<'service' | 'bareKoa' | 'raw', ServerProcess> & Partial<Record<PeerName, ServerProcess>>;
 
 /** What one argon2id verify costs on its own, with the auth module's parameters: login's floor. */
 async function measureHash(): Promise<HashCost> {
@@ -76,7 +96,8 @@ async function expectOk(name: string, port: number, request: LoadRequest): Promi
 }
 
 /** Checks every scenario answers 200 before any load, and collects the login's refresh cookie. */
-async function prepare({ service, bareKoa, raw }: Servers, accessToken: string): Promise<{ refreshCookie: string | undefined; notes: string[] }> {
+async function prepare(servers: Servers, accessToken: string): Promise<{ refreshCookie: string | undefined; notes: string[] }> {
+  const { service, bareKoa, raw } = servers;
   const notes: string[] = [];
   const root = { method: 'GET', path: '/' } as const;
   const fromService = await expectOk('service', service.port, root);
@@ -88,6 +109,17 @@ async function prepare({ service, bareKoa, raw }: Servers, accessToken: string):
   const protectedBody = (await expectOk('service', service.port, guarded)).body;
   const koaProtected = (await expectOk('bare Koa', bareKoa.port, guarded)).body;
   if (protectedBody !== koaProtected) throw new Error(`bare Koa protected body differs from the service's: ${protectedBody} vs ${koaProtected}`);
+  for (const peer of PEERS) {
+    const server = servers[peer];
+    if (!server) continue;
+    for (const [request, expected] of [[root, fromService.body], [guarded, protectedBody]] as const) {
+      const body = (await expectOk(peer, server.port, request)).body;
+      if (body !== expected) throw new Error(`${peer}: ${request.path} answers ${body}, the service ${expected}`);
+    }
+    // The same token checks: a token of another type is refused by the peer as by the service.
+    const refused = await probe(server.port, { ...guarded, headers: { authorization: `Bearer ${accessToken.split('.').slice(0, 2).join('.')}.x` } });
+    if (refused.status !== 401) throw new Error(`${peer}: a tampered token answered ${refused.status}`);
+  }
 
   const login = await probe(service.port, { method: 'POST', path: '/api/auth/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_CREDENTIALS) });
   if (login.status === 404) {
@@ -102,26 +134,30 @@ async function prepare({ service, bareKoa, raw }: Servers, accessToken: string):
   return { refreshCookie, notes };
 }
 
-const RUN_ORDER: ServerName[] = ['service', 'bareKoa', 'raw'];
+/** The scenarios the peer stacks answer exactly as the service does (same JSON, same token checks). */
+const PEER_SCENARIOS = new Set(['get-root', 'protected']);
 
 async function runScenario(scenario: Scenario, servers: Servers, settings: BenchSettings): Promise<ScenarioSummary> {
   const options = { connections: scenario.connections, pipelining: settings.pipelining };
+  const peers = PEER_SCENARIOS.has(scenario.id) ? PEERS.filter((peer) => servers[peer]) : [];
+  const RUN_ORDER: ServerName[] = ['service', 'bareKoa', 'raw', ...peers];
   if (settings.warmupSeconds > 0) {
     log(`  warm-up ${settings.warmupSeconds} s each`);
-    for (const name of RUN_ORDER) await loadRun(servers[name], scenario.request, { ...options, seconds: settings.warmupSeconds });
+    for (const name of RUN_ORDER) await loadRun(servers[name]!, scenario.request, { ...options, seconds: settings.warmupSeconds });
   }
   const rounds: RoundFigures[] = [];
   for (let round = 1; round <= settings.rounds; round++) {
     // The service runs first in odd rounds and last in even ones, so drift on the machine cancels out.
     const order = round % 2 === 1 ? RUN_ORDER : [...RUN_ORDER].reverse();
     const figures: Partial<Record<ServerName, Awaited<ReturnType<typeof loadRun>>>> = {};
-    for (const name of order) figures[name] = await loadRun(servers[name], scenario.request, { ...options, seconds: settings.durationSeconds });
-    const { service, bareKoa, raw } = figures as Record<ServerName, Awaited<ReturnType<typeof loadRun>>>;
-    rounds.push({ round, order, service, bareKoa, raw });
+    for (const name of order) figures[name] = await loadRun(servers[name]!, scenario.request, { ...options, seconds: settings.durationSeconds });
+    const { service, bareKoa, raw, fastify, express } = figures as Record<ServerName, Awaited<ReturnType<typeof loadRun>>>;
+    rounds.push({ round, order, service, bareKoa, raw, fastify, express });
+    const versus = (name: string, other: { requestsPerSecond: number } | undefined) =>
+      other ? `, ${name} ${other.requestsPerSecond.toFixed(0)} (${(service.requestsPerSecond / other.requestsPerSecond).toFixed(2)}×)` : '';
     log(
-      `  round ${round}/${settings.rounds}: service ${service.requestsPerSecond.toFixed(0)} req/s,` +
-        ` bare Koa ${bareKoa.requestsPerSecond.toFixed(0)} (${(service.requestsPerSecond / bareKoa.requestsPerSecond).toFixed(2)}×),` +
-        ` raw ${raw.requestsPerSecond.toFixed(0)} (${(service.requestsPerSecond / raw.requestsPerSecond).toFixed(2)}×)`,
+      `  round ${round}/${settings.rounds}: service ${service.requestsPerSecond.toFixed(0)} req/s` +
+        versus('bare Koa', bareKoa) + versus('raw', raw) + versus('Fastify', fastify) + versus('Express', express),
     );
   }
   return summarise(scenario.id, scenario.title, scenario.connections, rounds);
@@ -138,6 +174,7 @@ async function main(): Promise<number> {
   // The build to measure: dist/ (what `make bench` just built), or another one named by BENCH_DIST.
   const dist = resolve(process.env.BENCH_DIST ?? join(BENCH_DIR, '..', 'dist'));
   const env = serviceEnvironment(join(scratch, 'bench.sqlite'), dist, settings.metrics);
+  const notes: string[] = [];
   try {
     const profileDir = join(RESULTS_DIR, 'profiles');
     if (settings.profile) mkdirSync(profileDir, { recursive: true });
@@ -170,7 +207,8 @@ async function main(): Promise<number> {
         startTimeoutMs: 30_000,
       }),
     ]);
-    const servers: Servers = { service, bareKoa, raw };
+    const servers: Servers = { service, bareKoa, raw, ...(await startPeers(env, jwtSettings, logFd)) };
+    if (!servers.fastify) notes.push('the peer stacks are not installed (npm ci --prefix bench/peers, which make bench runs): not measured');
     // Idle: after start-up (which hashes the demo password and the dummy) has settled, before any request.
     await sleep(settings.settleSeconds * 1000);
     const memory: MemoryFigures = { idleRssMiB: service.memory()?.rssMiB, peakRssMiB: undefined, afterLoginsRssMiB: undefined };
@@ -180,7 +218,9 @@ async function main(): Promise<number> {
     // who exists in the service's (demo) user store with BENCH_ROLE, at its first session version.
     const tokens = new TokenService(jwtSettings);
     const accessToken = tokens.signAccessToken({ id: DEMO_USER_ID, role: BENCH_ROLE, sessionVersion: 0 });
-    const { refreshCookie, notes } = await prepare(servers, accessToken);
+    const prepared = await prepare(servers, accessToken);
+    const { refreshCookie } = prepared;
+    notes.push(...prepared.notes);
     for (const note of notes) log(`bench: NOTE ${note}`);
 
     const all = buildScenarios({ accessToken, refreshCookie, connections: settings.connections, loginConnections: settings.loginConnections });
@@ -199,7 +239,7 @@ async function main(): Promise<number> {
       }
     }
     memory.peakRssMiB = service.memory()?.peakRssMiB;
-    await Promise.all([service.stop(15_000), raw.stop(5_000), bareKoa.stop(5_000)]);
+    await Promise.all([service.stop(15_000), raw.stop(5_000), bareKoa.stop(5_000), ...PEERS.map((peer) => servers[peer]?.stop(5_000))]);
 
     const checks = checkTargets(summaries, hash, memory);
     const report = {
