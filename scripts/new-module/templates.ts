@@ -200,6 +200,7 @@ export function ${n.routes}(store: ${n.store}): ModuleDefinition['routes'] {
       summary: 'Create a record owned by the caller',
       body: ${n.createSchema},
       responses: { 201: ${n.recordSchema} },
+      location: (created) => \`/api/${spec.name}/\${created.id}\`,
       handler: (ctx) => store.create(callerOf(ctx).id, { ...toFields(ctx.request.body), ${required.join(', ')} }),
     }),
     route({

@@ -183,7 +183,9 @@ describe('${path}', () => {
   });
 
   it('creates (201) and reads back a record owned by the caller', async () => {
-    const created = await create('alice');
+    const answer = await http().post('${path}').set('Authorization', as('alice')).send(full).expect(201);
+    const created = answer.body.data;
+    expect(answer.headers.location).toBe(\`${path}/\${created.id}\`);
     expect(created).toMatchObject({ ...expectedFull, ownerId: people.alice.id, id: expect.any(String), createdAt: expect.any(String) });
     const read = await http().get(\`${path}/\${created.id}\`).set('Authorization', as('alice')).expect(200);
     expect(read.body).toEqual({ status: 'success', data: created });

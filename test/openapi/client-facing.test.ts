@@ -68,6 +68,18 @@ describe('the document and answers for client generators', () => {
     expect(res.body.errors).toEqual([{ field: 'query.limit', message: 'must be an integer in decimal digits' }]);
   });
 
+  it('a 201 carries Location, declared in the document', async () => {
+    const app = await buildTestApp({ env: { USER_STORE: 'database', AUTH_REGISTRATION: 'true', AUTH_RATE_LIMIT_MAX: '1000' }, modules });
+    try {
+      const created = await request(app.app.callback()).post('/api/auth/register').send({ name: 'L', email: 'location@example.com', password: 'lantern harbour quiet seven' }).expect(201);
+      expect(created.headers.location).toBe(`/api/users/${created.body.data.id}`);
+      const doc = (await request(app.app.callback()).get('/openapi.json').expect(200)).body;
+      expect(doc.paths['/api/auth/register'].post.responses['201'].headers.Location).toMatchObject({ schema: { type: 'string' } });
+    } finally {
+      await app.close();
+    }
+  });
+
   it('answers a 503 with Retry-After, as declared', async () => {
     const store = t.services.users as { findById: (id: string) => Promise<unknown> };
     const { authorization } = await t.signIn();

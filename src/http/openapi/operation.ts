@@ -85,11 +85,14 @@ function jsonContent(schema: JsonSchema): JsonSchema {
   return { 'application/json': { schema } };
 }
 
+const LOCATION_HEADER = { description: 'Where the created resource is read (its URL path)', schema: { type: 'string' } };
+
 function successResponses(route: MountedRoute): Record<string, JsonSchema> {
   const declared = route.definition.responses ?? { [route.successStatus]: {} };
   return Object.fromEntries(
     Object.entries(declared).map(([status, data]) => {
-      const headers = headerRefs(route, route.definition.responseHeaders ?? {});
+      const location: Record<string, HeaderDoc> = route.definition.location && status === '201' ? { Location: LOCATION_HEADER } : {};
+      const headers = headerRefs(route, { ...(route.definition.responseHeaders ?? {}), ...location });
       const response: JsonSchema = { description: STATUS_CODES[Number(status)] ?? 'Success', headers };
       if (data !== null) {
         // `data` required: a generated client types the payload as present, with no `| undefined` to guard.

@@ -84,6 +84,7 @@ function respond(definition: AnyRoute, status: number): Middleware<RequestState>
     if (data !== undefined) {
       ctx.status = status;
       ctx.body = success(data);
+      if (definition.location) ctx.set('Location', (definition.location as (created: unknown) => string)(data));
     } else if (ctx.body === undefined || ctx.body === null) {
       ctx.status = 204;
     }

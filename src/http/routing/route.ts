@@ -121,6 +121,11 @@ export interface RouteDefinition<
   errors?: ErrorResponses;
   /** Headers the handler sets on its successful answers (e.g. `Set-Cookie`), for the document. */
   responseHeaders?: Record<string, HeaderDoc>;
+  /**
+   * For a route that creates something (201): where the created resource is read, from what the handler
+   * returned. The answer carries it as `Location`, and the document declares the header.
+   */
+  location?: (data: ResponseData<R>) => string;
 
   /** For the API document: one line, a longer text (Markdown), groups (default: the module's name). */
   summary?: string;

@@ -206,6 +206,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
         summary: 'Create a user (role `user`)',
         body: registerSchema(deps.passwordMinLength),
         responses: { 201: registeredUserSchema },
+        location: (user) => `/api/users/${user.id}`, // what an admin reads it at
         errors: { 409: 'The email is already registered' },
         handler: async (ctx) => {
           const { name, email, password } = ctx.request.body;
