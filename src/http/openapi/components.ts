@@ -51,7 +51,9 @@ export function baseComponents(): { schemas: Record<string, JsonSchema>; headers
         type: 'http',
         scheme: 'bearer',
         bearerFormat: 'JWT',
-        description: 'A short-lived access token (JWT, HS256) in `Authorization: Bearer <token>`',
+        description:
+          'A short-lived access token (JWT, HS256) in `Authorization: Bearer <token>`, issued and verified following RFC8725 ' +
+          '(JSON Web Token Best Current Practices): the algorithm pinned, issuer, audience, token type and lifetime checked',
       },
     },
   };

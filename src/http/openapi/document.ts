@@ -28,7 +28,7 @@ export function buildOpenApiDocument(routes: readonly MountedRoute[], options: D
 
   for (const route of routes) {
     const { module, definition } = route;
-    if (module && !tags.some((tag) => tag.name === module.name)) tags.push({ name: module.name, description: module.description ?? '' });
+    if (module && !tags.some((tag) => tag.name === module.name)) tags.push({ name: module.name, description: module.description ?? `The routes of the ${module.name} module, under /api/${module.name}` });
     Object.assign(components.securitySchemes, module?.securitySchemes);
     for (const scheme of definition.security ?? []) {
       if (!module?.securitySchemes?.[scheme]) throw new Error(`${route.where}: security names '${scheme}', which its module does not define`);

@@ -144,6 +144,20 @@ function security(route: MountedRoute): JsonSchema[] | undefined {
   return schemes?.length ? schemes.map((name) => ({ [name]: [] })) : []; // public: stated, not left to a default
 }
 
+/** For a route that declares no description: its summary and who may call it, from the access rule. */
+function derivedDescription({ definition }: MountedRoute): string {
+  const { access } = definition;
+  // The access rule is checked when the route is mounted; a bad one fails start-up there, not here.
+  const roles = typeof access === 'object' && Array.isArray(access?.roles) ? access.roles.join(', ') : '';
+  const who =
+    access === 'public'
+      ? 'Public: no credential needed.'
+      : access === 'authenticated'
+        ? 'Needs a bearer access token.'
+        : `Needs a bearer access token of a user whose current role is one of: ${roles}.`;
+  return definition.summary ? `${definition.summary}. ${who}` : who;
+}
+
 /** The OpenAPI operation object of a mounted route. */
 export function describeOperation(route: MountedRoute, operationId: string): JsonSchema {
   const { definition } = route;
@@ -152,7 +166,7 @@ export function describeOperation(route: MountedRoute, operationId: string): Jso
     tags: definition.tags ?? [route.module?.name ?? 'system'],
   };
   if (definition.summary) operation.summary = definition.summary;
-  if (definition.description) operation.description = definition.description;
+  operation.description = definition.description ?? derivedDescription(route);
   const params = parameters(route);
   if (params.length) operation.parameters = params;
   if (definition.body) operation.requestBody = { required: true, content: jsonContent(plain(definition.body)) };

@@ -14,6 +14,7 @@ export const usersModule = defineModule([userStore, refreshTokenStore], (service
   const refresh = new RefreshSessions(tokens, database.store(refreshTokenStore), config.refreshRotation);
   return {
     name: 'users',
+    description: 'The signed-in user as stored now, and (with USER_STORE=database) the administrators\' user management',
     routes: userRoutes({
       users,
       directory: config.userStore === 'database' ? database.store(userStore) : undefined,
