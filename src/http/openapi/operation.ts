@@ -42,6 +42,16 @@ function declaredByMiddleware(route: MountedRoute): { errors: ErrorResponses[]; 
   return { errors: entries.flatMap((entry) => (entry.errors ? [entry.errors] : [])), headers: Object.assign({}, ...entries.map((entry) => entry.headers)) };
 }
 
+/**
+ * Whether a params schema can refuse anything. A path segment is always a string: a schema of plain strings
+ * (`idParams`) refuses nothing, and an unknown or malformed id is the handler's 404, not a 422.
+ */
+function canRefuse(schema: unknown): boolean {
+  const properties = Object.values((schema as { properties?: Record<string, Record<string, unknown>> }).properties ?? {});
+  const ANNOTATIONS = new Set(['type', 'description', 'title', 'examples']);
+  return properties.some((property) => property.type !== 'string' || Object.keys(property).some((key) => !ANNOTATIONS.has(key)));
+}
+
 /** Every error status this route can answer, with why and which headers come with it. */
 function errorEntries(route: MountedRoute): Map<number, ErrorEntry> {
   const { definition } = route;
@@ -62,7 +72,7 @@ function errorEntries(route: MountedRoute): Map<number, ErrorEntry> {
     add(413, 'Body larger than the configured limit (BODY_LIMIT)');
     add(415, 'A body that is not JSON');
   }
-  const validated = (['params', 'query', 'headers', 'body'] as const).filter((part) => definition[part]);
+  const validated = (['params', 'query', 'headers', 'body'] as const).filter((part) => definition[part] && (part !== 'params' || canRefuse(definition.params)));
   if (validated.length) add(422, `The ${validated.join(', ')} did not match the schema: \`errors\` names each field`);
   // A route of a module that keeps data can find the database unreachable: derived from that fact.
   if (route.usesStores) add(503, { description: 'The database is unreachable: try again shortly', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } });

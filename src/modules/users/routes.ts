@@ -24,12 +24,13 @@ const KEEP_ADMIN = { keepRole: ADMIN_ROLE };
 const lastAdmin = () => conflict('This is the last administrator: make another user admin first');
 
 export function userRoutes({ users, directory, sessions, roles }: UserRouteDeps): ModuleDefinition['routes'] {
+  const userSchema = publicUserSchema(roles);
   const me = route({
     method: 'GET',
     path: '/me',
     access: 'authenticated',
     summary: 'The signed-in caller, as stored now (role included)',
-    responses: { 200: publicUserSchema },
+    responses: { 200: userSchema },
     errors: { 404: 'The user no longer exists' },
     // Read from the store, not the token: the role may have changed, and the token carries no email or name.
     handler: async (ctx) => {
@@ -54,7 +55,7 @@ export function userRoutes({ users, directory, sessions, roles }: UserRouteDeps)
       access: ADMIN_ONLY,
       summary: 'Users, oldest first, a page at a time',
       query: pageQuery,
-      responses: { 200: pageSchema(publicUserSchema) },
+      responses: { 200: pageSchema(userSchema) },
       handler: async (ctx) => {
         const page = await directory.list(ctx.query);
         return { ...page, items: page.items.map(publicUser) };
@@ -66,7 +67,7 @@ export function userRoutes({ users, directory, sessions, roles }: UserRouteDeps)
       access: ADMIN_ONLY,
       summary: 'One user',
       params: idParams,
-      responses: { 200: publicUserSchema },
+      responses: { 200: userSchema },
       errors: NOT_FOUND,
       handler: async (ctx) => {
         const user = await users.findById(userId(ctx.params.id));
@@ -81,7 +82,7 @@ export function userRoutes({ users, directory, sessions, roles }: UserRouteDeps)
       summary: "Change a user's role (one of ROLES); their access tokens already out stop working",
       params: idParams,
       body: roleChangeSchema(roles),
-      responses: { 200: publicUserSchema },
+      responses: { 200: userSchema },
       errors: { ...NOT_FOUND, 409: 'The user is the last administrator' },
       // Their tokens carry the old session version: the user refreshes and gets one for the new role.
       handler: async (ctx) => {

@@ -1,13 +1,20 @@
 import { Type } from '@sinclair/typebox';
 import type { UserRecord } from '../../auth/stores/user-store';
 
+/** A role: one of the configured ROLES, so a client's generated type is that union, not any string. */
+export function roleSchema(roles: readonly string[]) {
+  return Type.Union(roles.map((role) => Type.Literal(role)));
+}
+
 /** What the users routes show of a user: never the password hash. */
-export const publicUserSchema = Type.Object({
-  id: Type.String(),
-  email: Type.String({ format: 'email' }),
-  name: Type.Union([Type.String(), Type.Null()]),
-  role: Type.String(),
-});
+export function publicUserSchema(roles: readonly string[]) {
+  return Type.Object({
+    id: Type.String(),
+    email: Type.String({ format: 'email' }),
+    name: Type.Union([Type.String(), Type.Null()]),
+    role: roleSchema(roles),
+  });
+}
 
 export function publicUser(user: UserRecord) {
   return { id: user.id, email: user.email, name: user.name, role: user.role };
@@ -15,5 +22,5 @@ export function publicUser(user: UserRecord) {
 
 /** PATCH /api/users/:id: the role, one of ROLES. */
 export function roleChangeSchema(roles: readonly string[]) {
-  return Type.Object({ role: Type.Union(roles.map((role) => Type.Literal(role))) }, { additionalProperties: false });
+  return Type.Object({ role: roleSchema(roles) }, { additionalProperties: false });
 }
