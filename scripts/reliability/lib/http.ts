@@ -68,14 +68,18 @@ export function send(target: Target, call: Call, timeoutMs: number): Promise<Out
 }
 
 /** The refreshToken cookie value from a Set-Cookie header, if one was set (and not cleared). */
-export function refreshCookieFrom(headers: Outcome['headers']): string | undefined {
+/** The value a Set-Cookie header of the answer gives the named cookie, if any. */
+export function cookieFrom(headers: Outcome['headers'], name: string): string | undefined {
   const cookies = ([] as string[]).concat(headers['set-cookie'] ?? []);
   for (const cookie of cookies) {
-    const value = /^refreshToken=([^;]*)/.exec(cookie)?.[1];
+    if (!cookie.startsWith(`${name}=`)) continue;
+    const value = cookie.slice(name.length + 1).split(';', 1)[0];
     if (value) return value;
   }
   return undefined;
 }
+
+export const refreshCookieFrom = (headers: Outcome['headers']): string | undefined => cookieFrom(headers, 'refreshToken');
 
 /** data.accessToken of a success envelope, if present. */
 export function accessTokenFrom(outcome: Outcome): string | undefined {

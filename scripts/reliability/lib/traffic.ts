@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
-import { accessTokenFrom, refreshCookieFrom, send, type Call, type Outcome } from './http';
+import { accessTokenFrom, cookieFrom, refreshCookieFrom, send, type Call, type Outcome } from './http';
 
 // Mixed traffic as real clients (and hostile ones) produce it. Each virtual user has its own loopback
 // source address and keep-alive connection and a session of its own (access token + refresh cookie),
@@ -80,6 +80,8 @@ export class VirtualUser {
   readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
   private token: string | undefined;
   private cookie: string | undefined;
+  /** The login-device cookie, kept as a browser keeps it: the owner is not held by the account-wide lock. */
+  private device: string | undefined;
 
   constructor(
     private readonly port: number,
@@ -108,10 +110,12 @@ export class VirtualUser {
   }
 
   async login(): Promise<Record_> {
-    const record = await this.call('login', [200], { method: 'POST', path: '/api/auth/login', headers: JSON_TYPE, body: JSON.stringify(DEMO) });
+    const headers = this.device ? { ...JSON_TYPE, cookie: `loginDevice=${this.device}` } : JSON_TYPE;
+    const record = await this.call('login', [200], { method: 'POST', path: '/api/auth/login', headers, body: JSON.stringify(DEMO) });
     if (record.outcome.status === 200) {
       this.token = accessTokenFrom(record.outcome);
       this.cookie = refreshCookieFrom(record.outcome.headers);
+      this.device = cookieFrom(record.outcome.headers, 'loginDevice') ?? this.device;
     }
     return record;
   }
@@ -127,7 +131,8 @@ export class VirtualUser {
       case 'login':
         return this.login();
       case 'badLogin':
-        return this.call(action, [401], { method: 'POST', path: '/api/auth/login', headers: JSON_TYPE, body: JSON.stringify({ ...DEMO, password: 'wrong-password' }) });
+        // A guesser (no device cookie): 401, and 429 once the account or this address has failed too often.
+        return this.call(action, [401, 429], { method: 'POST', path: '/api/auth/login', headers: JSON_TYPE, body: JSON.stringify({ ...DEMO, password: 'wrong-password' }) });
       case 'refresh': {
         const record = await this.call(action, [200], { method: 'POST', path: '/api/auth/refresh', headers: { cookie: `refreshToken=${this.cookie}` } });
         const fresh = record.outcome.status === 200 ? accessTokenFrom(record.outcome) : undefined;
