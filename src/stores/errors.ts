@@ -16,3 +16,46 @@ export class DuplicateKeyError extends Error {
     this.name = 'DuplicateKeyError';
   }
 }
+
+/** A write would give two records of one owner the same values for a unique key of their resource. */
+export class UniqueKeyError extends Error {
+  constructor(
+    /** The fields of the key, as declared. */
+    readonly fields: readonly string[],
+    options?: { cause?: unknown },
+  ) {
+    super(`Another record has the same ${fields.join(' and ')}`, options);
+    this.name = 'UniqueKeyError';
+  }
+}
+
+/** A reference field names a record that does not exist, or belongs to someone else. */
+export class MissingReferenceError extends Error {
+  constructor(
+    readonly field: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`No such record, or not yours`, options);
+    this.name = 'MissingReferenceError';
+  }
+}
+
+/** A delete refused: records of another resource point at this one and their rule is 'restrict'. */
+export class ReferencedRecordError extends Error {
+  constructor(
+    /** The resource whose records point at it, when known. */
+    readonly by?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Other records${by ? ` (${by})` : ''} point at this one: delete or change them first`, options);
+    this.name = 'ReferencedRecordError';
+  }
+}
+
+/** A relational foreign key refused a statement (the driver's code told it); the store says which case it was. */
+export class ForeignKeyViolationError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('A foreign key refused the change', options);
+    this.name = 'ForeignKeyViolationError';
+  }
+}

@@ -55,6 +55,11 @@ export interface StoreDefinition<Store> {
    * recorded in `schema_migrations`: never rename or edit an applied one, add a new one instead.
    */
   readonly migrations: readonly SqlMigration[];
+  /**
+   * Stores whose tables this one's point at (foreign keys): their migrations run first, and they are opened
+   * whenever this one is.
+   */
+  readonly dependsOn?: readonly StoreDefinition<unknown>[];
   /** Builds the store on SQLite, PostgreSQL, MySQL/MariaDB or SQL Server. */
   relational(context: SqlStoreContext): Store;
   /** Builds the store on MongoDB; defines its models on `context.connection`. */

@@ -5,13 +5,32 @@ import type { StoreDefinition } from './definition';
 export type AnyStoreDefinition = StoreDefinition<any>;
 
 /**
- * Every migration of these stores, in registration order (store by store, each store's oldest first).
- * A name used twice is a start-up error: the migrations table tells them apart by name only.
+ * These stores and every store they depend on, each after the stores it depends on and otherwise in
+ * registration order. A dependency cycle is a start-up error.
+ */
+export function inDependencyOrder(definitions: readonly AnyStoreDefinition[]): AnyStoreDefinition[] {
+  const ordered: AnyStoreDefinition[] = [];
+  const visiting = new Set<AnyStoreDefinition>();
+  const visit = (definition: AnyStoreDefinition, path: string[]): void => {
+    if (ordered.includes(definition)) return;
+    if (visiting.has(definition)) throw new Error(`stores depend on each other in a cycle: ${[...path, definition.name].join(' → ')}`);
+    visiting.add(definition);
+    for (const dependency of definition.dependsOn ?? []) visit(dependency, [...path, definition.name]);
+    visiting.delete(definition);
+    ordered.push(definition);
+  };
+  for (const definition of definitions) visit(definition, []);
+  return ordered;
+}
+
+/**
+ * Every migration of these stores, store by store in dependency order (see inDependencyOrder), each store's
+ * oldest first. A name used twice is a start-up error: the migrations table tells them apart by name only.
  */
 export function migrationsOf(definitions: readonly AnyStoreDefinition[]): SqlMigration[] {
   const seen = new Map<string, string>();
   const migrations: SqlMigration[] = [];
-  for (const definition of new Set(definitions)) {
+  for (const definition of inDependencyOrder(definitions)) {
     for (const migration of definition.migrations) {
       const owner = seen.get(migration.name);
       if (owner) throw new Error(`migration '${migration.name}' of store '${definition.name}' has the same name as one of store '${owner}'`);
@@ -28,7 +47,7 @@ export class OpenedStores {
 
   constructor(definitions: readonly AnyStoreDefinition[], open: (definition: AnyStoreDefinition) => unknown) {
     const names = new Set<string>();
-    for (const definition of definitions) {
+    for (const definition of inDependencyOrder(definitions)) {
       if (this.stores.has(definition)) continue; // two modules may share a store: one instance
       if (names.has(definition.name)) throw new Error(`two different stores are named '${definition.name}'`);
       names.add(definition.name);

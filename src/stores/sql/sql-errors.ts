@@ -1,5 +1,5 @@
 import { ConnectionError, TimeoutError, UniqueConstraintError } from 'sequelize';
-import { DuplicateKeyError, StoreUnavailableError } from '../errors';
+import { DuplicateKeyError, ForeignKeyViolationError, StoreUnavailableError } from '../errors';
 
 /** Socket-level and server-state codes meaning "the database is not there right now", across the drivers. */
 const UNAVAILABLE_CODES = new Set([
@@ -44,9 +44,20 @@ function isDuplicate(error: unknown): boolean {
   return cause.code === 'SQLITE_CONSTRAINT' && (cause.errno === 2067 || cause.errno === 1555 || /^SQLITE_CONSTRAINT: UNIQUE/.test(String(cause.message)));
 }
 
+/**
+ * A foreign-key violation: PostgreSQL SQLSTATE 23503; MySQL/MariaDB errno 1451 (row is referenced) and 1452
+ * (no referenced row); SQL Server 547 (constraint conflict); SQLite SQLITE_CONSTRAINT_FOREIGNKEY (787).
+ */
+function isForeignKeyViolation(error: unknown): boolean {
+  const cause = causeOf(error) as { code?: unknown; errno?: unknown; number?: unknown; message?: unknown };
+  if (cause.code === '23503' || cause.errno === 1451 || cause.errno === 1452 || cause.number === 547) return true;
+  return cause.code === 'SQLITE_CONSTRAINT' && (cause.errno === 787 || /^SQLITE_CONSTRAINT: FOREIGN KEY/.test(String(cause.message)));
+}
+
 /** Driver/Sequelize errors → the store's domain errors; anything else is passed through unchanged (a bug: 500). */
 export function translateSqlError(error: unknown): unknown {
   if (isDuplicate(error)) return new DuplicateKeyError(undefined, { cause: error });
+  if (isForeignKeyViolation(error)) return new ForeignKeyViolationError({ cause: error });
   if (isUnavailable(error)) return new StoreUnavailableError(undefined, { cause: error });
   return error;
 }

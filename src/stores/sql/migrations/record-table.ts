@@ -1,5 +1,6 @@
 import type { ModelAttributeColumnOptions, QueryInterface } from 'sequelize';
 import { dataTypesOf, millisecondTimestamp } from './column-types';
+import { addIndexIfMissing } from './schema-steps';
 
 /**
  * Creates a table of owned records: `id` (UUIDv7 string, primary key), `owner_id`, the given columns, and
@@ -24,5 +25,6 @@ export async function createRecordTable(
     { charset: 'utf8mb4' },
   );
   // The owner's list order, tiebreak included (newest first, then id): a page is a range of this index.
-  await queryInterface.addIndex(table, ['owner_id', 'created_at', 'id'], { name: `${table}_owner_created` });
+  // If missing: on MySQL/MariaDB (DDL not transactional) a migration that failed after this is run again.
+  await addIndexIfMissing(queryInterface, table, ['owner_id', 'created_at', 'id'], `${table}_owner_created`);
 }

@@ -1,0 +1,68 @@
+import { decodeCursor } from '../../stores/kit/cursor';
+import type { FieldKind } from '../../stores/kit/fields';
+import { builtInKind, withTiebreak, type Comparison, type Condition, type ListQuery, type SortKey } from '../../stores/kit/list-query';
+import type { Resource } from '../../stores/kit/resource';
+import type { FieldError } from '../envelope';
+import { unprocessable } from '../errors';
+import { MAX_IN_VALUES, queryableDefinition } from './resource-schemas';
+
+// The validated query string of a list (see listQuerySchema) → the store's ListQuery. The schema has
+// checked each parameter's shape and coerced single values; what is left here is reading `[in]` lists as
+// the field's kind, the sort keys, and the cursor, each refused with 422 naming the parameter.
+
+const DECIMAL = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?$/ } as const;
+
+/** One `[in]` item as the field's kind, or undefined when it is not one. */
+function readItem(kind: FieldKind, item: string): unknown {
+  switch (kind) {
+    case 'integer':
+      return DECIMAL.integer.test(item) && Number.isSafeInteger(Number(item)) ? Number(item) : undefined;
+    case 'number':
+      return DECIMAL.number.test(item) ? Number(item) : undefined;
+    case 'datetime': {
+      const date = new Date(item);
+      return /^\d{4}-\d\d-\d\dT/.test(item) && !Number.isNaN(date.getTime()) ? date : undefined;
+    }
+    default:
+      return item;
+  }
+}
+
+function readSort(resource: Resource, value: unknown, errors: FieldError[]): SortKey[] {
+  if (typeof value !== 'string') return [];
+  const keys = value.split(',').map((key) => ({ field: key.replace(/^-/, ''), descending: key.startsWith('-') }));
+  const fields = keys.map((key) => key.field);
+  if (new Set(fields).size !== fields.length) errors.push({ field: 'query.sort', message: 'names a key twice' });
+  const id = fields.indexOf('id');
+  if (id >= 0 && id !== fields.length - 1) errors.push({ field: 'query.sort', message: 'id can only be the last key (it is unique: keys after it never matter)' });
+  return id >= 0 ? keys.slice(0, -1) : keys;
+}
+
+/** The store's ListQuery for this list, from its validated query; a 422 names every bad parameter. */
+export function readListQuery(resource: Resource, query: Record<string, unknown>): ListQuery {
+  const errors: FieldError[] = [];
+  const where: Condition[] = [];
+  for (const [parameter, value] of Object.entries(query)) {
+    const match = /^([A-Za-z0-9]+)(?:\[(in|gt|gte|lt|lte|null)\])?$/.exec(parameter);
+    if (!match || !resource.filters.includes(match[1]!)) continue; // limit, offset, cursor, sort
+    const field = match[1]!;
+    const comparison = (match[2] ?? 'eq') as Comparison;
+    const kind = queryableDefinition(resource, field).kind;
+    if (comparison === 'in') {
+      const items = String(value).split(',').map((item) => readItem(kind, item));
+      if (items.length > MAX_IN_VALUES) errors.push({ field: `query.${parameter}`, message: `at most ${MAX_IN_VALUES} values` });
+      else if (items.some((item) => item === undefined)) errors.push({ field: `query.${parameter}`, message: `each value must be a ${kind}` });
+      else where.push({ field, comparison, value: items });
+    } else {
+      where.push({ field, comparison, value: kind === 'datetime' && comparison !== 'null' ? new Date(String(value)) : value });
+    }
+  }
+  const sort = readSort(resource, query.sort, errors);
+  let after: unknown[] | undefined;
+  if (typeof query.cursor === 'string') {
+    after = decodeCursor(query.cursor, withTiebreak(sort), (field) => builtInKind(field) ?? resource.fields[field]?.kind);
+    if (!after) errors.push({ field: 'query.cursor', message: 'is not a cursor of this list (taken with another sort, or changed)' });
+  }
+  if (errors.length > 0) throw unprocessable(errors);
+  return { where, sort, limit: Number(query.limit), offset: Number(query.offset), after };
+}

@@ -1,0 +1,98 @@
+import type { Fields, FieldsOf } from '../../stores/kit/fields';
+import { ownerScope } from '../../stores/kit/owner-scope';
+import { referrersOf, type Resource } from '../../stores/kit/resource';
+import type { ResourceStore } from '../../stores/kit/resource-store';
+import { notFound } from '../errors';
+import { callerOf } from './caller';
+import { readListQuery } from './list-query-params';
+import { idParams } from './record-schemas';
+import { createBodySchema, listQuerySchema, recordSchema, resourcePageSchema, updateBodySchema } from './resource-schemas';
+import { route, type AnyRoute, type ErrorResponses } from './route';
+
+// The CRUD of a resource, written once for every module the generator makes: create, list (filters, sort,
+// offset or cursor), read, change and delete, each record visible to its owner only (all of them to role
+// admin). The resource's rules answer the same everywhere: a unique key clash 409, a reference to no record
+// of the caller's 422, a delete that a 'restrict' reference forbids 409 (src/http/middleware/error-handler.ts).
+
+const NOT_FOUND = 'No such record, or not yours';
+
+/** Someone else's record, an unknown id and a malformed one all answer the same 404. */
+function missing(): never {
+  throw notFound(NOT_FOUND);
+}
+
+/** Datetime fields arrive as ISO 8601 strings and are kept as Dates; the rest as sent. */
+function toFields(resource: Resource, body: Record<string, unknown>): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(body)) {
+    if (!(name in resource.fields)) continue;
+    fields[name] = resource.fields[name]!.kind === 'datetime' && typeof value === 'string' ? new Date(value) : value;
+  }
+  return fields;
+}
+
+/** The five routes under /api/<resource.name>. */
+export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>): AnyRoute[] {
+  const plain = resource as unknown as Resource;
+  const record = recordSchema(plain);
+  const clash: ErrorResponses = resource.unique.length > 0 ? { 409: `A record with the same ${resource.unique.map((key) => key.join(' and ')).join(', or ')} exists already` } : {};
+  const referenced: ErrorResponses = referrersOf(plain).some((referrer) => referrer.onDelete === 'restrict')
+    ? { 409: `Records of ${[...new Set(referrersOf(plain).map((referrer) => referrer.resource.name))].join(', ')} point at it` }
+    : {};
+  const body = (ctx: { request: { body: unknown } }) => toFields(plain, ctx.request.body as Record<string, unknown>);
+  return [
+    route({
+      method: 'POST',
+      path: '/',
+      access: 'authenticated',
+      summary: 'Create a record owned by the caller',
+      body: createBodySchema(plain),
+      responses: { 201: record },
+      errors: clash,
+      location: (created) => `/api/${resource.name}/${(created as { id: string }).id}`,
+      handler: (ctx) => store.create(callerOf(ctx).id, body(ctx) as FieldsOf<F>),
+    }),
+    route({
+      method: 'GET',
+      path: '/',
+      access: 'authenticated',
+      summary: "The caller's records (an admin's: everyone's), filtered and sorted, a page at a time",
+      query: listQuerySchema(plain),
+      responses: { 200: resourcePageSchema(record) },
+      handler: (ctx) => store.list(ownerScope(callerOf(ctx)), readListQuery(plain, ctx.query as Record<string, unknown>)),
+    }),
+    route({
+      method: 'GET',
+      path: '/:id',
+      access: 'authenticated',
+      summary: 'One record',
+      params: idParams,
+      responses: { 200: record },
+      errors: { 404: NOT_FOUND },
+      handler: async (ctx) => (await store.findById(ctx.params.id, ownerScope(callerOf(ctx)))) ?? missing(),
+    }),
+    route({
+      method: 'PATCH',
+      path: '/:id',
+      access: 'authenticated',
+      summary: 'Change some fields of a record',
+      params: idParams,
+      body: updateBodySchema(plain),
+      responses: { 200: record },
+      errors: { 404: NOT_FOUND, ...clash },
+      handler: async (ctx) => (await store.update(ctx.params.id, ownerScope(callerOf(ctx)), body(ctx) as Partial<FieldsOf<F>>)) ?? missing(),
+    }),
+    route({
+      method: 'DELETE',
+      path: '/:id',
+      access: 'authenticated',
+      summary: 'Delete a record',
+      params: idParams,
+      responses: { 204: null },
+      errors: { 404: NOT_FOUND, ...referenced },
+      handler: async (ctx) => {
+        if (!(await store.delete(ctx.params.id, ownerScope(callerOf(ctx))))) missing();
+      },
+    }),
+  ];
+}

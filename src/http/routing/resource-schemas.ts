@@ -1,0 +1,99 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { FieldDefinition } from '../../stores/kit/fields';
+import { MAX_PAGE_SIZE } from '../../stores/kit/pagination';
+import { fieldEntries, type Resource } from '../../stores/kit/resource';
+import { pageQuery, ownedRecordSchema, timestamp } from './record-schemas';
+
+// What a resource's routes take and answer, derived from its field declarations: the bodies, the record,
+// the page and the list query. The routes validate with these and the API document shows them, so a field
+// declared once is checked, typed and documented alike.
+
+/** The largest `[in]` list a filter takes. */
+export const MAX_IN_VALUES = 100;
+
+/** A field's value in a request body (datetimes: ISO 8601 strings). */
+function bodyValue(definition: FieldDefinition): TSchema {
+  switch (definition.kind) {
+    case 'string':
+      return Type.String({ minLength: 1, maxLength: definition.maxLength });
+    case 'text':
+      return Type.String({ maxLength: definition.maxLength });
+    case 'integer':
+      return Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 });
+    case 'number':
+      return Type.Number();
+    case 'boolean':
+      return Type.Boolean();
+    case 'datetime':
+      return Type.String({ format: 'date-time', maxLength: 40 });
+    case 'reference':
+      return Type.String({ maxLength: 36, description: `The id of one of the caller's ${definition.references!.resource().name}` });
+  }
+}
+
+const nullable = (schema: TSchema, definition: FieldDefinition) => (definition.optional ? Type.Union([schema, Type.Null()]) : schema);
+
+/** POST: the required fields and any optional ones, nothing else. */
+export function createBodySchema(resource: Resource) {
+  const properties = Object.fromEntries(
+    fieldEntries(resource).map(([name, definition]) => [name, definition.optional ? Type.Optional(nullable(bodyValue(definition), definition)) : bodyValue(definition)]),
+  );
+  return Type.Object(properties, { additionalProperties: false });
+}
+
+/** PATCH: any of the fields, at least one; null empties an optional one. */
+export function updateBodySchema(resource: Resource) {
+  const properties = Object.fromEntries(fieldEntries(resource).map(([name, definition]) => [name, Type.Optional(nullable(bodyValue(definition), definition))]));
+  return Type.Object(properties, { additionalProperties: false, minProperties: 1 });
+}
+
+/** One record as answered; datetimes are ISO 8601 strings with milliseconds. */
+export function recordSchema(resource: Resource) {
+  const properties = Object.fromEntries(fieldEntries(resource).map(([name, definition]) => [name, nullable(definition.kind === 'datetime' ? timestamp : bodyValue(definition), definition)]));
+  return ownedRecordSchema(properties);
+}
+
+/** One page, the total of the filtered list, and the cursor of the next page (null on the last one). */
+export function resourcePageSchema(item: TSchema) {
+  return Type.Object({
+    items: Type.Array(item, { maxItems: MAX_PAGE_SIZE }),
+    total: Type.Integer({ minimum: 0 }),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+    nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null on the last page' }),
+  });
+}
+
+/** The kind of a field a list may filter or sort by, timestamps included. */
+export function queryableDefinition(resource: Resource, name: string): FieldDefinition {
+  return resource.fields[name] ?? { kind: 'datetime', optional: false };
+}
+
+/** A filter value in the query string, before it is read as the field's kind. */
+function filterValue(definition: FieldDefinition): TSchema {
+  if (definition.kind === 'string' || definition.kind === 'reference') return Type.String({ maxLength: definition.maxLength ?? 36 });
+  return bodyValue(definition);
+}
+
+/**
+ * `?limit&offset&cursor&sort` and, per filtered field, `name` (equals), `name[in]` (comma-separated),
+ * `name[gt|gte|lt|lte]` (numbers and datetimes) and `name[null]` (optional fields).
+ */
+export function listQuerySchema(resource: Resource) {
+  const properties: Record<string, TSchema> = { ...pageQuery.properties };
+  properties.cursor = Type.String({ maxLength: 2048, description: 'The `nextCursor` of the previous page (same sort and filters)' });
+  if (resource.sort.length > 0) {
+    const key = `-?(${['id', ...resource.sort].join('|')})`;
+    properties.sort = Type.String({ pattern: `^${key}(,${key})*$`, maxLength: 200, description: `Comma-separated keys, \`-\` for descending: ${resource.sort.join(', ')} (default -createdAt; id breaks ties)` });
+  }
+  for (const name of resource.filters) {
+    const definition = queryableDefinition(resource, name);
+    properties[name] = { ...filterValue(definition), description: `Equal to (${definition.caseInsensitive ? 'ignoring case' : 'exactly'})` };
+    if (definition.kind !== 'boolean') properties[`${name}[in]`] = Type.String({ maxLength: 4000, description: `One of these, comma-separated (at most ${MAX_IN_VALUES})` });
+    if (['integer', 'number', 'datetime'].includes(definition.kind)) {
+      for (const comparison of ['gt', 'gte', 'lt', 'lte']) properties[`${name}[${comparison}]`] = { ...filterValue(definition), description: `${comparison} this` };
+    }
+    if (definition.optional) properties[`${name}[null]`] = Type.Boolean({ description: 'true: only records where it is empty; false: only where it is set' });
+  }
+  return Type.Object(properties, { additionalProperties: false });
+}

@@ -1,0 +1,101 @@
+import type { OwnedRecord } from './record-store';
+
+// The fields of a resource, declared once: each one's kind, whether it may be empty (null), and the rules
+// that make it compare alike on every engine. From these the kit derives the record's TypeScript type,
+// the request and answer schemas, the models of both engine families and the list queries.
+
+/** The TypeScript value of each kind of field, as the store returns it. */
+export interface FieldValues {
+  string: string;
+  text: string;
+  integer: number;
+  number: number;
+  boolean: boolean;
+  datetime: Date;
+  reference: string;
+}
+
+export type FieldKind = keyof FieldValues;
+
+/** What happens to records that point at a record being deleted. */
+export type OnDelete = 'restrict' | 'cascade';
+
+export interface FieldDefinition<K extends FieldKind = FieldKind, Optional extends boolean = boolean> {
+  readonly kind: K;
+  /** May be null (and left out on create). */
+  readonly optional: Optional;
+  /** string and text: the longest value accepted. */
+  readonly maxLength?: number;
+  /**
+   * string: equality, filters and uniqueness ignore case (compared on a lower-cased shadow column kept by
+   * the store; sorting stays by code point of the value as given).
+   */
+  readonly caseInsensitive?: boolean;
+  /** reference: the resource pointed at (a record of the same owner) and the on-delete rule. */
+  readonly references?: { readonly resource: () => ReferencedResource; readonly onDelete: OnDelete };
+}
+
+/** Enough of a resource to point at it (the full type lives in resource.ts, which imports this file). */
+export interface ReferencedResource {
+  readonly name: string;
+  readonly table: string;
+  readonly modelName: string;
+}
+
+export type Fields = Record<string, FieldDefinition>;
+
+interface Options<Optional extends boolean> {
+  optional?: Optional;
+}
+
+function make<K extends FieldKind, Optional extends boolean>(kind: K, options: Options<Optional> & Omit<FieldDefinition, 'kind' | 'optional'>): FieldDefinition<K, Optional> {
+  const { optional, ...rest } = options;
+  return Object.freeze({ ...rest, kind, optional: (optional ?? false) as Optional });
+}
+
+/** The field kinds. `optional: true` lets a field be null. */
+export const field = {
+  /** A short string (≤ maxLength, default 200), compared by code point, case- and space-sensitive unless `caseInsensitive`. */
+  string: <Optional extends boolean = false>(options: Options<Optional> & { maxLength?: number; caseInsensitive?: boolean } = {}) =>
+    make('string', { ...options, maxLength: options.maxLength ?? 200, caseInsensitive: options.caseInsensitive ?? false }),
+  /** Long text (≤ maxLength, default 10 000); not filtered, sorted or unique. */
+  text: <Optional extends boolean = false>(options: Options<Optional> & { maxLength?: number } = {}) => make('text', { ...options, maxLength: options.maxLength ?? 10_000 }),
+  /** A 32-bit signed integer. */
+  integer: <Optional extends boolean = false>(options: Options<Optional> = {}) => make('integer', options),
+  /** A double. */
+  number: <Optional extends boolean = false>(options: Options<Optional> = {}) => make('number', options),
+  boolean: <Optional extends boolean = false>(options: Options<Optional> = {}) => make('boolean', options),
+  /** An instant with millisecond precision (ISO 8601 in JSON). */
+  datetime: <Optional extends boolean = false>(options: Options<Optional> = {}) => make('datetime', options),
+  /**
+   * The id of a record of another resource owned by the same user. `onDelete`: deleting that record is
+   * refused while this one points at it ('restrict', the default: 409), or deletes this one too ('cascade').
+   */
+  reference: <Optional extends boolean = false>(resource: () => ReferencedResource, options: Options<Optional> & { onDelete?: OnDelete } = {}) =>
+    make('reference', { optional: options.optional, references: { resource, onDelete: options.onDelete ?? 'restrict' } }),
+};
+
+type ValueOf<F> = F extends FieldDefinition<infer K, infer Optional> ? FieldValues[K] | (Optional extends true ? null : never) : never;
+type OptionalNames<F extends Fields> = { [N in keyof F]: F[N] extends FieldDefinition<FieldKind, true> ? N : never }[keyof F];
+type RequiredNames<F extends Fields> = Exclude<keyof F, OptionalNames<F>>;
+
+/** A stored record: id, owner, timestamps and every declared field (an empty optional one is null). */
+export type RecordOf<F extends Fields> = OwnedRecord & { -readonly [N in keyof F]: ValueOf<F[N]> };
+
+/** What a caller sets on create: the required fields, optional ones if given. */
+export type FieldsOf<F extends Fields> = { [N in RequiredNames<F>]: ValueOf<F[N]> } & { [N in OptionalNames<F>]?: ValueOf<F[N]> };
+
+/** `dueAt` → `due_at`: the column of a field. */
+export function columnOf(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/** The shadow column of a case-insensitive string: its value lower-cased, for equality and uniqueness. */
+export function foldedNameOf(name: string): string {
+  return `${name}Folded`;
+}
+
+/** The folded value a case-insensitive field is compared by (Unicode NFC, then lower case). */
+export function fold(value: string): string {
+  return value.normalize('NFC').toLowerCase();
+}

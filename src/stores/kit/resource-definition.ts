@@ -1,0 +1,29 @@
+import { MongoResourceStore } from '../mongo/resource-mongo-store';
+import { SqlResourceStore } from '../sql/resource-sql-store';
+import type { StoreDefinition } from './definition';
+import type { Fields } from './fields';
+import type { Resource } from './resource';
+import type { ResourceStore } from './resource-store';
+
+const definitions = new WeakMap<Resource, StoreDefinition<unknown>>();
+
+/**
+ * The store of a resource, on whichever engine is configured: one definition per resource (the same object
+ * for the module that owns it and for those pointing at it), which depends on the stores of the resources it
+ * references, so their tables are migrated first and opened with it.
+ */
+export function resourceStore<F extends Fields>(resource: Resource<F>): StoreDefinition<ResourceStore<F>> {
+  const known = definitions.get(resource as unknown as Resource);
+  if (known) return known as StoreDefinition<ResourceStore<F>>;
+  const definition: StoreDefinition<ResourceStore<F>> = {
+    name: resource.name,
+    migrations: resource.migrations,
+    get dependsOn() {
+      return resource.dependsOn.map((target) => resourceStore(target));
+    },
+    relational: (context) => new SqlResourceStore(context, resource),
+    mongodb: (context) => new MongoResourceStore(context, resource),
+  };
+  definitions.set(resource as unknown as Resource, definition as StoreDefinition<unknown>);
+  return definition;
+}

@@ -1,0 +1,86 @@
+import type { SqlMigration } from '../sql/migrations/migration';
+import { columnOf, type FieldDefinition, type Fields, type OnDelete, type ReferencedResource } from './fields';
+
+// A resource is what a generated module declares: its fields, which of them are unique (per owner),
+// filtered and sorted, and its relational migrations. The kit's stores, routes, schemas and contract tests
+// all read this one declaration.
+
+/** Fields every record has: they may be filtered and sorted like declared ones. */
+export const RECORD_TIMESTAMPS = ['createdAt', 'updatedAt'] as const;
+export type FieldName<F extends Fields> = Extract<keyof F, string>;
+export type QueryableName<F extends Fields> = FieldName<F> | (typeof RECORD_TIMESTAMPS)[number];
+
+export interface ResourceDeclaration<F extends Fields> {
+  /** As in the URL and the store's name: lower-case words joined by dashes (`invoice-items`). */
+  name: string;
+  /** The relational table and MongoDB collection (`invoice_items`). */
+  table: string;
+  /** The model name on both engine families (`InvoiceItem`). */
+  modelName: string;
+  fields: F;
+  /** Unique keys, each one field or several, always per owner: a clash is a 409 naming the fields. */
+  unique?: readonly (readonly FieldName<F>[])[];
+  /** Fields a list may be filtered by (equality, `in`, ranges for numbers and dates, `null` for optional ones). */
+  filters?: readonly QueryableName<F>[];
+  /** Fields a list may be sorted by (id always breaks ties). Default order: newest first. */
+  sort?: readonly QueryableName<F>[];
+  /** The relational schema, oldest first: never edit one that has run, add the next. */
+  migrations: readonly SqlMigration[];
+}
+
+export interface Resource<F extends Fields = Fields> extends ResourceDeclaration<F> {
+  readonly unique: readonly (readonly FieldName<F>[])[];
+  readonly filters: readonly QueryableName<F>[];
+  readonly sort: readonly QueryableName<F>[];
+  /** The resources this one points at (their tables must exist first). */
+  readonly dependsOn: readonly Resource[];
+}
+
+/** A field of another resource that points at records of this one. */
+export interface Referrer {
+  resource: Resource;
+  field: string;
+  onDelete: OnDelete;
+}
+
+const referrers = new Map<string, Referrer[]>();
+
+/** Who points at records of this resource (declared so far): MongoDB's store enforces their on-delete rules. */
+export function referrersOf(resource: ReferencedResource): readonly Referrer[] {
+  return referrers.get(resource.name) ?? [];
+}
+
+function check<F extends Fields>(declaration: ResourceDeclaration<F>): void {
+  const where = `resource '${declaration.name}'`;
+  const known = new Set<string>([...Object.keys(declaration.fields), ...RECORD_TIMESTAMPS]);
+  for (const name of [...(declaration.filters ?? []), ...(declaration.sort ?? []), ...(declaration.unique ?? []).flat()]) {
+    if (!known.has(name)) throw new Error(`${where}: '${name}' is not one of its fields`);
+    if (declaration.fields[name]?.kind === 'text') throw new Error(`${where}: '${name}' is text: it cannot be filtered, sorted or unique (use string)`);
+  }
+  for (const key of declaration.unique ?? []) if (key.length === 0) throw new Error(`${where}: an empty unique key`);
+}
+
+/** Checks a resource declaration and records its references; a mistake fails at start-up with its name. */
+export function defineResource<F extends Fields>(declaration: ResourceDeclaration<F>): Resource<F> {
+  check(declaration);
+  const references = Object.entries(declaration.fields).filter(([, definition]) => definition.references);
+  const resource: Resource<F> = {
+    ...declaration,
+    unique: declaration.unique ?? [],
+    filters: declaration.filters ?? [],
+    sort: declaration.sort ?? [],
+    get dependsOn() {
+      return references.map(([, definition]) => definition.references!.resource() as Resource);
+    },
+  };
+  for (const [name, definition] of references) {
+    const target = definition.references!.resource();
+    referrers.set(target.name, [...referrersOf(target), { resource: resource as unknown as Resource, field: name, onDelete: definition.references!.onDelete }]);
+  }
+  return resource;
+}
+
+/** The declared fields, with their columns. */
+export function fieldEntries(resource: Resource): [name: string, definition: FieldDefinition, column: string][] {
+  return Object.entries(resource.fields).map(([name, definition]) => [name, definition, columnOf(name)]);
+}

@@ -1,0 +1,241 @@
+import type { Connection, Model, SchemaDefinition } from 'mongoose';
+import { DuplicateKeyError, MissingReferenceError, ReferencedRecordError, UniqueKeyError } from '../errors';
+import { isId } from '../ids';
+import type { MongoStoreContext } from '../kit/definition';
+import { fold, foldedNameOf, type FieldDefinition, type Fields, type FieldsOf, type RecordOf, type ReferencedResource } from '../kit/fields';
+import { encodeCursor } from '../kit/cursor';
+import { afterSteps, withTiebreak, type Condition, type ListQuery, type SortKey } from '../kit/list-query';
+import type { OwnerScope } from '../kit/owner-scope';
+import { fieldEntries, referrersOf, type Resource } from '../kit/resource';
+import type { ResourcePage, ResourceStore } from '../kit/resource-store';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- documents of every resource pass through here */
+type AnyModel = Model<any>;
+type Document = { _id: string } & Record<string, unknown>;
+type Filter = Record<string, unknown>;
+
+const MONGO_TYPES = { string: String, text: String, integer: Number, number: Number, boolean: Boolean, datetime: Date, reference: String } as const;
+
+const BSON_TYPES = { string: 'string', text: 'string', integer: 'number', number: 'number', boolean: 'bool', datetime: 'date', reference: 'string' } as const;
+
+/** `id` is `_id` in a document. */
+const path = (field: string) => (field === 'id' ? '_id' : field);
+
+/** The schema of a resource's collection: its fields, shadows, and one index per unique key (per owner). */
+function resourceModel(context: MongoStoreContext, resource: Resource): AnyModel {
+  const definition: SchemaDefinition = {};
+  for (const [name, field] of fieldEntries(resource)) {
+    const spec = { type: MONGO_TYPES[field.kind], ...(field.optional ? { default: null } : { required: true }) };
+    definition[name] = spec;
+    if (field.caseInsensitive) definition[foldedNameOf(name)] = { ...spec };
+  }
+  const schema = context.ownedRecordSchema(definition);
+  for (const key of resource.unique) {
+    const paths = key.map((name) => (resource.fields[name]?.caseInsensitive ? foldedNameOf(name) : name));
+    // Like the relational engines: records whose key has an empty (null) field never clash.
+    const present = Object.fromEntries(key.map((name, index) => [paths[index], { $type: BSON_TYPES[resource.fields[name]!.kind] }]));
+    schema.index({ ownerId: 1, ...Object.fromEntries(paths.map((name) => [name, 1])) }, { unique: true, partialFilterExpression: present, name: `${resource.table}_${paths.join('_')}_unique` });
+  }
+  for (const [name, field] of fieldEntries(resource)) if (field.kind === 'reference') schema.index({ [name]: 1 }); // who points at a record, on delete
+  return context.connection.model(resource.modelName, schema, resource.table) as unknown as AnyModel;
+}
+
+/** Just enough of another resource's collection to ask whether a record of an owner is there. */
+function referencedModel(context: MongoStoreContext, target: ReferencedResource): AnyModel {
+  const name = `${target.modelName}Reference`;
+  return (context.connection.models[name] ?? context.connection.model(name, new context.Schema({ _id: String, ownerId: String }, { strict: false }), target.table)) as unknown as AnyModel;
+}
+
+/**
+ * A resource's store on MongoDB, built from its declaration. MongoDB compares strings by code point and
+ * case-sensitively already (the simple collation); unique keys are partial unique indexes; references are
+ * checked here, and their on-delete rules applied here, as foreign keys do on the relational engines.
+ */
+export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
+  protected readonly model: AnyModel;
+
+  constructor(
+    protected readonly context: MongoStoreContext,
+    protected readonly resource: Resource<F>,
+  ) {
+    this.model = resourceModel(context, resource as unknown as Resource);
+  }
+
+  /** The declaration without its field types: what the generic code below walks. */
+  private get plain(): Resource {
+    return this.resource as unknown as Resource;
+  }
+
+  private definition(name: string): FieldDefinition | undefined {
+    return this.plain.fields[name];
+  }
+
+  protected toRecord(document: Document): RecordOf<F> {
+    const { _id, ...fields } = document;
+    const record: Record<string, unknown> = { id: _id, ...fields };
+    for (const [name, definition] of fieldEntries(this.plain)) {
+      record[name] ??= null; // a field added after the document was written
+      if (definition.caseInsensitive) delete record[foldedNameOf(name)];
+    }
+    return record as RecordOf<F>;
+  }
+
+  private withShadows(fields: Record<string, unknown>): Record<string, unknown> {
+    const values = { ...fields };
+    for (const [name, value] of Object.entries(fields)) if (this.definition(name)?.caseInsensitive) values[foldedNameOf(name)] = typeof value === 'string' ? fold(value) : value;
+    return values;
+  }
+
+  private equals(name: string, value: unknown): Filter {
+    const folded = this.definition(name)?.caseInsensitive;
+    return { [folded ? foldedNameOf(name) : path(name)]: folded && typeof value === 'string' ? fold(value) : value };
+  }
+
+  private condition({ field, comparison, value }: Condition): Filter {
+    switch (comparison) {
+      case 'eq':
+        return this.equals(field, value);
+      case 'in':
+        return { $or: (value as unknown[]).map((item) => this.equals(field, item)) };
+      case 'null':
+        return { [path(field)]: value === true ? null : { $ne: null } };
+      default:
+        return { [path(field)]: { [`$${comparison}`]: value } };
+    }
+  }
+
+  private scoped(scope: OwnerScope, filters: Filter[]): Filter {
+    const all = [...(scope.ownerId === undefined ? [] : [{ ownerId: scope.ownerId }]), ...filters];
+    return all.length === 0 ? {} : { $and: all };
+  }
+
+  private afterCursor(order: SortKey[], after: readonly unknown[] | undefined): Filter[] {
+    if (!after) return [];
+    const disjuncts = afterSteps(order, after).flatMap(({ equal, step }) => {
+      const exactly = equal.map(({ field, value }) => ({ [path(field)]: value }));
+      const field = path(step.field);
+      const next = {
+        greater: { [field]: { $gt: step.value } },
+        less: { [field]: { $lt: step.value } },
+        notNull: { [field]: { $ne: null } },
+        lessOrNull: { $or: [{ [field]: { $lt: step.value } }, { [field]: null }] },
+        none: undefined,
+      }[step.kind];
+      return next ? [{ $and: [...exactly, next] }] : [];
+    });
+    return [{ $or: disjuncts }];
+  }
+
+  create(ownerId: string, fields: FieldsOf<F>): Promise<RecordOf<F>> {
+    return this.writing(ownerId, undefined, fields as Record<string, unknown>, async () => {
+      const created = await this.model.create({ ...this.withShadows(fields as Record<string, unknown>), ownerId });
+      return this.toRecord(created.toObject() as Document);
+    });
+  }
+
+  findById(id: string, scope: OwnerScope): Promise<RecordOf<F> | null> {
+    if (!isId(id)) return Promise.resolve(null);
+    return this.context.run(async () => {
+      const document = await this.model.findOne(this.scoped(scope, [{ _id: id }])).maxTimeMS(this.context.timeoutMs).lean<Document>().exec();
+      return document ? this.toRecord(document) : null;
+    });
+  }
+
+  list(scope: OwnerScope, query: ListQuery): Promise<ResourcePage<RecordOf<F>>> {
+    const order = withTiebreak(query.sort);
+    const filtered = query.where.map((condition) => this.condition(condition));
+    return this.context.run(async () => {
+      const [documents, total] = await Promise.all([
+        this.model
+          .find(this.scoped(scope, [...filtered, ...this.afterCursor(order, query.after)]))
+          .sort(Object.fromEntries(order.map(({ field, descending }) => [path(field), descending ? -1 : 1])))
+          .skip(query.offset)
+          .limit(query.limit + 1)
+          .maxTimeMS(this.context.timeoutMs)
+          .lean<Document[]>()
+          .exec(),
+        this.model.countDocuments(this.scoped(scope, filtered)).maxTimeMS(this.context.timeoutMs).exec(),
+      ]);
+      const items = documents.slice(0, query.limit).map((document) => this.toRecord(document));
+      const nextCursor = documents.length > query.limit ? encodeCursor(order, items.at(-1)!) : null;
+      return { items, total, limit: query.limit, offset: query.offset, nextCursor };
+    });
+  }
+
+  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>): Promise<RecordOf<F> | null> {
+    if (!isId(id)) return Promise.resolve(null);
+    return this.context.run(async () => {
+      const current = await this.model.findOne(this.scoped(scope, [{ _id: id }])).maxTimeMS(this.context.timeoutMs).lean<Document>().exec();
+      if (!current) return null;
+      return this.writing(String(current.ownerId), id, { ...current, ...(changes as Record<string, unknown>) }, async () => {
+        // mongoose sets updatedAt in the same $set (timestamps), so it moves on every successful update.
+        const document = await this.model
+          .findOneAndUpdate(this.scoped(scope, [{ _id: id }]), { $set: this.withShadows(changes as Record<string, unknown>) }, { returnDocument: 'after', runValidators: true })
+          .maxTimeMS(this.context.timeoutMs)
+          .lean<Document>()
+          .exec();
+        return document ? this.toRecord(document) : null;
+      });
+    });
+  }
+
+  delete(id: string, scope: OwnerScope): Promise<boolean> {
+    if (!isId(id)) return Promise.resolve(false);
+    return this.context.run(async () => {
+      const found = await this.model.exists(this.scoped(scope, [{ _id: id }])).exec();
+      if (!found) return false;
+      await deleteWithReferrers(this.context.connection, this.plain, [id]);
+      return true;
+    });
+  }
+
+  private async writing<T>(ownerId: string, id: string | undefined, values: Record<string, unknown>, write: () => Promise<T>): Promise<T> {
+    for (const [name, definition] of fieldEntries(this.plain)) {
+      const value = values[name];
+      if (definition.kind !== 'reference' || value === null || value === undefined) continue;
+      const target = referencedModel(this.context, definition.references!.resource());
+      const found = typeof value === 'string' && isId(value) && (await this.context.run(() => target.exists({ _id: value, ownerId }).exec())) !== null;
+      if (!found) throw new MissingReferenceError(name);
+    }
+    try {
+      return await this.context.run(write);
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) throw new UniqueKeyError(await this.clashingKey(ownerId, id, values), { cause: error });
+      throw error;
+    }
+  }
+
+  private async clashingKey(ownerId: string, id: string | undefined, values: Record<string, unknown>): Promise<readonly string[]> {
+    for (const key of this.resource.unique) {
+      if (key.some((name) => values[name] === null || values[name] === undefined)) continue;
+      const filter = this.scoped({ ownerId }, [...key.map((name) => this.equals(name, values[name])), ...(id ? [{ _id: { $ne: id } }] : [])]);
+      if (await this.context.run(() => this.model.exists(filter).exec())) return key;
+    }
+    return this.resource.unique[0] ?? ['id'];
+  }
+}
+
+/**
+ * Deletes these records of a resource after applying the rules of those pointing at them, as foreign keys
+ * would: every 'restrict' is checked over the whole tree before anything is deleted, then 'cascade'
+ * records go, deepest first. (Without a replica set there is no transaction: a record pointing at one of
+ * these, written between the check and the delete, is left pointing at nothing.)
+ */
+async function deleteWithReferrers(connection: Connection, resource: Resource, ids: string[]): Promise<void> {
+  const plan: { model: AnyModel; ids: string[] }[] = [];
+  const visit = async (current: Resource, currentIds: string[]): Promise<void> => {
+    for (const referrer of referrersOf(current)) {
+      const model = connection.models[referrer.resource.modelName] as AnyModel | undefined;
+      if (!model) continue; // that resource's module is not mounted here: nothing of it is kept
+      const pointing = (await model.find({ [referrer.field]: { $in: currentIds } }, { _id: 1 }).lean<Document[]>().exec()).map((document) => document._id);
+      if (pointing.length === 0) continue;
+      if (referrer.onDelete === 'restrict') throw new ReferencedRecordError(referrer.resource.name);
+      await visit(referrer.resource, pointing);
+      plan.push({ model, ids: pointing });
+    }
+  };
+  await visit(resource, ids);
+  for (const step of plan) await step.model.deleteMany({ _id: { $in: step.ids } }).exec();
+  await (connection.models[resource.modelName] as AnyModel).deleteMany({ _id: { $in: ids } }).exec();
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */

@@ -1,0 +1,99 @@
+import type { ModelAttributeColumnOptions, QueryInterface } from 'sequelize';
+import { dataTypesOf, millisecondTimestamp } from './column-types';
+import { addIndexIfMissing } from './schema-steps';
+
+// The columns of a resource's fields, as a migration writes them, spelled so that every engine compares
+// strings alike: by code point, case-sensitive, with no trailing-space padding (docs/databases.md, "One
+// meaning of equal"). Each builder returns the column(s) of one field, keyed by column name, to spread
+// into createRecordTable or pass to addFieldColumns.
+
+type Columns = Record<string, ModelAttributeColumnOptions>;
+
+interface FieldColumnOptions {
+  optional?: boolean;
+}
+
+const flavours = new WeakMap<QueryInterface, Promise<'mariadb' | 'mysql'>>();
+
+/** MariaDB and MySQL 8 name their no-pad binary utf8mb4 collations differently. */
+function mysqlFlavour(queryInterface: QueryInterface): Promise<'mariadb' | 'mysql'> {
+  let known = flavours.get(queryInterface);
+  if (!known) {
+    known = queryInterface.sequelize.query('SELECT VERSION() AS version', { plain: true }).then((row) => (/mariadb/i.test(String((row as { version?: unknown } | null)?.version)) ? 'mariadb' : 'mysql'));
+    flavours.set(queryInterface, known);
+  }
+  return known;
+}
+
+/**
+ * The binary collation clause of each engine: PostgreSQL "C" (byte order of UTF-8 = code point order);
+ * MariaDB utf8mb4_nopad_bin and MySQL 8 utf8mb4_0900_bin (code points, NO PAD: 'a' ≠ 'a '); SQL Server
+ * Latin1_General_100_BIN2 (code points; its `=` still pads, which the stores correct with lengths);
+ * SQLite's default BINARY already is.
+ */
+export async function binaryCollation(queryInterface: QueryInterface): Promise<string> {
+  switch (queryInterface.sequelize.getDialect()) {
+    case 'postgres':
+      return ' COLLATE "C"';
+    case 'mysql':
+    case 'mariadb':
+      return (await mysqlFlavour(queryInterface)) === 'mariadb' ? ' CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin' : ' CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_bin';
+    case 'mssql':
+      return ' COLLATE Latin1_General_100_BIN2';
+    default:
+      return '';
+  }
+}
+
+/** The column builders of one migration's connection. */
+export async function fieldColumns(queryInterface: QueryInterface) {
+  const DataTypes = dataTypesOf(queryInterface);
+  const collation = await binaryCollation(queryInterface);
+  const mssql = queryInterface.sequelize.getDialect() === 'mssql';
+  const column = (type: ModelAttributeColumnOptions['type'], options: FieldColumnOptions): ModelAttributeColumnOptions => ({ type, allowNull: options.optional ?? false });
+  const varchar = (length: number) => `${mssql ? 'NVARCHAR' : 'VARCHAR'}(${length})${collation}`;
+  return {
+    /** A short string; `caseInsensitive` adds its lower-cased shadow `<column>_folded`, kept by the store. */
+    string(name: string, options: FieldColumnOptions & { maxLength?: number; caseInsensitive?: boolean } = {}): Columns {
+      const spec = column(varchar(options.maxLength ?? 200), options);
+      return options.caseInsensitive ? { [name]: spec, [`${name}_folded`]: { ...spec } } : { [name]: spec };
+    },
+    text: (name: string, options: FieldColumnOptions = {}): Columns => ({ [name]: column(mssql ? `NVARCHAR(MAX)${collation}` : `TEXT${collation}`, options) }),
+    integer: (name: string, options: FieldColumnOptions = {}): Columns => ({ [name]: column(DataTypes.INTEGER, options) }),
+    number: (name: string, options: FieldColumnOptions = {}): Columns => ({ [name]: column(DataTypes.DOUBLE, options) }),
+    boolean: (name: string, options: FieldColumnOptions = {}): Columns => ({ [name]: column(DataTypes.BOOLEAN, options) }),
+    datetime: (name: string, options: FieldColumnOptions = {}): Columns => ({ [name]: column(millisecondTimestamp(queryInterface), options) }),
+    /**
+     * The id of a record of `table`, a foreign key. 'restrict' is NO ACTION (checked at the end of the
+     * statement; SQL Server has no RESTRICT), 'cascade' deletes the row with the record it points at.
+     */
+    reference(name: string, table: string, options: FieldColumnOptions & { onDelete?: 'restrict' | 'cascade' } = {}): Columns {
+      return {
+        [name]: {
+          ...column(DataTypes.STRING(36), options),
+          references: { model: table, key: 'id' },
+          onDelete: options.onDelete === 'cascade' ? 'CASCADE' : 'NO ACTION',
+          onUpdate: 'NO ACTION',
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Adds a field's column(s) to a table that may hold rows (what `npm run new:field` writes). A required
+ * column needs `defaultValue` there; references get the index their on-delete checks read.
+ */
+export async function addFieldColumns(queryInterface: QueryInterface, table: string, columns: Columns): Promise<void> {
+  const existing = await queryInterface.describeTable(table);
+  for (const [name, spec] of Object.entries(columns)) {
+    if (name in existing) continue; // a retry after a half-applied run (MySQL DDL is not transactional)
+    await queryInterface.addColumn(table, name, spec);
+    if (spec.references) await addIndexIfMissing(queryInterface, table, [name], `${table}_${name}`);
+  }
+}
+
+/** Indexes the reference columns of a new table: PostgreSQL and SQL Server do not index a foreign key themselves. */
+export async function indexReferences(queryInterface: QueryInterface, table: string, columns: Columns): Promise<void> {
+  for (const [name, spec] of Object.entries(columns)) if (spec.references) await addIndexIfMissing(queryInterface, table, [name], `${table}_${name}`);
+}

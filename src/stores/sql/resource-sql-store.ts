@@ -1,0 +1,235 @@
+import type { Model, ModelAttributes, ModelStatic, Op as SequelizeOp, WhereOptions } from 'sequelize';
+import { DuplicateKeyError, ForeignKeyViolationError, MissingReferenceError, ReferencedRecordError, UniqueKeyError } from '../errors';
+import { isId, newId } from '../ids';
+import type { SqlStoreContext } from '../kit/definition';
+import { fold, foldedNameOf, type FieldDefinition, type Fields, type FieldsOf, type RecordOf } from '../kit/fields';
+import { afterSteps, withTiebreak, type Condition, type ListQuery } from '../kit/list-query';
+import { encodeCursor } from '../kit/cursor';
+import type { OwnerScope } from '../kit/owner-scope';
+import { fieldEntries, type Resource } from '../kit/resource';
+import type { ResourcePage, ResourceStore } from '../kit/resource-store';
+import { defineRecordModel } from './record-model';
+
+type Row = Record<string, unknown>;
+type Where = WhereOptions & Record<string | symbol, unknown>;
+
+/** The model of a resource's table: the record columns, each field, and the shadow of each case-insensitive one. */
+function resourceModel(context: SqlStoreContext, resource: Resource): ModelStatic<Model> {
+  const { DataTypes } = context;
+  const attributes: ModelAttributes = {};
+  for (const [name, definition] of fieldEntries(resource)) {
+    const type = {
+      string: DataTypes.STRING(definition.maxLength ?? 200),
+      text: DataTypes.TEXT,
+      integer: DataTypes.INTEGER,
+      number: DataTypes.DOUBLE,
+      boolean: DataTypes.BOOLEAN,
+      datetime: DataTypes.DATE(3),
+      reference: DataTypes.STRING(36),
+    }[definition.kind];
+    attributes[name] = { type, allowNull: definition.optional };
+    if (definition.caseInsensitive) attributes[foldedNameOf(name)] = { type, allowNull: definition.optional };
+  }
+  return defineRecordModel(context.sequelize, resource.modelName, resource.table, attributes);
+}
+
+/** Just enough of another resource's table to ask whether a record of an owner is there. */
+function referencedModel(context: SqlStoreContext, target: { table: string; modelName: string }): ModelStatic<Model> {
+  const name = `${target.modelName}Reference`;
+  return (
+    context.sequelize.models[name] ??
+    context.sequelize.define(name, { id: { type: context.DataTypes.STRING(36), primaryKey: true }, ownerId: context.DataTypes.STRING(64) }, { tableName: target.table, underscored: true, timestamps: false })
+  );
+}
+
+/**
+ * A resource's store on SQLite, PostgreSQL, MySQL/MariaDB and SQL Server, built from its declaration.
+ * Strings compare by code point, case- and space-sensitive, on every engine: the columns carry a binary
+ * collation (see migrations/resource-columns.ts), and SQL Server, which pads on `=`, is also asked for
+ * equal lengths. Unique keys and references are the tables' own constraints; their violations come back
+ * as the resource's errors.
+ */
+export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
+  protected readonly model: ModelStatic<Model>;
+  private readonly Op: typeof SequelizeOp;
+
+  constructor(
+    protected readonly context: SqlStoreContext,
+    protected readonly resource: Resource<F>,
+  ) {
+    this.model = resourceModel(context, resource as unknown as Resource);
+    this.Op = (context.sequelize.constructor as unknown as { Op: typeof SequelizeOp }).Op;
+  }
+
+  /** The declaration without its field types: what the generic code below walks. */
+  private get plain(): Resource {
+    return this.resource as unknown as Resource;
+  }
+
+  private definition(name: string): FieldDefinition | undefined {
+    return this.plain.fields[name];
+  }
+
+  /** A row as the record: every declared field present (null when empty), shadows left out. */
+  protected toRecord(row: Model): RecordOf<F> {
+    const record = row.get({ plain: true }) as Row;
+    for (const [name, definition] of fieldEntries(this.plain)) {
+      record[name] ??= null;
+      if (definition.caseInsensitive) delete record[foldedNameOf(name)];
+    }
+    return record as RecordOf<F>;
+  }
+
+  /** The values to write: as given, plus the folded shadow of each case-insensitive field given. */
+  private withShadows(fields: Row): Row {
+    const values: Row = { ...fields };
+    for (const [name, value] of Object.entries(fields)) {
+      if (this.definition(name)?.caseInsensitive) values[foldedNameOf(name)] = typeof value === 'string' ? fold(value) : value;
+    }
+    return values;
+  }
+
+  /** `name = value` as every other engine means it (SQL Server ignores trailing spaces in `=`; its lengths do not). */
+  private equals(name: string, value: unknown): Where {
+    const definition = this.definition(name);
+    const attribute = definition?.caseInsensitive ? foldedNameOf(name) : name;
+    const compared = definition?.caseInsensitive && typeof value === 'string' ? fold(value) : value;
+    if (this.context.engine !== 'mssql' || typeof compared !== 'string') return { [attribute]: compared };
+    const { sequelize } = this.context;
+    const column = this.model.getAttributes()[attribute]?.field ?? attribute;
+    return { [this.Op.and]: [{ [attribute]: compared }, sequelize.where(sequelize.fn('DATALENGTH', sequelize.col(column)), Buffer.byteLength(compared, 'utf16le'))] };
+  }
+
+  private condition({ field, comparison, value }: Condition): Where {
+    const { Op } = this;
+    switch (comparison) {
+      case 'eq':
+        return this.equals(field, value);
+      case 'in':
+        return { [Op.or]: (value as unknown[]).map((item) => this.equals(field, item)) };
+      case 'null':
+        return { [field]: value === true ? null : { [Op.ne]: null } };
+      default:
+        return { [field]: { [Op[comparison]]: value } };
+    }
+  }
+
+  private scoped(scope: OwnerScope, where: Where[]): Where {
+    return { [this.Op.and]: [...(scope.ownerId === undefined ? [] : [{ ownerId: scope.ownerId }]), ...where] };
+  }
+
+  private afterCursor(query: ListQuery, order: ReturnType<typeof withTiebreak>): Where[] {
+    if (!query.after) return [];
+    const { Op } = this;
+    const disjuncts = afterSteps(order, query.after).flatMap(({ equal, step }) => {
+      const exactly = equal.map(({ field, value }) => ({ [field]: value }));
+      const after = {
+        greater: { [step.field]: { [Op.gt]: step.value } },
+        less: { [step.field]: { [Op.lt]: step.value } },
+        notNull: { [step.field]: { [Op.ne]: null } },
+        lessOrNull: { [Op.or]: [{ [step.field]: { [Op.lt]: step.value } }, { [step.field]: null }] },
+        none: undefined,
+      }[step.kind];
+      return after ? [{ [Op.and]: [...exactly, after] }] : [];
+    });
+    return [{ [Op.or]: disjuncts }];
+  }
+
+  create(ownerId: string, fields: FieldsOf<F>): Promise<RecordOf<F>> {
+    return this.writing(ownerId, undefined, fields as Row, () =>
+      this.context.run(async () => this.toRecord(await this.model.create({ ...this.withShadows(fields as Row), id: newId(), ownerId }))),
+    );
+  }
+
+  findById(id: string, scope: OwnerScope): Promise<RecordOf<F> | null> {
+    if (!isId(id)) return Promise.resolve(null);
+    return this.context.run(async () => {
+      const row = await this.model.findOne({ where: this.scoped(scope, [{ id }]) });
+      return row ? this.toRecord(row) : null;
+    });
+  }
+
+  list(scope: OwnerScope, query: ListQuery): Promise<ResourcePage<RecordOf<F>>> {
+    const order = withTiebreak(query.sort);
+    const filtered = query.where.map((condition) => this.condition(condition));
+    const nullsFirst = this.context.engine === 'postgres'; // PostgreSQL alone orders nulls last by default
+    return this.context.run(async () => {
+      const total = await this.model.count({ where: this.scoped(scope, filtered) });
+      const rows = await this.model.findAll({
+        where: this.scoped(scope, [...filtered, ...this.afterCursor(query, order)]),
+        order: order.map(({ field, descending }) => [field, `${descending ? 'DESC' : 'ASC'}${nullsFirst && this.definition(field)?.optional ? (descending ? ' NULLS LAST' : ' NULLS FIRST') : ''}`]),
+        limit: query.limit + 1, // one more tells whether a next page exists
+        offset: query.offset,
+      });
+      const items = rows.slice(0, query.limit).map((row) => this.toRecord(row));
+      const nextCursor = rows.length > query.limit ? encodeCursor(order, items.at(-1)!) : null;
+      return { items, total, limit: query.limit, offset: query.offset, nextCursor };
+    });
+  }
+
+  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>): Promise<RecordOf<F> | null> {
+    if (!isId(id)) return Promise.resolve(null);
+    return this.context.run(async () => {
+      const row = await this.model.findOne({ where: this.scoped(scope, [{ id }]) });
+      if (!row) return null;
+      const current = this.toRecord(row) as Row;
+      return this.writing(String(current.ownerId), id, { ...current, ...(changes as Row) }, async () => {
+        // updatedAt set here too, so it moves even when the changes equal what is stored.
+        row.set({ ...this.withShadows(changes as Row), updatedAt: new Date() });
+        await this.context.run(() => row.save());
+        return this.toRecord(row);
+      });
+    });
+  }
+
+  delete(id: string, scope: OwnerScope): Promise<boolean> {
+    if (!isId(id)) return Promise.resolve(false);
+    return this.context
+      .run(async () => (await this.model.destroy({ where: this.scoped(scope, [{ id }]) })) > 0)
+      .catch((error: unknown) => {
+        throw error instanceof ForeignKeyViolationError ? new ReferencedRecordError(undefined, { cause: error }) : error;
+      });
+  }
+
+  /**
+   * Runs a write of `values` (the record as it will be) for `ownerId`: its references are checked first,
+   * and the engine's refusals come back as the resource's errors, naming the fields.
+   */
+  private async writing<T>(ownerId: string, id: string | undefined, values: Row, write: () => Promise<T>): Promise<T> {
+    await this.checkReferences(ownerId, values);
+    try {
+      return await write();
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) throw new UniqueKeyError(await this.clashingKey(ownerId, id, values), { cause: error });
+      if (error instanceof ForeignKeyViolationError) throw new MissingReferenceError(this.referenceNames()[0] ?? 'id', { cause: error });
+      throw error;
+    }
+  }
+
+  private referenceNames(): string[] {
+    return fieldEntries(this.plain)
+      .filter(([, definition]) => definition.kind === 'reference')
+      .map(([name]) => name);
+  }
+
+  /** Each reference given names a record of the same owner, or MissingReferenceError names the field. */
+  private async checkReferences(ownerId: string, values: Row): Promise<void> {
+    for (const name of this.referenceNames()) {
+      const value = values[name];
+      if (value === null || value === undefined) continue;
+      const target = this.definition(name)!.references!.resource();
+      const found = typeof value === 'string' && isId(value) && (await this.context.run(() => referencedModel(this.context, target).count({ where: { id: value, ownerId } }))) > 0;
+      if (!found) throw new MissingReferenceError(name);
+    }
+  }
+
+  /** Which unique key the values clash on (the first declared one when a racing write has gone since). */
+  private async clashingKey(ownerId: string, id: string | undefined, values: Row): Promise<readonly string[]> {
+    for (const key of this.resource.unique) {
+      if (key.some((name) => values[name] === null || values[name] === undefined)) continue;
+      const where = this.scoped({ ownerId }, [...key.map((name) => this.equals(name, values[name])), ...(id ? [{ id: { [this.Op.ne]: id } }] : [])]);
+      if ((await this.context.run(() => this.model.count({ where }))) > 0) return key;
+    }
+    return this.resource.unique[0] ?? ['id'];
+  }
+}

@@ -1,0 +1,88 @@
+import { addUniqueKey, createRecordTable, defineResource, field, fieldColumns, indexReferences, type SqlMigration } from '../../src/modules/kit';
+
+// Two resources as a team would generate them (`npm run new:module`), for the kit's own tests: notes, and
+// tags that point at notes (restrict) and marks that point at tags (cascade).
+
+const createNotes: SqlMigration = {
+  name: 'kit-fixture-notes-0001-create',
+  async up(queryInterface) {
+    const c = await fieldColumns(queryInterface);
+    await createRecordTable(queryInterface, 'kit_notes', {
+      ...c.string('title'),
+      ...c.text('body', { optional: true }),
+      ...c.boolean('pinned', { optional: true }),
+      ...c.datetime('due_at', { optional: true }),
+      ...c.integer('rank', { optional: true }),
+      ...c.string('label', { optional: true, caseInsensitive: true }),
+    });
+    await addUniqueKey(queryInterface, 'kit_notes', ['title']);
+    await addUniqueKey(queryInterface, 'kit_notes', ['label_folded']);
+  },
+  async down(queryInterface) {
+    await queryInterface.dropTable('kit_notes');
+  },
+};
+
+export const notes = defineResource({
+  name: 'kit-notes',
+  table: 'kit_notes',
+  modelName: 'KitNote',
+  fields: {
+    title: field.string(),
+    body: field.text({ optional: true }),
+    pinned: field.boolean({ optional: true }),
+    dueAt: field.datetime({ optional: true }),
+    rank: field.integer({ optional: true }),
+    label: field.string({ optional: true, caseInsensitive: true }),
+  },
+  unique: [['title'], ['label']],
+  filters: ['title', 'pinned', 'dueAt', 'rank', 'label', 'createdAt'],
+  sort: ['title', 'dueAt', 'rank', 'createdAt'],
+  migrations: [createNotes],
+});
+
+const createTags: SqlMigration = {
+  name: 'kit-fixture-tags-0001-create',
+  async up(queryInterface) {
+    const c = await fieldColumns(queryInterface);
+    const columns = { ...c.string('name'), ...c.reference('note', 'kit_notes') };
+    await createRecordTable(queryInterface, 'kit_tags', columns);
+    await indexReferences(queryInterface, 'kit_tags', columns);
+    await addUniqueKey(queryInterface, 'kit_tags', ['note', 'name']);
+  },
+  async down(queryInterface) {
+    await queryInterface.dropTable('kit_tags');
+  },
+};
+
+export const tags = defineResource({
+  name: 'kit-tags',
+  table: 'kit_tags',
+  modelName: 'KitTag',
+  fields: { name: field.string(), note: field.reference(() => notes) },
+  unique: [['note', 'name']],
+  filters: ['note', 'name'],
+  sort: ['name'],
+  migrations: [createTags],
+});
+
+const createMarks: SqlMigration = {
+  name: 'kit-fixture-marks-0001-create',
+  async up(queryInterface) {
+    const c = await fieldColumns(queryInterface);
+    const columns = { ...c.string('colour'), ...c.reference('tag', 'kit_tags', { onDelete: 'cascade' }) };
+    await createRecordTable(queryInterface, 'kit_marks', columns);
+    await indexReferences(queryInterface, 'kit_marks', columns);
+  },
+  async down(queryInterface) {
+    await queryInterface.dropTable('kit_marks');
+  },
+};
+
+export const marks = defineResource({
+  name: 'kit-marks',
+  table: 'kit_marks',
+  modelName: 'KitMark',
+  fields: { colour: field.string(), tag: field.reference(() => tags, { onDelete: 'cascade' }) },
+  migrations: [createMarks],
+});
