@@ -48,7 +48,8 @@ interface Options<Optional extends boolean> {
   optional?: Optional;
 }
 
-function make<K extends FieldKind, Optional extends boolean>(kind: K, options: Options<Optional> & Omit<FieldDefinition, 'kind' | 'optional'>): FieldDefinition<K, Optional> {
+// NoInfer: a field written inside a declaration typed `Fields` must not take `boolean` from that context.
+function make<K extends FieldKind, Optional extends boolean>(kind: K, options: Options<Optional> & Omit<FieldDefinition, 'kind' | 'optional'>): FieldDefinition<K, NoInfer<Optional>> {
   const { optional, ...rest } = options;
   return Object.freeze({ ...rest, kind, optional: (optional ?? false) as Optional });
 }
@@ -57,22 +58,22 @@ function make<K extends FieldKind, Optional extends boolean>(kind: K, options: O
 export const field = {
   /** A short string (≤ maxLength, default 200), compared by code point, case- and space-sensitive unless `caseInsensitive`. */
   string: <Optional extends boolean = false>(options: Options<Optional> & { maxLength?: number; caseInsensitive?: boolean } = {}) =>
-    make('string', { ...options, maxLength: options.maxLength ?? 200, caseInsensitive: options.caseInsensitive ?? false }),
+    make<'string', Optional>('string', { ...options, maxLength: options.maxLength ?? 200, caseInsensitive: options.caseInsensitive ?? false }),
   /** Long text (≤ maxLength, default 10 000); not filtered, sorted or unique. */
-  text: <Optional extends boolean = false>(options: Options<Optional> & { maxLength?: number } = {}) => make('text', { ...options, maxLength: options.maxLength ?? 10_000 }),
+  text: <Optional extends boolean = false>(options: Options<Optional> & { maxLength?: number } = {}) => make<'text', Optional>('text', { ...options, maxLength: options.maxLength ?? 10_000 }),
   /** A 32-bit signed integer. */
-  integer: <Optional extends boolean = false>(options: Options<Optional> = {}) => make('integer', options),
+  integer: <Optional extends boolean = false>(options: Options<Optional> = {}) => make<'integer', Optional>('integer', options),
   /** A double. */
-  number: <Optional extends boolean = false>(options: Options<Optional> = {}) => make('number', options),
-  boolean: <Optional extends boolean = false>(options: Options<Optional> = {}) => make('boolean', options),
+  number: <Optional extends boolean = false>(options: Options<Optional> = {}) => make<'number', Optional>('number', options),
+  boolean: <Optional extends boolean = false>(options: Options<Optional> = {}) => make<'boolean', Optional>('boolean', options),
   /** An instant with millisecond precision (ISO 8601 in JSON). */
-  datetime: <Optional extends boolean = false>(options: Options<Optional> = {}) => make('datetime', options),
+  datetime: <Optional extends boolean = false>(options: Options<Optional> = {}) => make<'datetime', Optional>('datetime', options),
   /**
    * The id of a record of another resource owned by the same user. `onDelete`: deleting that record is
    * refused while this one points at it ('restrict', the default: 409), or deletes this one too ('cascade').
    */
   reference: <Optional extends boolean = false>(resource: () => ReferencedResource, options: Options<Optional> & { onDelete?: OnDelete } = {}) =>
-    make('reference', { optional: options.optional, references: { resource, onDelete: options.onDelete ?? 'restrict' } }),
+    make<'reference', Optional>('reference', { optional: options.optional, references: { resource, onDelete: options.onDelete ?? 'restrict' } }),
 };
 
 type ValueOf<F> = F extends FieldDefinition<infer K, infer Optional> ? FieldValues[K] | (Optional extends true ? null : never) : never;
