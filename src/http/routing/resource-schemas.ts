@@ -81,19 +81,19 @@ function filterValue(definition: FieldDefinition): TSchema {
  */
 export function listQuerySchema(resource: Resource) {
   const properties: Record<string, TSchema> = { ...pageQuery.properties };
-  properties.cursor = Type.String({ maxLength: 2048, description: 'The `nextCursor` of the previous page (same sort and filters)' });
+  properties.cursor = Type.Optional(Type.String({ maxLength: 2048, description: 'The `nextCursor` of the previous page (same sort and filters)' }));
   if (resource.sort.length > 0) {
     const key = `-?(${['id', ...resource.sort].join('|')})`;
-    properties.sort = Type.String({ pattern: `^${key}(,${key})*$`, maxLength: 200, description: `Comma-separated keys, \`-\` for descending: ${resource.sort.join(', ')} (default -createdAt; id breaks ties)` });
+    properties.sort = Type.Optional(Type.String({ pattern: `^${key}(,${key})*$`, maxLength: 200, description: `Comma-separated keys, \`-\` for descending: ${resource.sort.join(', ')} (default -createdAt; id breaks ties)` }));
   }
   for (const name of resource.filters) {
     const definition = queryableDefinition(resource, name);
-    properties[name] = { ...filterValue(definition), description: `Equal to (${definition.caseInsensitive ? 'ignoring case' : 'exactly'})` };
-    if (definition.kind !== 'boolean') properties[`${name}[in]`] = Type.String({ maxLength: 4000, description: `One of these, comma-separated (at most ${MAX_IN_VALUES})` });
+    properties[name] = Type.Optional({ ...filterValue(definition), description: `Equal to (${definition.caseInsensitive ? 'ignoring case' : 'exactly'})` });
+    if (definition.kind !== 'boolean') properties[`${name}[in]`] = Type.Optional(Type.String({ maxLength: 4000, description: `One of these, comma-separated (at most ${MAX_IN_VALUES})` }));
     if (['integer', 'number', 'datetime'].includes(definition.kind)) {
-      for (const comparison of ['gt', 'gte', 'lt', 'lte']) properties[`${name}[${comparison}]`] = { ...filterValue(definition), description: `${comparison} this` };
+      for (const comparison of ['gt', 'gte', 'lt', 'lte']) properties[`${name}[${comparison}]`] = Type.Optional({ ...filterValue(definition), description: `${comparison} this` });
     }
-    if (definition.optional) properties[`${name}[null]`] = Type.Boolean({ description: 'true: only records where it is empty; false: only where it is set' });
+    if (definition.optional) properties[`${name}[null]`] = Type.Optional(Type.Boolean({ description: 'true: only records where it is empty; false: only where it is set' }));
   }
   return Type.Object(properties, { additionalProperties: false });
 }

@@ -84,3 +84,7 @@ export function defineResource<F extends Fields>(declaration: ResourceDeclaratio
 export function fieldEntries(resource: Resource): [name: string, definition: FieldDefinition, column: string][] {
   return Object.entries(resource.fields).map(([name, definition]) => [name, definition, columnOf(name)]);
 }
+
+/** A resource of any fields, where only the declaration is walked (contract tests, registries). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each resource keeps its own field types where declared
+export type AnyResource = Resource<any>;

@@ -1,0 +1,131 @@
+import type { Fields } from '../../src/stores/kit/fields';
+import request from 'supertest';
+import type { AnyResource } from '../../src/stores/kit/resource';
+import type { ModuleFactory } from '../../src/services';
+import { asJson, plainFields, sampleValue, valuesFor, wrongValue, type Values } from './resource-samples';
+import { buildTestApp, type TestApp } from './test-app';
+
+// The routes contract of any resource over real HTTP on the real app (in-memory SQLite): owner scoping,
+// admin, validation, pages and cursors, filters and sorting, unique keys (409) and references (422), and
+// the 404 that tells nobody whether someone else's record exists. What a generated module's test calls.
+
+export function describeResourceRoutes(resource: AnyResource, module: ModuleFactory): void {
+  const path = `/api/${resource.name}`;
+
+  describe(path, () => {
+    let t: TestApp;
+    const people: Record<string, { id: string; authorization: string }> = {};
+    const as = (name: string) => people[name]!.authorization;
+    const http = () => request(t.app.callback());
+    const body = async (name: string, required = false): Promise<Values> => asJson(await valuesFor(t.services.database, resource, people[name]!.id, required));
+    const create = async (name: string, overrides: Values = {}) => (await http().post(path).set('Authorization', as(name)).send({ ...(await body(name)), ...overrides }).expect(201)).body.data;
+
+    beforeAll(async () => {
+      t = await buildTestApp({ env: { USER_STORE: 'database' }, modules: [module] });
+      for (const name of ['alice', 'bob', 'carol', 'dave']) people[name] = await t.signIn('user');
+      people.root = await t.signIn('admin');
+    });
+    afterAll(() => t.close());
+
+    it('answers 401 without a token on every route', async () => {
+      await http().get(path).expect(401);
+      await http().post(path).send({}).expect(401);
+      await http().get(`${path}/0190a0a0-0000-7000-8000-000000000000`).expect(401);
+    });
+
+    it('creates (201, Location) and reads back a record owned by the caller', async () => {
+      const sent = await body('alice');
+      const answer = await http().post(path).set('Authorization', as('alice')).send(sent).expect(201);
+      const created = answer.body.data;
+      expect(answer.headers.location).toBe(`${path}/${created.id}`);
+      expect(created).toMatchObject({ ...sent, ownerId: people.alice!.id, id: expect.any(String), createdAt: expect.any(String) });
+      expect((await http().get(`${path}/${created.id}`).set('Authorization', as('alice')).expect(200)).body).toEqual({ status: 'success', data: created });
+    });
+
+    it('keeps records to their owner: another user gets 404, an admin sees and changes it', async () => {
+      const created = await create('alice');
+      const changes = asJson(Object.fromEntries(plainFields(resource).map(([name, definition]) => [name, sampleValue(definition)])));
+      await http().get(`${path}/${created.id}`).set('Authorization', as('bob')).expect(404);
+      await http().patch(`${path}/${created.id}`).set('Authorization', as('bob')).send(changes).expect(404);
+      await http().delete(`${path}/${created.id}`).set('Authorization', as('bob')).expect(404);
+      const changed = await http().patch(`${path}/${created.id}`).set('Authorization', as('root')).send(changes).expect(200);
+      expect(changed.body.data).toMatchObject({ ...changes, ownerId: people.alice!.id });
+    });
+
+    it("lists the caller's records newest first, by offset and by cursor", async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i += 1) ids.push((await create('carol')).id);
+      const page = await http().get(`${path}?limit=2&offset=1`).set('Authorization', as('carol')).expect(200);
+      expect(page.body.data).toMatchObject({ total: 3, limit: 2, offset: 1, nextCursor: null });
+      expect(page.body.data.items.map((item: { id: string }) => item.id)).toEqual([ids[1], ids[0]]);
+      const first = await http().get(`${path}?limit=2`).set('Authorization', as('carol')).expect(200);
+      const next = await http().get(`${path}?limit=2&cursor=${first.body.data.nextCursor}`).set('Authorization', as('carol')).expect(200);
+      expect(next.body.data.items.map((item: { id: string }) => item.id)).toEqual([ids[0]]);
+    });
+
+    it('filters by each declared filter and sorts by each declared key', async () => {
+      const made = [await create('dave'), await create('dave')];
+      for (const name of resource.filters) {
+        const value = made[1][name];
+        const res = await http().get(path).query({ [name]: String(value) }).set('Authorization', as('dave')).expect(200);
+        expect(res.body.data.items.map((item: { id: string }) => item.id)).toContain(made[1].id);
+      }
+      for (const name of resource.sort) await http().get(`${path}?sort=-${name}`).set('Authorization', as('dave')).expect(200);
+    });
+
+    it('refuses a bad or unknown query parameter with 422 naming it', async () => {
+      const bad = [['limit=abc', 'query.limit'], ['limit=0', 'query.limit'], ['limit=101', 'query.limit'], ['offset=-1', 'query.offset'], ['unknown=1', 'query.unknown'], ['cursor=bm90LWEtY3Vyc29y', 'query.cursor']];
+      bad.push(resource.sort.length > 0 ? ['sort=-nothing', 'query.sort'] : ['sort=id', 'query.sort']);
+      for (const [query, field] of bad) {
+        const res = await http().get(`${path}?${query}`).set('Authorization', as('carol')).expect(422);
+        expect(res.body.errors).toEqual([expect.objectContaining({ field })]);
+      }
+    });
+
+    it('validates the body: a missing required field, a wrong type, an unknown field, an empty PATCH', async () => {
+      const full = await body('alice');
+      for (const [name, definition] of Object.entries(resource.fields as Fields)) {
+        if (!definition.optional) {
+          const { [name]: _omitted, ...without } = full;
+          const missing = await http().post(path).set('Authorization', as('alice')).send(without).expect(422);
+          expect(missing.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: name })]));
+        }
+        const wrong = await http().post(path).set('Authorization', as('alice')).send({ ...full, [name]: wrongValue(definition) }).expect(422);
+        expect(wrong.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: name })]));
+      }
+      await http().post(path).set('Authorization', as('alice')).send({ ...full, unknownField: 1 }).expect(422);
+      const created = await create('alice');
+      await http().patch(`${path}/${created.id}`).set('Authorization', as('alice')).send({}).expect(422);
+    });
+
+    it('DELETE answers 204, then 404; unknown and malformed ids are 404', async () => {
+      const created = await create('bob');
+      await http().delete(`${path}/${created.id}`).set('Authorization', as('bob')).expect(204);
+      await http().get(`${path}/${created.id}`).set('Authorization', as('bob')).expect(404);
+      for (const id of ['0190a0a0-0000-7000-8000-000000000000', 'not-an-id', 'x'.repeat(300)]) await http().get(`${path}/${id}`).set('Authorization', as('bob')).expect(404);
+    });
+
+    for (const key of resource.unique) {
+      it(`answers 409 naming ${key.join(' and ')} when they repeat for one owner`, async () => {
+        const first = await create('bob');
+        const res = await http().post(path).set('Authorization', as('bob')).send({ ...(await body('bob')), ...Object.fromEntries(key.map((name) => [name, first[name]])) }).expect(409);
+        expect(res.body).toEqual({ status: 'fail', message: `A record with this ${key.join(' and ')} exists already` });
+      });
+    }
+
+    for (const [name] of Object.entries(resource.fields as Fields).filter(([, definition]) => definition.kind === 'reference')) {
+      it(`answers 422 on ${name} when it names another user's record`, async () => {
+        const foreign = await body('alice');
+        const res = await http().post(path).set('Authorization', as('bob')).send({ ...(await body('bob')), [name]: foreign[name] }).expect(422);
+        expect(res.body.errors).toEqual([{ field: name, message: 'No such record, or not yours' }]);
+      });
+    }
+
+    it('is described in the API document', async () => {
+      const document = await http().get('/openapi.json').expect(200);
+      expect(Object.keys(document.body.paths)).toEqual(expect.arrayContaining([path, `${path}/{id}`]));
+      const parameters = document.body.paths[path].get.parameters.map((parameter: { name: string }) => parameter.name);
+      expect(parameters).toEqual(expect.arrayContaining(['limit', 'offset', 'cursor', ...resource.filters]));
+    });
+  });
+}

@@ -1,0 +1,72 @@
+import type { FieldDefinition, Fields } from '../../src/stores/kit/fields';
+import type { Resource } from '../../src/stores/kit/resource';
+import { resourceStore } from '../../src/stores/kit/resource-definition';
+import type { ResourceStore } from '../../src/stores/kit/resource-store';
+import type { Database } from '../../src/stores/types';
+
+// Values for any resource's fields, as the kit's contract tests need them: each call gives values no other
+// call gave (so unique keys never clash by accident), references pointing at a fresh record of the same
+// owner (made through the referenced resource's own store, its references in turn).
+
+let counter = 0;
+const BASE_TIME = Date.parse('2030-01-01T00:00:00.000Z');
+
+export type Values = Record<string, unknown>;
+
+/** A value of this kind, different from every earlier one (references excepted: see valuesFor). */
+export function sampleValue(definition: FieldDefinition, seed = (counter += 1)): unknown {
+  switch (definition.kind) {
+    case 'string':
+      return `s${seed}-${process.pid}`.slice(0, definition.maxLength);
+    case 'text':
+      return `Some text ${seed}.`;
+    case 'integer':
+      return seed;
+    case 'number':
+      return seed + 0.5;
+    case 'boolean':
+      return seed % 2 === 0;
+    case 'datetime':
+      return new Date(BASE_TIME + seed * 1000);
+    case 'reference':
+      throw new Error('references are made by valuesFor');
+  }
+}
+
+/** A value of the wrong type for a request body. */
+export function wrongValue(definition: FieldDefinition): unknown {
+  return definition.kind === 'integer' ? 1.5 : definition.kind === 'number' || definition.kind === 'boolean' ? 'not-this' : definition.kind === 'datetime' ? 'next tuesday' : 42;
+}
+
+/** The store of a resource on an open database (its dependencies are opened with it). */
+export function storeOf(database: Database, resource: Resource): ResourceStore<Fields> {
+  return database.store(resourceStore(resource));
+}
+
+/**
+ * Values for every field (`required`: only the required ones), fresh; each reference points at a new record
+ * of the same owner.
+ */
+export async function valuesFor(database: Database, resource: Resource, ownerId: string, required = false): Promise<Values> {
+  const values: Values = {};
+  for (const [name, definition] of Object.entries(resource.fields as Fields)) {
+    if (required && definition.optional) continue;
+    if (definition.kind === 'reference') {
+      const target = definition.references!.resource() as Resource;
+      values[name] = (await storeOf(database, target).create(ownerId, (await valuesFor(database, target, ownerId, true)) as never)).id;
+    } else {
+      values[name] = sampleValue(definition);
+    }
+  }
+  return values;
+}
+
+/** Values as a JSON body carries them (datetimes as ISO strings). */
+export function asJson(values: Values): Values {
+  return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, value instanceof Date ? value.toISOString() : value]));
+}
+
+/** The fields that are neither references nor text: the ones a test can vary freely. */
+export function plainFields(resource: Resource): [string, FieldDefinition][] {
+  return Object.entries(resource.fields as Fields).filter(([, definition]) => definition.kind !== 'reference');
+}

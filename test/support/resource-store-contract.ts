@@ -1,0 +1,163 @@
+import type { Fields } from '../../src/stores/kit/fields';
+import { loadConfig } from '../../src/config/config';
+import { createLogger } from '../../src/logger';
+import { MissingReferenceError, ReferencedRecordError, UniqueKeyError } from '../../src/stores/errors';
+import { createDatabase } from '../../src/stores/create-database';
+import { newId } from '../../src/stores/ids';
+import type { ListQuery } from '../../src/stores/kit/list-query';
+import { referrersOf, type AnyResource, type Resource } from '../../src/stores/kit/resource';
+import { resourceStore } from '../../src/stores/kit/resource-definition';
+import type { Database } from '../../src/stores/types';
+import { testEngines, type StartedEngine } from './engines';
+import { plainFields, sampleValue, storeOf, valuesFor, type Values } from './resource-samples';
+
+// The store contract of any resource, run on every engine with the same cases (what a generated module's
+// test file calls, with its resource). Everything is derived from the declaration: fields, unique keys,
+// filters, sort keys and references.
+
+const logger = createLogger({ env: 'test', logLevel: 'silent' });
+const UUIDV7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const owner = () => `owner-${newId()}`;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const query = (partial: Partial<ListQuery> = {}): ListQuery => ({ where: [], sort: [], limit: 100, offset: 0, ...partial });
+/** Code-point order (UTF-16 units agree below U+10000), null first: the order every engine must give. */
+function compare(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  const [x, y] = [a instanceof Date ? a.getTime() : a, b instanceof Date ? b.getTime() : b] as [number | string, number | string];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+export function describeResourceStore(resource: AnyResource): void {
+  const engines = testEngines();
+  for (const target of engines.filter((engine) => engine.skipReason)) console.warn(`[${resource.name} store] ${target.engine}: SKIPPED — ${target.skipReason}`);
+
+  for (const target of engines) {
+    (target.skipReason ? describe.skip : describe)(`${resource.name} store on ${target.label}`, () => {
+      let started: StartedEngine | undefined;
+      let database: Database;
+      const store = () => storeOf(database, resource);
+      const create = async (ownerId: string, overrides: Values = {}) => store().create(ownerId, { ...(await valuesFor(database, resource, ownerId)), ...overrides } as never);
+
+      beforeAll(async () => {
+        started = await target.start();
+        const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: started.url, DATABASE_TIMEOUT: '5s' });
+        const referrers = referrersOf(resource).map((referrer) => resourceStore(referrer.resource));
+        database = createDatabase(config, logger, [resourceStore(resource), ...referrers], { cleanupJob: false, connectAttempts: 3 });
+        await database.connect();
+        await database.migrate();
+      }, 240_000);
+
+      afterAll(async () => {
+        await database?.close();
+        await started?.stop();
+      }, 60_000);
+
+      it('creates a record with a UUIDv7 id, its owner and millisecond timestamps, and reads it back', async () => {
+        const ownerId = owner();
+        const values = await valuesFor(database, resource, ownerId);
+        const created = await store().create(ownerId, values as never);
+        expect(created).toMatchObject({ ...values, ownerId, id: expect.stringMatching(UUIDV7) });
+        expect(created.updatedAt.getTime()).toBe(created.createdAt.getTime());
+        expect(await store().findById(created.id, { ownerId })).toEqual(created);
+      });
+
+      it('keeps optional fields empty (null) when they are not given', async () => {
+        const ownerId = owner();
+        const created = await store().create(ownerId, (await valuesFor(database, resource, ownerId, true)) as never);
+        expect(await store().findById(created.id, {})).toEqual(created);
+        for (const [name, definition] of Object.entries(resource.fields as Fields)) if (definition.optional) expect(created[name]).toBeNull();
+      });
+
+      it("finds a record only in its owner's scope, or with no owner in the scope (admins)", async () => {
+        const created = await create(owner());
+        expect(await store().findById(created.id, { ownerId: owner() })).toBeNull();
+        expect(await store().findById(created.id, {})).toEqual(created);
+        expect(await store().findById(newId(), {})).toBeNull();
+        expect(await store().findById('not-an-id', {})).toBeNull();
+      });
+
+      it('lists newest first, by offset or by cursor, with the total', async () => {
+        const ownerId = owner();
+        const ids: string[] = [];
+        for (let i = 0; i < 5; i += 1) ids.push((await create(ownerId)).id);
+        const first = await store().list({ ownerId }, query({ limit: 2 }));
+        expect(first).toMatchObject({ total: 5, limit: 2, offset: 0, nextCursor: expect.any(String) });
+        expect(first.items.map((item) => item.id)).toEqual([ids[4], ids[3]]);
+        const last = await store().list({ ownerId }, query({ limit: 2, offset: 4 }));
+        expect(last.items.map((item) => item.id)).toEqual([ids[0]]);
+        expect(last.nextCursor).toBeNull();
+        const after = [first.items[1]!.createdAt, first.items[1]!.id];
+        expect((await store().list({ ownerId }, query({ limit: 2, after }))).items.map((item) => item.id)).toEqual([ids[2], ids[1]]);
+      });
+
+      it('filters by each declared filter and sorts by each declared key, as code-point order says', async () => {
+        const ownerId = owner();
+        const created = [];
+        for (let i = 0; i < 4; i += 1) created.push(await create(ownerId));
+        for (const name of resource.filters) {
+          const value = created[2]![name];
+          const found = await store().list({ ownerId }, query({ where: [{ field: name, comparison: 'eq', value }] }));
+          expect(found.items.map((item) => item.id)).toContain(created[2]!.id);
+          expect(found.items.every((item) => compare(item[name], value) === 0)).toBe(true);
+        }
+        for (const name of resource.sort) {
+          for (const descending of [false, true]) {
+            const listed = (await store().list({ ownerId }, query({ sort: [{ field: name, descending }] }))).items.map((item) => item[name]);
+            const expected = [...listed].sort((a, b) => (descending ? compare(b, a) : compare(a, b)));
+            expect(listed).toEqual(expected);
+          }
+        }
+      });
+
+      it('updates in scope only, refreshing updatedAt', async () => {
+        const ownerId = owner();
+        const created = await create(ownerId);
+        await pause(5);
+        const changes = Object.fromEntries(plainFields(resource).map(([name, definition]) => [name, sampleValue(definition)]));
+        expect(await store().update(created.id, { ownerId: owner() }, changes as never)).toBeNull();
+        const updated = await store().update(created.id, { ownerId }, changes as never);
+        expect(updated).toMatchObject({ ...changes, id: created.id, ownerId, createdAt: created.createdAt });
+        expect(updated!.updatedAt.getTime()).toBeGreaterThan(created.updatedAt.getTime());
+      });
+
+      it('deletes in scope only; deleting again or an unknown id finds nothing', async () => {
+        const ownerId = owner();
+        const created = await create(ownerId);
+        expect(await store().delete(created.id, { ownerId: owner() })).toBe(false);
+        expect(await store().delete(created.id, { ownerId })).toBe(true);
+        expect(await store().delete(created.id, { ownerId })).toBe(false);
+        expect(await store().delete('not-an-id', {})).toBe(false);
+      });
+
+      for (const key of resource.unique) {
+        it(`refuses a second record of one owner with the same ${key.join(' and ')}, naming the key`, async () => {
+          const ownerId = owner();
+          const first = await create(ownerId);
+          const same = Object.fromEntries(key.map((name) => [name, first[name]]));
+          await expect(create(ownerId, same)).rejects.toEqual(new UniqueKeyError(key));
+          if (!key.some((name) => resource.fields[name]!.kind === 'reference')) await expect(create(owner(), same)).resolves.toMatchObject(same);
+        });
+      }
+
+      for (const [name, definition] of Object.entries(resource.fields as Fields).filter(([, field]) => field.kind === 'reference')) {
+        it(`refuses ${name} naming no record or another owner's, and applies its on-delete rule (${definition.references!.onDelete})`, async () => {
+          const ownerId = owner();
+          const foreign = await valuesFor(database, resource, owner());
+          await expect(create(ownerId, { [name]: foreign[name] })).rejects.toEqual(new MissingReferenceError(name));
+          await expect(create(ownerId, { [name]: newId() })).rejects.toEqual(new MissingReferenceError(name));
+          const created = await create(ownerId);
+          const targetStore = storeOf(database, definition.references!.resource() as Resource);
+          if (definition.references!.onDelete === 'restrict') {
+            await expect(targetStore.delete(String(created[name]), { ownerId })).rejects.toBeInstanceOf(ReferencedRecordError);
+            expect(await store().findById(created.id, { ownerId })).not.toBeNull();
+          } else {
+            expect(await targetStore.delete(String(created[name]), { ownerId })).toBe(true);
+            expect(await store().findById(created.id, { ownerId })).toBeNull();
+          }
+        });
+      }
+    });
+  }
+}
