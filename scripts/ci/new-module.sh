@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# The generator's templates, tested as a user meets them: in a scratch copy of the repository, generate a
-# module (`npm run new:module -- notes title:string body:text? pinned:boolean? dueAt:datetime? rank:integer?
-# score:number?`), then lint, type-check, check the API document, run the whole suite on SQLite and the
-# module's tests on native PostgreSQL and MariaDB (scripts/ci/lib/native-databases.sh); the scratch copy is
-# removed afterwards.
+# The generator as a team uses it, in a scratch copy of the repository:
+#  1. `npm run new:module` twice (notes with every field kind, a unique title, filters and sorting; tags with a
+#     reference to notes and a unique name), then lint, type-check, check the API document, run the whole suite
+#     on SQLite, and the modules' tests on native PostgreSQL and MariaDB;
+#  2. `npm run new:field -- notes priority:integer?` on databases that hold notes (a SQLite file, PostgreSQL,
+#     MariaDB): the earlier records read the new field as null (scripts/ci/populated-field.ts), and the modules'
+#     tests pass again;
+#  3. `duplicates` finds no pair between the two generated modules.
+# The scratch copy and the databases are removed afterwards.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$(pwd)
@@ -19,19 +23,48 @@ echo "== new:module in a scratch copy ($scratch)"
 git ls-files -z | (cd "$repo" && xargs -0 cp --parents -t "$scratch")
 ln -s "$repo/node_modules" "$scratch/node_modules"
 cd "$scratch"
-npm run --silent new:module -- notes title:string body:text? pinned:boolean? dueAt:datetime? rank:integer? score:number?
+npm run --silent new:module -- notes title:string body:text? pinned:boolean? dueAt:datetime? rank:integer? score:number? \
+  --unique title --filter pinned,title,dueAt,rank --sort dueAt,title,createdAt
+npm run --silent new:module -- tags name:string note:ref:notes --unique name --filter note,name --sort name,createdAt
 
-echo "== lint, typecheck and the API document with the generated module"
+echo "== lint, typecheck and the API document with the generated modules"
 npx eslint src/modules test/modules
 npm run --silent typecheck
 npm run --silent openapi -- --check
 
-echo "== the whole test suite on SQLite with the module in it (what make test runs on a fresh clone)"
+echo "== the whole test suite on SQLite with the modules in it (what make test runs on a fresh clone)"
 npx jest
 
-echo "== the module's tests on native PostgreSQL and MariaDB"
+echo "== the modules' tests on native PostgreSQL and MariaDB"
 native_db_start
-npx jest --runInBand test/modules/notes
+npx jest --runInBand test/modules
+
+echo "== new:field on databases that hold rows"
+sqlite_file="$scratch/populated.sqlite"
+for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
+  DATABASE_URL="$url" npx tsx scripts/ci/populated-field.ts populate
+done
+npm run --silent new:field -- notes priority:integer?
+npx eslint src/modules test/modules
+npm run --silent typecheck
+npm run --silent openapi -- --check
+for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
+  DATABASE_URL="$url" npx tsx scripts/ci/populated-field.ts verify
+done
+npx jest --runInBand test/modules
 native_db_stop
+
+echo "== duplicates between the two generated modules"
+if ! command -v duplicates >/dev/null; then
+  echo "SKIPPED: the duplicates tool is not installed on this machine"
+else
+  pairs=$(duplicates --repo "$scratch/src/modules" --most 50 | grep -E '^D[0-9]+ (notes|tags)/.* ~ (notes|tags)/' || true)
+  if [ -n "$pairs" ]; then
+    echo "the generated modules repeat each other:"
+    echo "$pairs"
+    exit 1
+  fi
+  echo "no pair between src/modules/notes and src/modules/tags"
+fi
 
 echo "new-module check passed in $(( $(date +%s) - started )) s"

@@ -1,34 +1,62 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseSpec, SpecError, type ModuleSpec } from './spec';
-import { indexFile, migrationFile, mongoStoreFile, names, routesFile, schemasFile, sqlStoreFile, storeFile, typesFile } from './templates';
-import { routesTestFile, storeTestFile } from './test-templates';
+import { checkModuleName, moduleNames, parseField, parseSpec, SpecError, type ModuleOptions, type ModuleSpec } from './spec';
+import { addFieldMigrationFile, indexFile, migrationFile, names, resourceFile, testFile } from './templates';
+import { declaration } from './field-types';
 
 export interface PlannedFile {
   /** Relative to the repository root. */
   path: string;
   content: string;
-  /** True when the file exists and is edited (the module registry), false when it is new. */
+  /** True when the file exists and is edited, false when it is new. */
   edit: boolean;
 }
 
 const REGISTRY = 'src/modules/index.ts';
 const REGISTRY_LIST = /(export const modules: ModuleFactory\[\] = \[)([^\]]*)(\];)/;
 
+/** Whether a module declared with the kit (its resource.ts) exists under this root. */
+const resourceExists = (root: string) => (module: string) => existsSync(path.join(root, `src/modules/${module}/resource.ts`));
+
+/** The source with a line inserted after its last import. */
+function withImport(source: string, line: string): string {
+  const lines = source.split('\n');
+  const lastImport = lines.reduce((last, text, index) => (text.startsWith('import ') ? index : last), -1);
+  lines.splice(lastImport + 1, 0, line);
+  return lines.join('\n');
+}
+
 /** The registry with the new module imported and appended to the list. */
 function registryWith(source: string, spec: ModuleSpec): string {
   const { module } = names(spec);
   if (!REGISTRY_LIST.test(source)) throw new SpecError(`${REGISTRY}: cannot find 'export const modules: ModuleFactory[] = [...]' to add the module to`);
-  const importLine = `import { ${module} } from './${spec.name}';`;
-  const imports = source.split('\n');
-  const lastImport = imports.reduce((last, line, index) => (line.startsWith('import ') ? index : last), -1);
-  imports.splice(lastImport + 1, 0, importLine);
-  return imports.join('\n').replace(REGISTRY_LIST, (_all, open: string, items: string, close: string) => `${open}${items.trim() ? `${items.trim()}, ` : ''}${module}${close}`);
+  return withImport(source, `import { ${module} } from './${spec.name}';`).replace(REGISTRY_LIST, (_all, open: string, items: string, close: string) => `${open}${items.trim() ? `${items.trim()}, ` : ''}${module}${close}`);
+}
+
+function optionValues(argv: readonly string[], option: string): string[] {
+  return argv.flatMap((argument, index) => (argument === option ? [argv[index + 1] ?? ''] : []));
+}
+
+/** Splits `--unique a,b --filter c` from the positional arguments; an unknown option or a missing value is refused. */
+export function splitArguments(argv: readonly string[], known: readonly string[]): { positional: string[]; options: ModuleOptions; dryRun: boolean } {
+  const positional: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    const argument = argv[index]!;
+    if (argument === '--dry-run') continue;
+    if (argument.startsWith('-')) {
+      if (!known.includes(argument)) throw new SpecError(`unknown option ${argument}`);
+      if (!argv[index + 1] || argv[index + 1]!.startsWith('-')) throw new SpecError(`${argument} needs a value, e.g. ${argument} title`);
+      index += 1;
+      continue;
+    }
+    positional.push(argument);
+  }
+  return { positional, dryRun: argv.includes('--dry-run'), options: { unique: optionValues(argv, '--unique'), filter: optionValues(argv, '--filter'), sort: optionValues(argv, '--sort') } };
 }
 
 /** Every file the module needs, or a SpecError when it cannot be written here. Writes nothing. */
-export function plan(root: string, name: string | undefined, fieldArguments: readonly string[]): PlannedFile[] {
-  const spec = parseSpec(name, fieldArguments);
+export function plan(root: string, name: string | undefined, fieldArguments: readonly string[], options: ModuleOptions): PlannedFile[] {
+  const spec = parseSpec(name, fieldArguments, options, resourceExists(root));
   const folder = `src/modules/${spec.name}`;
   const tests = `test/modules/${spec.name}`;
   if (existsSync(path.join(root, folder))) throw new SpecError(`module '${spec.name}' exists already (${folder})`);
@@ -37,17 +65,43 @@ export function plan(root: string, name: string | undefined, fieldArguments: rea
   if (new RegExp(`from '\\./${spec.name}'`).test(registry)) throw new SpecError(`module '${spec.name}' is registered already in ${REGISTRY}`);
   const { migrationFile: migrationName } = names(spec);
   return [
+    { path: `${folder}/resource.ts`, content: resourceFile(spec), edit: false },
     { path: `${folder}/index.ts`, content: indexFile(spec), edit: false },
-    { path: `${folder}/routes.ts`, content: routesFile(spec), edit: false },
-    { path: `${folder}/schemas.ts`, content: schemasFile(spec), edit: false },
-    { path: `${folder}/types.ts`, content: typesFile(spec), edit: false },
-    { path: `${folder}/store.ts`, content: storeFile(spec), edit: false },
-    { path: `${folder}/sql-store.ts`, content: sqlStoreFile(spec), edit: false },
-    { path: `${folder}/mongo-store.ts`, content: mongoStoreFile(spec), edit: false },
     { path: `${folder}/migrations/${migrationName}.ts`, content: migrationFile(spec), edit: false },
-    { path: `${tests}/store.test.ts`, content: storeTestFile(spec), edit: false },
-    { path: `${tests}/routes.test.ts`, content: routesTestFile(spec), edit: false },
+    { path: `${tests}/${spec.name}.test.ts`, content: testFile(spec), edit: false },
     { path: REGISTRY, content: registryWith(registry, spec), edit: true },
+  ];
+}
+
+const FIELDS_BLOCK = /(\n {2}fields: \{\n)([\s\S]*?)(\n {2}\},\n)/;
+const MIGRATIONS_LIST = /(\n {2}migrations: \[)([^\]]*)(\],\n)/;
+
+/** The new migration and the edited declaration that adds one field to a kit module (npm run new:field). */
+export function planField(root: string, module: string | undefined, fieldArgument: string | undefined): PlannedFile[] {
+  checkModuleName(module);
+  const file = `src/modules/${module}/resource.ts`;
+  if (!existsSync(path.join(root, file))) throw new SpecError(`no module '${module}' declared with the kit (${file})`);
+  if (!fieldArgument) throw new SpecError('a field is needed, e.g. dueAt:datetime?');
+  const source = readFileSync(path.join(root, file), 'utf8');
+  const block = FIELDS_BLOCK.exec(source);
+  if (!block || !MIGRATIONS_LIST.test(source)) throw new SpecError(`${file}: cannot find its 'fields: { … }' block and 'migrations: [ … ]' list`);
+  const seen = new Set([...block[2]!.matchAll(/^ {4}(\w+):/gm)].map((match) => match[1]!));
+  const field = parseField(fieldArgument, seen, (target) => target !== module && resourceExists(root)(target));
+  if (!field.optional) {
+    throw new SpecError(`field '${field.name}': the table may hold rows, which have no value for it: add it optional (${fieldArgument}?), fill it, then make it required in a migration of your own`);
+  }
+  const folder = `src/modules/${module}/migrations`;
+  const number = String(readdirSync(path.join(root, folder)).filter((name) => /^\d{4}-.*\.ts$/.test(name)).length + 1).padStart(4, '0');
+  const constant = `add${field.name[0]!.toUpperCase()}${field.name.slice(1)}`;
+  const migration = `${number}-add-${field.column.replace(/_/g, '-')}`;
+  const { table } = moduleNames(module!);
+  let edited = source.replace(FIELDS_BLOCK, (_all, open: string, body: string, close: string) => `${open}${body}\n    ${field.name}: ${declaration(field)},${close}`);
+  edited = edited.replace(MIGRATIONS_LIST, (_all, open: string, items: string, close: string) => `${open}${items.trim()}, ${constant}${close}`);
+  edited = withImport(edited, `import { ${constant} } from './migrations/${migration}';`);
+  if (field.reference && !edited.includes(`import { ${field.reference.resource} }`)) edited = withImport(edited, `import { ${field.reference.resource} } from '../${field.reference.module}/resource';`);
+  return [
+    { path: `${folder}/${migration}.ts`, content: addFieldMigrationFile({ name: module!, table }, field, number, constant), edit: false },
+    { path: file, content: edited, edit: true },
   ];
 }
 

@@ -1,7 +1,16 @@
-// What `npm run new:module -- <name> <field>:<type>[?] ...` asks for, checked before anything is written.
+// What `npm run new:module` and `npm run new:field` ask for, checked before anything is written.
 
-export const FIELD_TYPES = ['string', 'text', 'integer', 'number', 'boolean', 'datetime'] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
+export const FIELD_TYPES = ['string', 'text', 'integer', 'number', 'boolean', 'datetime', 'ref:<module>[:cascade]'] as const;
+export type FieldType = 'string' | 'text' | 'integer' | 'number' | 'boolean' | 'datetime' | 'reference';
+
+/** The module a reference field points at. */
+export interface ReferenceSpec {
+  module: string;
+  /** The exported resource constant of that module (`notesResource`) and its table. */
+  resource: string;
+  table: string;
+  onDelete: 'restrict' | 'cascade';
+}
 
 export interface FieldSpec {
   /** camelCase, as in JSON and TypeScript; the column is its snake_case. */
@@ -9,16 +18,19 @@ export interface FieldSpec {
   column: string;
   type: FieldType;
   optional: boolean;
+  reference?: ReferenceSpec;
 }
 
 export interface ModuleSpec {
   /** As in the URL: lower-case, dashes (`invoice-items`). */
   name: string;
-  /** Identifiers derived from the name. */
   camel: string; // invoiceItems
   table: string; // invoice_items
-  singular: string; // InvoiceItem (type names)
+  singular: string; // InvoiceItem (the model name)
   fields: FieldSpec[];
+  unique: string[][];
+  filters: string[];
+  sort: string[];
 }
 
 export class SpecError extends Error {}
@@ -26,9 +38,11 @@ export class SpecError extends Error {}
 const MODULE_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 const FIELD_NAME = /^[a-z][a-zA-Z0-9]*$/;
 /** Names the service uses itself, or that would shadow a mount point it has. */
-const RESERVED_MODULES = new Set(['auth', 'health', 'api', 'openapi', 'docs', 'kit', 'index']);
+const RESERVED_MODULES = new Set(['auth', 'health', 'api', 'openapi', 'docs', 'kit', 'index', 'users']);
 /** Every record has these already; and names that are not safe as object keys. */
 const RESERVED_FIELDS = new Set(['id', 'ownerId', 'createdAt', 'updatedAt', 'constructor', 'prototype', 'toString', 'valueOf']);
+const SIMPLE_TYPES = new Set(['string', 'text', 'integer', 'number', 'boolean', 'datetime']);
+const TIMESTAMPS = ['createdAt', 'updatedAt'];
 
 const pascal = (words: string[]) => words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join('');
 
@@ -39,31 +53,76 @@ function singularOf(word: string): string {
   return word;
 }
 
-function parseField(argument: string, seen: Set<string>): FieldSpec {
-  const match = /^([^:]+):([a-z]+)(\?)?$/.exec(argument);
-  if (!match) throw new SpecError(`field '${argument}': expected <name>:<type>[?], e.g. title:string or body:text?`);
-  const [, name, type, optional] = match as unknown as [string, string, string, string | undefined];
-  if (!FIELD_NAME.test(name) || name.length > 40) throw new SpecError(`field '${name}': names are camelCase letters and digits, starting with a letter (at most 40)`);
-  if (RESERVED_FIELDS.has(name)) throw new SpecError(`field '${name}': reserved (every record has id, ownerId, createdAt and updatedAt already)`);
-  if (!(FIELD_TYPES as readonly string[]).includes(type)) throw new SpecError(`field '${name}': unknown type '${type}' (one of ${FIELD_TYPES.join(', ')})`);
-  if (seen.has(name)) throw new SpecError(`field '${name}' is given twice`);
-  seen.add(name);
-  return { name, column: name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), type: type as FieldType, optional: optional === '?' };
+/** Identifiers derived from a module name. */
+export function moduleNames(name: string): { camel: string; table: string; singular: string; resource: string } {
+  const words = name.split('-');
+  const camel = words[0] + pascal(words.slice(1));
+  return { camel, table: words.join('_'), singular: pascal([...words.slice(0, -1), singularOf(words.at(-1)!)]), resource: `${camel}Resource` };
 }
 
-/** The module to write, or a SpecError saying what is wrong with the arguments. */
-export function parseSpec(name: string | undefined, fieldArguments: readonly string[]): ModuleSpec {
+export function checkModuleName(name: string | undefined): string {
   if (!name) throw new SpecError('a module name is needed, e.g. notes');
   if (!MODULE_NAME.test(name) || name.length > 40) {
     throw new SpecError(`module name '${name}': lower-case letters and digits, words joined by single dashes, starting with a letter (at most 40)`);
   }
-  if (RESERVED_MODULES.has(name)) throw new SpecError(`module name '${name}' is reserved`);
+  return name;
+}
+
+/** `name:type[?]`, `note:ref:notes[:cascade][?]`; `exists(module)` says whether a referenced module is there. */
+export function parseField(argument: string, seen: Set<string>, exists: (module: string) => boolean): FieldSpec {
+  const match = /^([^:]+):([a-z]+)(?::([a-z0-9-]+))?(?::(cascade|restrict))?(\?)?$/.exec(argument);
+  if (!match) throw new SpecError(`field '${argument}': expected <name>:<type>[?], e.g. title:string, body:text? or note:ref:notes`);
+  const [, name, type, target, onDelete, optional] = match as unknown as [string, string, string, string | undefined, string | undefined, string | undefined];
+  if (!FIELD_NAME.test(name) || name.length > 40) throw new SpecError(`field '${name}': names are camelCase letters and digits, starting with a letter (at most 40)`);
+  if (RESERVED_FIELDS.has(name)) throw new SpecError(`field '${name}': reserved (every record has id, ownerId, createdAt and updatedAt already)`);
+  if (seen.has(name)) throw new SpecError(`field '${name}' is given twice`);
+  seen.add(name);
+  const column = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  if (type === 'ref') {
+    if (!target) throw new SpecError(`field '${name}': a reference names its module, e.g. ${name}:ref:notes`);
+    if (!exists(target)) throw new SpecError(`field '${name}': no module '${target}' declared with the kit (src/modules/${target}/resource.ts)`);
+    const names = moduleNames(target);
+    return { name, column, type: 'reference', optional: optional === '?', reference: { module: target, resource: names.resource, table: names.table, onDelete: (onDelete ?? 'restrict') as 'restrict' | 'cascade' } };
+  }
+  if (!SIMPLE_TYPES.has(type) || target || onDelete) throw new SpecError(`field '${name}': unknown type '${argument.slice(name.length + 1).replace(/\?$/, '')}' (one of ${FIELD_TYPES.join(', ')})`);
+  return { name, column, type: type as FieldType, optional: optional === '?' };
+}
+
+/** A comma-separated list of field names (or createdAt/updatedAt where `timestamps`), each checked. */
+function fieldList(option: string, value: string, fields: FieldSpec[], timestamps: boolean): string[] {
+  const names = value.split(',').filter(Boolean);
+  for (const name of names) {
+    const field = fields.find((candidate) => candidate.name === name);
+    if (!field && !(timestamps && TIMESTAMPS.includes(name))) throw new SpecError(`${option} ${value}: '${name}' is not one of the fields`);
+    if (field?.type === 'text') throw new SpecError(`${option} ${value}: '${name}' is text, which is not filtered, sorted or unique (use string)`);
+  }
+  if (names.length === 0) throw new SpecError(`${option} needs field names, e.g. ${option} title`);
+  return names;
+}
+
+export interface ModuleOptions {
+  unique: string[];
+  filter: string[];
+  sort: string[];
+}
+
+/** The module to write, or a SpecError saying what is wrong with the arguments. */
+export function parseSpec(name: string | undefined, fieldArguments: readonly string[], options: ModuleOptions, exists: (module: string) => boolean): ModuleSpec {
+  checkModuleName(name);
+  if (RESERVED_MODULES.has(name!)) throw new SpecError(`module name '${name}' is reserved`);
   if (fieldArguments.length === 0) throw new SpecError('at least one field is needed, e.g. title:string');
   const seen = new Set<string>();
-  const fields = fieldArguments.map((argument) => parseField(argument, seen));
+  const fields = fieldArguments.map((argument) => parseField(argument, seen, (module) => module !== name && exists(module)));
   if (fields.every((field) => field.optional)) throw new SpecError('at least one field must be required (without ?)');
-  const words = name.split('-');
-  const camel = words[0] + pascal(words.slice(1));
-  const singularWords = [...words.slice(0, -1), singularOf(words.at(-1)!)];
-  return { name, camel, table: words.join('_'), singular: pascal(singularWords), fields };
+  const { camel, table, singular } = moduleNames(name!);
+  return {
+    name: name!,
+    camel,
+    table,
+    singular,
+    fields,
+    unique: options.unique.map((key) => fieldList('--unique', key, fields, false)),
+    filters: options.filter.flatMap((list) => fieldList('--filter', list, fields, true)),
+    sort: options.sort.flatMap((list) => fieldList('--sort', list, fields, true)),
+  };
 }

@@ -10,8 +10,8 @@ import path from 'node:path';
 const root = path.resolve(__dirname, '../..');
 const tsx = path.join(root, 'node_modules/.bin/tsx');
 
-function run(cwd: string, args: string[]) {
-  const result = spawnSync(tsx, [path.join(root, 'scripts/new-module/index.ts'), ...args], { cwd, encoding: 'utf8', timeout: 30_000 });
+function run(cwd: string, args: string[], command: 'index' | 'field' = 'index') {
+  const result = spawnSync(tsx, [path.join(root, `scripts/new-module/${command}.ts`), ...args], { cwd, encoding: 'utf8', timeout: 30_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -33,26 +33,63 @@ describe('npm run new:module', () => {
     expect(existsSync(path.join(dir, 'test'))).toBe(false);
   };
 
-  it('writes the module and its tests, and registers it', () => {
-    const result = run(dir, ['notes', 'title:string', 'body:text?', 'pinned:boolean?']);
+  it('writes the declarations, the first migration and the test file, and registers the module', () => {
+    const result = run(dir, ['notes', 'title:string', 'body:text?', 'pinned:boolean?', '--unique', 'title', '--filter', 'pinned,createdAt', '--sort', 'title']);
     expect(result.status).toBe(0);
-    for (const file of ['index.ts', 'routes.ts', 'schemas.ts', 'types.ts', 'store.ts', 'sql-store.ts', 'mongo-store.ts', 'migrations/0001-create-notes.ts']) {
-      expect(existsSync(path.join(dir, 'src/modules/notes', file))).toBe(true);
-    }
-    expect(existsSync(path.join(dir, 'test/modules/notes/store.test.ts'))).toBe(true);
-    expect(existsSync(path.join(dir, 'test/modules/notes/routes.test.ts'))).toBe(true);
+    for (const file of ['index.ts', 'resource.ts', 'migrations/0001-create-notes.ts']) expect(existsSync(path.join(dir, 'src/modules/notes', file))).toBe(true);
+    expect(existsSync(path.join(dir, 'test/modules/notes/notes.test.ts'))).toBe(true);
     const edited = readFileSync(path.join(dir, 'src/modules/index.ts'), 'utf8');
     expect(edited).toContain("import { notesModule } from './notes';");
     expect(edited).toMatch(/= \[authModule, notesModule\];/);
-    const schemas = readFileSync(path.join(dir, 'src/modules/notes/schemas.ts'), 'utf8');
-    expect(schemas).toContain('title: fields.title,');
-    expect(schemas).toContain('body: Type.Optional(fields.body),');
+    const resource = readFileSync(path.join(dir, 'src/modules/notes/resource.ts'), 'utf8');
+    expect(resource).toContain('    title: field.string(),\n    body: field.text({ optional: true }),');
+    expect(resource).toContain("  unique: [['title']],\n  filters: ['pinned', 'createdAt'],\n  sort: ['title'],");
+    expect(readFileSync(path.join(dir, 'src/modules/notes/migrations/0001-create-notes.ts'), 'utf8')).toContain("{ unique: [['title']] }");
+  });
+
+  it('writes a reference to another kit module, restricting or cascading, and its column', () => {
+    expect(run(dir, ['notes', 'title:string']).status).toBe(0);
+    expect(run(dir, ['tags', 'name:string', 'note:ref:notes', 'pinnedTo:ref:notes:cascade?']).status).toBe(0);
+    const resource = readFileSync(path.join(dir, 'src/modules/tags/resource.ts'), 'utf8');
+    expect(resource).toContain("import { notesResource } from '../notes/resource';");
+    expect(resource).toContain('note: field.reference(() => notesResource),');
+    expect(resource).toContain("pinnedTo: field.reference(() => notesResource, { optional: true, onDelete: 'cascade' }),");
+    const migration = readFileSync(path.join(dir, 'src/modules/tags/migrations/0001-create-tags.ts'), 'utf8');
+    expect(migration).toContain("...c.reference('pinned_to', 'notes', { optional: true, onDelete: 'cascade' }),");
+  });
+
+  it('new:field adds an optional field: a new migration and the edited declaration', () => {
+    expect(run(dir, ['notes', 'title:string']).status).toBe(0);
+    const result = run(dir, ['notes', 'dueAt:datetime?'], 'field');
+    expect(result.status).toBe(0);
+    const migration = readFileSync(path.join(dir, 'src/modules/notes/migrations/0002-add-due-at.ts'), 'utf8');
+    expect(migration).toContain("name: 'notes-0002-add-due-at',");
+    expect(migration).toContain("addFieldColumns(queryInterface, 'notes', (c) => c.datetime('due_at', { optional: true }))");
+    const resource = readFileSync(path.join(dir, 'src/modules/notes/resource.ts'), 'utf8');
+    expect(resource).toContain("import { addDueAt } from './migrations/0002-add-due-at';");
+    expect(resource).toContain('    title: field.string(),\n    dueAt: field.datetime({ optional: true }),\n  },');
+    expect(resource).toContain('migrations: [createNotes, addDueAt],');
+  });
+
+  it.each([
+    [['notes', 'priority:integer'], /the table may hold rows/],
+    [['notes', 'title:string?'], /'title' is given twice/],
+    [['nothing', 'x:string?'], /no module 'nothing' declared with the kit/],
+    [['notes', 'x:ref:nothing?'], /no module 'nothing'/],
+  ])('new:field refuses %j and writes nothing', (args, message) => {
+    expect(run(dir, ['notes', 'title:string']).status).toBe(0);
+    const before = readFileSync(path.join(dir, 'src/modules/notes/resource.ts'), 'utf8');
+    const result = run(dir, args, 'field');
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(readFileSync(path.join(dir, 'src/modules/notes/resource.ts'), 'utf8')).toBe(before);
+    expect(existsSync(path.join(dir, 'src/modules/notes/migrations/0002-add-priority.ts'))).toBe(false);
   });
 
   it('--dry-run lists the files and writes nothing', () => {
     const result = run(dir, ['notes', 'title:string', '--dry-run']);
     expect(result.status).toBe(0);
-    expect(result.stdout).toContain('create src/modules/notes/routes.ts');
+    expect(result.stdout).toContain('create src/modules/notes/resource.ts');
     expect(result.stdout).toContain('edit   src/modules/index.ts');
     expect(existsSync(path.join(dir, 'src/modules/notes'))).toBe(false);
     untouched();
@@ -70,6 +107,11 @@ describe('npm run new:module', () => {
     [['notes', 'body:text?'], /at least one field must be required/],
     [['notes', 'Title:string'], /camelCase/],
     [['notes', 'title:string', '--force'], /unknown option --force/],
+    [['notes', 'title:string', '--unique'], /--unique needs a value/],
+    [['notes', 'title:string', 'body:text', '--unique', 'body'], /'body' is text/],
+    [['notes', 'title:string', '--filter', 'nope'], /'nope' is not one of the fields/],
+    [['notes', 'title:string', 'note:ref:nothing'], /no module 'nothing' declared with the kit/],
+    [['notes', 'title:string', 'note:ref'], /a reference names its module/],
   ])('refuses %j with a clear message and writes nothing', (args, message) => {
     const result = run(dir, args);
     expect(result.status).toBe(2);

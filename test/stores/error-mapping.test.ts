@@ -1,5 +1,5 @@
 import { ConnectionRefusedError, DatabaseError, UniqueConstraintError } from 'sequelize';
-import { DuplicateKeyError, StoreUnavailableError } from '../../src/stores/errors';
+import { DuplicateKeyError, ForeignKeyViolationError, StoreUnavailableError } from '../../src/stores/errors';
 import { translateMongoError } from '../../src/stores/mongo/mongo-errors';
 import { translateSqlError } from '../../src/stores/sql/sql-errors';
 
@@ -37,11 +37,21 @@ describe('SQL errors by code', () => {
     expect(translateSqlError(error)).toBeInstanceOf(StoreUnavailableError);
   });
 
+  it.each([
+    ['PostgreSQL 23503', driverError({ code: '23503', severity: 'ERROR' })],
+    ['MySQL/MariaDB 1451 (row is referenced)', driverError({ code: 'ER_ROW_IS_REFERENCED_2', errno: 1451 })],
+    ['MySQL/MariaDB 1452 (no referenced row)', driverError({ code: 'ER_NO_REFERENCED_ROW_2', errno: 1452 })],
+    ['SQL Server 547', driverError({ number: 547, state: 0, class: 16 }, 'RequestError')],
+    ['SQLite 787 (SQLITE_CONSTRAINT_FOREIGNKEY)', driverError({ code: 'SQLITE_CONSTRAINT', errno: 787 })],
+  ])('%s is a foreign-key violation (the resource store says which: 409 or 422)', (_name, original) => {
+    expect(translateSqlError(wrapped(original))).toBeInstanceOf(ForeignKeyViolationError);
+  });
+
   it('anything else passes through unchanged (a bug: 500)', () => {
     const other = wrapped(driverError({ code: '42P01' })); // undefined table
     expect(translateSqlError(other)).toBe(other);
-    const constraint = wrapped(driverError({ number: 547 }, 'RequestError')); // SQL Server: foreign key
-    expect(translateSqlError(constraint)).toBe(constraint);
+    const check = wrapped(driverError({ code: 'SQLITE_CONSTRAINT', errno: 275 })); // SQLite: CHECK constraint
+    expect(translateSqlError(check)).toBe(check);
   });
 });
 

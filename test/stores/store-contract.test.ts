@@ -195,6 +195,14 @@ for (const target of engines) {
         );
       });
 
+      it('keeps apart emails that differ only by an accent or ß (one meaning of equal on every engine)', async () => {
+        const tag = randomBytes(4).toString('hex');
+        for (const email of [`jose.${tag}@example.com`, `josé.${tag}@example.com`, `strasse.${tag}@example.com`, `straße.${tag}@example.com`]) {
+          await database.store(userStore).create({ email, passwordHash: 'h', role: 'user', name: null });
+          expect((await database.store(userStore).findByEmail(email))?.email).toBe(email);
+        }
+      });
+
       it('replaces the password hash', async () => {
         const user = await database.store(userStore).create({ email: `h.${randomBytes(4).toString('hex')}@example.com`, passwordHash: 'old', role: 'user', name: null });
         await database.store(userStore).updatePasswordHash(user.id, 'new');

@@ -1,26 +1,25 @@
-import { addUniqueKey, createRecordTable, defineResource, field, fieldColumns, indexReferences, type SqlMigration } from '../../src/modules/kit';
+import { createResourceTable, defineResource, field, type SqlMigration } from '../../src/modules/kit';
 
 // Two resources as a team would generate them (`npm run new:module`), for the kit's own tests: notes, and
 // tags that point at notes (restrict) and marks that point at tags (cascade).
 
 const createNotes: SqlMigration = {
   name: 'kit-fixture-notes-0001-create',
-  async up(queryInterface) {
-    const c = await fieldColumns(queryInterface);
-    await createRecordTable(queryInterface, 'kit_notes', {
-      ...c.string('title'),
-      ...c.text('body', { optional: true }),
-      ...c.boolean('pinned', { optional: true }),
-      ...c.datetime('due_at', { optional: true }),
-      ...c.integer('rank', { optional: true }),
-      ...c.string('label', { optional: true, caseInsensitive: true }),
-    });
-    await addUniqueKey(queryInterface, 'kit_notes', ['title']);
-    await addUniqueKey(queryInterface, 'kit_notes', ['label_folded']);
-  },
-  async down(queryInterface) {
-    await queryInterface.dropTable('kit_notes');
-  },
+  up: (queryInterface) =>
+    createResourceTable(
+      queryInterface,
+      'kit_notes',
+      (c) => ({
+        ...c.string('title'),
+        ...c.text('body', { optional: true }),
+        ...c.boolean('pinned', { optional: true }),
+        ...c.datetime('due_at', { optional: true }),
+        ...c.integer('rank', { optional: true }),
+        ...c.string('label', { optional: true, caseInsensitive: true }),
+      }),
+      { unique: [['title'], ['label_folded']] },
+    ),
+  down: (queryInterface) => queryInterface.dropTable('kit_notes'),
 };
 
 export const notes = defineResource({
@@ -43,16 +42,8 @@ export const notes = defineResource({
 
 const createTags: SqlMigration = {
   name: 'kit-fixture-tags-0001-create',
-  async up(queryInterface) {
-    const c = await fieldColumns(queryInterface);
-    const columns = { ...c.string('name'), ...c.reference('note', 'kit_notes') };
-    await createRecordTable(queryInterface, 'kit_tags', columns);
-    await indexReferences(queryInterface, 'kit_tags', columns);
-    await addUniqueKey(queryInterface, 'kit_tags', ['note', 'name']);
-  },
-  async down(queryInterface) {
-    await queryInterface.dropTable('kit_tags');
-  },
+  up: (queryInterface) => createResourceTable(queryInterface, 'kit_tags', (c) => ({ ...c.string('name'), ...c.reference('note', 'kit_notes') }), { unique: [['note', 'name']] }),
+  down: (queryInterface) => queryInterface.dropTable('kit_tags'),
 };
 
 export const tags = defineResource({
@@ -68,15 +59,8 @@ export const tags = defineResource({
 
 const createMarks: SqlMigration = {
   name: 'kit-fixture-marks-0001-create',
-  async up(queryInterface) {
-    const c = await fieldColumns(queryInterface);
-    const columns = { ...c.string('colour'), ...c.reference('tag', 'kit_tags', { onDelete: 'cascade' }) };
-    await createRecordTable(queryInterface, 'kit_marks', columns);
-    await indexReferences(queryInterface, 'kit_marks', columns);
-  },
-  async down(queryInterface) {
-    await queryInterface.dropTable('kit_marks');
-  },
+  up: (queryInterface) => createResourceTable(queryInterface, 'kit_marks', (c) => ({ ...c.string('colour'), ...c.reference('tag', 'kit_tags', { onDelete: 'cascade' }) })),
+  down: (queryInterface) => queryInterface.dropTable('kit_marks'),
 };
 
 export const marks = defineResource({

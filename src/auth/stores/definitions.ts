@@ -4,6 +4,7 @@ import { createRefreshTokens } from './migrations/0002-create-refresh-tokens';
 import { addRefreshTokenFamilies } from './migrations/0003-refresh-token-families';
 import { addUserSessionVersion } from './migrations/0004-user-session-version';
 import { addUsersCreatedAtIndex } from './migrations/0005-users-created-at-index';
+import { makeUsersEmailBinary } from './migrations/0009-users-email-binary';
 import { MongoRefreshTokenStore } from './mongo-refresh-token-store';
 import { MongoUserStore } from './mongo-user-store';
 import type { RefreshTokenStore } from './refresh-token-store';
@@ -19,7 +20,7 @@ import type { DatabaseUserStore } from './user-store';
 
 export const userStore = defineStore<DatabaseUserStore>({
   name: 'users',
-  migrations: [createUsers, addUserSessionVersion, addUsersCreatedAtIndex],
+  migrations: [createUsers, addUserSessionVersion, addUsersCreatedAtIndex, makeUsersEmailBinary],
   relational: (context) => new (require('./sql-user-store') as typeof SqlUsers).SqlUserStore(context),
   mongodb: (context) => new MongoUserStore(context),
 });

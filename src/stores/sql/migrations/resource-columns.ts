@@ -1,6 +1,8 @@
 import type { ModelAttributeColumnOptions, QueryInterface } from 'sequelize';
 import { dataTypesOf, millisecondTimestamp } from './column-types';
+import { createRecordTable } from './record-table';
 import { addIndexIfMissing } from './schema-steps';
+import { addUniqueKey } from './unique-key';
 
 // The columns of a resource's fields, as a migration writes them, spelled so that every engine compares
 // strings alike: by code point, case-sensitive, with no trailing-space padding (docs/databases.md, "One
@@ -80,13 +82,32 @@ export async function fieldColumns(queryInterface: QueryInterface) {
   };
 }
 
+type ColumnBuilders = Awaited<ReturnType<typeof fieldColumns>>;
+
 /**
- * Adds a field's column(s) to a table that may hold rows (what `npm run new:field` writes). A required
- * column needs `defaultValue` there; references get the index their on-delete checks read.
+ * Creates a resource's table (createRecordTable: id, owner, timestamps, the owner's list index) with the
+ * columns `columns` builds, the index of each reference, and each unique key (per owner; addUniqueKey).
  */
-export async function addFieldColumns(queryInterface: QueryInterface, table: string, columns: Columns): Promise<void> {
+export async function createResourceTable(
+  queryInterface: QueryInterface,
+  table: string,
+  columns: (c: ColumnBuilders) => Columns,
+  options: { unique?: readonly (readonly string[])[] } = {},
+): Promise<void> {
+  const built = columns(await fieldColumns(queryInterface));
+  await createRecordTable(queryInterface, table, built);
+  await indexReferences(queryInterface, table, built);
+  for (const key of options.unique ?? []) await addUniqueKey(queryInterface, table, key);
+}
+
+/**
+ * Adds a field's column(s) to a table that may hold rows (what `npm run new:field` writes): rows there read
+ * the field as null; references get the index their on-delete checks read.
+ */
+export async function addFieldColumns(queryInterface: QueryInterface, table: string, columns: (c: ColumnBuilders) => Columns): Promise<void> {
+  const built = columns(await fieldColumns(queryInterface));
   const existing = await queryInterface.describeTable(table);
-  for (const [name, spec] of Object.entries(columns)) {
+  for (const [name, spec] of Object.entries(built)) {
     if (name in existing) continue; // a retry after a half-applied run (MySQL DDL is not transactional)
     await queryInterface.addColumn(table, name, spec);
     if (spec.references) await addIndexIfMissing(queryInterface, table, [name], `${table}_${name}`);

@@ -1,0 +1,41 @@
+// new:field on a table that holds rows, as a team meets it: `populate` migrates and writes records of the
+// generated notes module; after `npm run new:field -- notes priority:integer?`, `verify` migrates again
+// (the new column is added to the populated table) and checks the old records read the field as null and
+// take a value. DATABASE_URL names the database. Usage: tsx scripts/ci/populated-field.ts populate|verify
+import { loadConfig } from '../../src/config/config';
+import { createLogger } from '../../src/logger';
+import { resourceStore } from '../../src/stores/kit/resource-definition';
+import { createDatabase } from '../../src/stores/create-database';
+import type { AnyResource } from '../../src/stores/kit/resource';
+
+const OWNER = 'ci-populated-field';
+
+async function main(mode: string): Promise<void> {
+  // Loaded at run time: the scratch copy's module, as new:field left it.
+  const { notesResource } = (await import(`${process.cwd()}/src/modules/notes/resource`)) as { notesResource: AnyResource };
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: process.env.DATABASE_URL ?? '' });
+  const database = createDatabase(config, createLogger({ env: 'test', logLevel: 'silent' }), [resourceStore(notesResource)], { cleanupJob: false, connectAttempts: 3 });
+  await database.connect();
+  try {
+    await database.migrate();
+    const store = database.store(resourceStore(notesResource));
+    if (mode === 'populate') {
+      for (let i = 0; i < 3; i += 1) await store.create(OWNER, { title: `populated-${Date.now()}-${i}` });
+      console.log(`populated-field: ${config.database.engine}: 3 notes written`);
+      return;
+    }
+    const page = await store.list({ ownerId: OWNER }, { where: [], sort: [], limit: 100, offset: 0 });
+    const kept = page.items.filter((item) => item.priority === null);
+    if (page.items.length < 3 || kept.length !== page.items.length) throw new Error(`expected the populated notes with priority null, got ${JSON.stringify(page.items)}`);
+    const changed = await store.update(page.items[0]!.id, { ownerId: OWNER }, { priority: 7 });
+    if (changed?.priority !== 7) throw new Error(`priority was not kept: ${JSON.stringify(changed)}`);
+    console.log(`populated-field: ${config.database.engine}: ${page.items.length} earlier notes read priority null, one now holds 7`);
+  } finally {
+    await database.close();
+  }
+}
+
+main(process.argv[2] ?? '').catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,44 @@
+// npm run new:module -- <name> <field>:<type>[?] ... [--unique a,b] [--filter a,b] [--sort a,b] [--dry-run]
+// npm run new:field -- <module> <field>:<type>? [--dry-run]
+// new:module writes a module declared with the kit under src/modules/<name>/ (resource.ts: fields, unique keys,
+// filters, sort keys; its first migration; index.ts), its test file under test/modules/<name>/ (the kit's
+// contract suites) and registers it in src/modules/index.ts. new:field adds a field to such a module: a new
+// migration and the edited declaration. Both refuse a bad request writing nothing (exit 2), and regenerate
+// the API document.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { plan, planField, splitArguments, write, type PlannedFile } from './generate';
+import { FIELD_TYPES, SpecError } from './spec';
+
+const USAGE = {
+  module: `usage: npm run new:module -- <name> <field>:<type>[?] ... [--unique a,b] [--filter a,b] [--sort a,b] [--dry-run]
+  types: ${FIELD_TYPES.join(', ')}; ? marks an optional field; --unique may repeat (each is one key, per owner)
+  e.g.   npm run new:module -- tags name:string note:ref:notes --unique name --filter note,name --sort name,createdAt`,
+  field: `usage: npm run new:field -- <module> <field>:<type>? [--dry-run]
+  e.g.   npm run new:field -- notes dueAt:datetime?`,
+};
+
+export function main(command: 'module' | 'field', argv: string[]): number {
+  try {
+    const { positional, options, dryRun } = splitArguments(argv, command === 'module' ? ['--unique', '--filter', '--sort'] : []);
+    const [name, ...fields] = positional;
+    if (command === 'field' && fields.length > 1) throw new SpecError('one field at a time');
+    const files: PlannedFile[] = command === 'module' ? plan(process.cwd(), name, fields, options) : planField(process.cwd(), name, fields[0]);
+    if (dryRun) {
+      process.stdout.write(`would write (dry run, nothing written):\n${files.map((f) => `  ${f.edit ? 'edit  ' : 'create'} ${f.path}`).join('\n')}\n`);
+      return 0;
+    }
+    write(process.cwd(), files);
+    // The committed API document follows the routes (make lint fails while it is stale).
+    if (existsSync('src/cli/openapi.ts')) {
+      const openapi = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'src/cli/openapi.ts'], { stdio: 'inherit' });
+      if (openapi.status !== 0) process.stderr.write(`new:${command}: the files are written, but \`npm run openapi\` failed: run it after fixing the error above\n`);
+    }
+    process.stdout.write(`${files.map((f) => `${f.edit ? 'edited ' : 'created'} ${f.path}`).join('\n')}\nnext: make test\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof SpecError)) throw error;
+    process.stderr.write(`new:${command}: ${error.message}; nothing was written\n${USAGE[command]}\n`);
+    return 2;
+  }
+}

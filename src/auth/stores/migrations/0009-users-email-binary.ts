@@ -1,0 +1,31 @@
+import type { QueryInterface } from 'sequelize';
+import type { SqlMigration } from '../../../stores/sql/migrations/migration';
+import { binaryCollation } from '../../../stores/sql/migrations/resource-columns';
+
+// Emails are kept normalised (trimmed, lower-case), so "unique whatever the case" is the service's doing;
+// the column itself must then compare exactly, as on SQLite, PostgreSQL and MongoDB. MySQL/MariaDB's default
+// utf8mb4 collation held 'josé@…' and 'jose@…' (and 'ß'/'s') equal, and SQL Server's default is
+// case-insensitive too: both get the binary collation the module kit gives every string column.
+
+async function convert(queryInterface: QueryInterface, collation: string): Promise<void> {
+  const dialect = queryInterface.sequelize.getDialect();
+  if (dialect === 'mysql' || dialect === 'mariadb') {
+    await queryInterface.sequelize.query(`ALTER TABLE users MODIFY email VARCHAR(254)${collation} NOT NULL`);
+  } else if (dialect === 'mssql') {
+    // SQL Server cannot change the collation of an indexed column: the unique index goes and comes back.
+    await queryInterface.removeIndex('users', 'users_email_unique');
+    await queryInterface.sequelize.query(`ALTER TABLE users ALTER COLUMN email NVARCHAR(254)${collation} NOT NULL`);
+    await queryInterface.addIndex('users', ['email'], { name: 'users_email_unique', unique: true });
+  }
+}
+
+export const makeUsersEmailBinary: SqlMigration = {
+  name: '0009-users-email-binary',
+  async up(queryInterface) {
+    await convert(queryInterface, await binaryCollation(queryInterface));
+  },
+  async down(queryInterface) {
+    const dialect = queryInterface.sequelize.getDialect();
+    await convert(queryInterface, dialect === 'mssql' ? '' : ' CHARACTER SET utf8mb4');
+  },
+};
