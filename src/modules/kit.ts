@@ -1,7 +1,8 @@
 // The module kit: everything a module imports, from one place. Routes and access rules, the errors a
 // handler throws, the shared route schemas (id params, page query, record and page shapes), the module and
-// store declarations, and the shared store behaviour (ids, owner scope, pagination, record stores for both
-// engine families), and TypeBox's `Type` for the schemas themselves. README, "Adding a module", walks through it.
+// store declarations, the shared store behaviour (ids, owner scope, pagination), resources (declared fields →
+// stores on both engine families, routes, schemas, migrations' columns), and TypeBox's `Type`. docs/modules.md
+// walks through it.
 
 export { Type, type Static } from '@sinclair/typebox';
 
@@ -28,3 +29,5 @@ export { dataTypesOf, millisecondTimestamp } from '../stores/sql/migrations/colu
 export type { SqlMigration } from '../stores/sql/migrations/migration';
 export { createRecordTable } from '../stores/sql/migrations/record-table';
 export { defineRecordModel } from '../stores/sql/record-model';
+export { SqlResourceStore } from '../stores/sql/resource-sql-store';
+export { MongoResourceStore } from '../stores/mongo/resource-mongo-store';

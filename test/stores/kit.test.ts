@@ -2,7 +2,7 @@ import mongoose from 'mongoose';
 import { isId, newId } from '../../src/stores/ids';
 import { defineStore } from '../../src/stores/kit/definition';
 import { ownerScope } from '../../src/stores/kit/owner-scope';
-import { migrationsOf, OpenedStores } from '../../src/stores/kit/registry';
+import { inDependencyOrder, migrationsOf, OpenedStores, type AnyStoreDefinition } from '../../src/stores/kit/registry';
 import { findMissingIndexes } from '../../src/stores/mongo/index-check';
 import { ownedRecordSchema } from '../../src/stores/mongo/record-schema';
 import { registeredStores } from '../support/registered-stores';
@@ -85,5 +85,24 @@ describe('record tables', () => {
     } finally {
       await sequelize.close();
     }
+  });
+});
+
+describe('store dependencies', () => {
+  const store = (name: string, dependsOn: AnyStoreDefinition[] = []) => ({ name, migrations: [{ name: `${name}-0001`, up: async () => undefined, down: async () => undefined }], dependsOn, relational: () => ({}), mongodb: () => ({}) });
+
+  it('migrates a store after the stores it references, whatever the registration order', () => {
+    const notes = store('notes');
+    const tags = store('tags', [notes]);
+    const marks = store('marks', [tags]);
+    expect(inDependencyOrder([marks, notes]).map((definition) => definition.name)).toEqual(['notes', 'tags', 'marks']);
+    expect(migrationsOf([marks]).map((migration) => migration.name)).toEqual(['notes-0001', 'tags-0001', 'marks-0001']);
+  });
+
+  it('refuses a cycle, naming it', () => {
+    const a = store('a');
+    const b = store('b', [a]);
+    (a as { dependsOn: AnyStoreDefinition[] }).dependsOn = [b];
+    expect(() => inDependencyOrder([a])).toThrow(/stores depend on each other in a cycle: a → b → a/);
   });
 });

@@ -7,8 +7,9 @@ import { binaryCollation } from '../../../stores/sql/migrations/resource-columns
 // utf8mb4 collation held 'josé@…' and 'jose@…' (and 'ß'/'s') equal, and SQL Server's default is
 // case-insensitive too: both get the binary collation the module kit gives every string column.
 
-async function convert(queryInterface: QueryInterface, collation: string): Promise<void> {
+async function makeBinary(queryInterface: QueryInterface): Promise<void> {
   const dialect = queryInterface.sequelize.getDialect();
+  const collation = await binaryCollation(queryInterface);
   if (dialect === 'mysql' || dialect === 'mariadb') {
     await queryInterface.sequelize.query(`ALTER TABLE users MODIFY email VARCHAR(254)${collation} NOT NULL`);
   } else if (dialect === 'mssql') {
@@ -21,11 +22,7 @@ async function convert(queryInterface: QueryInterface, collation: string): Promi
 
 export const makeUsersEmailBinary: SqlMigration = {
   name: '0009-users-email-binary',
-  async up(queryInterface) {
-    await convert(queryInterface, await binaryCollation(queryInterface));
-  },
-  async down(queryInterface) {
-    const dialect = queryInterface.sequelize.getDialect();
-    await convert(queryInterface, dialect === 'mssql' ? '' : ' CHARACTER SET utf8mb4');
-  },
+  up: makeBinary,
+  // Kept on the way down: the old collation would refuse rows the binary one holds (josé@ beside jose@).
+  down: async () => undefined,
 };
