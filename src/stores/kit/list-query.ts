@@ -46,14 +46,18 @@ export function withTiebreak(sort: readonly SortKey[]): SortKey[] {
  */
 export type AfterStep = { field: string; kind: 'greater' | 'less' | 'notNull' | 'lessOrNull' | 'none'; value: unknown };
 
-/** One step per key: what "after the cursor's value" means for it (see above). */
-export function afterSteps(order: readonly SortKey[], after: readonly unknown[]): { equal: { field: string; value: unknown }[]; step: AfterStep }[] {
+/** One step per key: what "after the cursor's value" means for it (see above); `nullable` says which keys may be null. */
+export function afterSteps(
+  order: readonly SortKey[],
+  after: readonly unknown[],
+  nullable: (field: string) => boolean,
+): { equal: { field: string; value: unknown }[]; step: AfterStep }[] {
   return order.map((key, index) => {
     const value = after[index];
     const equal = order.slice(0, index).map((previous, i) => ({ field: previous.field, value: after[i] }));
     let kind: AfterStep['kind'];
     if (!key.descending) kind = value === null ? 'notNull' : 'greater';
-    else kind = value === null ? 'none' : 'lessOrNull';
+    else kind = value === null ? 'none' : nullable(key.field) ? 'lessOrNull' : 'less';
     return { equal, step: { field: key.field, kind, value } };
   });
 }

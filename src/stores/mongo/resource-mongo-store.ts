@@ -111,7 +111,7 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
 
   private afterCursor(order: SortKey[], after: readonly unknown[] | undefined): Filter[] {
     if (!after) return [];
-    const disjuncts = afterSteps(order, after).flatMap(({ equal, step }) => {
+    const disjuncts = afterSteps(order, after, (field) => this.definition(field)?.optional === true).flatMap(({ equal, step }) => {
       const exactly = equal.map(({ field, value }) => ({ [path(field)]: value }));
       const field = path(step.field);
       const next = {

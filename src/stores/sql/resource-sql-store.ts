@@ -121,7 +121,7 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
   private afterCursor(query: ListQuery, order: ReturnType<typeof withTiebreak>): Where[] {
     if (!query.after) return [];
     const { Op } = this;
-    const disjuncts = afterSteps(order, query.after).flatMap(({ equal, step }) => {
+    const disjuncts = afterSteps(order, query.after, (field) => this.definition(field)?.optional === true).flatMap(({ equal, step }) => {
       const exactly = equal.map(({ field, value }) => ({ [field]: value }));
       const after = {
         greater: { [step.field]: { [Op.gt]: step.value } },

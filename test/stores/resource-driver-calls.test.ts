@@ -1,0 +1,150 @@
+import mongoose from 'mongoose';
+import { DataTypes, Sequelize, type FindOptions, type Model, type ModelStatic } from 'sequelize';
+import { ReferencedRecordError } from '../../src/stores/errors';
+import { newId } from '../../src/stores/ids';
+import type { MongoStoreContext, SqlStoreContext } from '../../src/stores/kit/definition';
+import type { ListQuery } from '../../src/stores/kit/list-query';
+import { MongoResourceStore } from '../../src/stores/mongo/resource-mongo-store';
+import { ownedRecordSchema, recordSchema } from '../../src/stores/mongo/record-schema';
+import { binaryCollation } from '../../src/stores/sql/migrations/resource-columns';
+import { addUniqueKey } from '../../src/stores/sql/migrations/unique-key';
+import { SqlResourceStore } from '../../src/stores/sql/resource-sql-store';
+import { marks, notes, tags } from '../support/resource-fixtures';
+
+// What the kit asks of the drivers on the engines no server runs for here (SQL Server, MongoDB), and of
+// PostgreSQL's ordering: the statements and filters are built without a connection and read back. The
+// same code runs against real servers in the contract suites wherever they can be started.
+
+const list = (partial: Partial<ListQuery>): ListQuery => ({ where: [], sort: [], limit: 10, offset: 0, ...partial });
+
+function sqlContext(dialect: 'mssql' | 'postgres'): SqlStoreContext {
+  // No driver is needed to build SQL: a stand-in keeps tedious (whose Azure dependencies jest cannot load) out.
+  const driver = dialect === 'mssql' ? { dialectModule: { Connection: class {}, TYPES: {}, ISOLATION_LEVEL: {} } } : {};
+  const sequelize = new Sequelize({ dialect, host: '127.0.0.1', port: 1, logging: false, ...driver });
+  return { sequelize, DataTypes, engine: dialect, timeoutMs: 1000, run: (operation) => operation(), transaction: () => Promise.reject(new Error('unused')), removeExpiredPeriodically: () => undefined };
+}
+
+/** The SELECT a list runs, as the dialect writes it (the model's findAll is stopped before the network). */
+async function listSql(context: SqlStoreContext, query: ListQuery): Promise<string> {
+  const store = new SqlResourceStore(context, notes);
+  const model = context.sequelize.models.KitNote as ModelStatic<Model>;
+  let options: FindOptions | undefined;
+  jest.spyOn(model, 'count').mockResolvedValue(0 as never);
+  jest.spyOn(model, 'findAll').mockImplementation(async (given) => {
+    options = given;
+    return [];
+  });
+  await store.list({ ownerId: 'o' }, query);
+  const generator = (context.sequelize.getQueryInterface() as unknown as { queryGenerator: { selectQuery(table: string, options: unknown, model: unknown): string } }).queryGenerator;
+  // As findAll does before it writes SQL: attribute names in where and order become column names.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- Sequelize's own helper, not in its exports' types
+  const { mapOptionFieldNames } = require('sequelize/lib/utils') as { mapOptionFieldNames(options: unknown, model: unknown): FindOptions };
+  return generator.selectQuery('kit_notes', mapOptionFieldNames({ ...options, attributes: ['id'] }, model), model);
+}
+
+describe('SQL Server: equality without trailing-space padding', () => {
+  it('compares byte lengths beside the value, for eq and for each [in] value', async () => {
+    const sql = await listSql(sqlContext('mssql'), list({ where: [{ field: 'title', comparison: 'eq', value: 'dup ' }, { field: 'label', comparison: 'in', value: ['Work', 'x'] }] }));
+    expect(sql).toContain("[title] = N'dup ' AND DATALENGTH([title]) = 8");
+    expect(sql).toContain("[label_folded] = N'work' AND DATALENGTH([label_folded]) = 8");
+    expect(sql).toContain("[label_folded] = N'x' AND DATALENGTH([label_folded]) = 2");
+  });
+
+  it('adds a persisted byte-length column to a unique key over a string, and indexes only rows where it is set', async () => {
+    const { sequelize } = sqlContext('mssql');
+    const queryInterface = sequelize.getQueryInterface();
+    const statements: string[] = [];
+    jest.spyOn(queryInterface, 'showIndex').mockResolvedValue([] as never);
+    jest.spyOn(queryInterface, 'describeTable').mockResolvedValue({ title: { type: 'NVARCHAR(200)' } } as never);
+    jest.spyOn(sequelize, 'query').mockImplementation(async (sql: unknown) => {
+      statements.push(String(sql));
+      return [[], 0] as never;
+    });
+    await addUniqueKey(queryInterface, 'notes', ['title']);
+    expect(statements[0]).toMatch(/^SELECT \[owner_id\], \[title\], COUNT\(\*\) AS duplicates FROM \[notes\] WHERE \[owner_id\] IS NOT NULL AND \[title\] IS NOT NULL GROUP BY/);
+    expect(statements[1]).toBe('ALTER TABLE [notes] ADD [title_bytes] AS DATALENGTH([title]) PERSISTED');
+    expect(statements[2]).toMatch(/CREATE UNIQUE INDEX \[notes_title_unique\] ON \[notes\] \(\[owner_id\], \[title\], \[title_bytes\]\) WHERE \[title\] IS NOT NULL/);
+  });
+
+  it('names the binary collation of each engine', async () => {
+    const collation = (dialect: 'mssql' | 'postgres') => binaryCollation(sqlContext(dialect).sequelize.getQueryInterface());
+    expect(await collation('mssql')).toBe(' COLLATE Latin1_General_100_BIN2');
+    expect(await collation('postgres')).toBe(' COLLATE "C"');
+  });
+});
+
+describe('PostgreSQL: empty values sort first, as on the other engines', () => {
+  it('orders nullable keys NULLS FIRST ascending and NULLS LAST descending, id last', async () => {
+    const sql = await listSql(sqlContext('postgres'), list({ sort: [{ field: 'dueAt', descending: false }, { field: 'rank', descending: true }] }));
+    expect(sql).toContain('ORDER BY "KitNote"."due_at" ASC NULLS FIRST, "KitNote"."rank" DESC NULLS LAST, "KitNote"."id" DESC');
+  });
+});
+
+describe('MongoDB: what the store asks of mongoose', () => {
+  const connection = mongoose.createConnection(); // never opened: only models and the calls made to them
+  const context: MongoStoreContext = {
+    connection,
+    timeoutMs: 1000,
+    Schema: mongoose.Schema,
+    run: (operation) => operation(),
+    recordSchema: (fields, options) => recordSchema(mongoose.Schema, fields, options),
+    ownedRecordSchema: (fields, options) => ownedRecordSchema(mongoose.Schema, fields, options),
+  };
+  const stores = { notes: new MongoResourceStore(context, notes), tags: new MongoResourceStore(context, tags), marks: new MongoResourceStore(context, marks) };
+  afterAll(() => connection.close());
+
+  /** A query chain that records its filter and answers `result`. */
+  function chain(result: unknown, seen: unknown[]) {
+    const query = { sort: () => query, skip: () => query, limit: () => query, maxTimeMS: () => query, lean: () => query, exec: async () => result };
+    return (filter: unknown) => {
+      seen.push(filter);
+      return query;
+    };
+  }
+
+  it('declares each unique key per owner as a partial unique index, on the shadow of a case-insensitive field, and indexes references', () => {
+    expect(connection.models.KitNote!.schema.indexes()).toEqual(
+      expect.arrayContaining([
+        [{ ownerId: 1, title: 1 }, expect.objectContaining({ unique: true, partialFilterExpression: { title: { $type: 'string' } } })],
+        [{ ownerId: 1, labelFolded: 1 }, expect.objectContaining({ unique: true, partialFilterExpression: { labelFolded: { $type: 'string' } } })],
+      ]),
+    );
+    expect(connection.models.KitTag!.schema.indexes()).toEqual(expect.arrayContaining([[{ note: 1 }, expect.anything()]]));
+  });
+
+  it('filters by owner, conditions and the cursor, and sorts with the id tiebreak', async () => {
+    const filters: unknown[] = [];
+    const model = connection.models.KitNote!;
+    jest.spyOn(model, 'find').mockImplementation(chain([], filters) as never);
+    jest.spyOn(model, 'countDocuments').mockImplementation(chain(0, []) as never);
+    const after = [new Date('2030-01-01T00:00:00.000Z'), newId()];
+    await stores.notes.list({ ownerId: 'o' }, list({ where: [{ field: 'label', comparison: 'eq', value: 'WoRk' }, { field: 'rank', comparison: 'gte', value: 2 }], sort: [{ field: 'dueAt', descending: true }], after }));
+    expect(filters[0]).toEqual({
+      $and: [
+        { ownerId: 'o' },
+        { labelFolded: 'work' },
+        { rank: { $gte: 2 } },
+        { $or: [{ $and: [{ $or: [{ dueAt: { $lt: after[0] } }, { dueAt: null }] }] }, { $and: [{ dueAt: after[0] }, { _id: { $lt: after[1] } }] }] },
+      ],
+    });
+  });
+
+  it('refuses to delete a record a restricting reference points at, deleting nothing; cascades otherwise, deepest first', async () => {
+    const deleted: string[] = [];
+    const found = (ids: string[]) => ({ lean: () => ({ exec: async () => ids.map((_id) => ({ _id })) }) });
+    jest.spyOn(connection.models.KitNote!, 'exists').mockReturnValue({ exec: async () => ({ _id: 'n1' }) } as never);
+    jest.spyOn(connection.models.KitTag!, 'exists').mockReturnValue({ exec: async () => ({ _id: 't1' }) } as never);
+    jest.spyOn(connection.models.KitTag!, 'find').mockReturnValue(found(['t1']) as never);
+    jest.spyOn(connection.models.KitMark!, 'find').mockReturnValue(found(['m1', 'm2']) as never);
+    for (const name of ['KitNote', 'KitTag', 'KitMark']) {
+      jest.spyOn(connection.models[name]!, 'deleteMany').mockImplementation(((filter: { _id: { $in: string[] } }) => {
+        deleted.push(`${name}:${filter._id.$in.join(',')}`);
+        return { exec: async () => ({ deletedCount: 1 }) };
+      }) as never);
+    }
+    await expect(stores.notes.delete(newId(), { ownerId: 'o' })).rejects.toEqual(new ReferencedRecordError('kit-tags'));
+    expect(deleted).toEqual([]);
+    expect(await stores.tags.delete(newId(), { ownerId: 'o' })).toBe(true);
+    expect(deleted).toEqual(['KitMark:m1,m2', expect.stringMatching(/^KitTag:/)]);
+  });
+});
