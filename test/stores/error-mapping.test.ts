@@ -33,6 +33,7 @@ describe('SQL errors by code', () => {
     ['tedious socket error', wrapped(driverError({ code: 'ESOCKET' }, 'ConnectionError'))],
     ['tedious request timeout', wrapped(driverError({ code: 'ETIMEOUT' }, 'RequestError'))],
     ['mysql2 lost connection', wrapped(driverError({ code: 'PROTOCOL_CONNECTION_LOST' }))],
+    ['SQLite file locked by another process', wrapped(driverError({ code: 'SQLITE_BUSY', errno: 5 }))],
   ])('%s is an outage (503)', (_name, error) => {
     expect(translateSqlError(error)).toBeInstanceOf(StoreUnavailableError);
   });

@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import { pathParameterNames, type MountedRoute } from '../routing/mount';
 import type { ErrorDoc, ErrorResponses, HeaderDoc, JsonSchema, ModuleMiddleware } from '../routing/route';
 import { FRAMEWORK_HEADERS, SCHEMA_REF, plain } from './components';
+import { exampleOf } from './examples';
 
 // One route → one OpenAPI operation. Every response is derived from the declaration: the success
 // envelope around the declared `data`, then each error the framework gives on such a route (the guards
@@ -91,8 +92,9 @@ function headerRefs(route: MountedRoute, headers: Record<string, HeaderDoc>): Re
   );
 }
 
-function jsonContent(schema: JsonSchema): JsonSchema {
-  return { 'application/json': { schema } };
+/** A JSON body of this schema, with its example when one is given or can be derived. */
+function jsonContent(schema: JsonSchema, example?: unknown): JsonSchema {
+  return { 'application/json': example === undefined ? { schema } : { schema, example } };
 }
 
 const LOCATION_HEADER = { description: 'Where the created resource is read (its URL path)', schema: { type: 'string' } };
@@ -107,11 +109,22 @@ function successResponses(route: MountedRoute): Record<string, JsonSchema> {
       if (data !== null) {
         // `data` required: a generated client types the payload as present, with no `| undefined` to guard.
         const envelope = { allOf: [{ $ref: SCHEMA_REF.success }, { type: 'object', required: ['data'], properties: { data: plain(data) } }] };
-        response.content = jsonContent(envelope);
+        const payload = exampleOf(plain(data) as JsonSchema);
+        response.content = jsonContent(envelope, payload === undefined ? undefined : { status: 'success', data: payload });
       }
       return [status, response];
     }),
   );
+}
+
+/** What a fail answer looks like: the message the service gives, and for a 422 the field it names. */
+function failExample(route: MountedRoute, status: number): JsonSchema {
+  if (status !== 422) return { status: 'fail', message: STATUS_CODES[status] ?? 'Error' };
+  const names = (part: 'body' | 'query' | 'params' | 'headers') => Object.keys((route.definition[part] as { properties?: object } | undefined)?.properties ?? {});
+  const body = names('body')[0];
+  const other = (['query', 'params', 'headers'] as const).flatMap((part) => names(part).map((name) => `${part}.${name}`))[0];
+  const field = body ?? other ?? 'body';
+  return { status: 'fail', message: 'Validation failed', errors: [{ field, message: 'is invalid' }] };
 }
 
 function responses(route: MountedRoute): Record<string, JsonSchema> {
@@ -120,7 +133,7 @@ function responses(route: MountedRoute): Record<string, JsonSchema> {
     all[status] = {
       description: entry.descriptions.join('; '),
       headers: headerRefs(route, entry.headers),
-      content: jsonContent({ $ref: status === 422 ? SCHEMA_REF.validationFail : SCHEMA_REF.fail }),
+      content: jsonContent({ $ref: status === 422 ? SCHEMA_REF.validationFail : SCHEMA_REF.fail }, failExample(route, status)),
     };
   }
   return all;
@@ -179,7 +192,7 @@ export function describeOperation(route: MountedRoute, operationId: string): Jso
   operation.description = definition.description ?? derivedDescription(route);
   const params = parameters(route);
   if (params.length) operation.parameters = params;
-  if (definition.body) operation.requestBody = { required: true, content: jsonContent(plain(definition.body)) };
+  if (definition.body) operation.requestBody = { required: true, content: jsonContent(plain(definition.body), exampleOf(plain(definition.body))) };
   operation.responses = responses(route);
   const requirements = security(route);
   if (requirements) operation.security = requirements;

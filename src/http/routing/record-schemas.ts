@@ -20,7 +20,7 @@ export const timestamp = Type.Unsafe<Date>({ type: 'string', format: 'date-time'
 /** An owned record as answered: id, owner and timestamps around the module's own fields. */
 export function ownedRecordSchema<Fields extends TProperties>(fields: Fields) {
   return Type.Object({
-    id: Type.String({ description: 'UUIDv7' }),
+    id: Type.String({ format: 'uuid', description: 'UUIDv7' }),
     ownerId: Type.String({ description: 'The id of the user who created it' }),
     ...fields,
     createdAt: timestamp,

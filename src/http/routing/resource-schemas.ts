@@ -27,7 +27,7 @@ function bodyValue(definition: FieldDefinition): TSchema {
     case 'datetime':
       return Type.String({ format: 'date-time', maxLength: 40 });
     case 'reference':
-      return Type.String({ maxLength: 36, description: `The id of one of the caller's ${definition.references!.resource().name}` });
+      return Type.String({ format: 'uuid', description: `The id (UUIDv7) of one of the caller's ${definition.references!.resource().name}` });
   }
 }
 

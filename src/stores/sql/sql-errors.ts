@@ -11,6 +11,8 @@ const UNAVAILABLE_CODES = new Set([
   'ESOCKET', 'ETIMEOUT', 'ECLOSE', 'ECONNCLOSED', 'EINVALIDSTATE',
   // PostgreSQL SQLSTATEs: query canceled (statement_timeout), admin/crash shutdown, cannot connect now, too many connections
   '57014', '57P01', '57P02', '57P03', '53300',
+  // SQLite: the file is locked by another connection or process (transient; a retry succeeds once it is released)
+  'SQLITE_BUSY', 'SQLITE_LOCKED',
 ]);
 
 const UNAVAILABLE_MESSAGE = /connection terminated|connection (is )?closed|not queryable|query read timeout|timeout expired|connection lost|socket hang up/i;
