@@ -51,12 +51,18 @@ FROM ${NODE_IMAGE} AS runtime
 ARG VERSION=0.0.0-dev
 ARG REVISION=unknown
 ARG CREATED=unknown
+ARG SOURCE=https://github.com/OWNER/REPO
+# The digest of the release's SBOM (release/<version>/sbom.cdx.json, scripts/release.sh), so the image names
+# the dependency list it was built with.
+ARG SBOM_DIGEST=none
 LABEL org.opencontainers.image.title="koa-api-service" \
       org.opencontainers.image.description="Koa + TypeScript JSON API: JWT auth with refresh cookie, role-based routes, rate limit; SQLite, PostgreSQL, MySQL, SQL Server or MongoDB" \
       org.opencontainers.image.licenses="MIT" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}" \
-      org.opencontainers.image.created="${CREATED}"
+      org.opencontainers.image.created="${CREATED}" \
+      org.opencontainers.image.source="${SOURCE}" \
+      dev.koa-api-service.sbom.digest="${SBOM_DIGEST}"
 # glibc malloc: one arena for every thread. argon2 allocates its 19 MiB in whichever libuv pool thread
 # runs it; with glibc's per-thread arenas each pool thread that ever hashed kept its buffer resident (RSS
 # settled at ~204 MiB after a login burst instead of ~127 MiB). Fixing the mmap threshold instead returned

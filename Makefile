@@ -43,6 +43,10 @@ bench: build $(BENCH_PEERS_STAMP) ## the built service against bare Koa, raw nod
 
 .PHONY: bench
 
+.PHONY: release
+release: ## push the image to REGISTRY by VERSION, commit and CHANNEL; write release/VERSION/ (pinned compose file, .env.example, SBOM)
+	scripts/release.sh
+
 test: $(INSTALL_STAMP) typecheck ## type-check, then run the test suite (SQLite, plus engines named by TEST_*_URL)
 	$(NPM) test
 
