@@ -4,7 +4,7 @@
 #   docker-compose.yml  the stack with the app pinned to the pushed digest (no build context)
 #   .env.example        the settings a run needs
 #   docker/             the database helper files the compose file mounts (MySQL charset, SQL Server init)
-#   sbom.cdx.json       CycloneDX SBOM of the production dependencies (npm sbom)
+#   sbom.cdx.json       CycloneDX SBOM of the production dependencies (scripts/production-sbom.ts)
 #   release.json        version, revision, created, image, digest, tags, SBOM digest, size
 # CHANNEL defaults to `stable`, or `next` for a pre-release version (x.y.z-rc.1). The CI release job runs this
 # same script (.github/workflows/ci.yml). DOCKER_BUILD_FLAGS adds build flags (this machine: --network host).
@@ -38,7 +38,7 @@ remove_partial() {
 trap remove_partial EXIT
 
 echo "release: SBOM of the production dependencies"
-npm sbom --omit=dev --package-lock-only --sbom-format cyclonedx >"$out/sbom.cdx.json"
+npx --no-install tsx scripts/production-sbom.ts >"$out/sbom.cdx.json"
 sbom_digest=sha256:$(sha256sum "$out/sbom.cdx.json" | cut -d' ' -f1)
 
 echo "release: building $registry:$version ($short, channel $CHANNEL)"
