@@ -28,13 +28,14 @@ first=1.0.0
 second=1.0.1
 registry_pid=
 compose() { (cd "$site" && docker-compose -p "$project" --profile postgres "$@"); }
+# Every local copy of the released images, tagged or pulled by digest only.
+remove_local_images() { docker image ls -q --filter "reference=$registry" | sort -u | xargs -r docker image rm -f; }
 cleanup() {
   local status=$?
   if [ "$status" != 0 ] && [ -f "$site/docker-compose.yml" ]; then compose logs --no-color --tail 40 >&2 || true; fi
   [ ! -f "$site/docker-compose.yml" ] || compose down -v --remove-orphans >/dev/null 2>&1 || true
   [ -z "$registry_pid" ] || kill "$registry_pid" 2>/dev/null || true
-  docker image ls --format '{{.Repository}}:{{.Tag}}' | grep -F "$registry" | xargs -r docker image rm -f >/dev/null 2>&1 || true
-  docker image ls --digests --format '{{.Repository}}@{{.Digest}}' | grep -F "$registry@" | xargs -r docker image rm -f >/dev/null 2>&1 || true
+  remove_local_images >/dev/null 2>&1 || true
   rm -rf "$work" "$repo/release/$first" "$repo/release/$second"
   exit "$status"
 }
@@ -83,7 +84,7 @@ node -e '
 ' "$first"
 
 echo "== no local copy of the image; an empty folder with the release files only"
-docker image ls --format '{{.Repository}}:{{.Tag}}' | grep -F "$registry" | xargs -r docker image rm -f >/dev/null
+remove_local_images >/dev/null
 ! docker image inspect "$digest" >/dev/null 2>&1 || { echo "the image is still present locally" >&2; exit 1; }
 mkdir -p "$site"
 cp -r "release/$first/." "$site/"
@@ -103,7 +104,7 @@ database_container=$(compose ps -q postgres)
 
 echo "== make release VERSION=$second, rolled over the first with the database kept"
 release "$second"
-docker image ls --format '{{.Repository}}:{{.Tag}}' | grep -F "$registry" | xargs -r docker image rm -f >/dev/null
+remove_local_images >/dev/null
 next=$(node -p "require('./release/$second/release.json').image")
 cp "release/$second/docker-compose.yml" "$site/docker-compose.yml"
 compose pull --quiet app-postgres
