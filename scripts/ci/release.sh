@@ -104,8 +104,9 @@ database_container=$(compose ps -q postgres)
 
 echo "== make release VERSION=$second, rolled over the first with the database kept"
 release "$second"
-remove_local_images >/dev/null
 next=$(node -p "require('./release/$second/release.json').image")
+remove_local_images >/dev/null 2>&1 || true # all but the image the running app uses
+! docker image inspect "$next" >/dev/null 2>&1 || { echo "$next is still present locally" >&2; exit 1; }
 cp "release/$second/docker-compose.yml" "$site/docker-compose.yml"
 compose pull --quiet app-postgres
 compose up -d
