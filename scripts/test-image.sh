@@ -32,6 +32,7 @@ echo "test-image: $image, $(docker image inspect -f '{{.Size}}' "$image" | awk '
 uid=$(docker run --rm "$image" id -u)
 [ "$uid" != 0 ] || fail "runs as root"
 docker run --rm "$image" node -e "require.resolve('typescript')" >/dev/null 2>&1 && fail "dev dependencies in the image"
+docker run --rm "$image" sh -c 'for tool in g++ gcc make python3 tsc; do command -v "$tool" && exit 1; done; test ! -e /app/test && test ! -e /app/tsconfig.json' >/dev/null || fail "build tools, tests or sources in the final stage"
 docker run --rm "$image" sh -c 'test ! -e /app/src && test ! -e /app/.env && test -f /app/dist/server.js' || fail "unexpected files in /app"
 docker run --rm "$image" sh -c 'touch /app/data/probe && ! touch /app/dist/probe 2>/dev/null' || fail "/app/data must be the only writable app path"
 [ "$(docker image inspect -f '{{index .Config.Labels "org.opencontainers.image.title"}}' "$image")" = koa-api-service ] || fail "OCI labels missing"
