@@ -18,7 +18,7 @@ import { createDatabase } from '../stores/create-database';
 // and their declarations read, nothing more.
 //
 // The environment is fixed, not read, so the file is the same on every machine: every registered module
-// with every optional route on (registration included), and the default server `/` (PUBLIC_URL unset).
+// with every optional route on (registration and password reset included), and the default server `/` (PUBLIC_URL unset).
 // A running service serves its own document at GET /openapi.json, which follows its real configuration.
 
 const DOCUMENT_ENV = {
@@ -29,7 +29,10 @@ const DOCUMENT_ENV = {
 };
 
 export function generateDocument(): string {
-  const config = loadConfig(DOCUMENT_ENV);
+  // Mail on too (its routes in the document), without PUBLIC_URL, which would become the document's server:
+  // the settings are set here rather than read (SMTP_URL needs PUBLIC_URL). Nothing is ever sent.
+  const mail = { smtpUrl: 'smtp://127.0.0.1:25', from: 'no-reply@example.com', attempts: 1, linkBase: 'https://example.com', passwordResetTtlMs: 30 * 60_000 };
+  const config = { ...loadConfig(DOCUMENT_ENV), mail };
   const logger = pino({ level: 'silent' });
   const database = createDatabase(config, logger, storesOf(modules), { cleanupJob: false, connectAttempts: 1 }); // never connected
   const services = { config, logger, database, tokens: new TokenService(config.jwt), ...userServices(config, database), lifecycle: new Lifecycle(), metrics: metricsOff };

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { DEFAULT_HASH_CONCURRENCY, DEFAULT_HASH_QUEUE } from '../auth/hash-queue';
 import { accessTtlSeconds, callerStateTtlMs, claim, demoUser, loginThrottle, refreshRotation, roles, type DemoUserSettings, type LoginThrottleSettings, type RefreshRotationSettings } from './auth-settings';
 import { ConfigError } from './errors';
+import { mailSettings, type MailSettings } from './mail-settings';
 import { boolean, byteSize, integer, oneOf, read, timerMs, type Env } from './readers';
 import { readSecrets, refuseGuessable } from './secrets';
 
@@ -58,6 +59,8 @@ export interface Config {
   corsOrigins: string[];
   /** The service's public origin (PUBLIC_URL), e.g. https://api.example.com; undefined when not set. */
   publicUrl: string | undefined;
+  /** Outgoing mail and password reset by email: undefined without SMTP_URL (docs/accounts.md). */
+  mail: MailSettings | undefined;
   /** Serve GET /openapi.json and GET /docs (API_DOCS): on by default outside production. */
   apiDocs: boolean;
   /** Shortest password accepted where a user chooses one (registration, password change). */
@@ -244,6 +247,7 @@ export function loadConfig(env: Env = process.env): Config {
     registrationEnabled,
     corsOrigins: origins(env),
     publicUrl: ownUrl,
+    mail: mailSettings(env, ownUrl, userStore),
     apiDocs: boolean(env, 'API_DOCS', mode !== 'production'),
     passwordMinLength: integer(env, 'PASSWORD_MIN_LENGTH', 12, 8, 128),
     roles: roleList,

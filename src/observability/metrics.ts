@@ -15,6 +15,8 @@ export type StoreErrorKind = 'unavailable' | 'duplicate_key' | 'other';
 export const LOGIN_OUTCOMES: readonly LoginOutcome[] = ['success', 'failure', 'throttled'];
 export const REFRESH_OUTCOMES: readonly RefreshOutcome[] = ['success', 'missing-cookie', 'invalid-token', 'unknown-session', 'reused-token', 'user-gone', 'session-ended'];
 export const PASSWORD_CHANGE_OUTCOMES: readonly PasswordChangeOutcome[] = ['success', 'failure'];
+export type PasswordResetOutcome = 'link-sent' | 'link-ignored' | 'success' | 'refused';
+export const PASSWORD_RESET_OUTCOMES: readonly PasswordResetOutcome[] = ['link-sent', 'link-ignored', 'success', 'refused'];
 export const STORE_ERROR_KINDS: readonly StoreErrorKind[] = ['unavailable', 'duplicate_key', 'other'];
 
 /**
@@ -31,6 +33,8 @@ export interface AuthMetrics {
   /** A retired refresh token presented after the grace window (REFRESH_ROTATION): its session family was revoked. */
   refreshReuseDetected(): void;
   passwordChange(outcome: PasswordChangeOutcome): void;
+  /** Password reset by email: a link asked for (sent, or ignored for an unknown or flooded address), a reset done or refused. */
+  passwordReset(outcome: PasswordResetOutcome): void;
   registration(): void;
   /** A request under /api/auth refused with 429 by the shared rate limit. */
   rateLimited(): void;
@@ -64,7 +68,7 @@ const nothing = () => undefined;
 export const metricsOff: Metrics = {
   enabled: false,
   http: { request: nothing },
-  auth: { login: nothing, refresh: nothing, logout: nothing, logoutAll: nothing, refreshReuseDetected: nothing, passwordChange: nothing, registration: nothing, rateLimited: nothing },
+  auth: { login: nothing, refresh: nothing, logout: nothing, logoutAll: nothing, refreshReuseDetected: nothing, passwordChange: nothing, passwordReset: nothing, registration: nothing, rateLimited: nothing },
   store: { call: nothing },
   render: () => Promise.reject(new Error('metrics are off (METRICS_PORT is not set)')),
 };

@@ -2,6 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import {
   LOGIN_OUTCOMES,
   PASSWORD_CHANGE_OUTCOMES,
+  PASSWORD_RESET_OUTCOMES,
   REFRESH_OUTCOMES,
   STORE_ERROR_KINDS,
   type Metrics,
@@ -69,6 +70,12 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
+  const passwordResets = new Counter({
+    name: 'auth_password_resets_total',
+    help: 'Password reset by email: link-sent, link-ignored (unknown or flooded address), success, refused (bad token)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
   const registrations = new Counter({ name: 'auth_registrations_total', help: 'Users registered (AUTH_REGISTRATION)', registers: [registry] });
   const rateLimited = new Counter({
     name: 'auth_rate_limited_total',
@@ -93,6 +100,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
   for (const outcome of LOGIN_OUTCOMES) logins.labels(outcome).inc(0);
   for (const outcome of REFRESH_OUTCOMES) refreshes.labels(outcome).inc(0);
   for (const outcome of PASSWORD_CHANGE_OUTCOMES) passwordChanges.labels(outcome).inc(0);
+  for (const outcome of PASSWORD_RESET_OUTCOMES) passwordResets.labels(outcome).inc(0);
   const knownOperations = new Set(options.storeOperations);
   for (const operation of knownOperations) {
     for (const kind of STORE_ERROR_KINDS) storeErrors.labels(operation, kind).inc(0);
@@ -136,6 +144,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
       logoutAll: () => logoutsAll.inc(),
       refreshReuseDetected: () => reuseDetected.inc(),
       passwordChange: (outcome) => passwordChanges.labels(outcome).inc(),
+      passwordReset: (outcome) => passwordResets.labels(outcome).inc(),
       registration: () => registrations.inc(),
       rateLimited: () => rateLimited.inc(),
     },

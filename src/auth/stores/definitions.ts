@@ -1,13 +1,17 @@
 import { defineStore } from '../../stores/kit/definition';
+import type { AccountTokenStore } from './account-token-store';
 import { createUsers } from './migrations/0001-create-users';
 import { createRefreshTokens } from './migrations/0002-create-refresh-tokens';
 import { addRefreshTokenFamilies } from './migrations/0003-refresh-token-families';
 import { addUserSessionVersion } from './migrations/0004-user-session-version';
 import { addUsersCreatedAtIndex } from './migrations/0005-users-created-at-index';
+import { createAccountTokens } from './migrations/0007-create-account-tokens';
 import { makeUsersEmailBinary } from './migrations/0009-users-email-binary';
+import { MongoAccountTokenStore } from './mongo-account-token-store';
 import { MongoRefreshTokenStore } from './mongo-refresh-token-store';
 import { MongoUserStore } from './mongo-user-store';
 import type { RefreshTokenStore } from './refresh-token-store';
+import type * as SqlAccountTokens from './sql-account-token-store';
 import type * as SqlRefreshTokens from './sql-refresh-token-store';
 import type * as SqlUsers from './sql-user-store';
 import type { DatabaseUserStore } from './user-store';
@@ -30,5 +34,13 @@ export const refreshTokenStore = defineStore<RefreshTokenStore>({
   migrations: [createRefreshTokens, addRefreshTokenFamilies],
   relational: (context) => new (require('./sql-refresh-token-store') as typeof SqlRefreshTokens).SqlRefreshTokenStore(context),
   mongodb: (context) => new MongoRefreshTokenStore(context),
+});
+
+/** Single-use account tokens (password reset by email, docs/accounts.md): the table exists whether or not mail is configured. */
+export const accountTokenStore = defineStore<AccountTokenStore>({
+  name: 'account-tokens',
+  migrations: [createAccountTokens],
+  relational: (context) => new (require('./sql-account-token-store') as typeof SqlAccountTokens).SqlAccountTokenStore(context),
+  mongodb: (context) => new MongoAccountTokenStore(context),
 });
 /* eslint-enable @typescript-eslint/no-require-imports */

@@ -17,6 +17,9 @@ export type AuthEvent =
   | { action: 'logout-all'; outcome: 'success'; userId: string; revoked: number }
   | { action: 'password-change'; outcome: 'success' | 'failure'; userId: string }
   | { action: 'register'; outcome: 'success'; userId: string }
+  | { action: 'password-reset-request'; outcome: 'success' | 'ignored'; email: string }
+  | { action: 'password-reset'; outcome: 'success'; userId: string }
+  | { action: 'password-reset'; outcome: 'refused' }
   | { action: 'rate-limit'; outcome: 'limited' };
 
 export type AuthEventListener = (event: AuthEvent, ctx: Context) => void;
@@ -59,7 +62,7 @@ export class AuthEvents {
     if ('reason' in event) line.reason = event.reason;
     if ('revoked' in event) line.revoked = event.revoked;
     if ('familyId' in event) line.familyId = event.familyId;
-    const routine = outcome === 'success';
+    const routine = outcome === 'success' || outcome === 'ignored';
     this.logger[routine ? 'info' : 'warn'](line, `auth ${action} ${outcome}`);
     for (const listener of this.listeners) listener(event, ctx);
   }

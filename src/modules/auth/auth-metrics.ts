@@ -22,6 +22,10 @@ export function countAuthEvents(metrics: AuthMetrics): AuthEventListener {
         return metrics.logoutAll();
       case 'password-change':
         return metrics.passwordChange(event.outcome);
+      case 'password-reset-request':
+        return metrics.passwordReset(event.outcome === 'success' ? 'link-sent' : 'link-ignored');
+      case 'password-reset':
+        return metrics.passwordReset(event.outcome);
       case 'register':
         return metrics.registration();
       case 'rate-limit':

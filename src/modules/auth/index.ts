@@ -7,12 +7,16 @@ import { LoginThrottle } from '../../auth/login-throttle';
 import { PasswordHasher } from '../../auth/passwords';
 import { createRateLimitStore } from '../../auth/rate-limit-store';
 import { RefreshSessions } from '../../auth/refresh-sessions';
-import { refreshTokenStore, userStore } from '../../auth/stores/definitions';
+import { PasswordReset } from '../../auth/password-reset';
+import { accountTokenStore, refreshTokenStore, userStore } from '../../auth/stores/definitions';
+import { MailOutbox } from '../../mail/outbox';
+import { smtpTransport } from '../../mail/smtp-transport';
 import { defineModule } from '../../services';
 import { AuthEvents } from './auth-events';
 import { countAuthEvents } from './auth-metrics';
 import { REFRESH_COOKIE_SCHEME, refreshCookieSecurityScheme } from './cookie';
 import { noStore, noStoreHeaders } from './no-store';
+import { passwordResetRoutes } from './password-reset-routes';
 import { authRateLimit, authRateLimitErrors, authRateLimitHeaders } from './rate-limit';
 import { authRoutes } from './routes';
 
@@ -21,17 +25,44 @@ import { authRoutes } from './routes';
  * one shared per-IP rate limit. It owns the users and refresh-token stores (src/auth/stores). Building it
  * starts two argon2 hashes (the demo user's password and the dummy hash for unknown users) and, with REDIS_URL, opens the Redis connection for the rate limit.
  */
-export const authModule = defineModule([userStore, refreshTokenStore], (services) => {
+export const authModule = defineModule([userStore, refreshTokenStore, accountTokenStore], (services) => {
   const { config, logger, database, tokens, lifecycle, users, callers } = services;
   const hasher = new PasswordHasher(undefined, new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.maxQueued));
   const sessions = new RefreshSessions(tokens, database.store(refreshTokenStore), config.refreshRotation);
   const events = new AuthEvents(logger, config.jwt.accessSecret);
   if (services.metrics.enabled) events.subscribe(countAuthEvents(services.metrics.auth));
   const rateLimitStore = createRateLimitStore(config, logger, lifecycle);
+  const failureCounter = createFailureCounter(rateLimitStore);
+  const accounts = new AccountSessions(users, sessions, callers);
+  const routes = authRoutes({
+    tokens,
+    users,
+    credentials: new CredentialVerifier(users, hasher, logger),
+    sessions,
+    accounts,
+    callers,
+    hasher,
+    cookie: { maxAgeSeconds: config.jwt.refreshTtlSeconds, secure: config.cookieSecure },
+    events,
+    throttle: new LoginThrottle(failureCounter, config.loginThrottle, (email) => events.emailHash(email), new DeviceTokens(config.jwt.refreshSecret)),
+    corsOrigins: config.corsOrigins,
+    publicOrigin: config.publicUrl && new URL(config.publicUrl).origin,
+    registrationEnabled: config.registrationEnabled,
+    passwordMinLength: config.passwordMinLength,
+  });
+  if (config.mail) {
+    // Mail is configured (SMTP_URL): password reset by email (docs/accounts.md).
+    const outbox = new MailOutbox(smtpTransport(config.mail.smtpUrl, config.mail.from), logger, config.mail.attempts);
+    lifecycle.onClose('mail outbox', () => Promise.race([outbox.idle(), new Promise<void>((resolve) => setTimeout(resolve, 5000).unref())]));
+    const reset = new PasswordReset(users, database.store(accountTokenStore), accounts, hasher, outbox, failureCounter, { linkBase: config.mail.linkBase, ttlMs: config.mail.passwordResetTtlMs }, (email) =>
+      events.emailHash(email),
+    );
+    routes.push(...passwordResetRoutes(reset, events, logger, config.passwordMinLength));
+  }
   return {
     name: 'auth',
     // no-store first, so that every answer under /api/auth carries it, the rate limiter's 429 included
-    description: 'Log in, refresh the access token, log out (and register, when enabled)',
+    description: 'Log in, refresh the access token, log out (and register, reset a forgotten password, when enabled)',
     middleware: [
       { middleware: noStore, headers: noStoreHeaders },
       {
@@ -41,26 +72,6 @@ export const authModule = defineModule([userStore, refreshTokenStore], (services
       },
     ],
     securitySchemes: { [REFRESH_COOKIE_SCHEME]: refreshCookieSecurityScheme },
-    routes: authRoutes({
-      tokens,
-      users,
-      credentials: new CredentialVerifier(users, hasher, logger),
-      sessions,
-      accounts: new AccountSessions(users, sessions, callers),
-      callers,
-      hasher,
-      cookie: { maxAgeSeconds: config.jwt.refreshTtlSeconds, secure: config.cookieSecure },
-      events,
-      throttle: new LoginThrottle(
-        createFailureCounter(rateLimitStore),
-        config.loginThrottle,
-        (email) => events.emailHash(email),
-        new DeviceTokens(config.jwt.refreshSecret),
-      ),
-      corsOrigins: config.corsOrigins,
-      publicOrigin: config.publicUrl && new URL(config.publicUrl).origin,
-      registrationEnabled: config.registrationEnabled,
-      passwordMinLength: config.passwordMinLength,
-    }),
+    routes,
   };
 });

@@ -1,0 +1,26 @@
+// Single-use account tokens (password reset now; email verification uses the same table): only the SHA-256
+// digest of each token is kept, with its user, purpose and expiry. Table `account_tokens` / collection
+// `account_tokens`; expired ones are removed by the clean-up job (relational) or a TTL index (MongoDB).
+
+export type AccountTokenPurpose = 'password-reset' | 'email-verification';
+
+export interface AccountTokenRecord {
+  /** SHA-256 of the token, 64 lower-case hex characters. */
+  digest: string;
+  userId: string;
+  purpose: AccountTokenPurpose;
+  expiresAt: Date;
+}
+
+export interface AccountTokenStore {
+  create(record: AccountTokenRecord): Promise<void>;
+  /** The token's record while it is unexpired (it stays usable). */
+  find(digest: string, purpose: AccountTokenPurpose, now?: Date): Promise<AccountTokenRecord | null>;
+  /**
+   * Uses the token up: deletes it in one statement and answers its user, or null when it was unknown,
+   * expired or used already (of two racing uses, one gets the user).
+   */
+  consume(digest: string, purpose: AccountTokenPurpose, now?: Date): Promise<string | null>;
+  /** Every token of this purpose for the user goes (a newer link replaces the older ones; a reset ends them). */
+  deleteForUser(userId: string, purpose: AccountTokenPurpose): Promise<number>;
+}

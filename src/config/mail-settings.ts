@@ -1,0 +1,43 @@
+import { ConfigError } from './errors';
+import { integer, read, timerMs, type Env } from './readers';
+
+// Mail and the account flows that need it (docs/accounts.md). Off unless SMTP_URL is set: then password
+// reset by email is on (with USER_STORE=database), and its links point at PUBLIC_URL.
+
+export interface MailSettings {
+  /** smtp:// or smtps:// URL of the server mail goes through (credentials in it, if any). */
+  smtpUrl: string;
+  /** The From address. */
+  from: string;
+  /** Delivery attempts per message (the first included) before it is given up and logged. */
+  attempts: number;
+  /** Base of the links mails carry: PUBLIC_URL. */
+  linkBase: string;
+  /** How long a password-reset link works. */
+  passwordResetTtlMs: number;
+}
+
+const FIVE_MINUTES = 5 * 60_000;
+const ONE_DAY = 24 * 60 * 60_000;
+
+/** The mail settings, or undefined when SMTP_URL is unset (no mail, no reset routes). */
+export function mailSettings(env: Env, publicUrl: string | undefined, userStore: string): MailSettings | undefined {
+  const smtpUrl = read(env, 'SMTP_URL');
+  if (!smtpUrl) return undefined;
+  let url: URL;
+  try {
+    url = new URL(smtpUrl);
+  } catch {
+    throw new ConfigError('SMTP_URL', 'must be a URL such as smtp://user:password@mail.example.com:587');
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError('SMTP_URL', 'must start with smtp:// or smtps://');
+  if (!publicUrl) throw new ConfigError('PUBLIC_URL', 'is needed with SMTP_URL: the links in mails point at it');
+  if (userStore !== 'database') throw new ConfigError('SMTP_URL', 'needs USER_STORE=database (mails reset and verify stored accounts)');
+  const from = read(env, 'MAIL_FROM') ?? `no-reply@${new URL(publicUrl).hostname}`;
+  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(from) && !/^[^<>]*<[^\s@<>]+@[^\s@<>]+>$/.test(from)) {
+    throw new ConfigError('MAIL_FROM', 'must be an address (a@example.com) or a name and address (Service <a@example.com>)');
+  }
+  const passwordResetTtlMs = timerMs(env, 'PASSWORD_RESET_TTL', '30m');
+  if (passwordResetTtlMs < FIVE_MINUTES || passwordResetTtlMs > ONE_DAY) throw new ConfigError('PASSWORD_RESET_TTL', 'must be between 5m and 24h');
+  return { smtpUrl, from, attempts: integer(env, 'MAIL_ATTEMPTS', 4, 1, 10), linkBase: publicUrl.replace(/\/$/, ''), passwordResetTtlMs };
+}

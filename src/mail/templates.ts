@@ -1,0 +1,34 @@
+// The mails the service sends, in plain text and HTML. Replace the wording here (or the whole functions) to
+// make them yours; each gets the link to put in it and how long it works. Every value that reaches the HTML
+// goes through `escape`.
+
+export interface RenderedMail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const escape = (value: string) => value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+function minutes(ms: number): string {
+  const value = Math.round(ms / 60_000);
+  return value % 60 === 0 ? `${value / 60} hour${value === 60 ? '' : 's'}` : `${value} minutes`;
+}
+
+export function passwordResetMail(link: string, validForMs: number): RenderedMail {
+  const valid = minutes(validForMs);
+  return {
+    subject: 'Reset your password',
+    text: [
+      'Someone asked to reset the password of the account with this address.',
+      '',
+      `To choose a new password, open this link within ${valid}:`,
+      link,
+      '',
+      'It works once. If you did not ask for this, ignore this mail: your password stays as it is.',
+    ].join('\n'),
+    html: `<p>Someone asked to reset the password of the account with this address.</p>
+<p>To choose a new password, open this link within ${escape(valid)}:<br><a href="${escape(link)}">${escape(link)}</a></p>
+<p>It works once. If you did not ask for this, ignore this mail: your password stays as it is.</p>`,
+  };
+}
