@@ -1,3 +1,4 @@
+import type * as Nodemailer from 'nodemailer';
 import type { MailTransport } from './outbox';
 
 /**
@@ -6,7 +7,7 @@ import type { MailTransport } from './outbox';
  */
 export function smtpTransport(smtpUrl: string, from: string, timeoutMs = 10_000): MailTransport {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- optional: only a service that sends mail loads it
-  const nodemailer = require('nodemailer') as typeof import('nodemailer');
+  const nodemailer = require('nodemailer') as typeof Nodemailer;
   const url = new URL(smtpUrl);
   const transporter = nodemailer.createTransport({
     host: url.hostname,

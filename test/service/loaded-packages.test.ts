@@ -28,9 +28,14 @@ describe('packages loaded by a running service', () => {
     const packages = await loadedPackages({ DATABASE_URL: 'sqlite::memory:' });
     // The positive half shows the listing sees what the child loaded.
     expect(packages).toEqual(expect.arrayContaining(['koa', 'sequelize', 'sqlite3', 'argon2', 'jsonwebtoken']));
-    for (const absent of ['mongoose', 'mongodb', 'ioredis', 'pg', 'mysql2', 'tedious', 'pino-pretty', 'formidable', 'koa-body', '@zxcvbn-ts/core']) {
+    for (const absent of ['mongoose', 'mongodb', 'ioredis', 'pg', 'mysql2', 'tedious', 'pino-pretty', 'formidable', 'koa-body', '@zxcvbn-ts/core', 'nodemailer']) {
       expect(packages).not.toContain(absent);
     }
+  }, 90_000);
+
+  it('with SMTP_URL: nodemailer too (password reset by email)', async () => {
+    const packages = await loadedPackages({ DATABASE_URL: 'sqlite::memory:', USER_STORE: 'database', SMTP_URL: 'smtp://127.0.0.1:9', PUBLIC_URL: 'https://app.example.test' });
+    expect(packages).toContain('nodemailer');
   }, 90_000);
 
   it('on MongoDB (built, not connected: no server here): mongoose, and no Sequelize or SQL driver', async () => {
