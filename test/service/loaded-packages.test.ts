@@ -34,7 +34,7 @@ describe('packages loaded by a running service', () => {
   }, 90_000);
 
   it('with SMTP_URL: nodemailer too (password reset by email)', async () => {
-    const packages = await loadedPackages({ DATABASE_URL: 'sqlite::memory:', USER_STORE: 'database', SMTP_URL: 'smtp://127.0.0.1:9', PUBLIC_URL: 'https://app.example.test' });
+    const packages = await loadedPackages({ DATABASE_URL: 'sqlite::memory:', USER_STORE: 'database', SMTP_URL: 'smtp://127.0.0.1:9', PUBLIC_URL: 'https://app.example.test' }, 'test/support/print-declared-packages.ts');
     expect(packages).toContain('nodemailer');
   }, 90_000);
 
