@@ -7,9 +7,9 @@ import { loadConfig } from '../../src/config/config';
 import { DuplicateKeyError } from '../../src/stores/errors';
 import { createLogger } from '../../src/logger';
 import { startService } from '../../src/service';
-import { createDatabase } from '../../src/stores/create-database';
 import type { Database } from '../../src/stores/types';
-import { testEngines, type StartedEngine } from '../support/engines';
+import { useEngineDatabase } from '../support/engine-database';
+import { testEngines } from '../support/engines';
 import { registeredStores } from '../support/registered-stores';
 
 // Issue 15 on every engine: the refresh-token families (rotation, reuse detection, logout everywhere) and
@@ -28,20 +28,12 @@ for (const skipped of engines.filter((target) => target.skipReason)) {
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`auth depth on ${target.label}`, () => {
-    let started: StartedEngine | undefined;
+    const engine = useEngineDatabase(target, registeredStores, { DATABASE_TIMEOUT: '2s' });
+    const configFor = (extra: Record<string, string> = {}) => loadConfig({ NODE_ENV: 'test', DATABASE_URL: engine.url(), DATABASE_TIMEOUT: '2s', ...extra });
     let database: Database;
-    const configFor = (extra: Record<string, string> = {}) => loadConfig({ NODE_ENV: 'test', DATABASE_URL: started!.url, DATABASE_TIMEOUT: '2s', ...extra });
-
-    beforeAll(async () => {
-      started = await target.start();
-      database = createDatabase(configFor(), logger, registeredStores, { cleanupJob: false, connectAttempts: 3 });
-      await database.connect();
-      await database.migrate();
-    }, 240_000);
-    afterAll(async () => {
-      await database?.close();
-      await started?.stop();
-    }, 60_000);
+    beforeAll(() => {
+      database = engine.database();
+    });
 
     describe('refresh-token families', () => {
       it('rotate retires and stores the successor atomically: a failing successor leaves the token live', async () => {

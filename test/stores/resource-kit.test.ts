@@ -1,7 +1,4 @@
-import { loadConfig } from '../../src/config/config';
-import { createLogger } from '../../src/logger';
 import { MissingReferenceError, ReferencedRecordError, UniqueKeyError } from '../../src/stores/errors';
-import { createDatabase } from '../../src/stores/create-database';
 import { newId } from '../../src/stores/ids';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
 import { DataTypes } from 'sequelize';
@@ -9,15 +6,14 @@ import { decodeCursor } from '../../src/stores/kit/cursor';
 import { withTiebreak, type ListQuery } from '../../src/stores/kit/list-query';
 import { addUniqueKey } from '../../src/stores/sql/migrations/unique-key';
 import type { SqlDatabase } from '../../src/stores/sql/sql-database';
-import type { Database } from '../../src/stores/types';
-import { testEngines, type StartedEngine } from '../support/engines';
+import { useEngineDatabase } from '../support/engine-database';
+import { testEngines } from '../support/engines';
 import { marks, notes, tags } from '../support/resource-fixtures';
 
 // The module kit's stores on every engine, with the same cases and the same expected answers: one meaning
 // of "equal" (case, trailing spaces, Unicode forms), code-point order, filters, keyset pages, unique keys,
 // references and their on-delete rules, and a unique key refused on a table that breaks it.
 
-const logger = createLogger({ env: 'test', logLevel: 'silent' });
 const owner = () => `owner-${newId()}`;
 const query = (partial: Partial<ListQuery> = {}): ListQuery => ({ where: [], sort: [], limit: 100, offset: 0, ...partial });
 /** Code-point order, as every engine must sort (JS compares UTF-16 units: the same below U+10000). */
@@ -29,23 +25,9 @@ for (const target of engines.filter((engine) => engine.skipReason)) console.warn
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`resource kit on ${target.label}`, () => {
-    let started: StartedEngine | undefined;
-    let database: Database;
-    const open = () => ({ notes: database.store(resourceStore(notes)), tags: database.store(resourceStore(tags)), marks: database.store(resourceStore(marks)) });
-
-    beforeAll(async () => {
-      started = await target.start();
-      const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: started.url, DATABASE_TIMEOUT: '5s' });
-      // Only marks is listed: the stores it depends on (tags, then notes) are opened and migrated first.
-      database = createDatabase(config, logger, [resourceStore(marks)], { cleanupJob: false, connectAttempts: 3 });
-      await database.connect();
-      await database.migrate();
-    }, 240_000);
-
-    afterAll(async () => {
-      await database?.close();
-      await started?.stop();
-    }, 60_000);
+    // Only marks is listed: the stores it depends on (tags, then notes) are opened and migrated first.
+    const databaseOf = useEngineDatabase(target, [resourceStore(marks)]).database;
+    const open = () => ({ notes: databaseOf().store(resourceStore(notes)), tags: databaseOf().store(resourceStore(tags)), marks: databaseOf().store(resourceStore(marks)) });
 
     it('keeps case, trailing-space and Unicode variants apart, finds each by itself and sorts them by code point', async () => {
       const ownerId = owner();
@@ -136,8 +118,8 @@ for (const target of engines) {
     });
 
     it('stops a migration that adds a unique key to a table holding duplicates, naming the table, the columns and a value', async () => {
-      if (!('sequelize' in database)) return; // relational only
-      const queryInterface = (database as unknown as SqlDatabase).sequelize.getQueryInterface();
+      if (!('sequelize' in databaseOf())) return; // relational only
+      const queryInterface = (databaseOf() as unknown as SqlDatabase).sequelize.getQueryInterface();
       const table = `kit_dups_${Date.now() % 100000}`;
       await queryInterface.createTable(table, { id: { type: DataTypes.STRING(36), primaryKey: true }, owner_id: DataTypes.STRING(64), title: DataTypes.STRING(50) });
       try {

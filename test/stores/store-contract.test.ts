@@ -11,7 +11,8 @@ import { DuplicateKeyError, StoreUnavailableError } from '../../src/stores/error
 import type { MongoDatabase } from '../../src/stores/mongo/mongo-database';
 import type { SqlDatabase } from '../../src/stores/sql/sql-database';
 import type { Database } from '../../src/stores/types';
-import { testEngines, type StartedEngine } from '../support/engines';
+import { useEngineDatabase } from '../support/engine-database';
+import { testEngines } from '../support/engines';
 import { blackHole, closedPort, TcpProxy } from '../support/tcp-proxy';
 import { refreshTokenStore, userStore } from '../../src/auth/stores/definitions';
 import { registeredStores } from '../support/registered-stores';
@@ -73,20 +74,11 @@ for (const target of engines) {
   const suite = target.skipReason ? describe.skip : describe;
 
   suite(`store contract on ${target.label}`, () => {
-    let started: StartedEngine | undefined;
+    const engine = useEngineDatabase(target, registeredStores, { DATABASE_TIMEOUT: TIMEOUT });
     let database: Database;
-
-    beforeAll(async () => {
-      started = await target.start();
-      database = createDatabase(configFor(started.url), logger, registeredStores, { cleanupJob: false, connectAttempts: 3 });
-      await database.connect();
-      await database.migrate();
-    }, 240_000);
-
-    afterAll(async () => {
-      await database?.close();
-      await started?.stop();
-    }, 60_000);
+    beforeAll(() => {
+      database = engine.database();
+    });
 
     describe('refresh-token store', () => {
       it('creates, finds and deletes a record', async () => {
@@ -220,7 +212,7 @@ for (const target of engines) {
       });
 
       it('describes itself without the password', () => {
-        const password = new URL(started!.url.replace(/^sqlite:/, 'sqlite://x/')).password;
+        const password = new URL(engine.url().replace(/^sqlite:/, 'sqlite://x/')).password;
         expect(database.description).toMatch(new RegExp(`^${target.engine === 'mongodb' ? 'mongodb' : target.engine}\\b`));
         expect(database.description).not.toContain('@');
         if (password.length >= 8) expect(database.description).not.toContain(decodeURIComponent(password));
@@ -229,7 +221,7 @@ for (const target of engines) {
 
     describe('HTTP login → refresh → logout', () => {
       it('runs the whole flow through the real service on this engine (users and refresh tokens in the database)', async () => {
-        const service = await startService(configFor(started!.url, { USER_STORE: 'database' }), logger, { port: 0, host: '127.0.0.1' });
+        const service = await startService(configFor(engine.url(), { USER_STORE: 'database' }), logger, { port: 0, host: '127.0.0.1' });
         try {
           const { database: db } = service.services;
           const email = `flow.${randomBytes(4).toString('hex')}@example.com`;
@@ -271,7 +263,7 @@ for (const target of engines) {
           while ((await sql.migrator().down()).length > 0);
           expect((await sql.migrator().status()).executed).toEqual([]);
 
-          const instances = [1, 2, 3].map(() => createDatabase(configFor(started!.url), logger, registeredStores, { cleanupJob: false, connectAttempts: 1 }));
+          const instances = [1, 2, 3].map(() => createDatabase(configFor(engine.url()), logger, registeredStores, { cleanupJob: false, connectAttempts: 1 }));
           try {
             await Promise.all(instances.map((instance) => instance.connect()));
             const results = await Promise.allSettled(instances.map((instance) => instance.migrate()));
@@ -293,7 +285,7 @@ for (const target of engines) {
     if (target.engine !== 'sqlite') {
       describe('failure and recovery', () => {
         it('fails with StoreUnavailableError within seconds when nothing listens', async () => {
-          const url = withPort(started!.url, await closedPort());
+          const url = withPort(engine.url(), await closedPort());
           const unreachable = createDatabase(configFor(url), logger, registeredStores, { cleanupJob: false, connectAttempts: 1 });
           try {
             const connect = await elapsed(() => unreachable.connect());
@@ -309,7 +301,7 @@ for (const target of engines) {
 
         it('fails with StoreUnavailableError within the timeout when the server never answers', async () => {
           const hole = await blackHole();
-          const hanging = createDatabase(configFor(withPort(started!.url, hole.port)), logger, registeredStores, { cleanupJob: false, connectAttempts: 1 });
+          const hanging = createDatabase(configFor(withPort(engine.url(), hole.port)), logger, registeredStores, { cleanupJob: false, connectAttempts: 1 });
           try {
             const ping = await elapsed(() => hanging.ping());
             expect((ping.result as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
@@ -321,12 +313,12 @@ for (const target of engines) {
         }, 30_000);
 
         it('reports 503 on /health/ready while the database is gone and recovers by itself', async () => {
-          const upstream = new URL(started!.url);
+          const upstream = new URL(engine.url());
           const proxy = new TcpProxy(upstream.hostname.replace(/^\[(.*)\]$/, '$1'), Number(upstream.port));
           await proxy.start();
           let service: RunningService | undefined;
           try {
-            service = await startService(configFor(withPort(started!.url, proxy.port)), logger, { port: 0, host: '127.0.0.1' });
+            service = await startService(configFor(withPort(engine.url(), proxy.port)), logger, { port: 0, host: '127.0.0.1' });
             const agent = request(service.server);
             expect((await agent.get('/health/ready')).status).toBe(200);
 

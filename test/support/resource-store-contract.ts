@@ -1,21 +1,17 @@
 import type { Fields } from '../../src/stores/kit/fields';
-import { loadConfig } from '../../src/config/config';
-import { createLogger } from '../../src/logger';
 import { MissingReferenceError, ReferencedRecordError, UniqueKeyError } from '../../src/stores/errors';
-import { createDatabase } from '../../src/stores/create-database';
 import { newId } from '../../src/stores/ids';
 import type { ListQuery } from '../../src/stores/kit/list-query';
 import { referrersOf, type AnyResource, type Resource } from '../../src/stores/kit/resource';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
-import type { Database } from '../../src/stores/types';
-import { testEngines, type StartedEngine } from './engines';
+import { useEngineDatabase } from './engine-database';
+import { testEngines } from './engines';
 import { plainFields, sampleValue, storeOf, valuesFor, type Values } from './resource-samples';
 
 // The store contract of any resource, run on every engine with the same cases (what a generated module's
 // test file calls, with its resource). Everything is derived from the declaration: fields, unique keys,
 // filters, sort keys and references.
 
-const logger = createLogger({ env: 'test', logLevel: 'silent' });
 const UUIDV7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const owner = () => `owner-${newId()}`;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -35,28 +31,14 @@ export function describeResourceStore(resource: AnyResource): void {
 
   for (const target of engines) {
     (target.skipReason ? describe.skip : describe)(`${resource.name} store on ${target.label}`, () => {
-      let started: StartedEngine | undefined;
-      let database: Database;
-      const store = () => storeOf(database, resource);
-      const create = async (ownerId: string, overrides: Values = {}) => store().create(ownerId, { ...(await valuesFor(database, resource, ownerId)), ...overrides } as never);
-
-      beforeAll(async () => {
-        started = await target.start();
-        const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: started.url, DATABASE_TIMEOUT: '5s' });
-        const referrers = referrersOf(resource).map((referrer) => resourceStore(referrer.resource));
-        database = createDatabase(config, logger, [resourceStore(resource), ...referrers], { cleanupJob: false, connectAttempts: 3 });
-        await database.connect();
-        await database.migrate();
-      }, 240_000);
-
-      afterAll(async () => {
-        await database?.close();
-        await started?.stop();
-      }, 60_000);
+      const referrers = referrersOf(resource).map((referrer) => resourceStore(referrer.resource));
+      const databaseOf = useEngineDatabase(target, [resourceStore(resource), ...referrers]).database;
+      const store = () => storeOf(databaseOf(), resource);
+      const create = async (ownerId: string, overrides: Values = {}) => store().create(ownerId, { ...(await valuesFor(databaseOf(), resource, ownerId)), ...overrides } as never);
 
       it('creates a record with a UUIDv7 id, its owner and millisecond timestamps, and reads it back', async () => {
         const ownerId = owner();
-        const values = await valuesFor(database, resource, ownerId);
+        const values = await valuesFor(databaseOf(), resource, ownerId);
         const created = await store().create(ownerId, values as never);
         expect(created).toMatchObject({ ...values, ownerId, id: expect.stringMatching(UUIDV7) });
         expect(created.updatedAt.getTime()).toBe(created.createdAt.getTime());
@@ -65,7 +47,7 @@ export function describeResourceStore(resource: AnyResource): void {
 
       it('keeps optional fields empty (null) when they are not given', async () => {
         const ownerId = owner();
-        const created = await store().create(ownerId, (await valuesFor(database, resource, ownerId, true)) as never);
+        const created = await store().create(ownerId, (await valuesFor(databaseOf(), resource, ownerId, true)) as never);
         expect(await store().findById(created.id, {})).toEqual(created);
         for (const [name, definition] of Object.entries(resource.fields as Fields)) if (definition.optional) expect(created[name]).toBeNull();
       });
@@ -144,11 +126,11 @@ export function describeResourceStore(resource: AnyResource): void {
       for (const [name, definition] of Object.entries(resource.fields as Fields).filter(([, field]) => field.kind === 'reference')) {
         it(`refuses ${name} naming no record or another owner's, and applies its on-delete rule (${definition.references!.onDelete})`, async () => {
           const ownerId = owner();
-          const foreign = await valuesFor(database, resource, owner());
+          const foreign = await valuesFor(databaseOf(), resource, owner());
           await expect(create(ownerId, { [name]: foreign[name] })).rejects.toEqual(new MissingReferenceError(name));
           await expect(create(ownerId, { [name]: newId() })).rejects.toEqual(new MissingReferenceError(name));
           const created = await create(ownerId);
-          const targetStore = storeOf(database, definition.references!.resource() as Resource);
+          const targetStore = storeOf(databaseOf(), definition.references!.resource() as Resource);
           if (definition.references!.onDelete === 'restrict') {
             await expect(targetStore.delete(String(created[name]), { ownerId })).rejects.toBeInstanceOf(ReferencedRecordError);
             expect(await store().findById(created.id, { ownerId })).not.toBeNull();
