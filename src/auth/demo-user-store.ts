@@ -49,6 +49,10 @@ export class DemoUserStore implements UserStore {
     return this.sessionVersion;
   }
 
+  async markEmailVerified(id: string): Promise<boolean> {
+    return id === DEMO_USER_ID; // the demo address is verified already
+  }
+
   async endSessions(id: string): Promise<boolean> {
     if (id !== DEMO_USER_ID) return false;
     this.sessionVersion += 1;
@@ -56,6 +60,6 @@ export class DemoUserStore implements UserStore {
   }
 
   private async record(): Promise<UserRecord> {
-    return { id: DEMO_USER_ID, email: this.email, passwordHash: await this.passwordHash, role: this.demo.role, name: 'Demo User', sessionVersion: this.sessionVersion };
+    return { id: DEMO_USER_ID, email: this.email, passwordHash: await this.passwordHash, role: this.demo.role, name: 'Demo User', sessionVersion: this.sessionVersion, emailVerified: true };
   }
 }

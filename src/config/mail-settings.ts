@@ -1,5 +1,5 @@
 import { ConfigError } from './errors';
-import { integer, read, timerMs, type Env } from './readers';
+import { integer, oneOf, read, timerMs, type Env } from './readers';
 
 // Mail and the account flows that need it (docs/accounts.md). Off unless SMTP_URL is set: then password
 // reset by email is on (with USER_STORE=database), and its links point at PUBLIC_URL.
@@ -15,7 +15,14 @@ export interface MailSettings {
   linkBase: string;
   /** How long a password-reset link works. */
   passwordResetTtlMs: number;
+  /** off: no verification; optional: registration mails a link, login does not wait for it; required: login waits. */
+  emailVerification: EmailVerificationMode;
+  /** How long a verification link works. */
+  emailVerificationTtlMs: number;
 }
+
+export const EMAIL_VERIFICATION_MODES = ['off', 'optional', 'required'] as const;
+export type EmailVerificationMode = (typeof EMAIL_VERIFICATION_MODES)[number];
 
 const FIVE_MINUTES = 5 * 60_000;
 const ONE_DAY = 24 * 60 * 60_000;
@@ -23,6 +30,8 @@ const ONE_DAY = 24 * 60 * 60_000;
 /** The mail settings, or undefined when SMTP_URL is unset (no mail, no reset routes). */
 export function mailSettings(env: Env, publicUrl: string | undefined, userStore: string): MailSettings | undefined {
   const smtpUrl = read(env, 'SMTP_URL');
+  const emailVerification = oneOf(env, 'EMAIL_VERIFICATION', EMAIL_VERIFICATION_MODES, 'off');
+  if (!smtpUrl && emailVerification !== 'off') throw new ConfigError('EMAIL_VERIFICATION', 'needs SMTP_URL: the links go by mail');
   if (!smtpUrl) return undefined;
   let url: URL;
   try {
@@ -39,5 +48,7 @@ export function mailSettings(env: Env, publicUrl: string | undefined, userStore:
   }
   const passwordResetTtlMs = timerMs(env, 'PASSWORD_RESET_TTL', '30m');
   if (passwordResetTtlMs < FIVE_MINUTES || passwordResetTtlMs > ONE_DAY) throw new ConfigError('PASSWORD_RESET_TTL', 'must be between 5m and 24h');
-  return { smtpUrl, from, attempts: integer(env, 'MAIL_ATTEMPTS', 4, 1, 10), linkBase: publicUrl.replace(/\/$/, ''), passwordResetTtlMs };
+  const emailVerificationTtlMs = timerMs(env, 'EMAIL_VERIFICATION_TTL', '24h');
+  if (emailVerificationTtlMs < 60 * 60_000 || emailVerificationTtlMs > 7 * ONE_DAY) throw new ConfigError('EMAIL_VERIFICATION_TTL', 'must be between 1h and 7d');
+  return { smtpUrl, from, attempts: integer(env, 'MAIL_ATTEMPTS', 4, 1, 10), linkBase: publicUrl.replace(/\/$/, ''), passwordResetTtlMs, emailVerification, emailVerificationTtlMs };
 }

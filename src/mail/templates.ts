@@ -32,3 +32,13 @@ export function passwordResetMail(link: string, validForMs: number): RenderedMai
 <p>It works once. If you did not ask for this, ignore this mail: your password stays as it is.</p>`,
   };
 }
+
+export function emailVerificationMail(link: string, validForMs: number): RenderedMail {
+  const valid = minutes(validForMs);
+  return {
+    subject: 'Confirm your email address',
+    text: ['Confirm that this address is yours by opening this link within ' + valid + ':', link, '', 'If you did not create an account, ignore this mail.'].join('\n'),
+    html: `<p>Confirm that this address is yours by opening this link within ${escape(valid)}:<br><a href="${escape(link)}">${escape(link)}</a></p>
+<p>If you did not create an account, ignore this mail.</p>`,
+  };
+}

@@ -4,7 +4,7 @@
 // METRICS_PORT is set; otherwise every call goes to `metricsOff`, which does nothing.
 
 /** Login attempts that reached the handler: tokens issued, credentials refused, or throttled before checking. */
-export type LoginOutcome = 'success' | 'failure' | 'throttled';
+export type LoginOutcome = 'success' | 'failure' | 'throttled' | 'unverified';
 /** Refresh attempts that reached the handler: a new access token, or why the cookie was refused (401). */
 export type RefreshOutcome = 'success' | 'missing-cookie' | 'invalid-token' | 'unknown-session' | 'reused-token' | 'user-gone' | 'session-ended';
 /** Password changes that reached the check of the current password. */
@@ -12,10 +12,12 @@ export type PasswordChangeOutcome = 'success' | 'failure';
 /** How a store call ended, when it failed: the store's own error classes (src/stores/errors.ts). */
 export type StoreErrorKind = 'unavailable' | 'duplicate_key' | 'other';
 
-export const LOGIN_OUTCOMES: readonly LoginOutcome[] = ['success', 'failure', 'throttled'];
+export const LOGIN_OUTCOMES: readonly LoginOutcome[] = ['success', 'failure', 'throttled', 'unverified'];
 export const REFRESH_OUTCOMES: readonly RefreshOutcome[] = ['success', 'missing-cookie', 'invalid-token', 'unknown-session', 'reused-token', 'user-gone', 'session-ended'];
 export const PASSWORD_CHANGE_OUTCOMES: readonly PasswordChangeOutcome[] = ['success', 'failure'];
 export type PasswordResetOutcome = 'link-sent' | 'link-ignored' | 'success' | 'refused';
+/** The same outcomes for email verification: a link asked for (sent or ignored), a token accepted or refused. */
+export type EmailVerificationOutcome = PasswordResetOutcome;
 export const PASSWORD_RESET_OUTCOMES: readonly PasswordResetOutcome[] = ['link-sent', 'link-ignored', 'success', 'refused'];
 export const STORE_ERROR_KINDS: readonly StoreErrorKind[] = ['unavailable', 'duplicate_key', 'other'];
 
@@ -35,6 +37,7 @@ export interface AuthMetrics {
   passwordChange(outcome: PasswordChangeOutcome): void;
   /** Password reset by email: a link asked for (sent, or ignored for an unknown or flooded address), a reset done or refused. */
   passwordReset(outcome: PasswordResetOutcome): void;
+  emailVerification(outcome: EmailVerificationOutcome): void;
   registration(): void;
   /** A request under /api/auth refused with 429 by the shared rate limit. */
   rateLimited(): void;
@@ -68,7 +71,7 @@ const nothing = () => undefined;
 export const metricsOff: Metrics = {
   enabled: false,
   http: { request: nothing },
-  auth: { login: nothing, refresh: nothing, logout: nothing, logoutAll: nothing, refreshReuseDetected: nothing, passwordChange: nothing, passwordReset: nothing, registration: nothing, rateLimited: nothing },
+  auth: { login: nothing, refresh: nothing, logout: nothing, logoutAll: nothing, refreshReuseDetected: nothing, passwordChange: nothing, passwordReset: nothing, emailVerification: nothing, registration: nothing, rateLimited: nothing },
   store: { call: nothing },
   render: () => Promise.reject(new Error('metrics are off (METRICS_PORT is not set)')),
 };

@@ -76,6 +76,12 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
+  const emailVerifications = new Counter({
+    name: 'auth_email_verifications_total',
+    help: 'Email verification: link-sent, link-ignored (unknown, verified or flooded address), success, refused (bad token)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
   const registrations = new Counter({ name: 'auth_registrations_total', help: 'Users registered (AUTH_REGISTRATION)', registers: [registry] });
   const rateLimited = new Counter({
     name: 'auth_rate_limited_total',
@@ -101,6 +107,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
   for (const outcome of REFRESH_OUTCOMES) refreshes.labels(outcome).inc(0);
   for (const outcome of PASSWORD_CHANGE_OUTCOMES) passwordChanges.labels(outcome).inc(0);
   for (const outcome of PASSWORD_RESET_OUTCOMES) passwordResets.labels(outcome).inc(0);
+  for (const outcome of PASSWORD_RESET_OUTCOMES) emailVerifications.labels(outcome).inc(0);
   const knownOperations = new Set(options.storeOperations);
   for (const operation of knownOperations) {
     for (const kind of STORE_ERROR_KINDS) storeErrors.labels(operation, kind).inc(0);
@@ -145,6 +152,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
       refreshReuseDetected: () => reuseDetected.inc(),
       passwordChange: (outcome) => passwordChanges.labels(outcome).inc(),
       passwordReset: (outcome) => passwordResets.labels(outcome).inc(),
+      emailVerification: (outcome) => emailVerifications.labels(outcome).inc(),
       registration: () => registrations.inc(),
       rateLimited: () => rateLimited.inc(),
     },

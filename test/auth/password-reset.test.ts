@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { digestOf } from '../../src/auth/password-reset';
+import { digestOf } from '../../src/auth/account-links';
 import { accountTokenStore } from '../../src/auth/stores/definitions';
 import { authModule } from '../../src/modules/auth';
 import { usersModule } from '../../src/modules/users';

@@ -25,6 +25,8 @@ describe('mail settings', () => {
       attempts: 4,
       linkBase: 'https://api.example.com',
       passwordResetTtlMs: 30 * 60_000,
+      emailVerification: 'off',
+      emailVerificationTtlMs: 24 * 3_600_000,
     });
     const mail = loadConfig({ ...base, SMTP_URL: 'smtps://mail.example.com', PUBLIC_URL: 'https://x.example', MAIL_FROM: 'Acme <hello@acme.example>', PASSWORD_RESET_TTL: '1h', MAIL_ATTEMPTS: '2' }).mail;
     expect(mail).toMatchObject({ from: 'Acme <hello@acme.example>', passwordResetTtlMs: 3_600_000, attempts: 2 });
@@ -37,6 +39,9 @@ describe('mail settings', () => {
     [{ SMTP_URL: 'smtp://mail.example.com', PUBLIC_URL: 'https://x.example', USER_STORE: 'demo' }, /USER_STORE=database/],
     [{ SMTP_URL: 'smtp://mail.example.com', PUBLIC_URL: 'https://x.example', MAIL_FROM: 'nobody' }, /MAIL_FROM/],
     [{ SMTP_URL: 'smtp://mail.example.com', PUBLIC_URL: 'https://x.example', PASSWORD_RESET_TTL: '2m' }, /PASSWORD_RESET_TTL.*between 5m and 24h/],
+    [{ EMAIL_VERIFICATION: 'required' }, /EMAIL_VERIFICATION.*needs SMTP_URL/],
+    [{ SMTP_URL: 'smtp://mail.example.com', PUBLIC_URL: 'https://x.example', EMAIL_VERIFICATION: 'sometimes' }, /EMAIL_VERIFICATION/],
+    [{ SMTP_URL: 'smtp://mail.example.com', PUBLIC_URL: 'https://x.example', EMAIL_VERIFICATION_TTL: '30m' }, /EMAIL_VERIFICATION_TTL.*between 1h and 7d/],
   ])('refuse %j, naming the variable', (env, message) => {
     expect(error(env as Record<string, string>)).toMatch(message);
   });

@@ -171,7 +171,7 @@ for (const target of engines) {
       it('creates a user and finds it by id and by email, case-insensitively', async () => {
         const email = `Ada.${randomBytes(4).toString('hex')}@Example.COM`;
         const user = await database.store(userStore).create({ email, passwordHash: '$argon2id$fake', role: 'admin', name: 'Ada' });
-        expect(user).toEqual({ id: expect.any(String), email: email.toLowerCase(), passwordHash: '$argon2id$fake', role: 'admin', name: 'Ada', sessionVersion: 0 });
+        expect(user).toEqual({ id: expect.any(String), email: email.toLowerCase(), passwordHash: '$argon2id$fake', role: 'admin', name: 'Ada', sessionVersion: 0, emailVerified: true });
         expect(await database.store(userStore).findById(user.id)).toEqual(user);
         expect(await database.store(userStore).findByEmail(email.toUpperCase())).toEqual(user);
         expect(await database.store(userStore).findByEmail(`  ${email.toLowerCase()} `)).toEqual(user);
@@ -193,6 +193,16 @@ for (const target of engines) {
           await database.store(userStore).create({ email, passwordHash: 'h', role: 'user', name: null });
           expect((await database.store(userStore).findByEmail(email))?.email).toBe(email);
         }
+      });
+
+      it('keeps whether the address is verified: unverified until marked, verified by default', async () => {
+        const tag = randomBytes(4).toString('hex');
+        const registered = await database.store(userStore).create({ email: `v.${tag}@example.com`, passwordHash: 'h', role: 'user', name: null, emailVerified: false });
+        expect((await database.store(userStore).findById(registered.id))?.emailVerified).toBe(false);
+        expect(await database.store(userStore).markEmailVerified(registered.id)).toBe(true);
+        expect(await database.store(userStore).markEmailVerified(registered.id)).toBe(true); // again: still there
+        expect((await database.store(userStore).findByEmail(`v.${tag}@example.com`))?.emailVerified).toBe(true);
+        expect(await database.store(userStore).markEmailVerified('00000000-0000-0000-0000-000000000000')).toBe(false);
       });
 
       it('replaces the password hash', async () => {

@@ -33,7 +33,7 @@ describe('users module', () => {
 
   it('GET /api/users/me: the caller from the store, never the hash; 401 without a token', async () => {
     const me = await http().get('/api/users/me').set(bearer(ada.accessToken)).expect(200);
-    expect(me.body).toEqual({ status: 'success', data: { id: expect.any(String), email: ADA.email, name: 'Ada', role: 'user' } });
+    expect(me.body).toEqual({ status: 'success', data: { id: expect.any(String), email: ADA.email, name: 'Ada', role: 'user', emailVerified: false } });
     await http().get('/api/users/me').expect(401);
     expect(me.headers['ratelimit-limit']).toBeUndefined(); // outside /api/auth: no auth rate limit spent
   });
@@ -49,7 +49,7 @@ describe('users module', () => {
     expect(list.body.data.items.map((user: { email: string }) => user.email)).toEqual([ADA.email, BOB.email]);
     expect(JSON.stringify(list.body)).not.toMatch(/argon2|passwordHash/);
     const bob = await http().get(`/api/users/${bobId}`).set(bearer(admin.accessToken)).expect(200);
-    expect(bob.body.data).toEqual({ id: bobId, email: BOB.email, name: 'Bob', role: 'user' });
+    expect(bob.body.data).toEqual({ id: bobId, email: BOB.email, name: 'Bob', role: 'user', emailVerified: false }); // self-registered: not proven
   });
 
   it('list paging is validated: 422 on query.limit / query.offset', async () => {
@@ -134,7 +134,7 @@ describe('users module with the demo store', () => {
     try {
       const session = await login(app);
       const me = await request(app.app.callback()).get('/api/users/me').set('Authorization', `Bearer ${session.accessToken}`).expect(200);
-      expect(me.body.data).toEqual({ id: 'demo', email: 'demo@example.com', name: 'Demo User', role: 'admin' });
+      expect(me.body.data).toEqual({ id: 'demo', email: 'demo@example.com', name: 'Demo User', role: 'admin', emailVerified: true });
       await request(app.app.callback()).get('/api/users').set('Authorization', `Bearer ${session.accessToken}`).expect(404);
     } finally {
       await app.close();

@@ -6,6 +6,7 @@ import { addRefreshTokenFamilies } from './migrations/0003-refresh-token-familie
 import { addUserSessionVersion } from './migrations/0004-user-session-version';
 import { addUsersCreatedAtIndex } from './migrations/0005-users-created-at-index';
 import { createAccountTokens } from './migrations/0007-create-account-tokens';
+import { addUsersEmailVerified } from './migrations/0008-users-email-verified';
 import { makeUsersEmailBinary } from './migrations/0009-users-email-binary';
 import { MongoAccountTokenStore } from './mongo-account-token-store';
 import { MongoRefreshTokenStore } from './mongo-refresh-token-store';
@@ -24,7 +25,7 @@ import type { DatabaseUserStore } from './user-store';
 
 export const userStore = defineStore<DatabaseUserStore>({
   name: 'users',
-  migrations: [createUsers, addUserSessionVersion, addUsersCreatedAtIndex, makeUsersEmailBinary],
+  migrations: [createUsers, addUserSessionVersion, addUsersCreatedAtIndex, makeUsersEmailBinary, addUsersEmailVerified],
   relational: (context) => new (require('./sql-user-store') as typeof SqlUsers).SqlUserStore(context),
   mongodb: (context) => new MongoUserStore(context),
 });

@@ -11,13 +11,15 @@ interface UserDocument {
   role: string;
   name: string | null;
   sessionVersion?: number;
+  /** Absent on documents from before verification existed: they count as verified. */
+  emailVerified?: boolean;
 }
 
 /** Only the record's fields come back from a lookup. */
-const PROJECTION = { email: 1, passwordHash: 1, role: 1, name: 1, sessionVersion: 1 } as const;
+const PROJECTION = { email: 1, passwordHash: 1, role: 1, name: 1, sessionVersion: 1, emailVerified: 1 } as const;
 
 function toRecord(doc: UserDocument): UserRecord {
-  return { id: doc._id, email: doc.email, passwordHash: doc.passwordHash, role: doc.role, name: doc.name ?? null, sessionVersion: doc.sessionVersion ?? 0 };
+  return { id: doc._id, email: doc.email, passwordHash: doc.passwordHash, role: doc.role, name: doc.name ?? null, sessionVersion: doc.sessionVersion ?? 0, emailVerified: doc.emailVerified ?? true };
 }
 
 /** The user store on MongoDB (collection `users`): lean lookups with a projection, one round trip each. */
@@ -31,6 +33,7 @@ export class MongoUserStore implements DatabaseUserStore {
       role: { type: String, required: true },
       name: { type: String, default: null },
       sessionVersion: { type: Number, default: 0 },
+      emailVerified: { type: Boolean },
     });
     schema.index({ email: 1 }, { unique: true, name: 'users_email_unique' });
     schema.index({ createdAt: 1, _id: 1 }, { name: 'users_created_at_id' }); // the directory's order
@@ -54,7 +57,7 @@ export class MongoUserStore implements DatabaseUserStore {
 
   create(user: NewUser): Promise<UserRecord> {
     return this.context.run(async () => {
-      const doc = await this.User.create({ email: normaliseEmail(user.email), passwordHash: user.passwordHash, role: user.role, name: user.name ?? null });
+      const doc = await this.User.create({ email: normaliseEmail(user.email), passwordHash: user.passwordHash, role: user.role, name: user.name ?? null, emailVerified: user.emailVerified ?? true });
       return toRecord(doc.toObject());
     });
   }
@@ -73,6 +76,10 @@ export class MongoUserStore implements DatabaseUserStore {
         .exec();
       return doc ? (doc.sessionVersion ?? 0) : undefined;
     });
+  }
+
+  markEmailVerified(id: string): Promise<boolean> {
+    return this.context.run(async () => (await this.User.updateOne({ _id: id }, { $set: { emailVerified: true } }).exec()).matchedCount > 0);
   }
 
   endSessions(id: string): Promise<boolean> {

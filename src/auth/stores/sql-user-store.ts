@@ -13,10 +13,11 @@ function toRecord(row: UserRecord): UserRecord {
     role: row.role,
     name: row.name ?? null,
     sessionVersion: Number(row.sessionVersion ?? 0), // some drivers read integers as strings
+    emailVerified: row.emailVerified === true || Number(row.emailVerified) === 1, // BOOLEAN is 0/1 on SQLite, MySQL and SQL Server
   };
 }
 
-const COLUMNS = ['id', 'email', 'passwordHash', 'role', 'name', 'sessionVersion'];
+const COLUMNS = ['id', 'email', 'passwordHash', 'role', 'name', 'sessionVersion', 'emailVerified'];
 
 /**
  * The user store on a relational engine (table `users`, migration 0001). Lookups are on the login and
@@ -37,11 +38,12 @@ export class SqlUserStore implements DatabaseUserStore {
         role: { type: DataTypes.STRING(64), allowNull: false },
         name: { type: DataTypes.STRING(255), allowNull: true },
         sessionVersion: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0, field: 'session_version' },
+        emailVerified: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false, field: 'email_verified' },
       },
       { tableName: 'users', timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
     );
     const q = (name: string) => context.sequelize.getQueryInterface().quoteIdentifier(name);
-    const select = `SELECT ${q('id')} AS ${q('id')}, ${q('email')} AS ${q('email')}, ${q('password_hash')} AS ${q('passwordHash')}, ${q('role')} AS ${q('role')}, ${q('name')} AS ${q('name')}, ${q('session_version')} AS ${q('sessionVersion')} FROM ${q('users')}`;
+    const select = `SELECT ${q('id')} AS ${q('id')}, ${q('email')} AS ${q('email')}, ${q('password_hash')} AS ${q('passwordHash')}, ${q('role')} AS ${q('role')}, ${q('name')} AS ${q('name')}, ${q('session_version')} AS ${q('sessionVersion')}, ${q('email_verified')} AS ${q('emailVerified')} FROM ${q('users')}`;
     this.findSql = { id: `${select} WHERE ${q('id')} = :value`, email: `${select} WHERE ${q('email')} = :value` };
     // "Someone else holds the role": a derived table, because MySQL refuses a subquery on the table it updates.
     this.othersHoldSql = (role: string) =>
@@ -87,6 +89,7 @@ export class SqlUserStore implements DatabaseUserStore {
       role: user.role,
       name: user.name ?? null,
       sessionVersion: 0,
+      emailVerified: user.emailVerified ?? true,
     };
     return this.context.run(async () => {
       await this.User.create({ ...record });
@@ -104,6 +107,13 @@ export class SqlUserStore implements DatabaseUserStore {
     return this.context.run(async () => {
       const [changed] = await this.User.update({ passwordHash, sessionVersion: literal('session_version + 1') }, { where: { id } });
       return changed > 0 ? (await this.findById(id))?.sessionVersion : undefined;
+    });
+  }
+
+  markEmailVerified(id: string): Promise<boolean> {
+    return this.context.run(async () => {
+      const [changed] = await this.User.update({ emailVerified: true }, { where: { id } });
+      return changed > 0 || (await this.findById(id)) !== null; // MySQL counts only rows it changed
     });
   }
 

@@ -17,9 +17,16 @@ export interface UserRecord {
    * refused (src/auth/caller-states.ts, refresh), so ending sessions also ends the tokens already out.
    */
   sessionVersion: number;
+  /**
+   * The address is proven to belong to the user (EMAIL_VERIFICATION, docs/accounts.md). False for a
+   * self-registered user until they follow the emailed link; users made by an administrator, and those that
+   * existed before verification did, count as verified.
+   */
+  emailVerified: boolean;
 }
 
-export type NewUser = Omit<UserRecord, 'id' | 'sessionVersion'>;
+/** A user to create: verified unless said otherwise (registration says otherwise). */
+export type NewUser = Omit<UserRecord, 'id' | 'sessionVersion' | 'emailVerified'> & { emailVerified?: boolean };
 
 /** Why a role change or delete was refused: it would leave no administrator. */
 export const LAST_ADMIN = 'last-admin';
@@ -44,6 +51,8 @@ export interface UserStore {
    * end of every earlier session happen together. The new version, or undefined when there is no such user.
    */
   changePassword(id: string, passwordHash: string): Promise<number | undefined>;
+  /** Marks the address verified; false when there is no such user. */
+  markEmailVerified(id: string): Promise<boolean>;
 }
 
 /** What administrators do with users (the users module's admin routes, `user:set-role`): database users only. */

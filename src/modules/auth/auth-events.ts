@@ -20,6 +20,10 @@ export type AuthEvent =
   | { action: 'password-reset-request'; outcome: 'success' | 'ignored'; email: string }
   | { action: 'password-reset'; outcome: 'success'; userId: string }
   | { action: 'password-reset'; outcome: 'refused' }
+  | { action: 'verification-request'; outcome: 'success' | 'ignored'; email: string }
+  | { action: 'email-verification'; outcome: 'success'; userId: string }
+  | { action: 'email-verification'; outcome: 'refused' }
+  | { action: 'login'; outcome: 'unverified'; userId: string }
   | { action: 'rate-limit'; outcome: 'limited' };
 
 export type AuthEventListener = (event: AuthEvent, ctx: Context) => void;

@@ -26,6 +26,10 @@ export function countAuthEvents(metrics: AuthMetrics): AuthEventListener {
         return metrics.passwordReset(event.outcome === 'success' ? 'link-sent' : 'link-ignored');
       case 'password-reset':
         return metrics.passwordReset(event.outcome);
+      case 'verification-request':
+        return metrics.emailVerification(event.outcome === 'success' ? 'link-sent' : 'link-ignored');
+      case 'email-verification':
+        return metrics.emailVerification(event.outcome);
       case 'register':
         return metrics.registration();
       case 'rate-limit':

@@ -7,6 +7,8 @@ import { LoginThrottle } from '../../auth/login-throttle';
 import { PasswordHasher } from '../../auth/passwords';
 import { createRateLimitStore } from '../../auth/rate-limit-store';
 import { RefreshSessions } from '../../auth/refresh-sessions';
+import { AccountLinks } from '../../auth/account-links';
+import { EmailVerification } from '../../auth/email-verification';
 import { PasswordReset } from '../../auth/password-reset';
 import { accountTokenStore, refreshTokenStore, userStore } from '../../auth/stores/definitions';
 import { MailOutbox } from '../../mail/outbox';
@@ -16,7 +18,7 @@ import { AuthEvents } from './auth-events';
 import { countAuthEvents } from './auth-metrics';
 import { REFRESH_COOKIE_SCHEME, refreshCookieSecurityScheme } from './cookie';
 import { noStore, noStoreHeaders } from './no-store';
-import { passwordResetRoutes } from './password-reset-routes';
+import { accountMailRoutes } from './account-mail-routes';
 import { authRateLimit, authRateLimitErrors, authRateLimitHeaders } from './rate-limit';
 import { authRoutes } from './routes';
 
@@ -34,6 +36,12 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
   const rateLimitStore = createRateLimitStore(config, logger, lifecycle);
   const failureCounter = createFailureCounter(rateLimitStore);
   const accounts = new AccountSessions(users, sessions, callers);
+  // Mail (SMTP_URL): password reset, and with EMAIL_VERIFICATION the verification of addresses (docs/accounts.md).
+  const mail = config.mail;
+  const outbox = mail && new MailOutbox(smtpTransport(mail.smtpUrl, mail.from), logger, mail.attempts);
+  if (outbox) lifecycle.onClose('mail outbox', () => Promise.race([outbox.idle(), new Promise<void>((resolve) => setTimeout(resolve, 5000).unref())]));
+  const links = mail && outbox && new AccountLinks(database.store(accountTokenStore), outbox, failureCounter, mail.linkBase, (email) => events.emailHash(email));
+  const verification = mail && links && mail.emailVerification !== 'off' ? new EmailVerification(users, links, mail.emailVerificationTtlMs) : undefined;
   const routes = authRoutes({
     tokens,
     users,
@@ -49,15 +57,12 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
     publicOrigin: config.publicUrl && new URL(config.publicUrl).origin,
     registrationEnabled: config.registrationEnabled,
     passwordMinLength: config.passwordMinLength,
+    verification,
+    verificationRequired: mail?.emailVerification === 'required',
   });
-  if (config.mail) {
-    // Mail is configured (SMTP_URL): password reset by email (docs/accounts.md).
-    const outbox = new MailOutbox(smtpTransport(config.mail.smtpUrl, config.mail.from), logger, config.mail.attempts);
-    lifecycle.onClose('mail outbox', () => Promise.race([outbox.idle(), new Promise<void>((resolve) => setTimeout(resolve, 5000).unref())]));
-    const reset = new PasswordReset(users, database.store(accountTokenStore), accounts, hasher, outbox, failureCounter, { linkBase: config.mail.linkBase, ttlMs: config.mail.passwordResetTtlMs }, (email) =>
-      events.emailHash(email),
-    );
-    routes.push(...passwordResetRoutes(reset, events, logger, config.passwordMinLength));
+  if (mail && links) {
+    const reset = new PasswordReset(users, links, accounts, hasher, mail.passwordResetTtlMs);
+    routes.push(...accountMailRoutes(reset, verification, events, logger, config.passwordMinLength));
   }
   return {
     name: 'auth',

@@ -3,6 +3,7 @@ import type { CallerStates } from '../../auth/caller-states';
 import type { CredentialVerifier } from '../../auth/credentials';
 import type { LoginThrottle } from '../../auth/login-throttle';
 import { passwordRefusal } from '../../auth/password-policy';
+import type { EmailVerification } from '../../auth/email-verification';
 import type { PasswordHasher } from '../../auth/passwords';
 import type { RefreshSessions } from '../../auth/refresh-sessions';
 import type { AccessClaims, TokenService } from '../../auth/tokens';
@@ -10,7 +11,7 @@ import { clientBucket } from '../../http/client-ip';
 import { conflict, HttpError, unauthorized, unprocessable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
 import { callerOf } from '../../http/routing/caller';
-import { route, type ModuleDefinition } from '../../http/routing/route';
+import { route, type ErrorResponses, type ModuleDefinition } from '../../http/routing/route';
 import { DuplicateKeyError } from '../../stores/errors';
 import type { UserStore } from '../../auth/stores/user-store';
 import type { AuthEvents } from './auth-events';
@@ -38,12 +39,19 @@ export interface AuthRouteDeps {
   publicOrigin: string | undefined;
   registrationEnabled: boolean;
   passwordMinLength: number;
+  /** EMAIL_VERIFICATION on: registration mails a link. */
+  verification?: EmailVerification;
+  /** EMAIL_VERIFICATION=required: login waits for it (403 until then). */
+  verificationRequired?: boolean;
 }
 
 /** The body of login and refresh: a new access token (never cached: the module sets no-store on every answer). */
 export function accessTokenResponse(tokens: TokenService, user: AccessClaims) {
   return { accessToken: tokens.signAccessToken(user), tokenType: 'Bearer' as const, expiresIn: tokens.accessTtlSeconds };
 }
+
+/** The login answer for a right password on an address not verified yet (EMAIL_VERIFICATION=required). */
+export const EMAIL_NOT_VERIFIED = 'Email address not verified: follow the link sent to it, or ask for a new one (POST /api/auth/resend-verification)';
 
 const CLEARED_COOKIE_HEADER = { description: 'Clears the refresh cookie', schema: { type: 'string', pattern: '^refreshToken=;' } };
 const ROTATED_COOKIE_HEADER = {
@@ -77,6 +85,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       responseHeaders: { 'Set-Cookie': REFRESH_COOKIE_HEADER },
       errors: {
         401: 'Unknown email or wrong password (one message for both)',
+        ...((deps.verificationRequired ? { 403: `EMAIL_VERIFICATION=required and the address is not verified yet: "${EMAIL_NOT_VERIFIED}"` } : {}) as ErrorResponses),
         429: { description: 'Too many failed logins for this account', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
         503: { description: `${STORE_UNAVAILABLE}, or the login throttle's counters are`, headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
       },
@@ -98,6 +107,11 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
         }
         const { user } = check;
         await counted(throttle.succeeded(attempt));
+        if (deps.verificationRequired && !user.emailVerified) {
+          // The password was right (so this tells a guesser nothing), but the address is not proven yet.
+          events.record(ctx, { action: 'login', outcome: 'unverified', userId: user.id });
+          throw new HttpError(403, EMAIL_NOT_VERIFIED);
+        }
         const issued = await sessions.issue(user);
         ctx.append('Set-Cookie', refreshCookie(issued.token, cookie));
         // This client is now a known device of the account: the account-wide lock no longer holds it.
@@ -213,8 +227,10 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
           const refusal = passwordRefusal(password, { email, name });
           if (refusal) throw unprocessable([{ field: 'password', message: refusal }]);
           try {
-            const user = await users.create({ email, passwordHash: await hasher.hash(password), role: 'user', name: name.trim() });
+            const user = await users.create({ email, passwordHash: await hasher.hash(password), role: 'user', name: name.trim(), emailVerified: false });
             events.record(ctx, { action: 'register', outcome: 'success', userId: user.id });
+            // The link goes by mail, beside the answer (the outbox never holds it up).
+            if (deps.verification) void deps.verification.send(user).catch(() => undefined);
             return { id: user.id, email: user.email, role: user.role, name: user.name }; // never the hash
           } catch (error) {
             if (error instanceof DuplicateKeyError) throw conflict('This email is already registered');

@@ -13,11 +13,12 @@ export function publicUserSchema(roles: readonly string[]) {
     email: Type.String({ format: 'email' }),
     name: Type.Union([Type.String(), Type.Null()]),
     role: roleSchema(roles),
+    emailVerified: Type.Boolean({ description: 'The address is proven to belong to the user (EMAIL_VERIFICATION)' }),
   });
 }
 
 export function publicUser(user: UserRecord) {
-  return { id: user.id, email: user.email, name: user.name, role: user.role };
+  return { id: user.id, email: user.email, name: user.name, role: user.role, emailVerified: user.emailVerified };
 }
 
 /** PATCH /api/users/:id: the role, one of ROLES. */

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { EmailVerification } from '../../auth/email-verification';
 import type { PasswordReset } from '../../auth/password-reset';
 import { chosenPasswordSchema } from '../../auth/password-policy';
 import { unprocessable } from '../../http/errors';
@@ -8,14 +9,17 @@ import type { AuthEvents } from './auth-events';
 import { emailSchema } from './schemas';
 
 const ACCEPTED = 'If the address belongs to an account, a link to reset its password is on its way';
+const RESEND_ACCEPTED = 'If the address belongs to an unverified account, a new link is on its way';
+const INVALID_TOKEN = { field: 'token', message: 'is invalid, expired or used already' };
 
 /**
- * POST /api/auth/forgot-password and /reset-password (with SMTP_URL). The first answers 202 with the same
- * body at once, before looking the address up: known and unknown addresses are indistinguishable, by answer
- * and by timing, and a mail outage changes neither.
+ * The routes of account mail (with SMTP_URL, docs/accounts.md): forgot/reset password, and with
+ * EMAIL_VERIFICATION verify/resend. A route that takes an address answers 202 with the same body at once,
+ * before looking it up: known and unknown addresses are indistinguishable, by answer and by timing, and a
+ * mail outage changes neither.
  */
-export function passwordResetRoutes(reset: PasswordReset, events: AuthEvents, logger: Logger, passwordMinLength: number) {
-  return [
+export function accountMailRoutes(reset: PasswordReset, verification: EmailVerification | undefined, events: AuthEvents, logger: Logger, passwordMinLength: number) {
+  const routes = [
     route({
       method: 'POST',
       path: '/forgot-password',
@@ -51,6 +55,46 @@ export function passwordResetRoutes(reset: PasswordReset, events: AuthEvents, lo
         }
         events.record(ctx, { action: 'password-reset', outcome: 'success', userId: outcome.userId });
         return undefined; // 204
+      },
+    }),
+  ];
+  if (!verification) return routes;
+  return [
+    ...routes,
+    route({
+      method: 'POST',
+      path: '/verify-email',
+      access: 'public',
+      summary: "Confirm the address with the emailed link's token",
+      body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }),
+      responses: { 204: null },
+      errors: { 422: 'The token is invalid, expired or used already (`token`)' },
+      handler: async (ctx) => {
+        const userId = await verification.verify(ctx.request.body.token);
+        if (!userId) {
+          events.record(ctx, { action: 'email-verification', outcome: 'refused' });
+          throw unprocessable([INVALID_TOKEN]);
+        }
+        events.record(ctx, { action: 'email-verification', outcome: 'success', userId });
+        return undefined; // 204
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/resend-verification',
+      access: 'public',
+      summary: 'Ask for a new verification link (the same answer whether or not the address has an unverified account)',
+      body: Type.Object({ email: emailSchema }),
+      responses: { 202: Type.Object({ message: Type.String() }) },
+      handler: (ctx) => {
+        const { email } = ctx.request.body;
+        setImmediate(() => {
+          verification.resend(email).then(
+            (sent) => events.record(ctx, { action: 'verification-request', outcome: sent ? 'success' : 'ignored', email }),
+            (error: unknown) => logger.warn({ err: error, reqId: ctx.state.requestId }, 'verification request failed'),
+          );
+        });
+        return { message: RESEND_ACCEPTED };
       },
     }),
   ];

@@ -1,0 +1,82 @@
+import request from 'supertest';
+import { EMAIL_NOT_VERIFIED } from '../../src/modules/auth/routes';
+import { authModule } from '../../src/modules/auth';
+import { usersModule } from '../../src/modules/users';
+import { testEngines, type StartedEngine } from '../support/engines';
+import { MailCatcher, tokenIn } from '../support/mail-catcher';
+import { buildTestApp, type TestApp } from '../support/test-app';
+
+// EMAIL_VERIFICATION=required on every engine here, with a real SMTP server on loopback: registration mails a
+// link, login waits for it with a distinct answer, the link verifies once, resend answers alike for every
+// address and mails only an unverified account, and /api/users/me tells.
+
+const PASSWORD = 'correct horse battery staple 42';
+
+const engines = testEngines();
+for (const target of engines.filter((engine) => engine.skipReason)) console.warn(`[email verification] ${target.engine}: SKIPPED — ${target.skipReason}`);
+
+for (const target of engines) {
+  (target.skipReason ? describe.skip : describe)(`email verification on ${target.label}`, () => {
+    let started: StartedEngine | undefined;
+    let t: TestApp;
+    const mail = new MailCatcher();
+    const http = () => request(t.app.callback());
+    const login = (email: string) => http().post('/api/auth/login').send({ email, password: PASSWORD });
+    let counter = 0;
+    const register = async () => {
+      counter += 1;
+      const email = `verify-${counter}-${Date.now()}@example.com`;
+      await http().post('/api/auth/register').send({ name: 'Verify Tester', email, password: PASSWORD }).expect(201);
+      return email;
+    };
+
+    beforeAll(async () => {
+      started = await target.start();
+      t = await buildTestApp({
+        env: { DATABASE_URL: started.url, USER_STORE: 'database', AUTH_REGISTRATION: 'true', AUTH_RATE_LIMIT_MAX: '1000', SMTP_URL: await mail.start(), PUBLIC_URL: 'https://app.example.test', EMAIL_VERIFICATION: 'required' },
+        modules: [authModule, usersModule],
+      });
+    }, 240_000);
+    afterAll(async () => {
+      await t?.close();
+      await mail.stop();
+      await started?.stop();
+    }, 60_000);
+
+    it('register → mail → login refused until verified → verify → login, and the link works once', async () => {
+      const email = await register();
+      const [sent] = await mail.waitFor(email);
+      expect(sent).toMatchObject({ subject: 'Confirm your email address' });
+      expect(sent!.text).toMatch(/https:\/\/app\.example\.test\/verify-email\?token=[A-Za-z0-9_-]{43}\n/);
+      const refused = await login(email).expect(403);
+      expect(refused.body).toEqual({ status: 'fail', message: EMAIL_NOT_VERIFIED });
+      expect(refused.headers['set-cookie']).toBeUndefined(); // no session, no cookie
+      await http().post('/api/auth/login').send({ email, password: 'a wrong password entirely' }).expect(401); // a guesser learns nothing new
+
+      const token = tokenIn(sent!.text)!;
+      await http().post('/api/auth/verify-email').send({ token }).expect(204);
+      const again = await http().post('/api/auth/verify-email').send({ token }).expect(422);
+      expect(again.body.errors).toEqual([{ field: 'token', message: 'is invalid, expired or used already' }]);
+      const session = await login(email).expect(200);
+      const me = await http().get('/api/users/me').set('Authorization', `Bearer ${session.body.data.accessToken}`).expect(200);
+      expect(me.body.data).toMatchObject({ email, emailVerified: true });
+    });
+
+    it('resend answers every address alike and mails only an unverified account', async () => {
+      const unverified = await register();
+      await mail.waitFor(unverified, 1);
+      const verifiedEmail = await register();
+      await http().post('/api/auth/verify-email').send({ token: tokenIn((await mail.waitFor(verifiedEmail, 1))[0]!.text) }).expect(204);
+      const unknown = `nobody-${Date.now()}@example.com`;
+      const answers = await Promise.all([unverified, verifiedEmail, unknown].map((email) => http().post('/api/auth/resend-verification').send({ email }).expect(202)));
+      expect(new Set(answers.map((answer) => JSON.stringify(answer.body))).size).toBe(1);
+      expect(await mail.waitFor(unverified, 2)).toHaveLength(2);
+      expect(await mail.waitFor(verifiedEmail, 2, 300)).toHaveLength(1);
+      expect(await mail.waitFor(unknown, 1, 100)).toHaveLength(0);
+      // The first link was replaced by the second.
+      const [first, second] = await mail.waitFor(unverified, 2);
+      await http().post('/api/auth/verify-email').send({ token: tokenIn(first!.text) }).expect(422);
+      await http().post('/api/auth/verify-email').send({ token: tokenIn(second!.text) }).expect(204);
+    });
+  });
+}
