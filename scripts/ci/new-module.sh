@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The generator as a team uses it, in a scratch copy of the repository:
 #  1. `npm run new:module` twice (notes with every field kind, a unique title, filters and sorting; tags with a
-#     reference to notes and a unique name), then lint, type-check, check the API document, run the whole suite
+#     reference to notes and a unique (note, name) pair), then lint, type-check, check the API document, run the whole suite
 #     on SQLite, and the modules' tests on native PostgreSQL and MariaDB;
 #  2. `npm run new:field -- notes priority:integer?` on databases that hold notes (a SQLite file, PostgreSQL,
 #     MariaDB): the earlier records read the new field as null (scripts/ci/populated-field.ts), and the modules'
@@ -25,7 +25,7 @@ ln -s "$repo/node_modules" "$scratch/node_modules"
 cd "$scratch"
 npm run --silent new:module -- notes title:string body:text? pinned:boolean? dueAt:datetime? rank:integer? score:number? \
   --unique title --filter pinned,title,dueAt,rank --sort dueAt,title,createdAt
-npm run --silent new:module -- tags name:string note:ref:notes --unique name --filter note,name --sort name,createdAt
+npm run --silent new:module -- tags name:string note:ref:notes --unique note,name --filter note,name --sort name,createdAt
 
 echo "== lint, typecheck and the API document with the generated modules"
 npx eslint src/modules test/modules
