@@ -6,6 +6,8 @@
 
 interface Described {
   type: string;
+  /** The store call that failed (`users.findByEmail`), when a store threw it (src/stores/observed-database.ts). */
+  operation?: string;
   message?: string;
   code?: string | number;
   stack?: string;
@@ -27,6 +29,7 @@ function describeOne(value: unknown, depth: number): Described {
   const database = fromDatabase(error, type);
   const code = typeof error.code === 'string' || typeof error.code === 'number' ? error.code : (error.number as number | undefined);
   const described: Described = { type };
+  if (typeof error.storeOperation === 'string') described.operation = error.storeOperation;
   if (code !== undefined) described.code = code;
   if (!database) {
     described.message = error.message;

@@ -1,6 +1,6 @@
 import type { Config } from '../config/config';
 import type { AnyStoreDefinition } from '../stores/kit/registry';
-import { observeDatabase, storeOperations, type StoreCallObserver } from '../stores/observed-database';
+import { nameFailedOperations, observeDatabase, storeOperations, type StoreCallObserver } from '../stores/observed-database';
 import type { Database } from '../stores/types';
 import { metricsOff, type Metrics } from './metrics';
 import type * as PrometheusMetrics from './prometheus-metrics';
@@ -9,8 +9,8 @@ import { storeMetricsObserver } from './store-metrics';
 
 /**
  * Metrics and tracing as configured: prom-client is loaded only with METRICS_PORT, the OpenTelemetry API
- * only with tracing on. When either is on, the app gets the database with its store calls observed
- * (timed and counted; wrapped in a span); when both are off, the database itself and `metricsOff`.
+ * only with tracing on. The app gets the database with its store calls observed: named on their errors
+ * always, timed and counted with metrics, wrapped in a span with tracing.
  */
 export function observability(
   config: Pick<Config, 'metricsPort' | 'tracing'>,
@@ -31,7 +31,8 @@ export function observability(
     const { storeSpans } = require('./store-spans') as typeof StoreSpans;
     observers.push(storeSpans(database.engine));
   }
-  if (observers.length === 0) return { metrics, database };
+  // Innermost, always: a failed store call is named on its error for the log line.
+  observers.push(nameFailedOperations);
   // The first observer is the outermost: metrics time the call including its span.
   const observe = observers.reduce((outer, inner): StoreCallObserver => (operation, call) => outer(operation, () => inner(operation, call)));
   return { metrics, database: observeDatabase(database, observe) };

@@ -34,19 +34,34 @@ function observed<S extends object>(store: S, name: string, observe: StoreCallOb
     const original = (store as Record<string, (...args: unknown[]) => Promise<unknown>>)[method];
     const operation = `${name}.${method}`;
     // The store's own calls between its methods go to the store itself: only what the app calls is observed.
-    Object.defineProperty(wrapper, method, { value: (...args: unknown[]) => observe(operation, () => original.apply(store, args)) });
+    // Writable, like a method of the store itself (tests replace one to simulate a failure).
+    Object.defineProperty(wrapper, method, { value: (...args: unknown[]) => observe(operation, () => original.apply(store, args)), writable: true, configurable: true });
   }
   return wrapper;
 }
 
 /**
- * The same database with every store call the app makes (and the readiness ping) passed through
- * `observe`: the one place where store calls are measured and traced, whatever the engine and whichever
- * module owns the store. Used only when metrics or tracing are on; otherwise the app gets the database itself.
+ * Names the store call on the errors it throws (`storeOperation`, e.g. `users.findByEmail`), so the log line of
+ * a failure says which store and operation failed (src/log-errors.ts) — the driver's own message, which may
+ * hold the statement's values, is never logged.
  */
-export function observeDatabase(database: Database, observe: StoreCallObserver): Database {
+export const nameFailedOperations: StoreCallObserver = (operation, call) =>
+  call().catch((error: unknown) => {
+    if (error !== null && typeof error === 'object' && !('storeOperation' in error)) {
+      Object.defineProperty(error, 'storeOperation', { value: operation, enumerable: false, configurable: true });
+    }
+    throw error;
+  });
+
+/**
+ * The same database with every store call the app makes (and the readiness ping) passed through
+ * `observe`: the one place where store calls are named on their errors, measured and traced, whatever the
+ * engine and whichever module owns the store. `inner` is the database itself.
+ */
+export function observeDatabase(database: Database, observe: StoreCallObserver): Database & { inner: Database } {
   const wrapped = new Map<StoreDefinition<unknown>, unknown>();
   return {
+    inner: database,
     engine: database.engine,
     description: database.description,
     store<Store>(definition: StoreDefinition<Store>): Store {

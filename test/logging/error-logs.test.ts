@@ -62,6 +62,8 @@ describe('a database error over HTTP', () => {
     const text = JSON.stringify(errors);
     expect(text).not.toContain(EMAIL);
     expect(text).not.toContain('argon2');
-    expect(errors[0].err).toMatchObject({ type: expect.stringMatching(/^Sequelize/) });
+    // The kind, the store and operation, the driver's code: never the statement or its values.
+    expect(errors[0].err).toMatchObject({ type: expect.stringMatching(/^Sequelize/), operation: 'users.findByEmail', cause: { code: 'SQLITE_ERROR' } });
+    expect(errors[1].err).toMatchObject({ operation: 'users.create' });
   });
 });
