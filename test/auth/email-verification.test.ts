@@ -1,47 +1,20 @@
-import request from 'supertest';
 import { EMAIL_NOT_VERIFIED } from '../../src/modules/auth/routes';
-import { authModule } from '../../src/modules/auth';
-import { usersModule } from '../../src/modules/users';
-import { testEngines, type StartedEngine } from '../support/engines';
-import { MailCatcher, tokenIn } from '../support/mail-catcher';
-import { buildTestApp, type TestApp } from '../support/test-app';
+import { testEngines } from '../support/engines';
+import { MAIL_TEST_PASSWORD as PASSWORD, useMailApp } from '../support/mail-app';
+import { tokenIn } from '../support/mail-catcher';
 
 // EMAIL_VERIFICATION=required on every engine here, with a real SMTP server on loopback: registration mails a
 // link, login waits for it with a distinct answer, the link verifies once, resend answers alike for every
 // address and mails only an unverified account, and /api/users/me tells.
 
-const PASSWORD = 'correct horse battery staple 42';
 
 const engines = testEngines();
 for (const target of engines.filter((engine) => engine.skipReason)) console.warn(`[email verification] ${target.engine}: SKIPPED — ${target.skipReason}`);
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`email verification on ${target.label}`, () => {
-    let started: StartedEngine | undefined;
-    let t: TestApp;
-    const mail = new MailCatcher();
-    const http = () => request(t.app.callback());
+    const { http, mail, register } = useMailApp(target, { EMAIL_VERIFICATION: 'required' });
     const login = (email: string) => http().post('/api/auth/login').send({ email, password: PASSWORD });
-    let counter = 0;
-    const register = async () => {
-      counter += 1;
-      const email = `verify-${counter}-${Date.now()}@example.com`;
-      await http().post('/api/auth/register').send({ name: 'Verify Tester', email, password: PASSWORD }).expect(201);
-      return email;
-    };
-
-    beforeAll(async () => {
-      started = await target.start();
-      t = await buildTestApp({
-        env: { DATABASE_URL: started.url, USER_STORE: 'database', AUTH_REGISTRATION: 'true', AUTH_RATE_LIMIT_MAX: '1000', SMTP_URL: await mail.start(), PUBLIC_URL: 'https://app.example.test', EMAIL_VERIFICATION: 'required' },
-        modules: [authModule, usersModule],
-      });
-    }, 240_000);
-    afterAll(async () => {
-      await t?.close();
-      await mail.stop();
-      await started?.stop();
-    }, 60_000);
 
     it('register → mail → login refused until verified → verify → login, and the link works once', async () => {
       const email = await register();

@@ -1,18 +1,14 @@
-import request from 'supertest';
+import type request from 'supertest';
 import { digestOf } from '../../src/auth/account-links';
 import { accountTokenStore } from '../../src/auth/stores/definitions';
-import { authModule } from '../../src/modules/auth';
-import { usersModule } from '../../src/modules/users';
-import { testEngines, type StartedEngine } from '../support/engines';
-import { MailCatcher, tokenIn } from '../support/mail-catcher';
-import { buildTestApp, type TestApp } from '../support/test-app';
+import { testEngines } from '../support/engines';
+import { MAIL_PUBLIC_URL as PUBLIC_URL, MAIL_TEST_PASSWORD as PASSWORD, useMailApp } from '../support/mail-app';
+import { tokenIn } from '../support/mail-catcher';
 
 // Password reset by email, on every engine here, with a real SMTP server on loopback reading what was sent:
 // the same answer for known and unknown addresses, the link in the mail, a reset that ends every session,
 // a token that works once and not after expiry, and a mail outage that changes nothing for the caller.
 
-const PUBLIC_URL = 'https://app.example.test';
-const PASSWORD = 'correct horse battery staple 42';
 const NEW_PASSWORD = 'violet kettle drums the harbour 7';
 const refreshCookieOf = (res: request.Response) => ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('refreshToken='))!.split(';')[0]!;
 
@@ -21,32 +17,8 @@ for (const target of engines.filter((engine) => engine.skipReason)) console.warn
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`password reset by email on ${target.label}`, () => {
-    let started: StartedEngine | undefined;
-    let t: TestApp;
-    const mail = new MailCatcher();
-    const http = () => request(t.app.callback());
-    let counter = 0;
-    const register = async () => {
-      counter += 1;
-      const email = `reset-${counter}-${Date.now()}@example.com`;
-      await http().post('/api/auth/register').send({ name: 'Reset Tester', email, password: PASSWORD }).expect(201);
-      return email;
-    };
+    const { app, http, mail, register } = useMailApp(target, { MAIL_FROM: 'Service <no-reply@example.test>' });
     const forgot = async (email: string) => http().post('/api/auth/forgot-password').send({ email }).expect(202);
-
-    beforeAll(async () => {
-      started = await target.start();
-      const smtpUrl = await mail.start();
-      t = await buildTestApp({
-        env: { DATABASE_URL: started.url, USER_STORE: 'database', AUTH_REGISTRATION: 'true', AUTH_RATE_LIMIT_MAX: '1000', SMTP_URL: smtpUrl, PUBLIC_URL, MAIL_FROM: 'Service <no-reply@example.test>' },
-        modules: [authModule, usersModule],
-      });
-    }, 240_000);
-    afterAll(async () => {
-      await t?.close();
-      await mail.stop();
-      await started?.stop();
-    }, 60_000);
 
     it('answers known and unknown addresses alike, and mails a single-use link to the known one only', async () => {
       const email = await register();
@@ -61,10 +33,10 @@ for (const target of engines) {
       expect(sent!.html).toContain(`href="${PUBLIC_URL}/reset-password?token=${tokenIn(sent!.text)}"`);
       expect(await mail.waitFor(unknown, 1, 300)).toEqual([]);
       // Only a digest is stored: the token itself is in the mail and nowhere else.
-      const stored = await t.services.database.store(accountTokenStore).find(digestOf(tokenIn(sent!.text)!), 'password-reset');
+      const stored = await app().services.database.store(accountTokenStore).find(digestOf(tokenIn(sent!.text)!), 'password-reset');
       expect(stored).toMatchObject({ purpose: 'password-reset', expiresAt: expect.any(Date) });
-      expect(JSON.stringify(t.logLines())).not.toContain(tokenIn(sent!.text));
-      expect(JSON.stringify(t.logLines())).not.toContain(email);
+      expect(JSON.stringify(app().logLines())).not.toContain(tokenIn(sent!.text));
+      expect(JSON.stringify(app().logLines())).not.toContain(email);
     });
 
     it('sets the new password under the policy, ends every session, and the token works once', async () => {
@@ -97,9 +69,9 @@ for (const target of engines) {
         expect((await http().post('/api/auth/reset-password').send({ token, password: NEW_PASSWORD }).expect(422)).body.errors[0].field).toBe('token');
       await refused(first);
       await refused('x'.repeat(43));
-      const user = await t.services.users.findByEmail(email);
+      const user = await app().services.users.findByEmail(email);
       const expired = 'expired-token-value-for-the-test-0000000000';
-      await t.services.database.store(accountTokenStore).create({ digest: digestOf(expired), userId: user!.id, purpose: 'password-reset', expiresAt: new Date(Date.now() - 1000) });
+      await app().services.database.store(accountTokenStore).create({ digest: digestOf(expired), userId: user!.id, purpose: 'password-reset', expiresAt: new Date(Date.now() - 1000) });
       await refused(expired);
       await http().post('/api/auth/reset-password').send({ token: second, password: NEW_PASSWORD }).expect(204);
     });
@@ -112,7 +84,7 @@ for (const target of engines) {
       mail.refusing = false;
       const delivered = await mail.waitFor(email, 1, 8000); // the first retry comes a second later
       expect(delivered).toHaveLength(1);
-      const failures = t.logLines().filter((line) => line.msg === 'mail delivery failed, retrying');
+      const failures = app().logLines().filter((line) => line.msg === 'mail delivery failed, retrying');
       expect(failures.length).toBeGreaterThanOrEqual(1);
       expect(failures[0]).toMatchObject({ mail: 'password-reset', domain: 'example.com', attempt: 1, code: '451' });
       expect(JSON.stringify(failures)).not.toContain(email);

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { Context } from 'koa';
 import type { EmailVerification } from '../../auth/email-verification';
 import type { PasswordReset } from '../../auth/password-reset';
 import { chosenPasswordSchema } from '../../auth/password-policy';
@@ -19,26 +20,33 @@ const INVALID_TOKEN = { field: 'token', message: 'is invalid, expired or used al
  * mail outage changes neither.
  */
 export function accountMailRoutes(reset: PasswordReset, verification: EmailVerification | undefined, events: AuthEvents, logger: Logger, passwordMinLength: number) {
-  const routes = [
+  /**
+   * A route that takes an address and may mail a link to it: 202 with a fixed body at once, the work after
+   * the answer (its content and timing must not depend on the lookup, nor on the mail server).
+   */
+  const linkRequestRoute = (path: string, summary: string, message: string, request: (email: string) => Promise<boolean>, record: (ctx: Context, sent: boolean, email: string) => void) =>
     route({
       method: 'POST',
-      path: '/forgot-password',
+      path,
       access: 'public',
-      summary: 'Ask for a password-reset link by email (the same answer whether or not the address has an account)',
+      summary,
       body: Type.Object({ email: emailSchema }),
       responses: { 202: Type.Object({ message: Type.String() }) },
       handler: (ctx) => {
         const { email } = ctx.request.body;
-        // After the answer: its content and timing must not depend on the lookup (or on the mail server).
         setImmediate(() => {
-          reset.request(email).then(
-            (sent) => events.record(ctx, { action: 'password-reset-request', outcome: sent ? 'success' : 'ignored', email }),
-            (error: unknown) => logger.warn({ err: error, reqId: ctx.state.requestId }, 'password-reset request failed'),
+          request(email).then(
+            (sent) => record(ctx as unknown as Context, sent, email),
+            (error: unknown) => logger.warn({ err: error, reqId: ctx.state.requestId }, `${path.slice(1)} request failed`),
           );
         });
-        return { message: ACCEPTED };
+        return { message };
       },
-    }),
+    });
+  const routes = [
+    linkRequestRoute('/forgot-password', 'Ask for a password-reset link by email (the same answer whether or not the address has an account)', ACCEPTED, (email) => reset.request(email), (ctx, sent, email) =>
+      events.record(ctx, { action: 'password-reset-request', outcome: sent ? 'success' : 'ignored', email }),
+    ),
     route({
       method: 'POST',
       path: '/reset-password',
@@ -79,23 +87,8 @@ export function accountMailRoutes(reset: PasswordReset, verification: EmailVerif
         return undefined; // 204
       },
     }),
-    route({
-      method: 'POST',
-      path: '/resend-verification',
-      access: 'public',
-      summary: 'Ask for a new verification link (the same answer whether or not the address has an unverified account)',
-      body: Type.Object({ email: emailSchema }),
-      responses: { 202: Type.Object({ message: Type.String() }) },
-      handler: (ctx) => {
-        const { email } = ctx.request.body;
-        setImmediate(() => {
-          verification.resend(email).then(
-            (sent) => events.record(ctx, { action: 'verification-request', outcome: sent ? 'success' : 'ignored', email }),
-            (error: unknown) => logger.warn({ err: error, reqId: ctx.state.requestId }, 'verification request failed'),
-          );
-        });
-        return { message: RESEND_ACCEPTED };
-      },
-    }),
+    linkRequestRoute('/resend-verification', 'Ask for a new verification link (the same answer whether or not the address has an unverified account)', RESEND_ACCEPTED, (email) => verification.resend(email), (ctx, sent, email) =>
+      events.record(ctx, { action: 'verification-request', outcome: sent ? 'success' : 'ignored', email }),
+    ),
   ];
 }
