@@ -59,6 +59,7 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
     passwordMinLength: config.passwordMinLength,
     verification,
     verificationRequired: mail?.emailVerification === 'required',
+    logger,
   });
   if (mail && links) {
     const reset = new PasswordReset(users, links, accounts, hasher, mail.passwordResetTtlMs);

@@ -4,6 +4,7 @@ import type { CredentialVerifier } from '../../auth/credentials';
 import type { LoginThrottle } from '../../auth/login-throttle';
 import { passwordRefusal } from '../../auth/password-policy';
 import type { EmailVerification } from '../../auth/email-verification';
+import type { Logger } from '../../logger';
 import type { PasswordHasher } from '../../auth/passwords';
 import type { RefreshSessions } from '../../auth/refresh-sessions';
 import type { AccessClaims, TokenService } from '../../auth/tokens';
@@ -41,6 +42,8 @@ export interface AuthRouteDeps {
   passwordMinLength: number;
   /** EMAIL_VERIFICATION on: registration mails a link. */
   verification?: EmailVerification;
+  /** For what fails beside an answer (the verification link of a registration). */
+  logger: Logger;
   /** EMAIL_VERIFICATION=required: login waits for it (403 until then). */
   verificationRequired?: boolean;
 }
@@ -230,7 +233,9 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
             const user = await users.create({ email, passwordHash: await hasher.hash(password), role: 'user', name: name.trim(), emailVerified: false });
             events.record(ctx, { action: 'register', outcome: 'success', userId: user.id });
             // The link goes by mail, beside the answer (the outbox never holds it up).
-            if (deps.verification) void deps.verification.send(user).catch(() => undefined);
+            if (deps.verification) {
+              deps.verification.send(user).catch((error: unknown) => deps.logger.warn({ err: error, reqId: ctx.state.requestId }, 'verification link not sent'));
+            }
             return { id: user.id, email: user.email, role: user.role, name: user.name }; // never the hash
           } catch (error) {
             if (error instanceof DuplicateKeyError) throw conflict('This email is already registered');
