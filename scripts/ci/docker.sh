@@ -4,6 +4,7 @@
 #   2. make test-image: build the image, check its contents, run it, smoke-test it, stop it gracefully;
 #   3. validate every Compose profile with docker-compose (v1) and, when present, docker compose (v2);
 #   4. run the postgres (+ redis) and mysql profiles for real on the stand-ins and smoke-test the app in each;
+#      the mail profile: a password-reset mail read back from MailDev (scripts/ci/mail-profile.sh);
 #   5. the three-replica stack (docker-compose.scale.yml, HAProxy): shared rate limit, then a rolling restart
 #      under traffic that must lose nothing (`make test-scale`, on the image built in step 2).
 # MongoDB and SQL Server have no stand-in here: their profiles are validated, and run for real in the
@@ -18,7 +19,7 @@ cd "$(dirname "$0")/../.."
 shared=../shared/offline-images
 
 "$shared/docker-up.sh"
-"$shared/build.sh" node postgres mysql redis haproxy
+"$shared/build.sh" node postgres mysql redis haproxy maildev
 
 if ! command -v docker-compose >/dev/null 2>&1; then
   apt-get update -qq >/dev/null
@@ -38,7 +39,7 @@ clients=(docker-compose)
 if docker compose version >/dev/null 2>&1; then clients+=("docker compose"); fi
 for client in "${clients[@]}"; do
   read -r -a compose <<<"$client"
-  for profile in postgres mysql mongo mssql redis; do
+  for profile in postgres mysql mongo mssql redis mail; do
     "${compose[@]}" --profile "$profile" config -q
   done
   # The scale stack requires its secrets; any value does for validation.
@@ -50,6 +51,7 @@ export APP_IMAGE=$image
 export POSTGRES_IMAGE=local/postgres:15 MYSQL_IMAGE=local/mysql:mariadb REDIS_IMAGE=local/redis:7
 COMPOSE=docker-compose scripts/compose-smoke.sh postgres redis
 COMPOSE=docker-compose scripts/compose-smoke.sh mysql
+MAILDEV_IMAGE=local/maildev:2 scripts/ci/mail-profile.sh
 scale_started=$(date +%s)
 HAPROXY_IMAGE=local/haproxy:3 npx tsx scripts/reliability/scale.ts
 echo "docker.sh: test-scale took $(($(date +%s) - scale_started)) s"
