@@ -39,6 +39,8 @@ export function systemRoutes({ database, lifecycle }: Pick<Services, 'database' 
         } catch {
           throw new HttpError(503, 'Database unreachable');
         }
+        // Again after the ping: a shutdown that began meanwhile must not be answered "ready".
+        if (lifecycle.shuttingDown) throw new HttpError(503, 'Shutting down');
         return { status: 'ready' as const, database: database.engine };
       },
     }),
