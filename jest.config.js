@@ -4,7 +4,13 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   // Type-checking is `npm run typecheck`'s job; here ts-jest only transpiles (isolatedModules), which is fast.
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+    // otplib's hashing and base32 packages ship as ES modules only. Node 24 require()s them natively (the
+    // service does); Jest's module runtime cannot without --experimental-vm-modules, so they are transpiled.
+    '^.+/node_modules/(@noble|@scure)/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2023', isolatedModules: true } }],
+  },
+  transformIgnorePatterns: ['^(?!.*/node_modules/(@noble|@scure)/).*/node_modules/'],
   setupFiles: ['<rootDir>/test/support/env.ts'],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   testTimeout: 30_000,

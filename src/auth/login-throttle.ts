@@ -58,6 +58,11 @@ export class LoginThrottle {
     }
   }
 
+  /** True when `deviceToken` is this account's device cookie (a client that logged in to it before). */
+  knowsDevice(email: string, deviceToken: string | undefined): boolean {
+    return this.devices.deviceOf(deviceToken, this.accountKey(email)) !== undefined;
+  }
+
   /** A device token for a client that just logged in to this account. */
   deviceToken(email: string): string {
     return this.devices.issue(this.accountKey(email));

@@ -18,7 +18,7 @@ import { createDatabase } from '../stores/create-database';
 // and their declarations read, nothing more.
 //
 // The environment is fixed, not read, so the file is the same on every machine: every registered module
-// with every optional route on (registration and password reset included), and the default server `/` (PUBLIC_URL unset).
+// with every optional route on (registration, password reset and two-factor login included), and the default server `/` (PUBLIC_URL unset).
 // A running service serves its own document at GET /openapi.json, which follows its real configuration.
 
 const DOCUMENT_ENV = {
@@ -26,6 +26,7 @@ const DOCUMENT_ENV = {
   DATABASE_URL: 'sqlite::memory:',
   USER_STORE: 'database',
   AUTH_REGISTRATION: 'true',
+  MFA_ENCRYPTION_KEY: 'openapi-document-only-0123456789abcdef0123', // two-factor routes in the document; nothing is sealed
 };
 
 export function generateDocument(): string {

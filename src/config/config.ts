@@ -3,6 +3,7 @@ import { DEFAULT_HASH_CONCURRENCY, DEFAULT_HASH_QUEUE } from '../auth/hash-queue
 import { accessTtlSeconds, callerStateTtlMs, claim, demoUser, loginThrottle, refreshRotation, roles, type DemoUserSettings, type LoginThrottleSettings, type RefreshRotationSettings } from './auth-settings';
 import { ConfigError } from './errors';
 import { mailSettings, type MailSettings } from './mail-settings';
+import { mfaSettings, type MfaSettings } from './mfa-settings';
 import { boolean, byteSize, integer, oneOf, read, timerMs, type Env } from './readers';
 import { readSecrets, refuseGuessable } from './secrets';
 
@@ -61,6 +62,8 @@ export interface Config {
   publicUrl: string | undefined;
   /** Outgoing mail and password reset by email: undefined without SMTP_URL (docs/accounts.md). */
   mail: MailSettings | undefined;
+  /** Two-factor login (TOTP): undefined without MFA_ENCRYPTION_KEY (docs/accounts.md). */
+  mfa: MfaSettings | undefined;
   /** Serve GET /openapi.json and GET /docs (API_DOCS): on by default outside production. */
   apiDocs: boolean;
   /** Shortest password accepted where a user chooses one (registration, password change). */
@@ -248,6 +251,7 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: origins(env),
     publicUrl: ownUrl,
     mail: mailSettings(env, ownUrl, userStore),
+    mfa: mfaSettings(env, mode === 'production', userStore, ownUrl, issuer),
     apiDocs: boolean(env, 'API_DOCS', mode !== 'production'),
     passwordMinLength: integer(env, 'PASSWORD_MIN_LENGTH', 12, 8, 128),
     roles: roleList,

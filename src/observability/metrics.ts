@@ -4,7 +4,7 @@
 // METRICS_PORT is set; otherwise every call goes to `metricsOff`, which does nothing.
 
 /** Login attempts that reached the handler: tokens issued, credentials refused, or throttled before checking. */
-export type LoginOutcome = 'success' | 'failure' | 'throttled' | 'unverified';
+export type LoginOutcome = 'success' | 'failure' | 'throttled' | 'unverified' | 'mfa-required';
 /** Refresh attempts that reached the handler: a new access token, or why the cookie was refused (401). */
 export type RefreshOutcome = 'success' | 'missing-cookie' | 'invalid-token' | 'unknown-session' | 'reused-token' | 'user-gone' | 'session-ended';
 /** Password changes that reached the check of the current password. */
@@ -12,7 +12,22 @@ export type PasswordChangeOutcome = 'success' | 'failure';
 /** How a store call ended, when it failed: the store's own error classes (src/stores/errors.ts). */
 export type StoreErrorKind = 'unavailable' | 'duplicate_key' | 'other';
 
-export const LOGIN_OUTCOMES: readonly LoginOutcome[] = ['success', 'failure', 'throttled', 'unverified'];
+export const LOGIN_OUTCOMES: readonly LoginOutcome[] = ['success', 'failure', 'throttled', 'unverified', 'mfa-required'];
+/** Two-factor login: second factors accepted (a code, a recovery code) or refused (why), enrolments and removals. */
+export type MfaOutcome =
+  | 'success'
+  | 'recovery-code'
+  | 'invalid-token'
+  | 'session-ended'
+  | 'wrong-code'
+  | 'replayed-code'
+  | 'not-enrolled'
+  | 'throttled'
+  | 'enrolment-started'
+  | 'enabled'
+  | 'disabled'
+  | 'disable-refused';
+export const MFA_OUTCOMES: readonly MfaOutcome[] = ['success', 'recovery-code', 'invalid-token', 'session-ended', 'wrong-code', 'replayed-code', 'not-enrolled', 'throttled', 'enrolment-started', 'enabled', 'disabled', 'disable-refused'];
 export const REFRESH_OUTCOMES: readonly RefreshOutcome[] = ['success', 'missing-cookie', 'invalid-token', 'unknown-session', 'reused-token', 'user-gone', 'session-ended'];
 export const PASSWORD_CHANGE_OUTCOMES: readonly PasswordChangeOutcome[] = ['success', 'failure'];
 export type PasswordResetOutcome = 'link-sent' | 'link-ignored' | 'success' | 'refused';
@@ -38,6 +53,7 @@ export interface AuthMetrics {
   /** Password reset by email: a link asked for (sent, or ignored for an unknown or flooded address), a reset done or refused. */
   passwordReset(outcome: PasswordResetOutcome): void;
   emailVerification(outcome: EmailVerificationOutcome): void;
+  mfa(outcome: MfaOutcome): void;
   registration(): void;
   /** A request under /api/auth refused with 429 by the shared rate limit. */
   rateLimited(): void;
@@ -71,7 +87,7 @@ const nothing = () => undefined;
 export const metricsOff: Metrics = {
   enabled: false,
   http: { request: nothing },
-  auth: { login: nothing, refresh: nothing, logout: nothing, logoutAll: nothing, refreshReuseDetected: nothing, passwordChange: nothing, passwordReset: nothing, emailVerification: nothing, registration: nothing, rateLimited: nothing },
+  auth: { login: nothing, refresh: nothing, logout: nothing, logoutAll: nothing, refreshReuseDetected: nothing, passwordChange: nothing, passwordReset: nothing, emailVerification: nothing, mfa: nothing, registration: nothing, rateLimited: nothing },
   store: { call: nothing },
   render: () => Promise.reject(new Error('metrics are off (METRICS_PORT is not set)')),
 };

@@ -3,6 +3,7 @@ import {
   LOGIN_OUTCOMES,
   PASSWORD_CHANGE_OUTCOMES,
   PASSWORD_RESET_OUTCOMES,
+  MFA_OUTCOMES,
   REFRESH_OUTCOMES,
   STORE_ERROR_KINDS,
   type Metrics,
@@ -82,6 +83,12 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
+  const mfa = new Counter({
+    name: 'auth_mfa_total',
+    help: 'Two-factor login: success, recovery-code, refusals (invalid-token, session-ended, wrong-code, replayed-code, not-enrolled, throttled), enrolment-started, enabled, disabled, disable-refused',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
   const registrations = new Counter({ name: 'auth_registrations_total', help: 'Users registered (AUTH_REGISTRATION)', registers: [registry] });
   const rateLimited = new Counter({
     name: 'auth_rate_limited_total',
@@ -108,6 +115,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
   for (const outcome of PASSWORD_CHANGE_OUTCOMES) passwordChanges.labels(outcome).inc(0);
   for (const outcome of PASSWORD_RESET_OUTCOMES) passwordResets.labels(outcome).inc(0);
   for (const outcome of PASSWORD_RESET_OUTCOMES) emailVerifications.labels(outcome).inc(0);
+  for (const outcome of MFA_OUTCOMES) mfa.labels(outcome).inc(0);
   const knownOperations = new Set(options.storeOperations);
   for (const operation of knownOperations) {
     for (const kind of STORE_ERROR_KINDS) storeErrors.labels(operation, kind).inc(0);
@@ -153,6 +161,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
       passwordChange: (outcome) => passwordChanges.labels(outcome).inc(),
       passwordReset: (outcome) => passwordResets.labels(outcome).inc(),
       emailVerification: (outcome) => emailVerifications.labels(outcome).inc(),
+      mfa: (outcome) => mfa.labels(outcome).inc(),
       registration: () => registrations.inc(),
       rateLimited: () => rateLimited.inc(),
     },

@@ -8,11 +8,15 @@ import { addUsersCreatedAtIndex } from './migrations/0005-users-created-at-index
 import { createAccountTokens } from './migrations/0007-create-account-tokens';
 import { addUsersEmailVerified } from './migrations/0008-users-email-verified';
 import { makeUsersEmailBinary } from './migrations/0009-users-email-binary';
+import { createMfa } from './migrations/0010-create-mfa';
+import type { MfaStore } from './mfa-store';
+import { MongoMfaStore } from './mongo-mfa-store';
 import { MongoAccountTokenStore } from './mongo-account-token-store';
 import { MongoRefreshTokenStore } from './mongo-refresh-token-store';
 import { MongoUserStore } from './mongo-user-store';
 import type { RefreshTokenStore } from './refresh-token-store';
 import type * as SqlAccountTokens from './sql-account-token-store';
+import type * as SqlMfa from './sql-mfa-store';
 import type * as SqlRefreshTokens from './sql-refresh-token-store';
 import type * as SqlUsers from './sql-user-store';
 import type { DatabaseUserStore } from './user-store';
@@ -43,5 +47,13 @@ export const accountTokenStore = defineStore<AccountTokenStore>({
   migrations: [createAccountTokens],
   relational: (context) => new (require('./sql-account-token-store') as typeof SqlAccountTokens).SqlAccountTokenStore(context),
   mongodb: (context) => new MongoAccountTokenStore(context),
+});
+
+/** Two-factor credentials and recovery codes (docs/accounts.md): the tables exist whether or not MFA is configured. */
+export const mfaStore = defineStore<MfaStore>({
+  name: 'mfa',
+  migrations: [createMfa],
+  relational: (context) => new (require('./sql-mfa-store') as typeof SqlMfa).SqlMfaStore(context),
+  mongodb: (context) => new MongoMfaStore(context),
 });
 /* eslint-enable @typescript-eslint/no-require-imports */

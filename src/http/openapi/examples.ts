@@ -62,7 +62,8 @@ export function exampleOf(schema: JsonSchema | undefined): unknown {
       return objectExample(schema);
     case 'array': {
       const item = exampleOf(schema.items as JsonSchema | undefined);
-      return item === undefined ? [] : [item];
+      const minItems = typeof schema.minItems === 'number' ? schema.minItems : 1;
+      return item === undefined ? [] : Array.from({ length: Math.max(1, minItems) }, () => item);
     }
     case 'string':
       return stringExample(schema);

@@ -24,7 +24,16 @@ export type AuthEvent =
   | { action: 'email-verification'; outcome: 'success'; userId: string }
   | { action: 'email-verification'; outcome: 'refused' }
   | { action: 'login'; outcome: 'unverified'; userId: string }
+  | { action: 'login'; outcome: 'mfa-required'; userId: string }
+  | { action: 'mfa-verify'; outcome: 'success'; userId: string; via: 'code' | 'recovery-code' }
+  | { action: 'mfa-verify'; outcome: 'refused'; reason: MfaRefusal; userId?: string }
+  | { action: 'mfa-verify'; outcome: 'throttled'; userId: string }
+  | { action: 'mfa-enroll'; outcome: 'started' | 'confirmed' | 'wrong-code'; userId: string }
+  | { action: 'mfa-disable'; outcome: 'success' | 'failure'; userId: string }
   | { action: 'rate-limit'; outcome: 'limited' };
+
+/** Why a second factor was refused: the challenge token, or the code. */
+export type MfaRefusal = 'invalid-token' | 'session-ended' | 'wrong-code' | 'replayed-code' | 'not-enrolled';
 
 export type AuthEventListener = (event: AuthEvent, ctx: Context) => void;
 
@@ -66,7 +75,8 @@ export class AuthEvents {
     if ('reason' in event) line.reason = event.reason;
     if ('revoked' in event) line.revoked = event.revoked;
     if ('familyId' in event) line.familyId = event.familyId;
-    const routine = outcome === 'success' || outcome === 'ignored';
+    if ('via' in event) line.via = event.via;
+    const routine = outcome === 'success' || outcome === 'ignored' || outcome === 'mfa-required' || outcome === 'started' || outcome === 'confirmed';
     this.logger[routine ? 'info' : 'warn'](line, `auth ${action} ${outcome}`);
     for (const listener of this.listeners) listener(event, ctx);
   }

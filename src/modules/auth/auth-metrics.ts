@@ -30,6 +30,13 @@ export function countAuthEvents(metrics: AuthMetrics): AuthEventListener {
         return metrics.emailVerification(event.outcome === 'success' ? 'link-sent' : 'link-ignored');
       case 'email-verification':
         return metrics.emailVerification(event.outcome);
+      case 'mfa-verify':
+        if (event.outcome === 'refused') return metrics.mfa(event.reason);
+        return metrics.mfa(event.outcome === 'success' ? (event.via === 'code' ? 'success' : 'recovery-code') : 'throttled');
+      case 'mfa-enroll':
+        return metrics.mfa(event.outcome === 'confirmed' ? 'enabled' : event.outcome === 'started' ? 'enrolment-started' : 'wrong-code');
+      case 'mfa-disable':
+        return metrics.mfa(event.outcome === 'success' ? 'disabled' : 'disable-refused');
       case 'register':
         return metrics.registration();
       case 'rate-limit':

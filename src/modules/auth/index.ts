@@ -10,7 +10,10 @@ import { RefreshSessions } from '../../auth/refresh-sessions';
 import { AccountLinks } from '../../auth/account-links';
 import { EmailVerification } from '../../auth/email-verification';
 import { PasswordReset } from '../../auth/password-reset';
-import { accountTokenStore, refreshTokenStore, userStore } from '../../auth/stores/definitions';
+import { accountTokenStore, mfaStore, refreshTokenStore, userStore } from '../../auth/stores/definitions';
+import { ChallengeTokens } from '../../auth/mfa/challenge-tokens';
+import { SecondFactor } from '../../auth/mfa/second-factor';
+import { SecretBox } from '../../auth/mfa/secret-box';
 import { MailOutbox } from '../../mail/outbox';
 import { smtpTransport } from '../../mail/smtp-transport';
 import { defineModule } from '../../services';
@@ -27,7 +30,7 @@ import { authRoutes } from './routes';
  * one shared per-IP rate limit. It owns the users and refresh-token stores (src/auth/stores). Building it
  * starts two argon2 hashes (the demo user's password and the dummy hash for unknown users) and, with REDIS_URL, opens the Redis connection for the rate limit.
  */
-export const authModule = defineModule([userStore, refreshTokenStore, accountTokenStore], (services) => {
+export const authModule = defineModule([userStore, refreshTokenStore, accountTokenStore, mfaStore], (services) => {
   const { config, logger, database, tokens, lifecycle, users, callers } = services;
   const hasher = new PasswordHasher(undefined, new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.maxQueued));
   const sessions = new RefreshSessions(tokens, database.store(refreshTokenStore), config.refreshRotation);
@@ -42,6 +45,11 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
   if (outbox) lifecycle.onClose('mail outbox', () => Promise.race([outbox.idle(), new Promise<void>((resolve) => setTimeout(resolve, 5000).unref())]));
   const links = mail && outbox && new AccountLinks(database.store(accountTokenStore), outbox, failureCounter, mail.linkBase, (email) => events.emailHash(email));
   const verification = mail && links && mail.emailVerification !== 'off' ? new EmailVerification(users, links, mail.emailVerificationTtlMs) : undefined;
+  // Two-factor login (MFA_ENCRYPTION_KEY): codes are counted per user with the login throttle's limits.
+  const mfa = config.mfa && {
+    factors: new SecondFactor(database.store(mfaStore), new SecretBox(config.mfa.keys), failureCounter, { failures: config.loginThrottle.pairFailures, windowMs: config.loginThrottle.windowMs }, config.mfa.issuer),
+    challenges: new ChallengeTokens(config.jwt.accessSecret, config.jwt.issuer, config.mfa.tokenTtlSeconds),
+  };
   const routes = authRoutes({
     tokens,
     users,
@@ -59,6 +67,7 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
     passwordMinLength: config.passwordMinLength,
     verification,
     verificationRequired: mail?.emailVerification === 'required',
+    mfa,
     logger,
   });
   if (mail && links) {
@@ -68,7 +77,7 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
   return {
     name: 'auth',
     // no-store first, so that every answer under /api/auth carries it, the rate limiter's 429 included
-    description: 'Log in, refresh the access token, log out (and register, reset a forgotten password, when enabled)',
+    description: 'Log in, refresh the access token, log out (and register, reset a forgotten password, two-factor login, when enabled)',
     middleware: [
       { middleware: noStore, headers: noStoreHeaders },
       {

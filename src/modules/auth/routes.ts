@@ -7,7 +7,11 @@ import type { EmailVerification } from '../../auth/email-verification';
 import type { Logger } from '../../logger';
 import type { PasswordHasher } from '../../auth/passwords';
 import type { RefreshSessions } from '../../auth/refresh-sessions';
-import type { AccessClaims, TokenService } from '../../auth/tokens';
+import type { TokenService } from '../../auth/tokens';
+import type { ChallengeTokens } from '../../auth/mfa/challenge-tokens';
+import type { SecondFactor } from '../../auth/mfa/second-factor';
+import { Type } from '@sinclair/typebox';
+import type { Context } from 'koa';
 import { clientBucket } from '../../http/client-ip';
 import { conflict, HttpError, unauthorized, unprocessable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
@@ -16,11 +20,13 @@ import { route, type ErrorResponses, type ModuleDefinition } from '../../http/ro
 import { DuplicateKeyError } from '../../stores/errors';
 import type { UserStore } from '../../auth/stores/user-store';
 import type { AuthEvents } from './auth-events';
-import { clearedRefreshCookie, deviceCookie, readDeviceCookie, readRefreshCookie, REFRESH_COOKIE_SCHEME, refreshCookie, type CookiePolicy } from './cookie';
+import { clearedRefreshCookie, readDeviceCookie, readRefreshCookie, REFRESH_COOKIE_SCHEME, refreshCookie, type CookiePolicy } from './cookie';
 import { rejectCrossSite } from './csrf';
+import { mfaRoutes } from './mfa-routes';
 import { passwordChangeRoute } from './password-route';
 import { counted } from './rate-limit';
-import { accessTokenSchema, loginSchema, registeredUserSchema, registerSchema, STORE_UNAVAILABLE } from './schemas';
+import { accessTokenSchema, loginSchema, mfaChallengeSchema, registeredUserSchema, registerSchema, STORE_UNAVAILABLE } from './schemas';
+import { accessTokenResponse, REFRESH_COOKIE_HEADER, signIn } from './sign-in';
 
 export interface AuthRouteDeps {
   tokens: TokenService;
@@ -46,11 +52,8 @@ export interface AuthRouteDeps {
   logger: Logger;
   /** EMAIL_VERIFICATION=required: login waits for it (403 until then). */
   verificationRequired?: boolean;
-}
-
-/** The body of login and refresh: a new access token (never cached: the module sets no-store on every answer). */
-export function accessTokenResponse(tokens: TokenService, user: AccessClaims) {
-  return { accessToken: tokens.signAccessToken(user), tokenType: 'Bearer' as const, expiresIn: tokens.accessTtlSeconds };
+  /** MFA_ENCRYPTION_KEY set: two-factor login (TOTP) for the users who turn it on. */
+  mfa?: { factors: SecondFactor; challenges: ChallengeTokens };
 }
 
 /** The login answer for a right password on an address not verified yet (EMAIL_VERIFICATION=required). */
@@ -60,13 +63,6 @@ const CLEARED_COOKIE_HEADER = { description: 'Clears the refresh cookie', schema
 const ROTATED_COOKIE_HEADER = {
   description: 'With REFRESH_ROTATION only: the successor refresh token (`refreshToken=<JWT>; Path=/api/auth; Max-Age=<rest of the session>; HttpOnly; SameSite=Strict`)',
   schema: { type: 'string', pattern: '^refreshToken=[^;]+;' },
-};
-const REFRESH_COOKIE_HEADER = {
-  description:
-    'The refresh token: `refreshToken=<JWT>; Path=/api/auth; Max-Age=604800; HttpOnly; SameSite=Strict` (+ `Secure`); ' +
-    'for a client that sent no valid device cookie, also `loginDevice=<token>; Path=/api/auth; Max-Age=15552000; HttpOnly; SameSite=Strict` ' +
-    '(it keeps the account-wide login lock from holding this client)',
-  schema: { type: 'string', pattern: '^(refreshToken|loginDevice)=[^;]+;' },
 };
 
 
@@ -84,7 +80,11 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       access: 'public',
       summary: 'Log in: an access token in the body, the refresh token in an httpOnly cookie',
       body: loginSchema,
-      responses: { 200: accessTokenSchema },
+      description: deps.mfa
+        ? 'For a user with two-factor login on, a right password answers `{mfaRequired: true, mfaToken}` (no access token, no cookie): ' +
+          'the login ends at POST /api/auth/mfa/verify with that token and a code.'
+        : undefined,
+      responses: { 200: deps.mfa ? Type.Union([accessTokenSchema, mfaChallengeSchema]) : accessTokenSchema },
       responseHeaders: { 'Set-Cookie': REFRESH_COOKIE_HEADER },
       errors: {
         401: 'Unknown email or wrong password (one message for both)',
@@ -115,12 +115,14 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
           events.record(ctx, { action: 'login', outcome: 'unverified', userId: user.id });
           throw new HttpError(403, EMAIL_NOT_VERIFIED);
         }
-        const issued = await sessions.issue(user);
-        ctx.append('Set-Cookie', refreshCookie(issued.token, cookie));
-        // This client is now a known device of the account: the account-wide lock no longer holds it.
-        if (!attempt.trustedDevice) ctx.append('Set-Cookie', deviceCookie(throttle.deviceToken(email), cookie));
+        if (deps.mfa && (await deps.mfa.factors.enrolled(user.id))) {
+          // The password was right; the second factor comes next, at POST /mfa/verify, with this token.
+          events.record(ctx, { action: 'login', outcome: 'mfa-required', userId: user.id });
+          return { mfaRequired: true as const, mfaToken: deps.mfa.challenges.sign({ userId: user.id, sessionVersion: user.sessionVersion }) };
+        }
+        const answer = await signIn(ctx as unknown as Context, deps, user, attempt.trustedDevice);
         events.record(ctx, { action: 'login', outcome: 'success', userId: user.id });
-        return accessTokenResponse(tokens, user);
+        return answer;
       },
     }),
     route({
@@ -211,6 +213,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       },
     }),
     passwordChangeRoute(deps),
+    ...(deps.mfa ? mfaRoutes(deps, deps.mfa) : []),
   ];
 
   if (deps.registrationEnabled) {

@@ -50,3 +50,12 @@ export function passwordChangeSchema(passwordMinLength: number) {
     newPassword: Type.Unsafe<string>(chosenPasswordSchema(passwordMinLength)),
   });
 }
+
+/** Login of a user with two-factor login on, after the right password: the second step's token, nothing else. */
+export const mfaChallengeSchema = Type.Object({
+  mfaRequired: Type.Literal(true),
+  mfaToken: Type.String({ description: 'For POST /api/auth/mfa/verify only; works for MFA_TOKEN_TTL (5 minutes by default)' }),
+});
+
+/** A code from the authenticator app: six digits (RFC 6238 as the apps do it). */
+export const totpCodeSchema = Type.String({ pattern: '^[0-9]{6}$', examples: ['492039'], description: 'Six digits from the authenticator app' });

@@ -1,4 +1,5 @@
 import type { AccountSessions } from '../../auth/account-sessions';
+import type { MfaStore } from '../../auth/stores/mfa-store';
 import { LAST_ADMIN, type UserDirectory, type UserStore } from '../../auth/stores/user-store';
 import { conflict, notFound } from '../../http/errors';
 import { callerOf } from '../../http/routing/caller';
@@ -14,6 +15,8 @@ export interface UserRouteDeps {
   /** The database's users, for the admin routes; undefined with USER_STORE=demo (no admin routes then). */
   directory: UserDirectory | undefined;
   sessions: AccountSessions;
+  /** The users' two-factor credentials, removed with the user (database users only). */
+  secondFactors: Pick<MfaStore, 'remove'> | undefined;
   roles: readonly string[];
 }
 
@@ -23,7 +26,7 @@ const NOT_FOUND = { 404: 'No such user (an unknown or malformed id)' };
 const KEEP_ADMIN = { keepRole: ADMIN_ROLE };
 const lastAdmin = () => conflict('This is the last administrator: make another user admin first');
 
-export function userRoutes({ users, directory, sessions, roles }: UserRouteDeps): ModuleDefinition['routes'] {
+export function userRoutes({ users, directory, sessions, secondFactors, roles }: UserRouteDeps): ModuleDefinition['routes'] {
   const userSchema = publicUserSchema(roles);
   const me = route({
     method: 'GET',
@@ -98,7 +101,7 @@ export function userRoutes({ users, directory, sessions, roles }: UserRouteDeps)
       method: 'DELETE',
       path: '/:id',
       access: ADMIN_ONLY,
-      summary: 'Delete a user and revoke their refresh tokens',
+      summary: 'Delete a user, revoke their refresh tokens and remove their two-factor credential',
       params: idParams,
       responses: { 204: null },
       errors: { ...NOT_FOUND, 409: 'The user is the last administrator' },
@@ -108,6 +111,7 @@ export function userRoutes({ users, directory, sessions, roles }: UserRouteDeps)
         if (deleted === LAST_ADMIN) throw lastAdmin();
         if (!deleted) throw notFound('No such user');
         await sessions.endAll(id); // no refresh token outlives its user; their access tokens fail the guards
+        await secondFactors?.remove(id); // nor does their authenticator secret
         return undefined; // 204
       },
     }),
