@@ -17,9 +17,11 @@ function storeCapturing(engine: SqlEngine): { store: SqlRefreshTokenStore; state
   const sequelize = new Sequelize({ dialect: engine, logging: false, ...driver, ...(engine === 'sqlite' ? { storage: ':memory:' } : { host: '127.0.0.1' }) });
   const statements: string[] = [];
   // Nothing reaches a server: every statement is recorded and answered with "no rows".
-  sequelize.query = (async (sql: string | { query: string }, options?: { replacements?: Record<string, string> }) => {
+  sequelize.query = (async (sql: string | { query: string }, options?: { replacements?: Record<string, string> | string[] }) => {
     let text = typeof sql === 'string' ? sql : sql.query;
-    for (const [name, value] of Object.entries(options?.replacements ?? {})) text = text.replace(`:${name}`, sequelize.escape(value));
+    const replacements = options?.replacements ?? {};
+    if (Array.isArray(replacements)) for (const value of replacements) text = text.replace('?', sequelize.escape(value));
+    else for (const [name, value] of Object.entries(replacements)) text = text.replace(`:${name}`, sequelize.escape(value));
     statements.push(text);
     return [[], 0];
   }) as typeof sequelize.query;
@@ -36,6 +38,11 @@ function storeCapturing(engine: SqlEngine): { store: SqlRefreshTokenStore; state
       }
     },
     transaction: (work) => sequelize.transaction(work),
+    // The lookup's SQL as the statement the driver prepares (on SQL Server, Sequelize's own replacements).
+    selectOne: async (sql, params) => {
+      await sequelize.query(sql, { replacements: [...params] as string[] });
+      return null;
+    },
     removeExpiredPeriodically: () => undefined,
   };
   return { store: new SqlRefreshTokenStore(context), statements };

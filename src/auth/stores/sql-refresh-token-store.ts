@@ -1,4 +1,4 @@
-import { cast, DataTypes, Op, QueryTypes, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
+import { cast, DataTypes, Op, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
 import type { SqlStoreContext } from '../../stores/kit/definition';
 import type { NewRefreshToken, RefreshTokenRecord, RefreshTokenStore } from './refresh-token-store';
 
@@ -13,7 +13,7 @@ interface RefreshTokenRow {
 
 /**
  * The refresh-token store on a relational engine (table `refresh_tokens`, migrations 0002 and 0003). The lookup is the
- * refresh hot path: one SELECT, its SQL built once, the row read raw (no model instance built). Expired rows are removed by the
+ * refresh hot path: one SELECT, its SQL built once, prepared by the driver (SqlStoreContext.selectOne), the row read raw. Expired rows are removed by the
  * in-process cleanup job (registered here) and never returned before that.
  */
 export class SqlRefreshTokenStore implements RefreshTokenStore {
@@ -38,7 +38,7 @@ export class SqlRefreshTokenStore implements RefreshTokenStore {
     this.findSql =
       `SELECT ${q('token')} AS ${q('token')}, ${q('user_id')} AS ${q('userId')}, ${q('expires_at')} AS ${q('expiresAt')}, ` +
       `${q('family_id')} AS ${q('familyId')}, ${q('retired_at')} AS ${q('retiredAt')} ` +
-      `FROM ${q('refresh_tokens')} WHERE ${q('token')} = ${this.onMssql ? 'CAST(:token AS CHAR(64))' : ':token'}`;
+      `FROM ${q('refresh_tokens')} WHERE ${q('token')} = ${this.onMssql ? 'CAST(? AS CHAR(64))' : '?'}`;
   }
 
   private get onMssql(): boolean {
@@ -57,12 +57,7 @@ export class SqlRefreshTokenStore implements RefreshTokenStore {
 
   findByToken(token: string): Promise<RefreshTokenRecord | null> {
     return this.context.run(async () => {
-      const row = await this.context.sequelize.query<RefreshTokenRow>(this.findSql, {
-        replacements: { token },
-        type: QueryTypes.SELECT,
-        plain: true,
-        logging: false,
-      });
+      const row = await this.context.selectOne<RefreshTokenRow>(this.findSql, [token]);
       if (!row) return null;
       // Expiry compared here, to the millisecond, so an expired row the cleanup job has not removed yet is
       // never returned (a date in raw SQL would be formatted per dialect, some without milliseconds).

@@ -1,4 +1,4 @@
-import { DataTypes, literal, Op, QueryTypes, type ModelStatic, type Model, type WhereOptions } from 'sequelize';
+import { DataTypes, literal, Op, type ModelStatic, type Model, type WhereOptions } from 'sequelize';
 import type { Page, PageRequest } from '../../stores/kit/pagination';
 import { newId } from '../../stores/ids';
 import type { SqlStoreContext } from '../../stores/kit/definition';
@@ -44,7 +44,7 @@ export class SqlUserStore implements DatabaseUserStore {
     );
     const q = (name: string) => context.sequelize.getQueryInterface().quoteIdentifier(name);
     const select = `SELECT ${q('id')} AS ${q('id')}, ${q('email')} AS ${q('email')}, ${q('password_hash')} AS ${q('passwordHash')}, ${q('role')} AS ${q('role')}, ${q('name')} AS ${q('name')}, ${q('session_version')} AS ${q('sessionVersion')}, ${q('email_verified')} AS ${q('emailVerified')} FROM ${q('users')}`;
-    this.findSql = { id: `${select} WHERE ${q('id')} = :value`, email: `${select} WHERE ${q('email')} = :value` };
+    this.findSql = { id: `${select} WHERE ${q('id')} = ?`, email: `${select} WHERE ${q('email')} = ?` };
     // "Someone else holds the role": a derived table, because MySQL refuses a subquery on the table it updates.
     this.othersHoldSql = (role: string) =>
       `(SELECT COUNT(*) FROM (SELECT ${q('id')} FROM ${q('users')} WHERE ${q('role')} = ${context.sequelize.escape(role)}) ${q('holders')}) > 1`;
@@ -68,7 +68,7 @@ export class SqlUserStore implements DatabaseUserStore {
 
   private findOne(sql: string, value: string): Promise<UserRecord | null> {
     return this.context.run(async () => {
-      const row = await this.context.sequelize.query<UserRecord>(sql, { replacements: { value }, type: QueryTypes.SELECT, plain: true, logging: false });
+      const row = await this.context.selectOne<UserRecord>(sql, [value]); // login and the guards' reads: the driver's prepared statement
       return row ? toRecord(row) : null;
     });
   }

@@ -49,10 +49,18 @@ export class AuthEvents {
   private readonly emailKey: Buffer;
   private readonly listeners: AuthEventListener[] = [];
 
+  /**
+   * The event lines' writer: a child without pino's redaction pass, like the request log line's. An event's
+   * keys are the ones this class writes from the AuthEvent type (ids, outcomes, a keyed email hash), none a
+   * password or a token, so redaction would search each line for nothing (~5 % of a refresh's CPU).
+   */
+  private readonly lines: Logger;
+
   constructor(
-    private readonly logger: Logger,
+    logger: Logger,
     secret: string,
   ) {
+    this.lines = logger.child({}, { redact: [] });
     this.emailKey = Buffer.from(hkdfSync('sha256', secret, '', 'auth-event-email-hash', 32));
   }
 
@@ -77,7 +85,7 @@ export class AuthEvents {
     if ('familyId' in event) line.familyId = event.familyId;
     if ('via' in event) line.via = event.via;
     const routine = outcome === 'success' || outcome === 'ignored' || outcome === 'mfa-required' || outcome === 'started' || outcome === 'confirmed';
-    this.logger[routine ? 'info' : 'warn'](line, `auth ${action} ${outcome}`);
+    this.lines[routine ? 'info' : 'warn'](line, `auth ${action} ${outcome}`);
     for (const listener of this.listeners) listener(event, ctx);
   }
 }

@@ -23,6 +23,12 @@ export interface SqlStoreContext {
    */
   transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T>;
   /**
+   * One row (or null) for a hot-path lookup, through the driver with the statement prepared once instead of
+   * Sequelize's query pipeline (src/stores/sql/direct-reads.ts). `?` placeholders; the row as the driver
+   * gives it (dates may be text on SQLite). Call it inside `run`.
+   */
+  selectOne<Row>(sql: string, params: readonly unknown[]): Promise<Row | null>;
+  /**
    * Registers a periodic clean-up (e.g. deleting expired rows) for the in-process job; it returns the number
    * of rows removed. MongoDB does the same with TTL indexes.
    */

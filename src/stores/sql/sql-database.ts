@@ -10,6 +10,7 @@ import { sqlConnectionSettings, type SqlEngine } from './connection-options';
 import type { Migrator } from './migrator';
 import type * as MigratorModule from './migrator';
 import { MIGRATIONS_TABLE, type SqlMigration } from './migrations/migration';
+import { DirectReads } from './direct-reads';
 import { translateSqlError } from './sql-errors';
 
 export interface SqlDatabaseOptions {
@@ -38,6 +39,7 @@ export class SqlDatabase implements Database {
   private readonly stores: OpenedStores;
   private readonly expiryTasks: (() => Promise<number>)[] = [];
   private readonly cleanup: ExpiredRecordCleanup | undefined;
+  private readonly directReads: DirectReads;
 
   constructor(
     private readonly options: SqlDatabaseOptions,
@@ -47,6 +49,7 @@ export class SqlDatabase implements Database {
     this.engine = options.engine;
     this.description = settings.description;
     this.sequelize = new Sequelize(settings.options);
+    this.directReads = new DirectReads(this.sequelize, options.engine);
     const context: SqlStoreContext = {
       sequelize: this.sequelize,
       DataTypes,
@@ -54,6 +57,7 @@ export class SqlDatabase implements Database {
       timeoutMs: options.timeoutMs,
       run: (operation) => guarded(operation, options.timeoutMs, translateSqlError),
       transaction: (work) => this.transaction(work),
+      selectOne: (sql, params) => this.directReads.selectOne(sql, params),
       removeExpiredPeriodically: (task) => void this.expiryTasks.push(task),
     };
     this.stores = new OpenedStores(options.stores, (definition) => definition.relational(context));
@@ -157,6 +161,7 @@ export class SqlDatabase implements Database {
 
   async close(): Promise<void> {
     await this.cleanup?.stop();
+    await this.directReads.close();
     await this.sequelize.close();
   }
 }
