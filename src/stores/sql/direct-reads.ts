@@ -4,7 +4,7 @@ import type { SqlEngine } from './connection-options';
 
 /** The parts of the drivers' connections used here (sqlite3 Database, pg Client, mysql2 Connection). */
 interface SqliteStatement {
-  get(params: readonly unknown[], callback: (error: Error | null, row?: unknown) => void): void;
+  all(params: readonly unknown[], callback: (error: Error | null, rows: unknown[]) => void): void;
   finalize(callback?: () => void): void;
 }
 interface SqliteConnection {
@@ -25,7 +25,7 @@ interface ConnectionManager {
  * One-row reads on the hot paths (the refresh-token lookup, a user by id or email) straight through the
  * driver, with the statement prepared once: Sequelize's query pipeline (query building, replacement
  * escaping, a `new Error()` per query for its stack, result formatting) costs ~185 µs of CPU per lookup
- * on SQLite, a prepared statement's `get` ~37 µs (docs/performance.md). SQL is written with `?`
+ * on SQLite, a prepared statement's ~37 µs (docs/performance.md). SQL is written with `?`
  * placeholders; the result is the driver's row, as a raw Sequelize query gives it.
  *  - SQLite: a statement prepared on Sequelize's own connection, kept until `close`.
  *  - PostgreSQL: a named prepared statement (pg prepares it once per connection of the pool).
@@ -98,8 +98,11 @@ export class DirectReads {
     }
     try {
       const statement = await prepared;
+      // `all`, not `get`: `get` leaves the statement open after its first row, holding SQLite's shared lock,
+      // so every other connection's write (a transaction, another process) would fail with SQLITE_BUSY.
+      // `all` steps to the end and resets the statement; a lookup by key has one row at most.
       return await new Promise<Row | null>((resolve, reject) => {
-        statement.get(params, (error, row) => (error ? reject(error) : resolve((row as Row | undefined) ?? null)));
+        statement.all(params, (error, rows) => (error ? reject(error) : resolve((rows[0] as Row | undefined) ?? null)));
       });
     } catch (error) {
       // Not prepared (no such table yet), or failed running: prepared again next time, the error is the store's.
