@@ -38,8 +38,8 @@ export function mfaRoutes(deps: AuthRouteDeps, mfa: { factors: SecondFactor; cha
   const { users, events, throttle, hasher } = deps;
   const { factors, challenges } = mfa;
   /** The caller's stored record: 401 when they were deleted since their access token was issued. */
-  const storedCaller = async (ctx: { state: unknown }) => {
-    const user = await users.findById(callerOf(ctx as never).id);
+  const storedCaller = async (ctx: Parameters<typeof callerOf>[0]) => {
+    const user = await users.findById(callerOf(ctx).id);
     if (!user) throw unauthorized();
     return user;
   };
