@@ -1,5 +1,4 @@
 import { Type, type TProperties } from '@sinclair/typebox';
-import type { Context } from 'koa';
 import type { ChallengeTokens } from '../../auth/mfa/challenge-tokens';
 import { RECOVERY_CODE_COUNT, RECOVERY_CODE_PATTERN } from '../../auth/mfa/recovery-codes';
 import type { FactorAnswer, FactorCheck, SecondFactor } from '../../auth/mfa/second-factor';
@@ -115,7 +114,7 @@ export function mfaRoutes(deps: AuthRouteDeps, mfa: { factors: SecondFactor; cha
           events.record(ctx, { action: 'mfa-verify', outcome: 'refused', reason: check.refused, userId: user.id });
           throw unauthorized(WRONG_CODE);
         }
-        const answer = await signIn(ctx as unknown as Context, deps, user, throttle.knowsDevice(user.email, readDeviceCookie(ctx)));
+        const answer = await signIn(ctx, deps, user, throttle.knowsDevice(user.email, readDeviceCookie(ctx)));
         events.record(ctx, { action: 'mfa-verify', outcome: 'success', userId: user.id, via: check.via });
         return answer;
       },

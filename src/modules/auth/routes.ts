@@ -11,7 +11,6 @@ import type { TokenService } from '../../auth/tokens';
 import type { ChallengeTokens } from '../../auth/mfa/challenge-tokens';
 import type { SecondFactor } from '../../auth/mfa/second-factor';
 import { Type } from '@sinclair/typebox';
-import type { Context } from 'koa';
 import { clientBucket } from '../../http/client-ip';
 import { conflict, HttpError, unauthorized, unprocessable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
@@ -120,7 +119,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
           events.record(ctx, { action: 'login', outcome: 'mfa-required', userId: user.id });
           return { mfaRequired: true as const, mfaToken: deps.mfa.challenges.sign({ userId: user.id, sessionVersion: user.sessionVersion }) };
         }
-        const answer = await signIn(ctx as unknown as Context, deps, user, attempt.trustedDevice);
+        const answer = await signIn(ctx, deps, user, attempt.trustedDevice);
         events.record(ctx, { action: 'login', outcome: 'success', userId: user.id });
         return answer;
       },

@@ -24,7 +24,7 @@ export const REFRESH_COOKIE_HEADER = {
  * account-wide lock no longer holds it), and the access token.
  */
 export async function signIn(
-  ctx: Context,
+  ctx: Pick<Context, 'append'>,
   deps: { tokens: TokenService; sessions: RefreshSessions; throttle: LoginThrottle; cookie: CookiePolicy },
   user: UserRecord,
   knownDevice: boolean,
