@@ -3,11 +3,11 @@ import type { ChallengeTokens } from '../../auth/mfa/challenge-tokens';
 import { RECOVERY_CODE_COUNT, RECOVERY_CODE_PATTERN } from '../../auth/mfa/recovery-codes';
 import type { FactorAnswer, FactorCheck, SecondFactor } from '../../auth/mfa/second-factor';
 import { PASSWORD_MAX_LENGTH } from '../../auth/password-policy';
-import { clientBucket } from '../../http/client-ip';
 import { conflict, HttpError, unauthorized, unprocessable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
 import { callerOf } from '../../http/routing/caller';
 import { route } from '../../http/routing/route';
+import { callerPasswordIsRight, storedCaller } from './caller-password';
 import { readDeviceCookie } from './cookie';
 import { counted } from './rate-limit';
 import type { AuthRouteDeps } from './routes';
@@ -34,14 +34,8 @@ function throttled(check: Extract<FactorCheck, { refused: 'throttled' }>): HttpE
  * the password and a code. Codes are counted per user like passwords (SecondFactor).
  */
 export function mfaRoutes(deps: AuthRouteDeps, mfa: { factors: SecondFactor; challenges: ChallengeTokens }) {
-  const { users, events, throttle, hasher } = deps;
+  const { users, events, throttle } = deps;
   const { factors, challenges } = mfa;
-  /** The caller's stored record: 401 when they were deleted since their access token was issued. */
-  const storedCaller = async (ctx: Parameters<typeof callerOf>[0]) => {
-    const user = await users.findById(callerOf(ctx).id);
-    if (!user) throw unauthorized();
-    return user;
-  };
   return [
     route({
       method: 'GET',
@@ -60,7 +54,7 @@ export function mfaRoutes(deps: AuthRouteDeps, mfa: { factors: SecondFactor; cha
       responses: { 200: Type.Object({ secret: Type.String({ description: 'Base32, 160 bits' }), otpauthUrl: Type.String({ description: 'otpauth://totp/<issuer>:<email>?secret=…&issuer=…' }) }) },
       errors: { 409: 'Two-factor login is on already (disable it first)' },
       handler: async (ctx) => {
-        const user = await storedCaller(ctx);
+        const user = await storedCaller(users, ctx);
         const enrolment = await factors.enrol(user);
         if (!enrolment) throw conflict('Two-factor login is on already');
         events.record(ctx, { action: 'mfa-enroll', outcome: 'started', userId: user.id });
@@ -132,18 +126,12 @@ export function mfaRoutes(deps: AuthRouteDeps, mfa: { factors: SecondFactor; cha
         429: { description: 'Too many wrong passwords or codes for this account', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
       },
       handler: async (ctx) => {
-        const user = await storedCaller(ctx);
+        const user = await storedCaller(users, ctx);
         if (!(await factors.enrolled(user.id))) throw conflict('Two-factor login is not on');
-        // The password is counted like a login's (the same counters and device cookie): no side door for guessing.
-        const attempt = await counted(throttle.begin(user.email, clientBucket(ctx), readDeviceCookie(ctx)));
-        if (!attempt.allowed) {
-          throw new HttpError(429, `Too many failed attempts for this account; try again in ${attempt.retryAfterSeconds} seconds`, { headers: { 'Retry-After': String(attempt.retryAfterSeconds) } });
-        }
-        if (!(await throttle.checking(attempt, () => hasher.verify(user.passwordHash, ctx.request.body.password)))) {
+        if (!(await callerPasswordIsRight(deps, ctx, user, ctx.request.body.password))) {
           events.record(ctx, { action: 'mfa-disable', outcome: 'failure', userId: user.id });
           throw unauthorized('The password is wrong');
         }
-        await counted(throttle.succeeded(attempt));
         const check = await factors.check(user.id, answerOf(ctx.request.body), counted);
         if (!check.ok) {
           if (check.refused === 'throttled') throw throttled(check);

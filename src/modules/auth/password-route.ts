@@ -1,11 +1,9 @@
 import { passwordRefusal } from '../../auth/password-policy';
-import { clientBucket } from '../../http/client-ip';
-import { HttpError, unauthorized, unprocessable } from '../../http/errors';
+import { unauthorized, unprocessable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
-import { callerOf } from '../../http/routing/caller';
 import { route } from '../../http/routing/route';
-import { readDeviceCookie, refreshCookie } from './cookie';
-import { counted } from './rate-limit';
+import { callerPasswordIsRight, storedCaller } from './caller-password';
+import { refreshCookie } from './cookie';
 import type { AuthRouteDeps } from './routes';
 import { passwordChangeSchema } from './schemas';
 
@@ -22,7 +20,7 @@ const REFRESHED_COOKIE_HEADER = {
 };
 
 export function passwordChangeRoute(deps: AuthRouteDeps) {
-  const { users, hasher, sessions, accounts, throttle, events, cookie } = deps;
+  const { users, hasher, sessions, accounts, events, cookie } = deps;
   return route({
     method: 'POST',
     path: '/password',
@@ -36,22 +34,12 @@ export function passwordChangeRoute(deps: AuthRouteDeps) {
       429: { description: 'Too many failed attempts for this account', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
     },
     handler: async (ctx) => {
-      const caller = callerOf(ctx);
       const { currentPassword, newPassword } = ctx.request.body;
-      const user = await users.findById(caller.id);
-      if (!user) throw unauthorized(); // deleted since the access token was issued
-      // Counted before the current password is checked, like a login (the same counters and device cookie).
-      const attempt = await counted(throttle.begin(user.email, clientBucket(ctx), readDeviceCookie(ctx)));
-      if (!attempt.allowed) {
-        throw new HttpError(429, `Too many failed attempts for this account; try again in ${attempt.retryAfterSeconds} seconds`, {
-          headers: { 'Retry-After': String(attempt.retryAfterSeconds) },
-        });
-      }
-      if (!(await throttle.checking(attempt, () => hasher.verify(user.passwordHash, currentPassword)))) {
+      const user = await storedCaller(users, ctx);
+      if (!(await callerPasswordIsRight(deps, ctx, user, currentPassword))) {
         events.record(ctx, { action: 'password-change', outcome: 'failure', userId: user.id });
         throw unauthorized('The current password is wrong');
       }
-      await counted(throttle.succeeded(attempt));
       const refusal = passwordRefusal(newPassword, { email: user.email, name: user.name, currentPassword });
       if (refusal) throw unprocessable([{ field: 'newPassword', message: refusal }]);
 
