@@ -65,7 +65,7 @@ export class SecondFactor {
   async confirm(userId: string, code: string): Promise<string[] | 'no-enrolment' | 'wrong-code'> {
     const record = await this.store.find(userId);
     if (!record || record.confirmed) return 'no-enrolment';
-    const step = await this.acceptedStep(record.secret, userId, code, undefined);
+    const step = await this.stepOf(this.box.open(record.secret, userId), code);
     if (step === undefined) return 'wrong-code';
     const codes = newRecoveryCodes();
     const confirmed = await this.store.confirm(userId, record.secret, step, codes.map(recoveryCodeDigest));
@@ -103,21 +103,19 @@ export class SecondFactor {
       const used = await this.store.useRecoveryCode(userId, recoveryCodeDigest(answer.recoveryCode));
       return used ? { ok: true, via: 'recovery-code' } : { ok: false, refused: 'wrong-code' };
     }
-    const step = await this.acceptedStep(record.secret, userId, answer.code, record.lastStep);
-    if (step === undefined) {
-      // Right but already used (its step or an earlier one was accepted), or simply wrong: told apart for the log only.
-      const replayed = record.lastStep !== null && (await this.acceptedStep(record.secret, userId, answer.code, undefined)) !== undefined;
-      return { ok: false, refused: replayed ? 'replayed-code' : 'wrong-code' };
-    }
-    if (!(await this.store.useStep(userId, step))) return { ok: false, refused: 'replayed-code' }; // a parallel use won
-    if (this.box.isStale(record.secret)) await this.store.reseal(userId, record.secret, this.box.seal(this.box.open(record.secret, userId), userId));
+    const secret = this.box.open(record.secret, userId);
+    const step = await this.stepOf(secret, answer.code);
+    if (step === undefined) return { ok: false, refused: 'wrong-code' };
+    // The store accepts only a step later than every one before (one conditional update): a replay, even one
+    // racing its first use, is refused there.
+    if (!(await this.store.useStep(userId, step))) return { ok: false, refused: 'replayed-code' };
+    if (this.box.isStale(record.secret)) await this.store.reseal(userId, record.secret, this.box.seal(secret, userId));
     return { ok: true, via: 'code' };
   }
 
-  /** The time step of a right code within the tolerance, later than `after` when given; undefined otherwise. */
-  private async acceptedStep(sealed: string, userId: string, code: string, after: number | null | undefined): Promise<number | undefined> {
-    const secret = this.box.open(sealed, userId);
-    const result = await this.otp().verify({ secret, token: code, epochTolerance: TOLERANCE_SECONDS, ...(after !== undefined && after !== null ? { afterTimeStep: after } : {}) });
+  /** The time step of a right code within the tolerance; undefined for a wrong or expired one. */
+  private async stepOf(secret: string, code: string): Promise<number | undefined> {
+    const result = await this.otp().verify({ secret, token: code, epochTolerance: TOLERANCE_SECONDS });
     return result.valid && 'timeStep' in result ? result.timeStep : undefined;
   }
 }
