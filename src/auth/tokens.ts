@@ -19,11 +19,10 @@ export interface IssuedRefreshToken {
   expiresAt: Date;
 }
 
-type TokenType = 'access' | 'refresh';
 
 // HS256 only, on both sides: verification pins the algorithm (RFC 8725 §3.1), so `none`, HS384/HS512
 // and any asymmetric algorithm are refused whatever the token's header claims.
-const ALGORITHM = 'HS256';
+export const JWT_ALGORITHM = 'HS256';
 /** JOSE header `typ` of access tokens (RFC 9068 §2.1), checked on verification (RFC 8725 §3.11). */
 const ACCESS_HEADER_TYPE = 'at+jwt';
 /** How far a token's `iat` may lie in the future: clocks of replicas drift a little, never by minutes. */
@@ -36,10 +35,17 @@ export const CLOCK_SKEW_SECONDS = 30;
 export class TokenService {
   private readonly accessKey: KeyObject;
   private readonly refreshKey: KeyObject;
+  private readonly expectedAccess: ExpectedToken;
+  private readonly expectedRefresh: ExpectedToken;
 
   constructor(private readonly settings: Config['jwt']) {
     this.accessKey = createSecretKey(Buffer.from(settings.accessSecret));
     this.refreshKey = createSecretKey(Buffer.from(settings.refreshSecret));
+    // The longest each may live: what this service issues, plus the clock skew. Refresh tokens are
+    // addressed to the issuer: only this service reads them.
+    const { issuer, audience } = settings;
+    this.expectedAccess = { type: 'access', headerType: ACCESS_HEADER_TYPE, issuer, audience, maxLifetimeSeconds: settings.accessTtlSeconds + CLOCK_SKEW_SECONDS };
+    this.expectedRefresh = { type: 'refresh', issuer, audience: issuer, maxLifetimeSeconds: settings.refreshTtlSeconds + CLOCK_SKEW_SECONDS };
   }
 
   get accessTtlSeconds(): number {
@@ -48,8 +54,8 @@ export class TokenService {
 
   signAccessToken(user: AccessClaims): string {
     return jwt.sign({ role: user.role, sv: user.sessionVersion, typ: 'access' }, this.accessKey, {
-      algorithm: ALGORITHM,
-      header: { alg: ALGORITHM, typ: ACCESS_HEADER_TYPE },
+      algorithm: JWT_ALGORITHM,
+      header: { alg: JWT_ALGORITHM, typ: ACCESS_HEADER_TYPE },
       issuer: this.settings.issuer,
       audience: this.settings.audience,
       subject: user.id,
@@ -63,7 +69,7 @@ export class TokenService {
    * is what it was at issue: the guards authorise against the user's current state (caller-states.ts).
    */
   verifyAccessToken(token: string): AccessClaims | undefined {
-    const claims = this.verify(token, this.accessKey, 'access', this.settings.audience);
+    const claims = verifiedClaims(token, this.accessKey, this.expectedAccess);
     if (!claims || typeof claims.role !== 'string') return undefined;
     const version = claims.sv ?? 0;
     if (!Number.isSafeInteger(version) || version < 0) return undefined;
@@ -77,7 +83,7 @@ export class TokenService {
    */
   signRefreshToken(userId: string, sessionVersion: number, expiresAt = new Date(Date.now() + this.settings.refreshTtlSeconds * 1000)): IssuedRefreshToken {
     const token = jwt.sign({ typ: 'refresh', sv: sessionVersion }, this.refreshKey, {
-      algorithm: ALGORITHM,
+      algorithm: JWT_ALGORITHM,
       issuer: this.settings.issuer,
       audience: this.settings.issuer, // only this service ever reads its refresh tokens
       subject: userId,
@@ -89,42 +95,42 @@ export class TokenService {
 
   /** The owner and session version of a valid refresh token; undefined otherwise. The store must still be asked. */
   verifyRefreshToken(token: string): { userId: string; sessionVersion: number } | undefined {
-    const claims = this.verify(token, this.refreshKey, 'refresh', this.settings.issuer);
+    const claims = verifiedClaims(token, this.refreshKey, this.expectedRefresh);
     const version = claims?.sv ?? 0;
     if (!claims || !Number.isSafeInteger(version) || version < 0) return undefined;
     return { userId: claims.sub as string, sessionVersion: version };
   }
 
-  /** The longest a token of this type may live: what this service issues, plus the clock skew. */
-  private maxLifetimeSeconds(type: TokenType): number {
-    return (type === 'access' ? this.settings.accessTtlSeconds : this.settings.refreshTtlSeconds) + CLOCK_SKEW_SECONDS;
-  }
+}
 
-  /**
-   * RFC 8725 checks on top of the signature: pinned algorithm, issuer and audience, the token's own type
-   * (claim `typ`, and header `typ` for access tokens), a numeric `exp` (jsonwebtoken accepts a token with
-   * none), an `iat` no further ahead than the clock skew, and a lifetime no longer than this service
-   * issues: a token signed with a leaked key and `exp` ten years out is still refused once its `iat`
-   * is older than the configured lifetime.
-   */
-  private verify(token: string, key: KeyObject, type: TokenType, audience: string): JwtPayload | undefined {
-    try {
-      const { header, payload: claims } = jwt.verify(token, key, {
-        algorithms: [ALGORITHM],
-        issuer: this.settings.issuer,
-        audience,
-        complete: true,
-      });
-      if (typeof claims === 'string' || claims.typ !== type || typeof claims.sub !== 'string' || !claims.sub) return undefined;
-      if (type === 'access' && header.typ !== ACCESS_HEADER_TYPE) return undefined;
-      if (typeof claims.exp !== 'number' || typeof claims.iat !== 'number') return undefined;
-      const now = Date.now() / 1000;
-      if (claims.iat > now + CLOCK_SKEW_SECONDS) return undefined;
-      const maxLifetime = this.maxLifetimeSeconds(type);
-      if (claims.exp - claims.iat > maxLifetime || now - claims.iat > maxLifetime) return undefined;
-      return claims;
-    } catch {
-      return undefined; // every failure is the same to the caller: not a valid token of this type
-    }
+/** What a token must be, besides well signed: its type (claim `typ`, and the header's when given), issuer, audience, lifetime. */
+export interface ExpectedToken {
+  type: string;
+  headerType?: string;
+  issuer: string;
+  audience: string;
+  /** The longest lifetime this service issues for the type, plus the clock skew. */
+  maxLifetimeSeconds: number;
+}
+
+/**
+ * RFC 8725 checks on top of the signature, for every token this service reads: pinned algorithm, issuer and
+ * audience, the token's own type (claim `typ`, and header `typ` where one is expected), a subject, a numeric
+ * `exp` (jsonwebtoken accepts a token with none), an `iat` no further ahead than the clock skew, and a
+ * lifetime no longer than this service issues: a token signed with a leaked key and `exp` ten years out is
+ * still refused once its `iat` is older than the configured lifetime. The claims, or undefined.
+ */
+export function verifiedClaims(token: string, key: KeyObject, expected: ExpectedToken): JwtPayload | undefined {
+  try {
+    const { header, payload: claims } = jwt.verify(token, key, { algorithms: [JWT_ALGORITHM], issuer: expected.issuer, audience: expected.audience, complete: true });
+    if (typeof claims === 'string' || claims.typ !== expected.type || typeof claims.sub !== 'string' || !claims.sub) return undefined;
+    if (expected.headerType !== undefined && header.typ !== expected.headerType) return undefined;
+    if (typeof claims.exp !== 'number' || typeof claims.iat !== 'number') return undefined;
+    const now = Date.now() / 1000;
+    if (claims.iat > now + CLOCK_SKEW_SECONDS) return undefined;
+    if (claims.exp - claims.iat > expected.maxLifetimeSeconds || now - claims.iat > expected.maxLifetimeSeconds) return undefined;
+    return claims;
+  } catch {
+    return undefined; // every failure is the same to the caller: not a valid token of this type
   }
 }

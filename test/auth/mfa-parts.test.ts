@@ -1,3 +1,5 @@
+import { hkdfSync } from 'node:crypto';
+import jwt from 'jsonwebtoken';
 import { ChallengeTokens } from '../../src/auth/mfa/challenge-tokens';
 import { newRecoveryCodes, RECOVERY_CODE_PATTERN, recoveryCodeDigest } from '../../src/auth/mfa/recovery-codes';
 import { SecretBox } from '../../src/auth/mfa/secret-box';
@@ -52,6 +54,14 @@ describe('challenge tokens', () => {
     const access = new TokenService(config.jwt).signAccessToken({ id: 'user-1', role: 'user', sessionVersion: 3 });
     expect(challenges.verify(access)).toBeUndefined();
     expect(new ChallengeTokens(`${config.jwt.accessSecret}x`, config.jwt.issuer, 300).verify(token)).toBeUndefined();
+  });
+
+  it('are refused when they claim a longer life than the service issues (a leaked key cannot mint lasting ones)', () => {
+    const key = Buffer.from(hkdfSync('sha256', config.jwt.accessSecret, '', 'mfa-challenge-token/v1', 32));
+    const minted = jwt.sign({ typ: 'mfa-challenge', sv: 0 }, key, { algorithm: 'HS256', issuer: config.jwt.issuer, audience: `${config.jwt.issuer}#mfa`, subject: 'user-1', expiresIn: '3650d' });
+    expect(challenges.verify(minted)).toBeUndefined();
+    const fair = jwt.sign({ typ: 'mfa-challenge', sv: 0 }, key, { algorithm: 'HS256', issuer: config.jwt.issuer, audience: `${config.jwt.issuer}#mfa`, subject: 'user-1', expiresIn: 300 });
+    expect(challenges.verify(fair)).toEqual({ userId: 'user-1', sessionVersion: 0 }); // the same token, a fair lifetime
   });
 
   it('expire after their lifetime', () => {

@@ -1,6 +1,6 @@
 import { createSecretKey, hkdfSync, randomUUID, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { CLOCK_SKEW_SECONDS } from '../tokens';
+import { CLOCK_SKEW_SECONDS, JWT_ALGORITHM, verifiedClaims, type ExpectedToken } from '../tokens';
 
 /** Who passed the password step, and under which session version (a password reset meanwhile voids it). */
 export interface Challenge {
@@ -8,7 +8,6 @@ export interface Challenge {
   sessionVersion: number;
 }
 
-const ALGORITHM = 'HS256';
 const TYPE = 'mfa-challenge';
 
 /**
@@ -19,6 +18,7 @@ const TYPE = 'mfa-challenge';
 export class ChallengeTokens {
   private readonly key: KeyObject;
   private readonly audience: string;
+  private readonly expected: ExpectedToken;
 
   constructor(
     accessSecret: string,
@@ -27,11 +27,12 @@ export class ChallengeTokens {
   ) {
     this.key = createSecretKey(Buffer.from(hkdfSync('sha256', accessSecret, '', 'mfa-challenge-token/v1', 32)));
     this.audience = `${issuer}#mfa`;
+    this.expected = { type: TYPE, issuer, audience: this.audience, maxLifetimeSeconds: ttlSeconds + CLOCK_SKEW_SECONDS };
   }
 
   sign(challenge: Challenge): string {
     return jwt.sign({ typ: TYPE, sv: challenge.sessionVersion }, this.key, {
-      algorithm: ALGORITHM,
+      algorithm: JWT_ALGORITHM,
       issuer: this.issuer,
       audience: this.audience,
       subject: challenge.userId,
@@ -42,15 +43,9 @@ export class ChallengeTokens {
 
   /** The challenge of a valid token; undefined for anything else (bad, expired, another kind of token). */
   verify(token: string): Challenge | undefined {
-    try {
-      const claims = jwt.verify(token, this.key, { algorithms: [ALGORITHM], issuer: this.issuer, audience: this.audience });
-      if (typeof claims === 'string' || claims.typ !== TYPE || typeof claims.sub !== 'string' || typeof claims.iat !== 'number') return undefined;
-      if (Date.now() / 1000 - claims.iat > this.ttlSeconds + CLOCK_SKEW_SECONDS) return undefined;
-      const version = claims.sv;
-      if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) return undefined;
-      return { userId: claims.sub, sessionVersion: version };
-    } catch {
-      return undefined;
-    }
+    const claims = verifiedClaims(token, this.key, this.expected); // the same RFC 8725 checks as every token here
+    const version = claims?.sv;
+    if (!claims || typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) return undefined;
+    return { userId: claims.sub as string, sessionVersion: version };
   }
 }
