@@ -37,6 +37,8 @@ interface ConnectionManager {
 export class DirectReads {
   private statements = new Map<string, Promise<SqliteStatement>>();
   private statementsOf: unknown;
+  /** PostgreSQL: each statement's name and `$n` text, made once per SQL text rather than on every read. */
+  private readonly pgStatements = new Map<string, { name: string; text: string }>();
 
   constructor(
     private readonly sequelize: Sequelize,
@@ -64,7 +66,7 @@ export class DirectReads {
       case 'sqlite':
         return this.sqlite<Row>(sql, params);
       case 'postgres':
-        return this.pooled(async (client: PgClient) => ((await client.query({ name: statementName(sql), text: numbered(sql), values: params })).rows[0] as Row | undefined) ?? null);
+        return this.pooled(async (client: PgClient) => ((await client.query({ ...this.pgStatement(sql), values: params })).rows[0] as Row | undefined) ?? null);
       case 'mysql':
         return this.pooled(
           (connection: MysqlConnection) =>
@@ -110,6 +112,15 @@ export class DirectReads {
       prepared.then((statement) => statement.finalize(), () => undefined);
       throw error;
     }
+  }
+
+  private pgStatement(sql: string): { name: string; text: string } {
+    let statement = this.pgStatements.get(sql);
+    if (!statement) {
+      statement = { name: statementName(sql), text: numbered(sql) };
+      this.pgStatements.set(sql, statement);
+    }
+    return statement;
   }
 
   private async pooled<Connection, T>(work: (connection: Connection) => Promise<T>): Promise<T> {
