@@ -2,6 +2,7 @@ import { DataTypes, Sequelize } from 'sequelize';
 import { SqlRefreshTokenStore } from '../../src/auth/stores/sql-refresh-token-store';
 import type { SqlStoreContext } from '../../src/stores/kit/definition';
 import type { SqlEngine } from '../../src/stores/sql/connection-options';
+import { DirectReads } from '../../src/stores/sql/direct-reads';
 
 // What the refresh-token store asks of SQL Server, without a server: the SQL Sequelize generates for each
 // operation on the digest. The column is CHAR(64); a bare N'…' literal (NVARCHAR, Sequelize's form for every
@@ -38,11 +39,15 @@ function storeCapturing(engine: SqlEngine): { store: SqlRefreshTokenStore; state
       }
     },
     transaction: (work) => sequelize.transaction(work),
-    // The lookup's SQL as the statement the driver prepares (on SQL Server, Sequelize's own replacements).
-    selectOne: async (sql, params) => {
-      await sequelize.query(sql, { replacements: [...params] as string[] });
-      return null;
-    },
+    // SQL Server's hot-path reads go through Sequelize (DirectReads' own path, recorded by the stand-in above);
+    // the other engines' drivers are not reached here, so their lookup is recorded as the driver would get it.
+    selectOne:
+      engine === 'mssql'
+        ? (sql, params) => new DirectReads(sequelize, engine).selectOne(sql, params)
+        : async (sql, params) => {
+            await sequelize.query(sql, { replacements: [...params] as string[] });
+            return null;
+          },
     removeExpiredPeriodically: () => undefined,
   };
   return { store: new SqlRefreshTokenStore(context), statements };
