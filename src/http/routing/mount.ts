@@ -54,7 +54,9 @@ function propertyNames(schema: object | undefined): string[] | undefined {
 function checkDeclaration(definition: AnyRoute, path: string, where: string): number {
   if (!METHODS.has(definition.method)) throw new Error(`${where}: unsupported method ${String(definition.method)}`);
   if (typeof definition.handler !== 'function') throw new Error(`${where}: handler must be a function`);
-  const successes = statusKeys(definition.responses, 200, 299, 'responses', where);
+  // 3xx: a redirect (the handler calls ctx.redirect), declared without a body.
+  const successes = statusKeys(definition.responses, 200, 399, 'responses', where);
+  for (const status of successes) if (status >= 300 && definition.responses?.[status] !== null) throw new Error(`${where}: a redirect (${status}) has no body: declare it as null`);
   statusKeys(definition.errors, 400, 599, 'errors', where);
   const withBody = successes.filter((status) => definition.responses?.[status] != null);
   const status = definition.status ?? withBody[0] ?? 200;

@@ -4,6 +4,10 @@ import type { RefreshRefusal } from '../../auth/refresh-sessions';
 import { clientIp } from '../../http/client-ip';
 import type { Logger } from '../../logger';
 import { normaliseEmail } from '../../auth/stores/email';
+import type { OidcRefusal } from '../../observability/metrics';
+
+/** How an OpenID Connect sign-in found its user (src/auth/oidc/oidc-accounts.ts). */
+export type OidcResolution = 'linked' | 'email' | 'created';
 
 /** What happened at an auth route. Never a password or a token: emails only as a keyed hash. */
 export type AuthEvent =
@@ -30,6 +34,9 @@ export type AuthEvent =
   | { action: 'mfa-verify'; outcome: 'throttled'; userId: string }
   | { action: 'mfa-enroll'; outcome: 'started' | 'confirmed' | 'wrong-code'; userId: string }
   | { action: 'mfa-disable'; outcome: 'success' | 'failure'; userId: string }
+  | { action: 'oidc-login'; outcome: 'success' | 'mfa-required'; userId: string; provider: string; linked: OidcResolution }
+  | { action: 'oidc-login'; outcome: 'refused'; reason: OidcRefusal; provider: string }
+  | { action: 'oidc-unlink'; outcome: 'success' | 'refused'; userId: string; provider: string }
   | { action: 'rate-limit'; outcome: 'limited' };
 
 /** Why a second factor was refused: the challenge token, or the code. */
@@ -84,6 +91,8 @@ export class AuthEvents {
     if ('revoked' in event) line.revoked = event.revoked;
     if ('familyId' in event) line.familyId = event.familyId;
     if ('via' in event) line.via = event.via;
+    if ('provider' in event) line.provider = event.provider;
+    if ('linked' in event) line.linked = event.linked;
     const routine = outcome === 'success' || outcome === 'ignored' || outcome === 'mfa-required' || outcome === 'started' || outcome === 'confirmed';
     this.lines[routine ? 'info' : 'warn'](line, `auth ${action} ${outcome}`);
     for (const listener of this.listeners) listener(event, ctx);

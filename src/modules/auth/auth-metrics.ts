@@ -39,6 +39,10 @@ export function countAuthEvents(metrics: AuthMetrics): AuthEventListener {
         return metrics.mfa(event.outcome === 'success' ? 'disabled' : 'disable-refused');
       case 'register':
         return metrics.registration();
+      case 'oidc-login':
+        return metrics.oidc(event.outcome === 'refused' ? event.reason : event.outcome);
+      case 'oidc-unlink':
+        return metrics.oidc(event.outcome === 'success' ? 'unlinked' : 'unlink-refused');
       case 'rate-limit':
         return metrics.rateLimited();
       default: {

@@ -10,7 +10,9 @@ import { RefreshSessions } from '../../auth/refresh-sessions';
 import { AccountLinks } from '../../auth/account-links';
 import { EmailVerification } from '../../auth/email-verification';
 import { PasswordReset } from '../../auth/password-reset';
-import { accountTokenStore, mfaStore, refreshTokenStore, userStore } from '../../auth/stores/definitions';
+import { accountTokenStore, identityStore, mfaStore, refreshTokenStore, userStore } from '../../auth/stores/definitions';
+import { FlowSeal } from '../../auth/oidc/flow-cookie';
+import { OidcAccounts } from '../../auth/oidc/oidc-accounts';
 import { ChallengeTokens } from '../../auth/mfa/challenge-tokens';
 import { SecondFactor } from '../../auth/mfa/second-factor';
 import { SecretBox } from '../../auth/mfa/secret-box';
@@ -23,14 +25,15 @@ import { REFRESH_COOKIE_SCHEME, refreshCookieSecurityScheme } from './cookie';
 import { noStore, noStoreHeaders } from './no-store';
 import { accountMailRoutes } from './account-mail-routes';
 import { authRateLimit, authRateLimitErrors, authRateLimitHeaders } from './rate-limit';
-import { authRoutes } from './routes';
+import { oidcRoutes } from './oidc-routes';
+import { authRoutes, type AuthRouteDeps } from './routes';
 
 /**
  * The auth module, mounted at /api/auth: login, refresh, logout (and register when enabled), all behind
  * one shared per-IP rate limit. It owns the users and refresh-token stores (src/auth/stores). Building it
  * starts two argon2 hashes (the demo user's password and the dummy hash for unknown users) and, with REDIS_URL, opens the Redis connection for the rate limit.
  */
-export const authModule = defineModule([userStore, refreshTokenStore, accountTokenStore, mfaStore], (services) => {
+export const authModule = defineModule([userStore, refreshTokenStore, accountTokenStore, mfaStore, identityStore], (services) => {
   const { config, logger, database, tokens, lifecycle, users, callers } = services;
   const hasher = new PasswordHasher(undefined, new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.maxQueued));
   const sessions = new RefreshSessions(tokens, database.store(refreshTokenStore), config.refreshRotation);
@@ -50,7 +53,7 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
     factors: new SecondFactor(database.store(mfaStore), new SecretBox(config.mfa.keys), failureCounter, { failures: config.loginThrottle.pairFailures, windowMs: config.loginThrottle.windowMs }, config.mfa.issuer),
     challenges: new ChallengeTokens(config.jwt.accessSecret, config.jwt.issuer, config.mfa.tokenTtlSeconds),
   };
-  const routes = authRoutes({
+  const authDeps: AuthRouteDeps = {
     tokens,
     users,
     credentials: new CredentialVerifier(users, hasher, logger),
@@ -69,7 +72,13 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
     verificationRequired: mail?.emailVerification === 'required',
     mfa,
     logger,
-  });
+  };
+  const routes = authRoutes(authDeps);
+  // Sign-in with OpenID Connect providers (OIDC_PROVIDERS, discovered at start-up): docs/authentication.md.
+  if (services.oidc && config.oidc) {
+    const accountsOf = new OidcAccounts(users, database.store(identityStore));
+    routes.push(...oidcRoutes({ ...authDeps, providers: services.oidc, accounts: accountsOf, seal: new FlowSeal(config.jwt.refreshSecret), publicUrl: config.oidc.publicUrl }));
+  }
   if (mail && links) {
     const reset = new PasswordReset(users, links, accounts, hasher, mail.passwordResetTtlMs);
     routes.push(...accountMailRoutes(reset, verification, events, logger, config.passwordMinLength));

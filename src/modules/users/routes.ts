@@ -1,4 +1,7 @@
+import { Type } from '@sinclair/typebox';
 import type { AccountSessions } from '../../auth/account-sessions';
+import { hasPassword } from '../../auth/passwords';
+import type { IdentityStore } from '../../auth/stores/identity-store';
 import type { MfaStore } from '../../auth/stores/mfa-store';
 import { LAST_ADMIN, type UserDirectory, type UserStore } from '../../auth/stores/user-store';
 import { conflict, notFound } from '../../http/errors';
@@ -7,7 +10,7 @@ import { idParams, pageQuery, pageSchema } from '../../http/routing/record-schem
 import { route, type ModuleDefinition } from '../../http/routing/route';
 import { isId } from '../../stores/ids';
 import { ADMIN_ROLE } from '../../stores/kit/owner-scope';
-import { publicUser, publicUserSchema, roleChangeSchema } from './schemas';
+import { linkedProvidersSchema, publicUser, publicUserSchema, roleChangeSchema } from './schemas';
 
 export interface UserRouteDeps {
   /** Whoever can log in (demo or database): enough for /me. */
@@ -17,6 +20,10 @@ export interface UserRouteDeps {
   sessions: AccountSessions;
   /** The users' two-factor credentials, removed with the user (database users only). */
   secondFactors: Pick<MfaStore, 'remove'> | undefined;
+  /** Identities at OpenID Connect providers, removed with the user (database users only). */
+  identities: Pick<IdentityStore, 'listByUser' | 'removeUser'> | undefined;
+  /** OIDC_PROVIDERS set: /me lists the caller's linked providers. */
+  listLinkedProviders: boolean;
   roles: readonly string[];
 }
 
@@ -26,20 +33,23 @@ const NOT_FOUND = { 404: 'No such user (an unknown or malformed id)' };
 const KEEP_ADMIN = { keepRole: ADMIN_ROLE };
 const lastAdmin = () => conflict('This is the last administrator: make another user admin first');
 
-export function userRoutes({ users, directory, sessions, secondFactors, roles }: UserRouteDeps): ModuleDefinition['routes'] {
+export function userRoutes({ users, directory, sessions, secondFactors, identities, listLinkedProviders, roles }: UserRouteDeps): ModuleDefinition['routes'] {
   const userSchema = publicUserSchema(roles);
+  const linked = listLinkedProviders ? identities : undefined;
   const me = route({
     method: 'GET',
     path: '/me',
     access: 'authenticated',
-    summary: 'The signed-in caller, as stored now (role included)',
-    responses: { 200: userSchema },
+    summary: linked ? 'The signed-in caller, as stored now (role included), and the providers linked to the account' : 'The signed-in caller, as stored now (role included)',
+    responses: { 200: linked ? Type.Composite([userSchema, linkedProvidersSchema]) : userSchema },
     errors: { 404: 'The user no longer exists' },
     // Read from the store, not the token: the role may have changed, and the token carries no email or name.
     handler: async (ctx) => {
       const user = await users.findById(callerOf(ctx).id);
       if (!user) throw notFound('This user no longer exists');
-      return publicUser(user);
+      if (!linked) return publicUser(user);
+      const providers = (await linked.listByUser(user.id)).map((identity) => ({ provider: identity.provider, linkedAt: identity.linkedAt.toISOString() }));
+      return { ...publicUser(user), hasPassword: hasPassword(user.passwordHash), linkedProviders: providers };
     },
   });
   if (!directory) return [me];
@@ -101,7 +111,7 @@ export function userRoutes({ users, directory, sessions, secondFactors, roles }:
       method: 'DELETE',
       path: '/:id',
       access: ADMIN_ONLY,
-      summary: 'Delete a user, revoke their refresh tokens and remove their two-factor credential',
+      summary: 'Delete a user, revoke their refresh tokens, remove their two-factor credential and their linked provider identities',
       params: idParams,
       responses: { 204: null },
       errors: { ...NOT_FOUND, 409: 'The user is the last administrator' },
@@ -112,6 +122,7 @@ export function userRoutes({ users, directory, sessions, secondFactors, roles }:
         if (!deleted) throw notFound('No such user');
         await sessions.endAll(id); // no refresh token outlives its user; their access tokens fail the guards
         await secondFactors?.remove(id); // nor does their authenticator secret
+        await identities?.removeUser(id); // nor a link from a provider's identity (a new sign-in there starts afresh)
         return undefined; // 204
       },
     }),
