@@ -74,10 +74,11 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
     logger,
   };
   const routes = authRoutes(authDeps);
-  // Sign-in with OpenID Connect providers (OIDC_PROVIDERS, discovered at start-up): docs/authentication.md.
-  if (services.oidc && config.oidc) {
-    const accountsOf = new OidcAccounts(users, database.store(identityStore));
-    routes.push(...oidcRoutes({ ...authDeps, providers: services.oidc, accounts: accountsOf, seal: new FlowSeal(config.jwt.refreshSecret), publicUrl: config.oidc.publicUrl }));
+  // Sign-in with OpenID Connect providers (OIDC_PROVIDERS, discovered at start-up: services.oidc): docs/authentication.md.
+  if (config.oidc) {
+    const linked = new OidcAccounts(users, database.store(identityStore));
+    const providers = services.oidc ?? new Map(); // none only where nothing is served (the API document)
+    routes.push(...oidcRoutes({ ...authDeps, providers, accounts: linked, seal: new FlowSeal(config.jwt.refreshSecret), publicUrl: config.oidc.publicUrl }));
   }
   if (mail && links) {
     const reset = new PasswordReset(users, links, accounts, hasher, mail.passwordResetTtlMs);
