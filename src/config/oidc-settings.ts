@@ -37,7 +37,7 @@ function issuerUrl(env: Env, variable: string, production: boolean): URL {
   } catch {
     url = undefined;
   }
-  if (!url || url.search || url.hash || url.username || url.password) throw new ConfigError(variable, 'must be the issuer URL, such as https://accounts.google.com');
+  if (!url || url.search || url.hash || url.username || url.password || url.href.length > 255) throw new ConfigError(variable, 'must be the issuer URL, such as https://accounts.google.com');
   // Plain HTTP only to this machine (a provider for development or tests), never in production.
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname) && !production)) {
     throw new ConfigError(variable, 'must be an https:// URL (http:// only to localhost outside production)');

@@ -35,6 +35,7 @@ describe('OIDC settings', () => {
     [{ OIDC_CORP_CLIENT_SECRET: '' }, 'OIDC_CORP_CLIENT_SECRET', 'is required'],
     [{ OIDC_CORP_ISSUER: 'http://login.example.com' }, 'OIDC_CORP_ISSUER', 'must be an https:// URL'],
     [{ OIDC_CORP_ISSUER: 'not a url' }, 'OIDC_CORP_ISSUER', 'must be the issuer URL'],
+    [{ OIDC_CORP_ISSUER: `https://login.example.com/${'r'.repeat(240)}` }, 'OIDC_CORP_ISSUER', 'must be the issuer URL'],
     [{ OIDC_CORP_SCOPES: 'email profile' }, 'OIDC_CORP_SCOPES', 'must include openid'],
     [{ OIDC_PROVIDERS: 'corp,corp' }, 'OIDC_PROVIDERS', 'lists the same provider twice'],
     [{ OIDC_PROVIDERS: 'co-rp' }, 'OIDC_PROVIDERS', 'must be a comma-separated list'],

@@ -53,6 +53,7 @@ for (const target of engines) {
           PUBLIC_URL,
           AUTH_RATE_LIMIT_MAX: '1000',
           MFA_ENCRYPTION_KEY: MFA_KEY,
+          METRICS_PORT: '9464', // counted (never listened on: the app is built, not started)
           OIDC_PROVIDERS: 'test,corp',
           OIDC_TEST_ISSUER: issuer,
           OIDC_TEST_CLIENT_ID: 'service',
@@ -93,6 +94,11 @@ for (const target of engines) {
       return `Bearer ${refreshed.body.data.accessToken as string}`;
     };
     const me = async (bearer: string) => (await http().get('/api/users/me').set('Authorization', bearer).expect(200)).body.data;
+    /** auth_oidc_total for one outcome, as Prometheus would scrape it. */
+    const counted = async (outcome: string) => {
+      const text = (await app().services.metrics.render()).body;
+      return Number(new RegExp(`^auth_oidc_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1]);
+    };
     const expectNoSession = (res: request.Response) => {
       expect(named(res, 'refreshToken')).toBeUndefined();
       expect(named(res, 'loginDevice')).toBeUndefined();
@@ -133,6 +139,7 @@ for (const target of engines) {
         .slice(-2)
         .map((line) => [line.outcome, line.linked, line.provider]);
       expect(outcomes).toEqual([['success', 'created', 'test'], ['success', 'linked', 'test']]);
+      expect(await counted('success')).toBeGreaterThanOrEqual(2);
     });
 
     it('a replayed callback is refused (the provider will not exchange a code twice) and sets nothing', async () => {
@@ -165,6 +172,7 @@ for (const target of engines) {
       await callback(back, flowCookie).expect(302); // the genuine one still works: nothing was spent
       const reasons = app().logLines().filter((line) => line.action === 'oidc-login' && line.outcome === 'refused').slice(-5).map((line) => line.reason);
       expect(reasons).toEqual(Array(5).fill('bad-state'));
+      expect(await counted('bad-state')).toBe(5);
     });
 
     it('an address the provider has not verified neither links to the local account that holds it nor creates one', async () => {
@@ -190,6 +198,15 @@ for (const target of engines) {
     it('creates no account through a provider without registration', async () => {
       const refused = await signInAs({ account: endUser().account }, 403, { name: 'corp' });
       expect(refused.body).toEqual({ status: 'fail', message: 'No account uses this address, and accounts are not created through this provider' });
+      expectNoSession(refused);
+    });
+
+    it('takes what fits: a long name is cut to 100 characters, a subject over 255 is refused', async () => {
+      const long = `s${'x'.repeat(199)}`;
+      const bearer = await bearerAfter(await signInAs({ account: `${long}~long-${Date.now()}@example.com~1` }, 302));
+      expect((await me(bearer)).name).toBe(`Test ${long}`.slice(0, 100));
+      const refused = await signInAs({ account: `${'s'.repeat(256)}~too-long-${Date.now()}@example.com~1` }, 401);
+      expect(refused.body.message).toBe('The provider sent a subject identifier that is not 1-255 visible ASCII characters');
       expectNoSession(refused);
     });
 

@@ -16,6 +16,13 @@ const client = require('openid-client') as typeof OpenIdClient;
 const HTTP_TIMEOUT_SECONDS = 10;
 const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
 
+/** The address a provider vouches for, if it fits a users row (254 characters, an @): else none. */
+function addressOf(claims: Record<string, unknown>): Pick<ProviderIdentity, 'email' | 'emailVerified'> {
+  const email = str(claims.email);
+  if (!email || email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email)) return { email: undefined, emailVerified: false };
+  return { email, emailVerified: claims.email_verified === true };
+}
+
 /** The provider's error code in an error openid-client threw (an OAuth error response), else a generic word. */
 function describe(error: unknown): string {
   if (error instanceof client.ResponseBodyError || error instanceof client.AuthorizationResponseError) return error.error;
@@ -96,8 +103,11 @@ export class OidcProvider {
       const claims = tokens.claims()!; // idTokenExpected: openid-client refuses an answer without one
       let source: Record<string, unknown> = claims;
       if (str(claims.email) === undefined) source = await client.fetchUserInfo(this.configuration, tokens.access_token, claims.sub);
-      return { issuer: claims.iss, subject: claims.sub, email: str(source.email), emailVerified: source.email_verified === true, name: str(source.name) };
+      // OpenID Connect Core §2: a `sub` is at most 255 ASCII characters (the linked-identity key holds that much).
+      if (claims.sub.length > 255 || !/^[\x21-\x7e]+$/.test(claims.sub)) throw new ProviderRefusal('The provider sent a subject identifier that is not 1-255 visible ASCII characters', 'exchange');
+      return { issuer: claims.iss, subject: claims.sub, ...addressOf(source), name: str(source.name)?.trim().slice(0, 100) || undefined };
     } catch (error) {
+      if (error instanceof ProviderRefusal) throw error;
       if (error instanceof client.AuthorizationResponseError) throw new ProviderRefusal(`The provider refused the sign-in (${describe(error)})`, 'denied', { cause: error });
       if (unreachable(error)) throw new ProviderRefusal('The provider could not be reached: try again later', 'unreachable', { cause: error });
       throw new ProviderRefusal(`The sign-in could not be completed (${describe(error)}): start again`, 'exchange', { cause: error });
