@@ -4,10 +4,8 @@ import type { RefreshRefusal } from '../../auth/refresh-sessions';
 import { clientIp } from '../../http/client-ip';
 import type { Logger } from '../../logger';
 import { normaliseEmail } from '../../auth/stores/email';
+import type { Resolution as OidcResolution } from '../../auth/oidc/oidc-accounts';
 import type { OidcRefusal } from '../../observability/metrics';
-
-/** How an OpenID Connect sign-in found its user (src/auth/oidc/oidc-accounts.ts). */
-export type OidcResolution = 'linked' | 'email' | 'created';
 
 /** What happened at an auth route. Never a password or a token: emails only as a keyed hash. */
 export type AuthEvent =

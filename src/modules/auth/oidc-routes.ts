@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { ChallengeTokens } from '../../auth/mfa/challenge-tokens';
 import type { SecondFactor } from '../../auth/mfa/second-factor';
 import type { FlowSeal } from '../../auth/oidc/flow-cookie';
-import type { AccountRefusal, OidcAccounts } from '../../auth/oidc/oidc-accounts';
+import type { AccountRefusal, OidcAccounts, Resolution } from '../../auth/oidc/oidc-accounts';
 import { ProviderRefusal } from '../../auth/oidc/provider-types';
 import type { OidcProvider } from '../../auth/oidc/providers';
 import { safeReturnTo } from '../../auth/oidc/return-to';
@@ -64,7 +64,7 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
   const landing = (returnTo: string) => `${deps.publicUrl}${returnTo}`;
 
   /** The end of a callback for a known user: the second factor next, or a session exactly as a password login makes it. */
-  const finish = async (ctx: Context, provider: string, user: UserRecord, linked: 'linked' | 'email' | 'created', returnTo: string) => {
+  const finish = async (ctx: Context, provider: string, user: UserRecord, linked: Resolution, returnTo: string) => {
     ctx.append('Set-Cookie', clearFlow);
     if (deps.mfa && (await deps.mfa.factors.enrolled(user.id))) {
       // The provider was the first factor; the code comes next, at POST /api/auth/mfa/verify with this token.
