@@ -10,7 +10,8 @@ import { NO_PASSWORD, PasswordHasher } from '../../src/auth/passwords';
 import type { UserRecord, UserStore } from '../../src/auth/stores/user-store';
 import { loadConfig } from '../../src/config/config';
 import { configError } from '../support/config-error';
-import { memoryLogger, TEST_SECRETS } from '../support/test-app';
+import { authModule } from '../../src/modules/auth';
+import { buildTestApp, memoryLogger, TEST_SECRETS } from '../support/test-app';
 
 // The parts of OpenID Connect sign-in that need no provider: the settings, where the browser may return
 // to, the sealed flow cookie, a provider-made user's missing password, and discovery that fails naming
@@ -100,6 +101,15 @@ describe('a user without a password (made by a provider sign-in)', () => {
   });
 });
 
+/** A loopback port nobody listens on. */
+const closedPort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+
 describe('discovery at start-up', () => {
   let server: Server;
   let port: number;
@@ -115,17 +125,19 @@ describe('discovery at start-up', () => {
 
   it('retries an unreachable issuer, then fails naming the variable', async () => {
     const { logger, lines } = memoryLogger();
-    const closed = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port: free } = probe.address() as AddressInfo;
-        probe.close(() => resolve(free));
-      });
-    });
+    const closed = await closedPort();
     const failure = discoverProviders(settings(`http://127.0.0.1:${closed}`), logger, 3, 5);
     await expect(failure).rejects.toBeInstanceOf(OidcDiscoveryError);
-    await expect(failure).rejects.toThrow(new RegExp(`^OIDC_CORP_ISSUER: the OpenID Connect issuer http://127.0.0.1:${closed}/ could not be discovered after 3 attempt\\(s\\)`));
+    await expect(failure).rejects.toThrow(new RegExp(`^OIDC_CORP_ISSUER: the OpenID Connect issuer http://127.0.0.1:${closed}/ could not be discovered after 3 attempt\\(s\\): connect ECONNREFUSED 127.0.0.1:${closed}$`));
     expect(lines().filter((line) => line.msg === 'OpenID Connect issuer not reachable yet (OIDC_CORP_ISSUER)')).toHaveLength(2);
   });
+
+  it('stops the service start-up, after retrying like the database, naming the variable', async () => {
+    const env = { ...CORP, DATABASE_URL: 'sqlite::memory:', OIDC_CORP_ISSUER: `http://127.0.0.1:${await closedPort()}` };
+    const started = Date.now();
+    await expect(buildTestApp({ env: { USER_STORE: 'database', PUBLIC_URL: BASE.PUBLIC_URL, ...env }, modules: [authModule] })).rejects.toThrow(/^OIDC_CORP_ISSUER: .* after 5 attempt\(s\)/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(15_000); // 1 + 2 + 4 + 8 s between the attempts
+  }, 45_000);
 
   it('fails on an answer that is no discovery document for that issuer', async () => {
     await expect(discoverProviders(settings(`http://127.0.0.1:${port}`), memoryLogger().logger, 1)).rejects.toThrow(/^OIDC_CORP_ISSUER: .* could not be discovered after 1 attempt\(s\): /);

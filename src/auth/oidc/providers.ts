@@ -27,6 +27,8 @@ function addressOf(claims: Record<string, unknown>): Pick<ProviderIdentity, 'ema
 function describe(error: unknown): string {
   if (error instanceof client.ResponseBodyError || error instanceof client.AuthorizationResponseError) return error.error;
   if (error instanceof client.ClientError) return error.code ?? error.message;
+  // fetch's own "fetch failed" says nothing: its cause does ("connect ECONNREFUSED 10.0.0.5:443").
+  if (error instanceof Error && error.message === 'fetch failed' && error.cause instanceof Error) return error.cause.message;
   return error instanceof Error ? error.message : String(error);
 }
 
