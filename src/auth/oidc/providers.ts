@@ -23,13 +23,17 @@ function addressOf(claims: Record<string, unknown>): Pick<ProviderIdentity, 'ema
   return { email, emailVerified: claims.email_verified === true };
 }
 
-/** The provider's error code in an error openid-client threw (an OAuth error response), else a generic word. */
+/**
+ * The provider's error code for an OAuth error answer; otherwise the innermost cause's words: openid-client's
+ * "something went wrong" and fetch's "fetch failed" wrap what happened ("connect ECONNREFUSED 10.0.0.5:443").
+ */
 function describe(error: unknown): string {
   if (error instanceof client.ResponseBodyError || error instanceof client.AuthorizationResponseError) return error.error;
-  if (error instanceof client.ClientError) return error.code ?? error.message;
-  // fetch's own "fetch failed" says nothing: its cause does ("connect ECONNREFUSED 10.0.0.5:443").
-  if (error instanceof Error && error.message === 'fetch failed' && error.cause instanceof Error) return error.cause.message;
-  return error instanceof Error ? error.message : String(error);
+  // By shape, not instanceof: fetch's errors come from Node's own realm, which a test runner's is not.
+  const errorLike = (value: unknown): value is { message: string; cause?: unknown } => typeof value === 'object' && value !== null && typeof (value as Error).message === 'string';
+  let innermost = error;
+  while (errorLike(innermost) && errorLike(innermost.cause)) innermost = innermost.cause;
+  return errorLike(innermost) ? innermost.message : String(innermost);
 }
 
 /** Failed to reach the provider at all (refused, reset, timed out), as opposed to an answer it gave. */
