@@ -21,6 +21,7 @@ export const usersModule = defineModule([userStore, refreshTokenStore, mfaStore]
       secondFactors: config.userStore === 'database' ? database.store(mfaStore) : undefined,
       sessions: new AccountSessions(users, refresh, callers),
       roles: config.roles,
+      lists: config.lists,
     }),
   };
 });

@@ -1,7 +1,11 @@
 import type { AccountSessions } from '../../auth/account-sessions';
 import type { MfaStore } from '../../auth/stores/mfa-store';
-import { LAST_ADMIN, type UserDirectory, type UserStore } from '../../auth/stores/user-store';
-import { conflict, notFound } from '../../http/errors';
+import { LAST_ADMIN, USERS_ORDER, type UserDirectory, type UserStore } from '../../auth/stores/user-store';
+import type { FieldError } from '../../http/envelope';
+import { readListWindow } from '../../http/routing/list-window';
+import { withTiebreak } from '../../stores/kit/list-query';
+import type { ListSettings } from '../../stores/kit/pagination';
+import { conflict, notFound, unprocessable } from '../../http/errors';
 import { callerOf } from '../../http/routing/caller';
 import { idParams, pageQuery, pageSchema } from '../../http/routing/record-schemas';
 import { route, type ModuleDefinition } from '../../http/routing/route';
@@ -18,6 +22,8 @@ export interface UserRouteDeps {
   /** The users' two-factor credentials, removed with the user (database users only). */
   secondFactors: Pick<MfaStore, 'remove'> | undefined;
   roles: readonly string[];
+  /** LIST_MAX_OFFSET and LIST_COUNT_LIMIT. */
+  lists: ListSettings;
 }
 
 const ADMIN_ONLY = { roles: [ADMIN_ROLE] };
@@ -26,7 +32,7 @@ const NOT_FOUND = { 404: 'No such user (an unknown or malformed id)' };
 const KEEP_ADMIN = { keepRole: ADMIN_ROLE };
 const lastAdmin = () => conflict('This is the last administrator: make another user admin first');
 
-export function userRoutes({ users, directory, sessions, secondFactors, roles }: UserRouteDeps): ModuleDefinition['routes'] {
+export function userRoutes({ users, directory, sessions, secondFactors, roles, lists }: UserRouteDeps): ModuleDefinition['routes'] {
   const userSchema = publicUserSchema(roles);
   const me = route({
     method: 'GET',
@@ -56,11 +62,14 @@ export function userRoutes({ users, directory, sessions, secondFactors, roles }:
       method: 'GET',
       path: '/',
       access: ADMIN_ONLY,
-      summary: 'Users, oldest first, a page at a time',
+      summary: 'Users, oldest first, a page at a time (by offset, or by cursor at any depth)',
       query: pageQuery,
       responses: { 200: pageSchema(userSchema) },
       handler: async (ctx) => {
-        const page = await directory.list(ctx.query);
+        const errors: FieldError[] = [];
+        const window = readListWindow(ctx.query, lists, withTiebreak(USERS_ORDER), (field) => (field === 'createdAt' ? 'datetime' : 'string'), errors);
+        if (errors.length > 0) throw unprocessable(errors);
+        const page = await directory.list(window);
         return { ...page, items: page.items.map(publicUser) };
       },
     }),

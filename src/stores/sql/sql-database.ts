@@ -4,7 +4,8 @@ import { ExpiredRecordCleanup } from '../cleanup-job';
 import { connectWithRetry } from '../connect-retry';
 import { guarded } from '../guard';
 import type { SqlStoreContext, StoreDefinition } from '../kit/definition';
-import { migrationsOf, OpenedStores, type AnyStoreDefinition } from '../kit/registry';
+import { inDependencyOrder, migrationsOf, OpenedStores, type AnyStoreDefinition } from '../kit/registry';
+import { SchemaDriftError } from '../errors';
 import type { Database, PoolStats } from '../types';
 import { sqlConnectionSettings, type SqlEngine } from './connection-options';
 import type { Migrator } from './migrator';
@@ -146,6 +147,13 @@ export class SqlDatabase implements Database {
     } finally {
       await sequelize.close();
     }
+  }
+
+  async checkSchema(): Promise<void> {
+    const queryInterface = this.sequelize.getQueryInterface();
+    const problems: string[] = [];
+    for (const definition of inDependencyOrder(this.options.stores)) problems.push(...((await definition.checkRelational?.(queryInterface)) ?? []));
+    if (problems.length > 0) throw new SchemaDriftError(problems);
   }
 
   ping(): Promise<void> {
