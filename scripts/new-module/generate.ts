@@ -19,7 +19,7 @@ const REGISTRY_LIST = /(export const modules: ModuleFactory\[\] = \[)([^\]]*)(\]
 const resourceExists = (root: string) => (module: string) => existsSync(path.join(root, `src/modules/${module}/resource.ts`));
 
 /** The source with a line inserted after its last import. */
-function withImport(source: string, line: string): string {
+export function withImport(source: string, line: string): string {
   const lines = source.split('\n');
   const lastImport = lines.reduce((last, text, index) => (text.startsWith('import ') ? index : last), -1);
   lines.splice(lastImport + 1, 0, line);
@@ -74,7 +74,7 @@ export function plan(root: string, name: string | undefined, fieldArguments: rea
 }
 
 const FIELDS_BLOCK = /(\n {2}fields: \{\n)([\s\S]*?)(\n {2}\},\n)/;
-const MIGRATIONS_LIST = /(\n {2}migrations: \[)([^\]]*)(\],\n)/;
+export const MIGRATIONS_LIST = /(\n {2}migrations: \[)([^\]]*)(\],\n)/;
 
 /** The new migration and the edited declaration that adds one field to a kit module (npm run new:field). */
 export function planField(root: string, module: string | undefined, fieldArgument: string | undefined): PlannedFile[] {

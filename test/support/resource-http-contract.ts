@@ -72,6 +72,13 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
       const deep = await http().get(`${path}?offset=${DEFAULT_LIST_SETTINGS.maxOffset + 1}`).set('Authorization', as('carol')).expect(422);
       expect(deep.body.errors).toEqual([expect.objectContaining({ field: 'query.offset', message: expect.stringContaining('cursor') })]);
       await http().get(`${path}?offset=${DEFAULT_LIST_SETTINGS.maxOffset}`).set('Authorization', as('carol')).expect(200);
+      // A forged cursor carrying U+0000 in a value is refused like any other NUL, never a 500.
+      const decoded = JSON.parse(Buffer.from(first.body.data.nextCursor, 'base64url').toString('utf8')) as { o: string; v: unknown[] };
+      const forged = Buffer.from(JSON.stringify({ ...decoded, v: decoded.v.map((value, index) => (index === decoded.v.length - 1 ? 'x\u0000y' : value)) })).toString('base64url');
+      const nul = await http().get(`${path}?limit=2&cursor=${forged}`).set('Authorization', as('carol')).expect(422);
+      expect(nul.body.errors).toEqual([expect.objectContaining({ field: expect.stringMatching(/^query\.cursor/), message: expect.stringContaining('U+0000') })]);
+      // The cursor is bound to its sort: taken newest first, it is refused for another order.
+      await http().get(`${path}?limit=2&sort=createdAt&cursor=${first.body.data.nextCursor}`).set('Authorization', as('carol')).expect(422);
     });
 
     it('filters by each declared filter and sorts by each declared key', async () => {

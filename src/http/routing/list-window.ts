@@ -3,6 +3,7 @@ import type { FieldKind } from '../../stores/kit/fields';
 import type { SortKey } from '../../stores/kit/list-query';
 import type { ListSettings } from '../../stores/kit/pagination';
 import type { FieldError } from '../envelope';
+import { nulCharacterErrors } from './text-rules';
 
 // Which part of a list a request asks for, the same on every list (resources, users): a page size, then
 // either an offset (bounded by LIST_MAX_OFFSET) or a cursor, never both, and a count only when asked. The
@@ -23,6 +24,8 @@ export function readListWindow(query: Record<string, unknown>, settings: ListSet
     if (query.offset !== undefined) errors.push({ field: 'query.offset', message: 'cannot be used with cursor: page with one or the other' });
     after = decodeCursor(query.cursor, order, kindOf);
     if (!after) errors.push({ field: 'query.cursor', message: 'is not a cursor of this list (taken with another sort, or changed)' });
+    // Its decoded values reach the database as every other value does: under the same rules (a forged NUL is a 422, not a 500).
+    else errors.push(...nulCharacterErrors(after, 'query.cursor'));
   }
   if (offset > settings.maxOffset) {
     errors.push({ field: 'query.offset', message: `is at most ${settings.maxOffset}: page deeper with cursor (each page's nextCursor)` });

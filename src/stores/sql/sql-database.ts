@@ -1,4 +1,4 @@
-import { DataTypes, QueryTypes, Sequelize, type Transaction } from 'sequelize';
+import { DataTypes, QueryTypes, Sequelize, type QueryInterface, type Transaction } from 'sequelize';
 import type { Logger } from '../../logger';
 import { ExpiredRecordCleanup } from '../cleanup-job';
 import { connectWithRetry } from '../connect-retry';
@@ -149,8 +149,13 @@ export class SqlDatabase implements Database {
     }
   }
 
+  /** The schema's tools on the service's connection (start-up checks, generators). */
+  queryInterface(): QueryInterface {
+    return this.sequelize.getQueryInterface();
+  }
+
   async checkSchema(): Promise<void> {
-    const queryInterface = this.sequelize.getQueryInterface();
+    const queryInterface = this.queryInterface();
     const problems: string[] = [];
     for (const definition of inDependencyOrder(this.options.stores)) problems.push(...((await definition.checkRelational?.(queryInterface)) ?? []));
     if (problems.length > 0) throw new SchemaDriftError(problems);
