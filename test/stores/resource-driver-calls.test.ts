@@ -1,6 +1,6 @@
 import mongoose from 'mongoose';
 import { DataTypes, Sequelize, type FindOptions, type Model, type ModelStatic } from 'sequelize';
-import { ReferencedRecordError } from '../../src/stores/errors';
+import { DuplicateKeyError, MissingReferenceError, ReferencedRecordError, UniqueKeyError } from '../../src/stores/errors';
 import { newId } from '../../src/stores/ids';
 import type { MongoStoreContext, SqlStoreContext } from '../../src/stores/kit/definition';
 import type { ListQuery } from '../../src/stores/kit/list-query';
@@ -191,13 +191,27 @@ describe('MongoDB: what the store asks of mongoose', () => {
     expect(indexes.filter((keys) => keys === 'ownerId,createdAt,_id')).toHaveLength(1); // the record schema's, not twice
   });
 
+  /** A query chain that records its arguments and the deadline it was given, and answers `result`. */
+  interface Asked {
+    args: unknown[];
+    maxTimeMS?: number;
+  }
+  function asking(result: unknown, asked: Asked[]) {
+    return (...args: unknown[]) => {
+      const call: Asked = { args };
+      asked.push(call);
+      const query = { maxTimeMS: (ms: number) => ((call.maxTimeMS = ms), query), lean: () => query, exec: async () => result };
+      return query;
+    };
+  }
+
   it('refuses to delete a record a restricting reference points at, deleting nothing; cascades otherwise, deepest first', async () => {
     const deleted: string[] = [];
-    const found = (ids: string[]) => ({ lean: () => ({ exec: async () => ids.map((_id) => ({ _id })) }) });
-    jest.spyOn(connection.models.KitNote!, 'exists').mockReturnValue({ exec: async () => ({ _id: 'n1' }) } as never);
-    jest.spyOn(connection.models.KitTag!, 'exists').mockReturnValue({ exec: async () => ({ _id: 't1' }) } as never);
-    jest.spyOn(connection.models.KitTag!, 'find').mockReturnValue(found(['t1']) as never);
-    jest.spyOn(connection.models.KitMark!, 'find').mockReturnValue(found(['m1', 'm2']) as never);
+    const asked: Asked[] = [];
+    jest.spyOn(connection.models.KitNote!, 'exists').mockImplementation(asking({ _id: 'n1' }, asked) as never);
+    jest.spyOn(connection.models.KitTag!, 'exists').mockImplementation(asking({ _id: 't1' }, asked) as never);
+    jest.spyOn(connection.models.KitTag!, 'find').mockImplementation(asking([{ _id: 't1' }], asked) as never);
+    jest.spyOn(connection.models.KitMark!, 'find').mockImplementation(asking([{ _id: 'm1' }, { _id: 'm2' }], asked) as never);
     for (const name of ['KitNote', 'KitTag', 'KitMark']) {
       jest.spyOn(connection.models[name]!, 'deleteMany').mockImplementation(((filter: { _id: { $in: string[] } }) => {
         deleted.push(`${name}:${filter._id.$in.join(',')}`);
@@ -208,5 +222,30 @@ describe('MongoDB: what the store asks of mongoose', () => {
     expect(deleted).toEqual([]);
     expect(await stores.tags.delete(newId(), { ownerId: 'o' })).toBe(true);
     expect(deleted).toEqual(['KitMark:m1,m2', expect.stringMatching(/^KitTag:/)]);
+    // every read (delete's exists, each step of the cascade plan) under the store deadline
+    expect(asked.map((call) => call.maxTimeMS)).toEqual([1000, 1000, 1000, 1000]);
+  });
+
+  it("checks a reference among the writer's own records (the owner in the filter), under the store deadline", async () => {
+    await expect(stores.tags.create('o', { name: 'x', note: 'not-an-id' })).rejects.toEqual(new MissingReferenceError('note')); // nothing asked
+    const asked: Asked[] = [];
+    const noteId = newId();
+    jest.spyOn(connection.models.KitNoteReference!, 'exists').mockImplementation(asking(null, asked) as never);
+    await expect(stores.tags.create('o', { name: 'x', note: noteId })).rejects.toEqual(new MissingReferenceError('note'));
+    expect(asked).toEqual([{ args: [{ _id: noteId, ownerId: 'o' }], maxTimeMS: 1000 }]);
+  });
+
+  it('finds which unique key clashed among the owner\'s other records, under the store deadline', async () => {
+    const asked: Asked[] = [];
+    const [noteId, tagId] = [newId(), newId()];
+    jest.spyOn(connection.models.KitNoteReference!, 'exists').mockImplementation(asking({ _id: noteId }, asked) as never);
+    jest.spyOn(connection.models.KitTag!, 'findOne').mockImplementation(asking({ _id: tagId, ownerId: 'o', name: 'old', note: noteId }, asked) as never);
+    jest.spyOn(connection.models.KitTag!, 'findOneAndUpdate').mockImplementation(() => {
+      throw new DuplicateKeyError();
+    });
+    jest.spyOn(connection.models.KitTag!, 'exists').mockImplementation(asking({ _id: newId() }, asked) as never);
+    await expect(stores.tags.update(tagId, { ownerId: 'o' }, { name: 'taken' })).rejects.toEqual(new UniqueKeyError(['note', 'name']));
+    expect(asked.at(-1)).toEqual({ args: [{ $and: [{ ownerId: 'o' }, { note: noteId }, { name: 'taken' }, { _id: { $ne: tagId } }] }], maxTimeMS: 1000 });
+    expect(asked.map((call) => call.maxTimeMS)).toEqual([1000, 1000, 1000]);
   });
 });

@@ -1,4 +1,4 @@
-import type { Connection, Model, SchemaDefinition } from 'mongoose';
+import type { Model, SchemaDefinition } from 'mongoose';
 import { DuplicateKeyError, MissingReferenceError, ReferencedRecordError, UniqueKeyError } from '../errors';
 import { isId } from '../ids';
 import type { MongoStoreContext } from '../kit/definition';
@@ -178,9 +178,9 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
   delete(id: string, scope: OwnerScope): Promise<boolean> {
     if (!isId(id)) return Promise.resolve(false);
     return this.context.run(async () => {
-      const found = await this.model.exists(this.scoped(scope, [{ _id: id }])).exec();
+      const found = await this.model.exists(this.scoped(scope, [{ _id: id }])).maxTimeMS(this.context.timeoutMs).exec();
       if (!found) return false;
-      await deleteWithReferrers(this.context.connection, this.plain, [id]);
+      await deleteWithReferrers(this.context, this.plain, [id]);
       return true;
     });
   }
@@ -190,7 +190,7 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
       const value = values[name];
       if (definition.kind !== 'reference' || value === null || value === undefined) continue;
       const target = referencedModel(this.context, definition.references!.resource());
-      const found = typeof value === 'string' && isId(value) && (await this.context.run(() => target.exists({ _id: value, ownerId }).exec())) !== null;
+      const found = typeof value === 'string' && isId(value) && (await this.context.run(() => target.exists({ _id: value, ownerId }).maxTimeMS(this.context.timeoutMs).exec())) !== null;
       if (!found) throw new MissingReferenceError(name);
     }
     try {
@@ -205,7 +205,7 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
     for (const key of this.resource.unique) {
       if (key.some((name) => values[name] === null || values[name] === undefined)) continue;
       const filter = this.scoped({ ownerId }, [...key.map((name) => this.equals(name, values[name])), ...(id ? [{ _id: { $ne: id } }] : [])]);
-      if (await this.context.run(() => this.model.exists(filter).exec())) return key;
+      if (await this.context.run(() => this.model.exists(filter).maxTimeMS(this.context.timeoutMs).exec())) return key;
     }
     return this.resource.unique[0] ?? ['id'];
   }
@@ -217,13 +217,13 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
  * records go, deepest first. (Without a replica set there is no transaction: a record pointing at one of
  * these, written between the check and the delete, is left pointing at nothing.)
  */
-async function deleteWithReferrers(connection: Connection, resource: Resource, ids: string[]): Promise<void> {
+async function deleteWithReferrers({ connection, timeoutMs }: MongoStoreContext, resource: Resource, ids: string[]): Promise<void> {
   const plan: { model: AnyModel; ids: string[] }[] = [];
   const visit = async (current: Resource, currentIds: string[]): Promise<void> => {
     for (const referrer of referrersOf(current)) {
       const model = connection.models[referrer.resource.modelName] as AnyModel | undefined;
       if (!model) continue; // that resource's module is not mounted here: nothing of it is kept
-      const pointing = (await model.find({ [referrer.field]: { $in: currentIds } }, { _id: 1 }).lean<Document[]>().exec()).map((document) => document._id);
+      const pointing = (await model.find({ [referrer.field]: { $in: currentIds } }, { _id: 1 }).maxTimeMS(timeoutMs).lean<Document[]>().exec()).map((document) => document._id);
       if (pointing.length === 0) continue;
       if (referrer.onDelete === 'restrict') throw new ReferencedRecordError(referrer.resource.name);
       await visit(referrer.resource, pointing);
