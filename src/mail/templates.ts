@@ -62,3 +62,12 @@ export function twoFactorEnabledMail(): RenderedMail {
   ];
   return { subject: 'Two-factor login was turned on', text: lines.join('\n\n'), html: lines.map((line) => `<p>${escape(line)}</p>`).join('\n') };
 }
+
+/** To a user whose account no longer asks for a second factor. */
+export function twoFactorDisabledMail(): RenderedMail {
+  const lines = [
+    'Two-factor login was turned off for your account: logging in asks for the password alone again.',
+    'If you did not do this, someone else knows your password and has your authenticator or a recovery code: reset your password at once and contact the administrators.',
+  ];
+  return { subject: 'Two-factor login was turned off', text: lines.join('\n\n'), html: lines.map((line) => `<p>${escape(line)}</p>`).join('\n') };
+}

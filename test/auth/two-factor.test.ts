@@ -22,7 +22,7 @@ for (const target of engines.filter((engine) => engine.skipReason)) console.warn
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`two-factor login on ${target.label}`, () => {
-    const { app, http, register } = useMailApp(target, { MFA_ENCRYPTION_KEY: MFA_KEY, MFA_ISSUER: 'Koa API Test', LOGIN_THROTTLE_FAILURES: '5' });
+    const { app, http, mail, register } = useMailApp(target, { MFA_ENCRYPTION_KEY: MFA_KEY, MFA_ISSUER: 'Koa API Test', LOGIN_THROTTLE_FAILURES: '5' });
     const login = (email: string) => http().post('/api/auth/login').send({ email, password: PASSWORD });
     const verify = (mfaToken: string, factor: { code: string } | { recoveryCode: string }) => http().post('/api/auth/mfa/verify').send({ mfaToken, ...factor });
 
@@ -131,6 +131,7 @@ for (const target of engines) {
       await http().post('/api/auth/mfa/disable').set('Authorization', bearer).send({ password: PASSWORD, code: '000000' }).expect(401);
       await http().post('/api/auth/mfa/disable').set('Authorization', bearer).send({ password: PASSWORD, code: await codeAt(secret, 1) }).expect(204);
       expect((await login(email).expect(200)).body.data).toHaveProperty('accessToken');
+      expect((await mail.waitFor(email, 2)).map((sent) => sent.subject)).toEqual(['Two-factor login was turned on', 'Two-factor login was turned off']);
       await http().post('/api/auth/mfa/disable').set('Authorization', bearer).send({ password: PASSWORD, code: await codeAt(secret, 1) }).expect(409);
       expect((await http().get('/api/auth/mfa').set('Authorization', bearer).expect(200)).body.data).toEqual({ enabled: false, recoveryCodesLeft: 0 });
     });

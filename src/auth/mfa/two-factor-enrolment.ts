@@ -1,5 +1,5 @@
 import type { Logger } from '../../logger';
-import type { AccountNotices } from '../account-notices';
+import type { AccountNotice, AccountNotices } from '../account-notices';
 import type { AccountSessions } from '../account-sessions';
 import type { AttemptOrigin, Counting, PasswordCheck } from '../password-check';
 import type { RefreshSessions } from '../refresh-sessions';
@@ -21,7 +21,7 @@ export type DisableOutcome = { ok: true } | { ok: false; refused: 'not-on' | 'wr
  *    unconfirmed one of the same user, which only the password's holder can do;
  *  - `confirm`: a first code from that secret; then every session of the user ends (AccountSessions), the
  *    caller gets a new one (its refresh token), and a security mail goes to the address when mail is configured;
- *  - `disable`: the password, then a code or a recovery code.
+ *  - `disable`: the password, then a code or a recovery code; the owner is mailed a notice too.
  */
 export class TwoFactorEnrolment {
   constructor(
@@ -49,7 +49,7 @@ export class TwoFactorEnrolment {
     const sessionVersion = await this.accounts.endAllForNewSession(user.id);
     if (sessionVersion === undefined) return { ok: false, refused: 'user-gone' };
     const session = await this.refresh.issue({ id: user.id, sessionVersion });
-    this.notices?.send(user, 'two-factor-enabled').catch((error: unknown) => this.logger.warn({ err: error, userId: user.id }, 'two-factor notice not sent'));
+    this.notify(user, 'two-factor-enabled');
     return { ok: true, recoveryCodes: outcome, session };
   }
 
@@ -60,6 +60,12 @@ export class TwoFactorEnrolment {
     const check = await this.factors.check(user.id, answer, this.counting);
     if (!check.ok) return check.refused === 'throttled' ? { ok: false, refused: 'throttled-code', retryAfterSeconds: check.retryAfterSeconds } : { ok: false, refused: 'wrong-code' };
     await this.factors.disable(user.id);
+    this.notify(user, 'two-factor-disabled');
     return { ok: true };
+  }
+
+  /** The owner hears of it, whoever did it (with mail configured); beside the answer, a failure only logged. */
+  private notify(user: UserRecord, notice: AccountNotice): void {
+    this.notices?.send(user, notice).catch((error: unknown) => this.logger.warn({ err: error, userId: user.id }, 'two-factor notice not sent'));
   }
 }
