@@ -21,13 +21,15 @@ export type MfaOutcome =
   | 'session-ended'
   | 'wrong-code'
   | 'replayed-code'
+  | 'spent-token'
   | 'not-enrolled'
   | 'throttled'
   | 'enrolment-started'
+  | 'enrolment-refused'
   | 'enabled'
   | 'disabled'
   | 'disable-refused';
-export const MFA_OUTCOMES: readonly MfaOutcome[] = ['success', 'recovery-code', 'invalid-token', 'session-ended', 'wrong-code', 'replayed-code', 'not-enrolled', 'throttled', 'enrolment-started', 'enabled', 'disabled', 'disable-refused'];
+export const MFA_OUTCOMES: readonly MfaOutcome[] = ['success', 'recovery-code', 'invalid-token', 'session-ended', 'wrong-code', 'replayed-code', 'spent-token', 'not-enrolled', 'throttled', 'enrolment-started', 'enrolment-refused', 'enabled', 'disabled', 'disable-refused'];
 export const REFRESH_OUTCOMES: readonly RefreshOutcome[] = ['success', 'missing-cookie', 'invalid-token', 'unknown-session', 'reused-token', 'user-gone', 'session-ended'];
 export const PASSWORD_CHANGE_OUTCOMES: readonly PasswordChangeOutcome[] = ['success', 'failure'];
 export type PasswordResetOutcome = 'link-sent' | 'link-ignored' | 'success' | 'refused';

@@ -14,6 +14,15 @@ import { accountTokenStore, mfaStore, refreshTokenStore, userStore } from '../..
 import { ChallengeTokens } from '../../auth/mfa/challenge-tokens';
 import { SecondFactor } from '../../auth/mfa/second-factor';
 import { SecretBox } from '../../auth/mfa/secret-box';
+import { SpentChallenges } from '../../auth/mfa/spent-challenges';
+import { TwoFactorEnrolment } from '../../auth/mfa/two-factor-enrolment';
+import { TwoFactorLogin } from '../../auth/mfa/two-factor-login';
+import { AccountNotices } from '../../auth/account-notices';
+import { PasswordChange } from '../../auth/password-change';
+import { PasswordCheck } from '../../auth/password-check';
+import { PasswordLogin } from '../../auth/password-login';
+import { Registration } from '../../auth/registration';
+import { SessionRefresh } from '../../auth/session-refresh';
 import { MailOutbox } from '../../mail/outbox';
 import { smtpTransport } from '../../mail/smtp-transport';
 import { defineModule } from '../../services';
@@ -22,7 +31,7 @@ import { countAuthEvents } from './auth-metrics';
 import { REFRESH_COOKIE_SCHEME, refreshCookieSecurityScheme } from './cookie';
 import { noStore, noStoreHeaders } from './no-store';
 import { accountMailRoutes } from './account-mail-routes';
-import { authRateLimit, authRateLimitErrors, authRateLimitHeaders } from './rate-limit';
+import { authRateLimit, authRateLimitErrors, authRateLimitHeaders, counted } from './rate-limit';
 import { authRoutes } from './routes';
 
 /**
@@ -45,30 +54,32 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
   if (outbox) lifecycle.onClose('mail outbox', () => Promise.race([outbox.idle(), new Promise<void>((resolve) => setTimeout(resolve, 5000).unref())]));
   const links = mail && outbox && new AccountLinks(database.store(accountTokenStore), outbox, failureCounter, mail.linkBase, (email) => events.emailHash(email));
   const verification = mail && links && mail.emailVerification !== 'off' ? new EmailVerification(users, links, mail.emailVerificationTtlMs) : undefined;
+  const notices = outbox && new AccountNotices(outbox, failureCounter, (email) => events.emailHash(email));
+  const throttle = new LoginThrottle(failureCounter, config.loginThrottle, (email) => events.emailHash(email), new DeviceTokens(config.jwt.refreshSecret));
+  const passwords = new PasswordCheck(throttle, hasher, counted);
   // Two-factor login (MFA_ENCRYPTION_KEY): codes are counted per user with the login throttle's limits.
-  const mfa = config.mfa && {
-    factors: new SecondFactor(database.store(mfaStore), new SecretBox(config.mfa.keys), failureCounter, { failures: config.loginThrottle.pairFailures, windowMs: config.loginThrottle.windowMs }, config.mfa.issuer),
-    challenges: new ChallengeTokens(config.jwt.accessSecret, config.jwt.issuer, config.mfa.tokenTtlSeconds),
-  };
+  const factors = config.mfa && new SecondFactor(database.store(mfaStore), new SecretBox(config.mfa.keys), failureCounter, { failures: config.loginThrottle.pairFailures, windowMs: config.loginThrottle.windowMs }, config.mfa.issuer);
+  const twoFactorLogin =
+    config.mfa && factors && new TwoFactorLogin(users, factors, new ChallengeTokens(config.jwt.accessSecret, config.jwt.issuer, config.mfa.tokenTtlSeconds), new SpentChallenges(database.store(accountTokenStore)), counted);
+  const mfa = factors && twoFactorLogin && { factors, twoFactorLogin, enrolment: new TwoFactorEnrolment(factors, passwords, accounts, sessions, notices, counted, logger) };
   const routes = authRoutes({
     tokens,
     users,
-    credentials: new CredentialVerifier(users, hasher, logger),
     sessions,
     accounts,
-    callers,
-    hasher,
+    throttle,
     cookie: { maxAgeSeconds: config.jwt.refreshTtlSeconds, secure: config.cookieSecure },
     events,
-    throttle: new LoginThrottle(failureCounter, config.loginThrottle, (email) => events.emailHash(email), new DeviceTokens(config.jwt.refreshSecret)),
+    login: new PasswordLogin(new CredentialVerifier(users, hasher, logger), throttle, counted, { verificationRequired: mail?.emailVerification === 'required', twoFactor: twoFactorLogin }),
+    refresh: new SessionRefresh(sessions, callers),
+    passwordChange: new PasswordChange(passwords, hasher, accounts, sessions),
     corsOrigins: config.corsOrigins,
     publicOrigin: config.publicUrl && new URL(config.publicUrl).origin,
-    registrationEnabled: config.registrationEnabled,
+    // Registration (AUTH_REGISTRATION=true); with email verification, taken addresses answer like new ones.
+    registration: config.registrationEnabled ? new Registration(users, hasher, logger, verification && notices ? { verification, notices } : undefined) : undefined,
     passwordMinLength: config.passwordMinLength,
-    verification,
     verificationRequired: mail?.emailVerification === 'required',
     mfa,
-    logger,
   });
   if (mail && links) {
     const reset = new PasswordReset(users, links, accounts, hasher, mail.passwordResetTtlMs);
