@@ -118,6 +118,15 @@ for (const target of engines) {
       expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
     });
 
+    it('a right factor forgets the wrong codes before it: four wrong, right, four wrong, right again', async () => {
+      const { email, recoveryCodes } = await enrolled();
+      for (const recoveryCode of recoveryCodes.slice(0, 2)) {
+        const { mfaToken } = (await login(email).expect(200)).body.data;
+        for (let i = 0; i < 4; i += 1) await verify(mfaToken, { code: String(200000 + i) }).expect(401);
+        await verify(mfaToken, { recoveryCode }).expect(200); // with the count kept, the second round would be the 9th failure: 429
+      }
+    });
+
     it('an mfaToken issued before the sessions ended is refused', async () => {
       const { email, secret, bearer } = await enrolled();
       const { mfaToken } = (await login(email).expect(200)).body.data;
