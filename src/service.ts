@@ -77,6 +77,7 @@ export async function openApp(
   lifecycle.onClose('database', () => connected.close());
   try {
     if (config.database.migrateOnStart) await connected.migrate();
+    await connected.checkSchema(); // a declared sort or filter without its index is refused, naming the migration to write
     logger.info({ engine: connected.engine, database: connected.description }, 'database connected');
     const { metrics, database } = observability(config, connected, stores);
     const services: Services = { config, logger, database, tokens: new TokenService(config.jwt), ...userServices(config, database), lifecycle, metrics };

@@ -3,8 +3,8 @@
 #  1. `npm run new:module` twice (notes with every field kind, a unique title, filters and sorting; tags with a
 #     reference to notes and a unique (note, name) pair), then lint, type-check, check the API document, run the whole suite
 #     on SQLite, and the modules' tests on native PostgreSQL and MariaDB;
-#  2. `npm run new:field -- notes priority:integer?` on databases that hold notes (a SQLite file, PostgreSQL,
-#     MariaDB): the earlier records read the new field as null (scripts/ci/populated-field.ts), and the modules'
+#  2. `npm run new:field -- notes priority:integer? --filter --sort` on databases that hold notes (a SQLite file,
+#     PostgreSQL, MariaDB): its list indexes are built online, the earlier records read the new field as null (scripts/ci/populated-field.ts), and the modules'
 #     tests pass again;
 #  3. `duplicates` finds no pair between the two generated modules.
 # The scratch copy and the databases are removed afterwards.
@@ -44,7 +44,7 @@ sqlite_file="$scratch/populated.sqlite"
 for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
   DATABASE_URL="$url" npx tsx scripts/ci/populated-field.ts populate
 done
-npm run --silent new:field -- notes priority:integer?
+npm run --silent new:field -- notes priority:integer? --filter --sort
 npx eslint src/modules test/modules
 npm run --silent typecheck
 npm run --silent openapi -- --check

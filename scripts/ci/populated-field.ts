@@ -1,6 +1,6 @@
 // new:field on a table that holds rows, as a team meets it: `populate` migrates and writes records of the
 // generated notes module; after `npm run new:field -- notes priority:integer?`, `verify` migrates again
-// (the new column is added to the populated table) and checks the old records read the field as null and
+// (the new column and, for --filter --sort, its list indexes are added to the populated table) and checks the old records read the field as null and
 // take a value. DATABASE_URL names the database. Usage: tsx scripts/ci/populated-field.ts populate|verify
 import { loadConfig } from '../../src/config/config';
 import { createLogger } from '../../src/logger';
@@ -29,7 +29,11 @@ async function main(mode: string): Promise<void> {
     if (page.items.length < 3 || kept.length !== page.items.length) throw new Error(`expected the populated notes with priority null, got ${JSON.stringify(page.items)}`);
     const changed = await store.update(page.items[0]!.id, { ownerId: OWNER }, { priority: 7 });
     if (changed?.priority !== 7) throw new Error(`priority was not kept: ${JSON.stringify(changed)}`);
-    console.log(`populated-field: ${config.database.engine}: ${page.items.length} earlier notes read priority null, one now holds 7`);
+    // --filter --sort: its list indexes were added to the populated table (online), so the start-up check passes and the list sorts by it.
+    await database.checkSchema();
+    const sorted = await store.list({ ownerId: OWNER }, { where: [{ field: 'priority', comparison: 'eq', value: 7 }], sort: [{ field: 'priority', descending: true }], limit: 100, offset: 0 });
+    if (sorted.items.length !== 1 || sorted.items[0]!.id !== changed.id) throw new Error(`the list by priority is wrong: ${JSON.stringify(sorted.items)}`);
+    console.log(`populated-field: ${config.database.engine}: ${page.items.length} earlier notes read priority null, one now holds 7; its list indexes are there`);
   } finally {
     await database.close();
   }

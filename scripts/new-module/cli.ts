@@ -1,5 +1,5 @@
 // npm run new:module -- <name> <field>:<type>[?] ... [--unique a,b] [--filter a,b] [--sort a,b] [--dry-run]
-// npm run new:field -- <module> <field>:<type>? [--dry-run]
+// npm run new:field -- <module> <field>:<type>? [--filter] [--sort] [--dry-run]
 // new:module writes a module declared with the kit under src/modules/<name>/ (resource.ts: fields, unique keys,
 // filters, sort keys; its first migration; index.ts), its test file under test/modules/<name>/ (the kit's
 // contract suites) and registers it in src/modules/index.ts. new:field adds a field to such a module: a new
@@ -14,21 +14,28 @@ const USAGE = {
   module: `usage: npm run new:module -- <name> <field>:<type>[?] ... [--unique a,b] [--filter a,b] [--sort a,b] [--dry-run]
   types: ${FIELD_TYPES.join(', ')}; ? marks an optional field; --unique may repeat (each is one key, per owner)
   e.g.   npm run new:module -- tags name:string note:ref:notes --unique name --filter note,name --sort name,createdAt`,
-  field: `usage: npm run new:field -- <module> <field>:<type>? [--dry-run]
-  e.g.   npm run new:field -- notes dueAt:datetime?`,
+  field: `usage: npm run new:field -- <module> <field>:<type>? [--filter] [--sort] [--dry-run]
+  --filter, --sort: lists may filter / sort by it (its list indexes are written too, by new:indexes)
+  e.g.   npm run new:field -- notes dueAt:datetime? --sort`,
 };
 
 export function main(command: 'module' | 'field', argv: string[]): number {
   try {
-    const { positional, options, dryRun } = splitArguments(argv, command === 'module' ? ['--unique', '--filter', '--sort'] : []);
+    const { positional, options, dryRun, flags } = splitArguments(argv, command === 'module' ? ['--unique', '--filter', '--sort'] : [], command === 'field' ? ['--filter', '--sort'] : []);
     const [name, ...fields] = positional;
     if (command === 'field' && fields.length > 1) throw new SpecError('one field at a time');
-    const files: PlannedFile[] = command === 'module' ? plan(process.cwd(), name, fields, options) : planField(process.cwd(), name, fields[0]);
+    const listed = { filter: flags.has('--filter'), sort: flags.has('--sort') };
+    const files: PlannedFile[] = command === 'module' ? plan(process.cwd(), name, fields, options) : planField(process.cwd(), name, fields[0], listed);
     if (dryRun) {
       process.stdout.write(`would write (dry run, nothing written):\n${files.map((f) => `  ${f.edit ? 'edit  ' : 'create'} ${f.path}`).join('\n')}\n`);
       return 0;
     }
     write(process.cwd(), files);
+    if (listed.filter || listed.sort) {
+      // The new sort key or filter needs its list indexes: derived from the edited declaration, in a process of their own.
+      const indexes = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'scripts/new-module/indexes.ts', name!], { stdio: 'inherit' });
+      if (indexes.status !== 0) process.stderr.write(`new:field: the field is written, but \`npm run new:indexes -- ${name}\` failed: run it after fixing the error above\n`);
+    }
     // The committed API document follows the routes (make lint fails while it is stale).
     if (existsSync('src/cli/openapi.ts')) {
       const openapi = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'src/cli/openapi.ts'], { stdio: 'inherit' });

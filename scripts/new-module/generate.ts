@@ -19,7 +19,7 @@ const REGISTRY_LIST = /(export const modules: ModuleFactory\[\] = \[)([^\]]*)(\]
 const resourceExists = (root: string) => (module: string) => existsSync(path.join(root, `src/modules/${module}/resource.ts`));
 
 /** The source with a line inserted after its last import. */
-function withImport(source: string, line: string): string {
+export function withImport(source: string, line: string): string {
   const lines = source.split('\n');
   const lastImport = lines.reduce((last, text, index) => (text.startsWith('import ') ? index : last), -1);
   lines.splice(lastImport + 1, 0, line);
@@ -37,12 +37,20 @@ function optionValues(argv: readonly string[], option: string): string[] {
   return argv.flatMap((argument, index) => (argument === option ? [argv[index + 1] ?? ''] : []));
 }
 
-/** Splits `--unique a,b --filter c` from the positional arguments; an unknown option or a missing value is refused. */
-export function splitArguments(argv: readonly string[], known: readonly string[]): { positional: string[]; options: ModuleOptions; dryRun: boolean } {
+/**
+ * Splits `--unique a,b --filter c` from the positional arguments; an unknown option or a missing value is
+ * refused. `flags` are options without a value (new:field's `--filter`, `--sort`).
+ */
+export function splitArguments(argv: readonly string[], known: readonly string[], flags: readonly string[] = []): { positional: string[]; options: ModuleOptions; dryRun: boolean; flags: Set<string> } {
   const positional: string[] = [];
+  const given = new Set<string>();
   for (let index = 0; index < argv.length; index += 1) {
     const argument = argv[index]!;
     if (argument === '--dry-run') continue;
+    if (flags.includes(argument)) {
+      given.add(argument);
+      continue;
+    }
     if (argument.startsWith('-')) {
       if (!known.includes(argument)) throw new SpecError(`unknown option ${argument}`);
       if (!argv[index + 1] || argv[index + 1]!.startsWith('-')) throw new SpecError(`${argument} needs a value, e.g. ${argument} title`);
@@ -51,7 +59,8 @@ export function splitArguments(argv: readonly string[], known: readonly string[]
     }
     positional.push(argument);
   }
-  return { positional, dryRun: argv.includes('--dry-run'), options: { unique: optionValues(argv, '--unique'), filter: optionValues(argv, '--filter'), sort: optionValues(argv, '--sort') } };
+  const options = known.length > 0 ? { unique: optionValues(argv, '--unique'), filter: optionValues(argv, '--filter'), sort: optionValues(argv, '--sort') } : { unique: [], filter: [], sort: [] };
+  return { positional, dryRun: argv.includes('--dry-run'), options, flags: given };
 }
 
 /** Every file the module needs, or a SpecError when it cannot be written here. Writes nothing. */
@@ -74,10 +83,19 @@ export function plan(root: string, name: string | undefined, fieldArguments: rea
 }
 
 const FIELDS_BLOCK = /(\n {2}fields: \{\n)([\s\S]*?)(\n {2}\},\n)/;
-const MIGRATIONS_LIST = /(\n {2}migrations: \[)([^\]]*)(\],\n)/;
+export const MIGRATIONS_LIST = /(\n {2}migrations: \[)([^\]]*)(\],\n)/;
 
 /** The new migration and the edited declaration that adds one field to a kit module (npm run new:field). */
-export function planField(root: string, module: string | undefined, fieldArgument: string | undefined): PlannedFile[] {
+const DECLARED_LIST = (name: 'filters' | 'sort') => new RegExp(`(\\n {2}${name}: \\[)([^\\]]*)(\\],\\n)`);
+
+/** The declaration with `name` added to its `filters` or `sort` list. */
+function withListed(source: string, list: 'filters' | 'sort', name: string, file: string): string {
+  const pattern = DECLARED_LIST(list);
+  if (!pattern.test(source)) throw new SpecError(`${file}: cannot find its '${list}: [ … ]' list`);
+  return source.replace(pattern, (_all, open: string, items: string, close: string) => `${open}${items.trim() ? `${items.trim()}, ` : ''}'${name}'${close}`);
+}
+
+export function planField(root: string, module: string | undefined, fieldArgument: string | undefined, listed: { filter?: boolean; sort?: boolean } = {}): PlannedFile[] {
   checkModuleName(module);
   const file = `src/modules/${module}/resource.ts`;
   if (!existsSync(path.join(root, file))) throw new SpecError(`no module '${module}' declared with the kit (${file})`);
@@ -99,6 +117,11 @@ export function planField(root: string, module: string | undefined, fieldArgumen
   edited = edited.replace(MIGRATIONS_LIST, (_all, open: string, items: string, close: string) => `${open}${items.trim()}, ${constant}${close}`);
   edited = withImport(edited, `import { ${constant} } from './migrations/${migration}';`);
   if (field.reference && !edited.includes(`import { ${field.reference.resource} }`)) edited = withImport(edited, `import { ${field.reference.resource} } from '../${field.reference.module}/resource';`);
+  if (listed.filter || listed.sort) {
+    if (field.type === 'text') throw new SpecError(`field '${field.name}' is text: it cannot be filtered or sorted (use string)`);
+    if (listed.filter) edited = withListed(edited, 'filters', field.name, file);
+    if (listed.sort) edited = withListed(edited, 'sort', field.name, file);
+  }
   return [
     { path: `${folder}/${migration}.ts`, content: addFieldMigrationFile({ name: module!, table }, field, number, constant), edit: false },
     { path: file, content: edited, edit: true },

@@ -1,3 +1,4 @@
+import { listIndexColumns } from '../../src/stores/sql/migrations/list-index-steps';
 import { columns, declaration } from './field-types';
 import { moduleNames, type FieldSpec, type ModuleSpec } from './spec';
 
@@ -55,10 +56,21 @@ export const ${n.module} = resourceModule(${n.resource});
 `;
 }
 
+/** The list indexes a declaration of these fields, filters and sort keys needs, as column lists (createRecordTable's own left out). */
+export function declaredIndexColumns(spec: Pick<ModuleSpec, 'fields' | 'filters' | 'sort'>): string[][] {
+  const fields = Object.fromEntries(spec.fields.map((f) => [f.name, { kind: f.type, optional: f.optional }]));
+  return listIndexColumns({ fields, filters: spec.filters, sort: spec.sort }).filter((columns) => columns.join() !== 'owner_id,created_at,id');
+}
+
 export function migrationFile(spec: ModuleSpec): string {
   const n = names(spec);
   const column = (name: string) => spec.fields.find((f) => f.name === name)!.column;
-  const unique = spec.unique.length > 0 ? `, { unique: [${spec.unique.map((key) => list(key.map(column))).join(', ')}] }` : '';
+  const options = [
+    ...(spec.unique.length > 0 ? [`unique: [${spec.unique.map((key) => list(key.map(column))).join(', ')}]`] : []),
+    // The indexes of its lists (each sort key, each filter with each sort key): derived from the declaration when generated, frozen here.
+    `indexes: [\n${lines(declaredIndexColumns(spec).map((columns) => `${list(columns)},`), '        ')}\n      ]`,
+  ];
+  const unique = `, {\n      ${options.join(',\n      ')},\n    }`;
   return `import { createResourceTable, type SqlMigration } from '../../kit';
 
 // The ${n.label} table: id, owner_id, created_at and updated_at come with it, strings compare alike on every

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { DEFAULT_HASH_CONCURRENCY, DEFAULT_HASH_QUEUE } from '../auth/hash-queue';
 import { accessTtlSeconds, callerStateTtlMs, claim, demoUser, loginThrottle, refreshRotation, roles, type DemoUserSettings, type LoginThrottleSettings, type RefreshRotationSettings } from './auth-settings';
+import { DEFAULT_LIST_SETTINGS, MAX_PAGE_OFFSET, type ListSettings } from '../stores/kit/pagination';
 import { ConfigError } from './errors';
 import { mailSettings, type MailSettings } from './mail-settings';
 import { mfaSettings, type MfaSettings } from './mfa-settings';
@@ -74,6 +75,8 @@ export interface Config {
   cookieSecure: boolean;
   logLevel: string;
   bodyLimitBytes: number;
+  /** Lists: the deepest `offset` accepted (LIST_MAX_OFFSET) and the most rows `?count=true` counts (LIST_COUNT_LIMIT). */
+  lists: ListSettings;
   /** argon2 computations at once, and how many may wait before logins are refused with 503. */
   passwordHashing: { concurrency: number; maxQueued: number };
   /** After SIGTERM, how long readiness answers 503 while connections are still accepted (0: none). */
@@ -262,6 +265,10 @@ export function loadConfig(env: Env = process.env): Config {
     cookieSecure: boolean(env, 'COOKIE_SECURE', mode === 'production'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, mode === 'test' ? 'silent' : 'info'),
     bodyLimitBytes: byteSize(env, 'BODY_LIMIT', '100kb'),
+    lists: {
+      maxOffset: integer(env, 'LIST_MAX_OFFSET', DEFAULT_LIST_SETTINGS.maxOffset, 0, MAX_PAGE_OFFSET),
+      countLimit: integer(env, 'LIST_COUNT_LIMIT', DEFAULT_LIST_SETTINGS.countLimit, 1, 1_000_000),
+    },
     passwordHashing: {
       concurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', DEFAULT_HASH_CONCURRENCY, 1, 64),
       maxQueued: integer(env, 'PASSWORD_HASH_QUEUE', DEFAULT_HASH_QUEUE, 0, 10_000),

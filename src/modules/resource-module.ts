@@ -12,12 +12,12 @@ import type { ResourceStore } from '../stores/kit/resource-store';
  */
 export function resourceModule<F extends Fields>(resource: Resource<F>, options: { description?: string; routes?: (store: ResourceStore<F>) => AnyRoute[] } = {}): ModuleFactory {
   const store = resourceStore(resource);
-  return defineModule([store], ({ database }) => {
+  return defineModule([store], ({ database, config }) => {
     const opened = database.store(store);
     return {
       name: resource.name,
       description: options.description ?? `The ${resource.name.replace(/-/g, ' ')}: each signed-in user works on their own records, role admin on all of them`,
-      routes: [...resourceRoutes(resource, opened), ...(options.routes?.(opened) ?? [])],
+      routes: [...resourceRoutes(resource, opened, config.lists), ...(options.routes?.(opened) ?? [])],
     };
   });
 }

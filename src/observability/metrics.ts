@@ -21,13 +21,15 @@ export type MfaOutcome =
   | 'session-ended'
   | 'wrong-code'
   | 'replayed-code'
+  | 'spent-token'
   | 'not-enrolled'
   | 'throttled'
   | 'enrolment-started'
+  | 'enrolment-refused'
   | 'enabled'
   | 'disabled'
   | 'disable-refused';
-export const MFA_OUTCOMES: readonly MfaOutcome[] = ['success', 'recovery-code', 'invalid-token', 'session-ended', 'wrong-code', 'replayed-code', 'not-enrolled', 'throttled', 'enrolment-started', 'enabled', 'disabled', 'disable-refused'];
+export const MFA_OUTCOMES: readonly MfaOutcome[] = ['success', 'recovery-code', 'invalid-token', 'session-ended', 'wrong-code', 'replayed-code', 'spent-token', 'not-enrolled', 'throttled', 'enrolment-started', 'enrolment-refused', 'enabled', 'disabled', 'disable-refused'];
 /** Why an OpenID Connect sign-in was refused: the flow (state), the provider, or the account rules. */
 export type OidcRefusal = 'bad-state' | 'denied' | 'exchange-failed' | 'unreachable' | 'unverified-email' | 'account-unverified' | 'registration-closed';
 /** OpenID Connect sign-ins (sessions issued, second factor asked, refused: why) and unlinking. */

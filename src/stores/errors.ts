@@ -59,3 +59,11 @@ export class ForeignKeyViolationError extends Error {
     this.name = 'ForeignKeyViolationError';
   }
 }
+
+/** The database's schema lacks what the stores need: start-up stops with each problem named. */
+export class SchemaDriftError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`the database schema does not match the declarations:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'SchemaDriftError';
+  }
+}

@@ -70,6 +70,7 @@ export function observeDatabase(database: Database, observe: StoreCallObserver):
     },
     connect: () => database.connect(),
     migrate: () => database.migrate(),
+    checkSchema: () => database.checkSchema(),
     ping: () => observe('ping', () => database.ping()),
     close: () => database.close(),
     poolStats: () => database.poolStats?.(),

@@ -15,6 +15,11 @@ export interface Database {
   connect(): Promise<void>;
   /** Brings every registered store's schema up to date (relational: versioned migrations; MongoDB: indexes). */
   migrate(): Promise<void>;
+  /**
+   * Refuses (throws SchemaDriftError) a schema that lacks what the registered stores need, such as a list
+   * index a resource's declaration asks for: run at every start, after migrating (when that is on).
+   */
+  checkSchema(): Promise<void>;
   /** Resolves when the database answers; throws StoreUnavailableError otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

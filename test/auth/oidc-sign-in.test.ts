@@ -1,5 +1,6 @@
 import { generate } from 'otplib';
 import request from 'supertest';
+import { PasswordHasher } from '../../src/auth/passwords';
 import { identityStore } from '../../src/auth/stores/definitions';
 import { authModule } from '../../src/modules/auth';
 import { usersModule } from '../../src/modules/users';
@@ -17,6 +18,7 @@ import { buildTestApp, type TestApp } from '../support/test-app';
 const PUBLIC_URL = 'https://app.example.test';
 const SECRET = 'oidc-test-client-secret-0123456789';
 const MFA_KEY = 'test-mfa-sealing-key-0123456789abcdef0123456789';
+const PASSWORD = 'correct horse battery staple 42';
 const cookiesOf = (res: request.Response) => ([] as string[]).concat(res.headers['set-cookie'] ?? []);
 const named = (res: request.Response, name: string) => cookiesOf(res).find((cookie) => cookie.startsWith(`${name}=`));
 const callbackOf = (name: string) => `${PUBLIC_URL}/api/auth/oidc/${name}/callback`;
@@ -224,19 +226,23 @@ for (const target of engines) {
     });
 
     it('a user with two-factor login: the provider is the first factor, the code is still asked', async () => {
-      const user = endUser();
-      const bearer = await bearerAfter(await signInAs({ account: user.account }, 302));
-      const { secret } = (await http().post('/api/auth/mfa/enroll').set('Authorization', bearer).expect(200)).body.data;
+      // Enrolment takes the password: a local account with one, linked to the provider by its verified address.
+      const email = `mfa-${Date.now()}@example.com`;
+      await app().services.users.create({ email, passwordHash: await new PasswordHasher().hash(PASSWORD), role: 'user', name: null, emailVerified: true });
+      const account = `mfa-${Date.now()}~${email}~1`;
+      const bearer = await bearerAfter(await signInAs({ account }, 302));
+      const { secret } = (await http().post('/api/auth/mfa/enroll').set('Authorization', bearer).send({ password: PASSWORD }).expect(200)).body.data;
       const epoch = Math.floor(Date.now() / 1000);
       await http().post('/api/auth/mfa/confirm').set('Authorization', bearer).send({ code: await generate({ secret, epoch }) }).expect(200);
 
-      const challenged = await signInAs({ account: user.account }, 302, { returnTo: '/home' });
+      const challenged = await signInAs({ account }, 302, { returnTo: '/home' });
       expect(named(challenged, 'refreshToken')).toBeUndefined();
       const location = new URL(challenged.headers.location as string);
       expect(`${location.origin}${location.pathname}`).toBe(`${PUBLIC_URL}/home`);
       const mfaToken = new URLSearchParams(location.hash.slice(1)).get('mfaToken')!;
       const verified = await http().post('/api/auth/mfa/verify').send({ mfaToken, code: await generate({ secret, epoch: epoch + 30 }) }).expect(200);
       expect(named(verified, 'refreshToken')).toBeDefined();
+      expect(app().logLines().filter((line) => line.action === 'oidc-login').at(-1)).toMatchObject({ outcome: 'mfa-required', linked: 'linked' });
     });
 
     it('unlinking keeps a way to sign in; deleting the user removes their links', async () => {

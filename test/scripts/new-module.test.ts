@@ -44,7 +44,10 @@ describe('npm run new:module', () => {
     const resource = readFileSync(path.join(dir, 'src/modules/notes/resource.ts'), 'utf8');
     expect(resource).toContain('    title: field.string(),\n    body: field.text({ optional: true }),');
     expect(resource).toContain("  unique: [['title']],\n  filters: ['pinned', 'createdAt'],\n  sort: ['title'],");
-    expect(readFileSync(path.join(dir, 'src/modules/notes/migrations/0001-create-notes.ts'), 'utf8')).toContain("{ unique: [['title']] }");
+    const migration = readFileSync(path.join(dir, 'src/modules/notes/migrations/0001-create-notes.ts'), 'utf8');
+    expect(migration).toContain("unique: [['title']],");
+    // The list indexes of the declaration (sort title and createdAt, for the owner and across owners; pinned with each), frozen in the migration.
+    for (const columns of ["['owner_id', 'title', 'id']", "['title', 'id']", "['created_at', 'id']", "['owner_id', 'pinned', 'title', 'id']", "['owner_id', 'pinned', 'created_at', 'id']"]) expect(migration).toContain(columns);
   });
 
   it('writes a reference to another kit module, restricting or cascading, and its column', () => {

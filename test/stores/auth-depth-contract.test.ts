@@ -128,13 +128,27 @@ for (const target of engines) {
           created.push(await users.create({ email: `dir-${tag}-${i}@example.com`, passwordHash: 'x', role: 'user', name: `D${i}` }));
           await new Promise((resolve) => setTimeout(resolve, 5)); // distinct creation times
         }
-        const all = await users.list({ limit: 100, offset: 0 });
+        const all = await users.list({ limit: 100, offset: 0, countUpTo: 1000 });
         const ours = all.items.filter((user) => user.email.startsWith(`dir-${tag}`));
         expect(ours.map((user) => user.id)).toEqual(created.map((user) => user.id));
         expect(all.total).toBeGreaterThanOrEqual(3);
-        const page = await users.list({ limit: 2, offset: 1 });
-        expect(page).toMatchObject({ limit: 2, offset: 1, total: all.total });
-        expect(page.items).toHaveLength(Math.min(2, all.total - 1));
+        const total = all.total!;
+        const page = await users.list({ limit: 2, offset: 1, countUpTo: 1000 });
+        expect(page).toMatchObject({ limit: 2, offset: 1, total, totalCapped: false });
+        expect(page.items).toHaveLength(Math.min(2, total - 1));
+        expect((await users.list({ limit: 2, offset: 0, countUpTo: 1 })).totalCapped).toBe(total > 1);
+        expect(await users.list({ limit: 2, offset: 0 })).not.toHaveProperty('total');
+        // By cursor: the same users as the offset pages, oldest first, across page boundaries.
+        const walked: string[] = [];
+        let after: unknown[] | undefined;
+        for (let i = 0; i < 100; i += 1) {
+          const next = await users.list({ limit: 2, offset: 0, after });
+          walked.push(...next.items.map((user) => user.id));
+          if (!next.nextCursor) break;
+          const last = next.items.at(-1)!;
+          after = [last.createdAt, last.id];
+        }
+        expect(walked).toEqual(all.items.map((user) => user.id));
 
         expect(await users.updateRole(created[0].id, 'admin')).toMatchObject({ id: created[0].id, role: 'admin' });
         expect((await users.findById(created[0].id))?.role).toBe('admin');

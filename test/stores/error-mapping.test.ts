@@ -1,4 +1,4 @@
-import { ConnectionRefusedError, DatabaseError, UniqueConstraintError } from 'sequelize';
+import { ConnectionRefusedError, DatabaseError, ForeignKeyConstraintError, UniqueConstraintError } from 'sequelize';
 import { DuplicateKeyError, ForeignKeyViolationError, StoreUnavailableError } from '../../src/stores/errors';
 import { translateMongoError } from '../../src/stores/mongo/mongo-errors';
 import { translateSqlError } from '../../src/stores/sql/sql-errors';
@@ -9,6 +9,8 @@ import { translateSqlError } from '../../src/stores/sql/sql-errors';
 // by code, never by message text: every message below is in another language.
 
 const driverError = (fields: Record<string, unknown>, name = 'Error') => Object.assign(new Error('Meldung in einer anderen Sprache'), { name, ...fields });
+/** tedious's RequestError for an error token of the server: `code` EREQUEST, the server's `number`, `state`, `class` (token/handler.js). */
+const tediousError = (number: number, message: string) => Object.assign(new Error(message), { name: 'RequestError', code: 'EREQUEST', number, state: 0, class: 16, serverName: 'db', procName: '', lineNumber: 1 });
 /** How Sequelize wraps a driver error it does not recognise: a DatabaseError with the driver's error as parent. */
 const wrapped = (original: Error) => new DatabaseError(Object.assign(original, { sql: 'INSERT …' }) as never);
 
@@ -42,10 +44,26 @@ describe('SQL errors by code', () => {
     ['PostgreSQL 23503', driverError({ code: '23503', severity: 'ERROR' })],
     ['MySQL/MariaDB 1451 (row is referenced)', driverError({ code: 'ER_ROW_IS_REFERENCED_2', errno: 1451 })],
     ['MySQL/MariaDB 1452 (no referenced row)', driverError({ code: 'ER_NO_REFERENCED_ROW_2', errno: 1452 })],
-    ['SQL Server 547', driverError({ number: 547, state: 0, class: 16 }, 'RequestError')],
+    ['SQL Server 547 naming a FOREIGN KEY constraint (insert)', tediousError(547, 'The INSERT statement conflicted with the FOREIGN KEY constraint "FK__kit_marks__tag__3B75D760". The conflict occurred in database "app", table "dbo.kit_tags", column \'id\'.')],
+    ['SQL Server 547 naming a REFERENCE constraint (delete)', tediousError(547, 'The DELETE statement conflicted with the REFERENCE constraint "FK__kit_tags__note__398D8EEE". The conflict occurred in database "app", table "dbo.kit_tags", column \'note\'.')],
+    ['SQL Server 547 in German, in a database named "CHECK"', tediousError(547, 'Die INSERT-Anweisung steht in Konflikt mit der FOREIGN KEY-Einschränkung "FK_marks_tag". Der Konflikt trat in der "CHECK"-Datenbank, Tabelle "dbo.check", column \'id\' auf.')],
     ['SQLite 787 (SQLITE_CONSTRAINT_FOREIGNKEY)', driverError({ code: 'SQLITE_CONSTRAINT', errno: 787 })],
   ])('%s is a foreign-key violation (the resource store says which: 409 or 422)', (_name, original) => {
     expect(translateSqlError(wrapped(original))).toBeInstanceOf(ForeignKeyViolationError);
+  });
+
+  it('Sequelize\'s own ForeignKeyConstraintError (SQL Server in English) is a foreign-key violation', () => {
+    const original = tediousError(547, 'The UPDATE statement conflicted with the FOREIGN KEY constraint "FK_x". The conflict occurred in database "app", table "dbo.kit_tags", column \'id\'.');
+    expect(translateSqlError(new ForeignKeyConstraintError({ parent: original as never, index: 'FK_x' }))).toBeInstanceOf(ForeignKeyViolationError);
+  });
+
+  it.each([
+    ['English', 'The INSERT statement conflicted with the CHECK constraint "CK__kit_notes__rank__412EB0B6". The conflict occurred in database "app", table "dbo.kit_notes", column \'rank\'.'],
+    ['German', 'Die UPDATE-Anweisung steht in Konflikt mit der CHECK-Einschränkung "CK_rank_positive". Der Konflikt trat in der "app"-Datenbank, Tabelle "dbo.kit_notes", column \'rank\' auf.'],
+    ['French', 'L\'instruction INSERT est en conflit avec la contrainte CHECK "CK_rank_positive". Le conflit s\'est produit dans la base de données "app", table "dbo.kit_notes", column \'rank\'.'],
+  ])('SQL Server 547 naming a CHECK constraint (%s) is no foreign-key violation: it passes through', (_language, message) => {
+    const error = wrapped(tediousError(547, message));
+    expect(translateSqlError(error)).toBe(error);
   });
 
   it('anything else passes through unchanged (a bug: 500)', () => {

@@ -1,6 +1,9 @@
 import mongoose from 'mongoose';
 import { isId, newId } from '../../src/stores/ids';
+import { refuseMultipleCascadePaths } from '../../src/stores/kit/cascade-paths';
 import { defineStore } from '../../src/stores/kit/definition';
+import { field, type Fields, type OnDelete } from '../../src/stores/kit/fields';
+import { defineResource, referrersOf, type Resource } from '../../src/stores/kit/resource';
 import { ownerScope } from '../../src/stores/kit/owner-scope';
 import { inDependencyOrder, migrationsOf, OpenedStores, type AnyStoreDefinition } from '../../src/stores/kit/registry';
 import { findMissingIndexes } from '../../src/stores/mongo/index-check';
@@ -104,5 +107,53 @@ describe('store dependencies', () => {
     const b = store('b', [a]);
     (a as { dependsOn: AnyStoreDefinition[] }).dependsOn = [b];
     expect(() => inDependencyOrder([a])).toThrow(/stores depend on each other in a cycle: a → b → a/);
+  });
+});
+
+describe('cascade paths (SQL Server refuses two from one table, Msg 1785; the kit does on every engine)', () => {
+  let serial = 0;
+  /** A resource named `<name>-<n>` (declarations are process-wide), pointing at `references` with their rules. */
+  const declare = (name: string, references: Record<string, [Resource, OnDelete]> = {}) => {
+    const fields: Fields = { title: field.string() };
+    for (const [key, [target, onDelete]] of Object.entries(references)) fields[key] = field.reference(() => target, { onDelete });
+    const unique = `${name}-${++serial}`;
+    return defineResource({ name: unique, table: unique.replace(/-/g, '_'), modelName: `Cascade${serial}`, fields, migrations: [] });
+  };
+
+  it('refuses two cascading references from one resource to another, naming both paths', () => {
+    const accounts = declare('accounts');
+    expect(() => declare('transfers', { from: [accounts, 'cascade'], to: [accounts, 'cascade'] })).toThrow(
+      new RegExp(`^resource 'transfers-\\d+': deleting a '${accounts.name}' record would reach it by 2 cascade paths, transfers-\\d+\\.from → ${accounts.name} and transfers-\\d+\\.to → ${accounts.name}; SQL Server refuses .*Msg 1785.*onDelete 'restrict'`),
+    );
+    expect(() => declare('transfers', { from: [accounts, 'cascade'], to: [accounts, 'restrict'] })).not.toThrow();
+    expect(() => declare('transfers', { from: [accounts, 'restrict'], to: [accounts, 'restrict'] })).not.toThrow();
+  });
+
+  it('refuses a diamond (two resources cascading from one, a fourth cascading from both), naming both paths', () => {
+    const notes = declare('notes');
+    const tags = declare('tags', { note: [notes, 'cascade'] });
+    const pins = declare('pins', { note: [notes, 'cascade'] });
+    expect(() => declare('marks', { tag: [tags, 'cascade'], pin: [pins, 'cascade'] })).toThrow(
+      `deleting a '${notes.name}' record would reach it by 2 cascade paths, ${`marks-${serial + 1}`}.tag → ${tags.name}.note → ${notes.name} and marks-${serial + 1}.pin → ${pins.name}.note → ${notes.name}`,
+    );
+    const marks = declare('marks', { tag: [tags, 'cascade'], pin: [pins, 'restrict'] });
+    expect(referrersOf(pins).map((referrer) => referrer.resource)).toEqual([marks]); // the refused one recorded nothing
+  });
+
+  it('refuses a shortcut beside a cascade chain, and accepts a chain, a tree and restricting references anywhere', () => {
+    const notes = declare('notes');
+    const tags = declare('tags', { note: [notes, 'cascade'] });
+    expect(() => declare('marks', { tag: [tags, 'cascade'], note: [notes, 'cascade'] })).toThrow(/2 cascade paths, marks-\d+\.tag → tags-\d+\.note → notes-\d+ and marks-\d+\.note → notes-\d+;/);
+    expect(() => declare('marks', { tag: [tags, 'cascade'], note: [notes, 'restrict'] })).not.toThrow();
+    const pins = declare('pins', { note: [notes, 'cascade'] });
+    expect(() => declare('marks', { tag: [tags, 'cascade'] })).not.toThrow();
+    expect(() => declare('marks', { pin: [pins, 'cascade'], tag: [tags, 'restrict'] })).not.toThrow();
+  });
+
+  it('refuses a cycle of cascading references', () => {
+    const a: { name: string; table: string; modelName: string; fields: Fields } = { name: 'a', table: 'a', modelName: 'A', fields: {} };
+    const b = { name: 'b', table: 'b', modelName: 'B', fields: { up: field.reference(() => a, { onDelete: 'cascade' }) } };
+    a.fields = { down: field.reference(() => b, { onDelete: 'cascade' }) };
+    expect(() => refuseMultipleCascadePaths(a)).toThrow(/cascading references form a cycle: a → b → a .*Msg 1785/);
   });
 });

@@ -41,6 +41,20 @@ for (const target of engines) {
       expect(await store.confirm(id, 'sealed-2', 6, [digest()])).toBe(false); // confirmed already
     });
 
+    it('lets one of racing confirmations of one enrolment win, and keeps exactly the codes that one was given', async () => {
+      const id = userId();
+      await store.begin(id, 'sealed-1');
+      const codeSets = Array.from({ length: 6 }, () => [digest(), digest(), digest()]);
+      const results = await Promise.all(codeSets.map((codes, index) => store.confirm(id, 'sealed-1', 100 + index, codes)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const winner = results.indexOf(true);
+      expect(await store.find(id)).toEqual({ userId: id, secret: 'sealed-1', confirmed: true, lastStep: 100 + winner });
+      expect(await store.recoveryCodesLeft(id)).toBe(3);
+      for (const [index, codes] of codeSets.entries()) if (index !== winner) expect(await store.useRecoveryCode(id, codes[0]!)).toBe(false);
+      for (const code of codeSets[winner]!) expect(await store.useRecoveryCode(id, code)).toBe(true);
+      expect(await store.recoveryCodesLeft(id)).toBe(0);
+    });
+
     it('accepts each time step once, later steps only, one winner among racing uses', async () => {
       const id = userId();
       await confirmed(id, 59_851_979);

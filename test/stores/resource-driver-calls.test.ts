@@ -1,6 +1,6 @@
 import mongoose from 'mongoose';
 import { DataTypes, Sequelize, type FindOptions, type Model, type ModelStatic } from 'sequelize';
-import { ReferencedRecordError } from '../../src/stores/errors';
+import { DuplicateKeyError, MissingReferenceError, ReferencedRecordError, UniqueKeyError } from '../../src/stores/errors';
 import { newId } from '../../src/stores/ids';
 import type { MongoStoreContext, SqlStoreContext } from '../../src/stores/kit/definition';
 import type { ListQuery } from '../../src/stores/kit/list-query';
@@ -8,6 +8,7 @@ import { MongoResourceStore } from '../../src/stores/mongo/resource-mongo-store'
 import { ownedRecordSchema, recordSchema } from '../../src/stores/mongo/record-schema';
 import { binaryCollation } from '../../src/stores/sql/migrations/resource-columns';
 import { addUniqueKey } from '../../src/stores/sql/migrations/unique-key';
+import { createListIndexes, listIndexColumns } from '../../src/stores/sql/migrations/list-index-steps';
 import { SqlResourceStore } from '../../src/stores/sql/resource-sql-store';
 import { marks, notes, tags } from '../support/resource-fixtures';
 
@@ -24,14 +25,13 @@ function sqlContext(dialect: 'mssql' | 'postgres'): SqlStoreContext {
   return { sequelize, DataTypes, engine: dialect, timeoutMs: 1000, run: (operation) => operation(), transaction: () => Promise.reject(new Error('unused')), selectOne: () => Promise.reject(new Error('unused')), removeExpiredPeriodically: () => undefined };
 }
 
-/** The SELECT a list runs, as the dialect writes it (the model's findAll is stopped before the network). */
-async function listSql(context: SqlStoreContext, query: ListQuery): Promise<string> {
+/** Every SELECT a list runs, in order, as the dialect writes it (the model's findAll is stopped before the network, answering no rows). */
+async function listStatements(context: SqlStoreContext, query: ListQuery): Promise<string[]> {
   const store = new SqlResourceStore(context, notes);
   const model = context.sequelize.models.KitNote as ModelStatic<Model>;
-  let options: FindOptions | undefined;
-  jest.spyOn(model, 'count').mockResolvedValue(0 as never);
+  const calls: FindOptions[] = [];
   jest.spyOn(model, 'findAll').mockImplementation(async (given) => {
-    options = given;
+    calls.push(given ?? {});
     return [];
   });
   await store.list({ ownerId: 'o' }, query);
@@ -39,8 +39,10 @@ async function listSql(context: SqlStoreContext, query: ListQuery): Promise<stri
   // As findAll does before it writes SQL: attribute names in where and order become column names.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- Sequelize's own helper, not in its exports' types
   const { mapOptionFieldNames } = require('sequelize/lib/utils') as { mapOptionFieldNames(options: unknown, model: unknown): FindOptions };
-  return generator.selectQuery('kit_notes', mapOptionFieldNames({ ...options, attributes: ['id'] }, model), model);
+  return calls.map((options) => generator.selectQuery('kit_notes', mapOptionFieldNames({ ...options, attributes: ['id'] }, model), model));
 }
+
+const listSql = async (context: SqlStoreContext, query: ListQuery) => (await listStatements(context, query)).join('\n');
 
 describe('SQL Server: equality without trailing-space padding', () => {
   it('compares byte lengths beside the value, for eq and for each [in] value', async () => {
@@ -73,10 +75,65 @@ describe('SQL Server: equality without trailing-space padding', () => {
   });
 });
 
-describe('PostgreSQL: empty values sort first, as on the other engines', () => {
-  it('orders nullable keys NULLS FIRST ascending and NULLS LAST descending, id last', async () => {
-    const sql = await listSql(sqlContext('postgres'), list({ sort: [{ field: 'dueAt', descending: false }, { field: 'rank', descending: true }] }));
+describe('PostgreSQL: every page a range of one index, nulls first as on the other engines', () => {
+  it('reads a nullable key as two ranges (its nulls, then its values), never asking for NULLS FIRST on a bounded key', async () => {
+    const [nulls, values, ...more] = await listStatements(sqlContext('postgres'), list({ sort: [{ field: 'dueAt', descending: false }] }));
+    expect(more).toEqual([]);
+    expect(nulls).toContain('WHERE ("KitNote"."owner_id" = \'o\' AND "KitNote"."due_at" IS NULL) ORDER BY "KitNote"."id" ASC LIMIT 11');
+    expect(values).toContain('WHERE ("KitNote"."owner_id" = \'o\' AND "KitNote"."due_at" IS NOT NULL) ORDER BY "KitNote"."due_at" ASC, "KitNote"."id" ASC LIMIT 11');
+  });
+
+  it('orders an unbounded nullable key NULLS FIRST ascending and NULLS LAST descending (an offset page)', async () => {
+    const sql = await listSql(sqlContext('postgres'), list({ sort: [{ field: 'dueAt', descending: false }, { field: 'rank', descending: true }], offset: 3 }));
     expect(sql).toContain('ORDER BY "KitNote"."due_at" ASC NULLS FIRST, "KitNote"."rank" DESC NULLS LAST, "KitNote"."id" DESC');
+  });
+
+  it('reads a cursor page as the rows equal to the cursor after its id, then the range after its value: no OR to filter through', async () => {
+    const id = newId();
+    const statements = await listStatements(sqlContext('postgres'), list({ sort: [{ field: 'title', descending: false }], after: ['b', id] }));
+    expect(statements).toHaveLength(2);
+    expect(statements[0]).toContain(`WHERE ("KitNote"."owner_id" = 'o' AND "KitNote"."title" = 'b' AND "KitNote"."id" > '${id}') ORDER BY "KitNote"."id" ASC LIMIT 11`);
+    expect(statements[1]).toContain(`WHERE ("KitNote"."owner_id" = 'o' AND "KitNote"."title" > 'b') ORDER BY "KitNote"."title" ASC, "KitNote"."id" ASC LIMIT 11`);
+    expect(statements.join()).not.toContain(' OR ');
+  });
+
+  it('counts only when asked, reading at most the limit (plus one) of ids', async () => {
+    expect(await listStatements(sqlContext('postgres'), list({}))).toHaveLength(1);
+    const [, count] = await listStatements(sqlContext('postgres'), list({ countUpTo: 500 }));
+    expect(count).toMatch(/^SELECT "id" FROM "kit_notes" AS "KitNote" WHERE \("KitNote"."owner_id" = 'o'\) LIMIT 501;$/);
+  });
+});
+
+describe('SQL Server: the same segments, and the list indexes its migrations create', () => {
+  it('reads a descending cursor page on a nullable key as three ranges', async () => {
+    const at = new Date('2030-01-01T00:00:00.000Z');
+    const id = newId();
+    const statements = await listStatements(sqlContext('mssql'), list({ sort: [{ field: 'dueAt', descending: true }], after: [at, id] }));
+    expect(statements).toHaveLength(3);
+    expect(statements[0]).toContain(`[KitNote].[due_at] = N'2030-01-01 00:00:00.000 +00:00' AND [KitNote].[id] < N'${id}'`);
+    expect(statements[0]).toContain('ORDER BY [KitNote].[id] DESC');
+    expect(statements[1]).toContain(`[KitNote].[due_at] < N'2030-01-01 00:00:00.000 +00:00'`);
+    expect(statements[1]).toContain('ORDER BY [KitNote].[due_at] DESC, [KitNote].[id] DESC');
+    expect(statements[2]).toContain('[KitNote].[due_at] IS NULL');
+    expect(statements[2]).toContain('ORDER BY [KitNote].[id] DESC');
+    for (const statement of statements) expect(statement).toContain('OFFSET 0 ROWS FETCH NEXT 11 ROWS ONLY');
+  });
+
+  it('creates each list index the declaration needs, on a new table', async () => {
+    const { sequelize } = sqlContext('mssql');
+    const queryInterface = sequelize.getQueryInterface();
+    const statements: string[] = [];
+    jest.spyOn(queryInterface, 'showIndex').mockResolvedValue([] as never);
+    jest.spyOn(sequelize, 'query').mockImplementation(async (sql: unknown) => {
+      statements.push(String(sql));
+      return [[], 0] as never;
+    });
+    await createListIndexes(queryInterface, 'kit_notes', listIndexColumns(notes));
+    expect(statements).toContain('CREATE INDEX [kit_notes_by_owner_title] ON [kit_notes] ([owner_id], [title], [id])');
+    expect(statements).toContain('CREATE INDEX [kit_notes_by_title] ON [kit_notes] ([title], [id])');
+    expect(statements).toContain('CREATE INDEX [kit_notes_by_owner_pinned_due_at] ON [kit_notes] ([owner_id], [pinned], [due_at], [id])');
+    expect(statements).toContain('CREATE INDEX [kit_notes_by_owner_label_folded_created_at] ON [kit_notes] ([owner_id], [label_folded], [created_at], [id])');
+    expect(statements).toHaveLength(listIndexColumns(notes).length);
   });
 });
 
@@ -119,23 +176,42 @@ describe('MongoDB: what the store asks of mongoose', () => {
     jest.spyOn(model, 'countDocuments').mockImplementation(chain(0, []) as never);
     const after = [new Date('2030-01-01T00:00:00.000Z'), newId()];
     await stores.notes.list({ ownerId: 'o' }, list({ where: [{ field: 'label', comparison: 'eq', value: 'WoRk' }, { field: 'rank', comparison: 'gte', value: 2 }], sort: [{ field: 'dueAt', descending: true }], after }));
-    expect(filters[0]).toEqual({
-      $and: [
-        { ownerId: 'o' },
-        { labelFolded: 'work' },
-        { rank: { $gte: 2 } },
-        { $or: [{ $and: [{ $or: [{ dueAt: { $lt: after[0] } }, { dueAt: null }] }] }, { $and: [{ dueAt: after[0] }, { _id: { $lt: after[1] } }] }] },
-      ],
-    });
+    // The cursor's segments in order, each a range of (ownerId, dueAt, _id): equal after the id, the smaller values, the nulls.
+    const own = [{ ownerId: 'o' }, { labelFolded: 'work' }, { rank: { $gte: 2 } }];
+    expect(filters).toEqual([
+      { $and: [...own, { dueAt: after[0] }, { _id: { $lt: after[1] } }] },
+      { $and: [...own, { dueAt: { $lt: after[0] } }] },
+      { $and: [...own, { dueAt: null }] },
+    ]);
   });
+
+  it('declares the list indexes of every sort key and filter, for the owner and across owners', () => {
+    const indexes = connection.models.KitNote!.schema.indexes().map(([keys]) => Object.keys(keys).join());
+    for (const keys of ['ownerId,title,_id', 'title,_id', 'ownerId,dueAt,_id', 'createdAt,_id', 'ownerId,pinned,title,_id', 'ownerId,labelFolded,createdAt,_id']) expect(indexes).toContain(keys);
+    expect(indexes.filter((keys) => keys === 'ownerId,createdAt,_id')).toHaveLength(1); // the record schema's, not twice
+  });
+
+  /** A query chain that records its arguments and the deadline it was given, and answers `result`. */
+  interface Asked {
+    args: unknown[];
+    maxTimeMS?: number;
+  }
+  function asking(result: unknown, asked: Asked[]) {
+    return (...args: unknown[]) => {
+      const call: Asked = { args };
+      asked.push(call);
+      const query = { maxTimeMS: (ms: number) => ((call.maxTimeMS = ms), query), lean: () => query, exec: async () => result };
+      return query;
+    };
+  }
 
   it('refuses to delete a record a restricting reference points at, deleting nothing; cascades otherwise, deepest first', async () => {
     const deleted: string[] = [];
-    const found = (ids: string[]) => ({ lean: () => ({ exec: async () => ids.map((_id) => ({ _id })) }) });
-    jest.spyOn(connection.models.KitNote!, 'exists').mockReturnValue({ exec: async () => ({ _id: 'n1' }) } as never);
-    jest.spyOn(connection.models.KitTag!, 'exists').mockReturnValue({ exec: async () => ({ _id: 't1' }) } as never);
-    jest.spyOn(connection.models.KitTag!, 'find').mockReturnValue(found(['t1']) as never);
-    jest.spyOn(connection.models.KitMark!, 'find').mockReturnValue(found(['m1', 'm2']) as never);
+    const asked: Asked[] = [];
+    jest.spyOn(connection.models.KitNote!, 'exists').mockImplementation(asking({ _id: 'n1' }, asked) as never);
+    jest.spyOn(connection.models.KitTag!, 'exists').mockImplementation(asking({ _id: 't1' }, asked) as never);
+    jest.spyOn(connection.models.KitTag!, 'find').mockImplementation(asking([{ _id: 't1' }], asked) as never);
+    jest.spyOn(connection.models.KitMark!, 'find').mockImplementation(asking([{ _id: 'm1' }, { _id: 'm2' }], asked) as never);
     for (const name of ['KitNote', 'KitTag', 'KitMark']) {
       jest.spyOn(connection.models[name]!, 'deleteMany').mockImplementation(((filter: { _id: { $in: string[] } }) => {
         deleted.push(`${name}:${filter._id.$in.join(',')}`);
@@ -146,5 +222,30 @@ describe('MongoDB: what the store asks of mongoose', () => {
     expect(deleted).toEqual([]);
     expect(await stores.tags.delete(newId(), { ownerId: 'o' })).toBe(true);
     expect(deleted).toEqual(['KitMark:m1,m2', expect.stringMatching(/^KitTag:/)]);
+    // every read (delete's exists, each step of the cascade plan) under the store deadline
+    expect(asked.map((call) => call.maxTimeMS)).toEqual([1000, 1000, 1000, 1000]);
+  });
+
+  it("checks a reference among the writer's own records (the owner in the filter), under the store deadline", async () => {
+    await expect(stores.tags.create('o', { name: 'x', note: 'not-an-id' })).rejects.toEqual(new MissingReferenceError('note')); // nothing asked
+    const asked: Asked[] = [];
+    const noteId = newId();
+    jest.spyOn(connection.models.KitNoteReference!, 'exists').mockImplementation(asking(null, asked) as never);
+    await expect(stores.tags.create('o', { name: 'x', note: noteId })).rejects.toEqual(new MissingReferenceError('note'));
+    expect(asked).toEqual([{ args: [{ _id: noteId, ownerId: 'o' }], maxTimeMS: 1000 }]);
+  });
+
+  it('finds which unique key clashed among the owner\'s other records, under the store deadline', async () => {
+    const asked: Asked[] = [];
+    const [noteId, tagId] = [newId(), newId()];
+    jest.spyOn(connection.models.KitNoteReference!, 'exists').mockImplementation(asking({ _id: noteId }, asked) as never);
+    jest.spyOn(connection.models.KitTag!, 'findOne').mockImplementation(asking({ _id: tagId, ownerId: 'o', name: 'old', note: noteId }, asked) as never);
+    jest.spyOn(connection.models.KitTag!, 'findOneAndUpdate').mockImplementation(() => {
+      throw new DuplicateKeyError();
+    });
+    jest.spyOn(connection.models.KitTag!, 'exists').mockImplementation(asking({ _id: newId() }, asked) as never);
+    await expect(stores.tags.update(tagId, { ownerId: 'o' }, { name: 'taken' })).rejects.toEqual(new UniqueKeyError(['note', 'name']));
+    expect(asked.at(-1)).toEqual({ args: [{ $and: [{ ownerId: 'o' }, { note: noteId }, { name: 'taken' }, { _id: { $ne: tagId } }] }], maxTimeMS: 1000 });
+    expect(asked.map((call) => call.maxTimeMS)).toEqual([1000, 1000, 1000]);
   });
 });

@@ -76,8 +76,12 @@ for (const target of engines) {
       expect(await titles([{ field: 'dueAt', comparison: 'null', value: true }])).toEqual(['f5', 'f6']);
       expect(await titles([{ field: 'dueAt', comparison: 'gt', value: new Date(base + 2000) }])).toEqual(['f3', 'f4']);
       expect(await titles([{ field: 'rank', comparison: 'in', value: [1, 6] }])).toEqual(['f1', 'f6']);
-      const page = await open().notes.list({ ownerId }, query({ where: [{ field: 'dueAt', comparison: 'null', value: false }], limit: 1 }));
-      expect(page).toMatchObject({ total: 4, limit: 1, offset: 0, nextCursor: expect.any(String) });
+      const page = await open().notes.list({ ownerId }, query({ where: [{ field: 'dueAt', comparison: 'null', value: false }], limit: 1, countUpTo: 10 }));
+      expect(page).toMatchObject({ total: 4, totalCapped: false, limit: 1, offset: 0, nextCursor: expect.any(String) });
+      // The count reads at most its limit and says when it stopped there.
+      const capped = await open().notes.list({ ownerId }, query({ where: [{ field: 'dueAt', comparison: 'null', value: false }], limit: 1, countUpTo: 3 }));
+      expect(capped).toMatchObject({ total: 3, totalCapped: true });
+      expect(await open().notes.list({ ownerId }, query({ limit: 1 }))).not.toHaveProperty('total');
     });
 
     it('pages by cursor through a multi-key order with nulls first, the same records as one long page', async () => {

@@ -1,4 +1,4 @@
-import { createResourceTable, defineResource, field, type SqlMigration } from '../../src/modules/kit';
+import { createResourceTable, defineResource, field, listIndexColumns, type SqlMigration } from '../../src/modules/kit';
 
 // Two resources as a team would generate them (`npm run new:module`), for the kit's own tests: notes, and
 // tags that point at notes (restrict) and marks that point at tags (cascade).
@@ -17,7 +17,7 @@ const createNotes: SqlMigration = {
         ...c.integer('rank', { optional: true }),
         ...c.string('label', { optional: true, caseInsensitive: true }),
       }),
-      { unique: [['title'], ['label_folded']] },
+      { unique: [['title'], ['label_folded']], indexes: listIndexColumns(notes) },
     ),
   down: (queryInterface) => queryInterface.dropTable('kit_notes'),
 };
@@ -42,7 +42,7 @@ export const notes = defineResource({
 
 const createTags: SqlMigration = {
   name: 'kit-fixture-tags-0001-create',
-  up: (queryInterface) => createResourceTable(queryInterface, 'kit_tags', (c) => ({ ...c.string('name'), ...c.reference('note', 'kit_notes') }), { unique: [['note', 'name']] }),
+  up: (queryInterface) => createResourceTable(queryInterface, 'kit_tags', (c) => ({ ...c.string('name'), ...c.reference('note', 'kit_notes') }), { unique: [['note', 'name']], indexes: listIndexColumns(tags) }),
   down: (queryInterface) => queryInterface.dropTable('kit_tags'),
 };
 
@@ -59,7 +59,7 @@ export const tags = defineResource({
 
 const createMarks: SqlMigration = {
   name: 'kit-fixture-marks-0001-create',
-  up: (queryInterface) => createResourceTable(queryInterface, 'kit_marks', (c) => ({ ...c.string('colour'), ...c.reference('tag', 'kit_tags', { onDelete: 'cascade' }) })),
+  up: (queryInterface) => createResourceTable(queryInterface, 'kit_marks', (c) => ({ ...c.string('colour'), ...c.reference('tag', 'kit_tags', { onDelete: 'cascade' }) }), { indexes: listIndexColumns(marks) }),
   down: (queryInterface) => queryInterface.dropTable('kit_marks'),
 };
 

@@ -2,6 +2,7 @@ import type { Fields } from '../../src/stores/kit/fields';
 import request from 'supertest';
 import type { AnyResource } from '../../src/stores/kit/resource';
 import type { ModuleFactory } from '../../src/services';
+import { DEFAULT_LIST_SETTINGS } from '../../src/stores/kit/pagination';
 import { asJson, plainFields, sampleValue, valuesFor, wrongValue, type Values } from './resource-samples';
 import { buildTestApp, type TestApp } from './test-app';
 
@@ -52,15 +53,32 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
       expect(changed.body.data).toMatchObject({ ...changes, ownerId: people.alice!.id });
     });
 
-    it("lists the caller's records newest first, by offset and by cursor", async () => {
+    it("lists the caller's records newest first, by offset and by cursor, counting only when asked", async () => {
       const ids: string[] = [];
       for (let i = 0; i < 3; i += 1) ids.push((await create('carol')).id);
       const page = await http().get(`${path}?limit=2&offset=1`).set('Authorization', as('carol')).expect(200);
-      expect(page.body.data).toMatchObject({ total: 3, limit: 2, offset: 1, nextCursor: null });
+      expect(page.body.data).toMatchObject({ limit: 2, offset: 1, nextCursor: null });
+      expect(page.body.data).not.toHaveProperty('total');
       expect(page.body.data.items.map((item: { id: string }) => item.id)).toEqual([ids[1], ids[0]]);
+      const counted = await http().get(`${path}?limit=2&count=true`).set('Authorization', as('carol')).expect(200);
+      expect(counted.body.data).toMatchObject({ total: 3, totalCapped: false });
       const first = await http().get(`${path}?limit=2`).set('Authorization', as('carol')).expect(200);
       const next = await http().get(`${path}?limit=2&cursor=${first.body.data.nextCursor}`).set('Authorization', as('carol')).expect(200);
       expect(next.body.data.items.map((item: { id: string }) => item.id)).toEqual([ids[0]]);
+      // One or the other: an offset on top of a cursor would skip records.
+      const both = await http().get(`${path}?limit=2&offset=1&cursor=${first.body.data.nextCursor}`).set('Authorization', as('carol')).expect(422);
+      expect(both.body.errors).toEqual([expect.objectContaining({ field: 'query.offset' })]);
+      // A deep offset points to the cursor instead of reading and skipping the rows before it.
+      const deep = await http().get(`${path}?offset=${DEFAULT_LIST_SETTINGS.maxOffset + 1}`).set('Authorization', as('carol')).expect(422);
+      expect(deep.body.errors).toEqual([expect.objectContaining({ field: 'query.offset', message: expect.stringContaining('cursor') })]);
+      await http().get(`${path}?offset=${DEFAULT_LIST_SETTINGS.maxOffset}`).set('Authorization', as('carol')).expect(200);
+      // A forged cursor carrying U+0000 in a value is refused like any other NUL, never a 500.
+      const decoded = JSON.parse(Buffer.from(first.body.data.nextCursor, 'base64url').toString('utf8')) as { o: string; v: unknown[] };
+      const forged = Buffer.from(JSON.stringify({ ...decoded, v: decoded.v.map((value, index) => (index === decoded.v.length - 1 ? 'x\u0000y' : value)) })).toString('base64url');
+      const nul = await http().get(`${path}?limit=2&cursor=${forged}`).set('Authorization', as('carol')).expect(422);
+      expect(nul.body.errors).toEqual([expect.objectContaining({ field: expect.stringMatching(/^query\.cursor/), message: expect.stringContaining('U+0000') })]);
+      // The cursor is bound to its sort: taken newest first, it is refused for another order.
+      await http().get(`${path}?limit=2&sort=createdAt&cursor=${first.body.data.nextCursor}`).set('Authorization', as('carol')).expect(422);
     });
 
     it('filters by each declared filter and sorts by each declared key', async () => {
@@ -70,12 +88,13 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
         const res = await http().get(path).query({ [name]: String(value) }).set('Authorization', as('dave')).expect(200);
         expect(res.body.data.items.map((item: { id: string }) => item.id)).toContain(made[1].id);
       }
-      for (const name of resource.sort) await http().get(`${path}?sort=-${name}`).set('Authorization', as('dave')).expect(200);
+      for (const name of resource.sort) for (const sort of [name, `-${name}`]) await http().get(`${path}?sort=${sort}`).set('Authorization', as('dave')).expect(200);
     });
 
     it('refuses a bad or unknown query parameter with 422 naming it', async () => {
       const bad = [['limit=abc', 'query.limit'], ['limit=0', 'query.limit'], ['limit=101', 'query.limit'], ['offset=-1', 'query.offset'], ['unknown=1', 'query.unknown'], ['cursor=bm90LWEtY3Vyc29y', 'query.cursor']];
-      bad.push(resource.sort.length > 0 ? ['sort=-nothing', 'query.sort'] : ['sort=id', 'query.sort']);
+      // One key a list: each order offered has its index (a second key, or id, is not offered).
+      bad.push(['sort=-nothing', 'query.sort'], ['sort=id', 'query.sort'], ['sort=createdAt,-createdAt', 'query.sort'], ['count=maybe', 'query.count']);
       for (const [query, field] of bad) {
         const res = await http().get(`${path}?${query}`).set('Authorization', as('carol')).expect(422);
         expect(res.body.errors).toEqual([expect.objectContaining({ field })]);

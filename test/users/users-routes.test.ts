@@ -44,9 +44,15 @@ describe('users module', () => {
     await http().patch(`/api/users/${bobId}`).set(bearer(ada.accessToken)).send({ role: 'admin' }).expect(403);
     await http().delete(`/api/users/${bobId}`).set(bearer(ada.accessToken)).expect(403);
 
-    const list = await http().get('/api/users?limit=2&offset=0').set(bearer(admin.accessToken)).expect(200);
-    expect(list.body.data).toMatchObject({ total: 3, limit: 2, offset: 0 });
+    const list = await http().get('/api/users?limit=2&offset=0&count=true').set(bearer(admin.accessToken)).expect(200);
+    expect(list.body.data).toMatchObject({ total: 3, totalCapped: false, limit: 2, offset: 0, nextCursor: expect.any(String) });
     expect(list.body.data.items.map((user: { email: string }) => user.email)).toEqual([ADA.email, BOB.email]);
+    const next = await http().get(`/api/users?limit=2&cursor=${list.body.data.nextCursor}`).set(bearer(admin.accessToken)).expect(200);
+    expect(next.body.data).toMatchObject({ offset: 0, nextCursor: null });
+    expect(next.body.data).not.toHaveProperty('total');
+    expect(next.body.data.items).toHaveLength(1);
+    await http().get(`/api/users?offset=1&cursor=${list.body.data.nextCursor}`).set(bearer(admin.accessToken)).expect(422);
+    await http().get('/api/users?offset=100000').set(bearer(admin.accessToken)).expect(422);
     expect(JSON.stringify(list.body)).not.toMatch(/argon2|passwordHash/);
     const bob = await http().get(`/api/users/${bobId}`).set(bearer(admin.accessToken)).expect(200);
     expect(bob.body.data).toEqual({ id: bobId, email: BOB.email, name: 'Bob', role: 'user', emailVerified: false }); // self-registered: not proven

@@ -132,12 +132,13 @@ const afterLogout = await client.POST('/api/auth/refresh', { headers: { cookie }
 await conforms('post', '/api/auth/refresh', afterLogout);
 expectStatus('a logged-out cookie', afterLogout.response, 401);
 
-// Two-factor login (MFA_ENCRYPTION_KEY): enrol, confirm with a first code, then login asks for a code.
+// Two-factor login (MFA_ENCRYPTION_KEY): enrol with the password, confirm with a first code (every other session
+// ends), then login asks for a code; an mfaToken signs in once.
 const codeAt = (secret: string, steps: number) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
 const fresh = await client.POST('/api/auth/login', { body: { email, password } });
 if (fresh.error || 'mfaRequired' in fresh.data.data) throw new Error('login before enrolment failed');
 const asUser = { Authorization: `Bearer ${fresh.data.data.accessToken}` };
-const enrolment = await client.POST('/api/auth/mfa/enroll', { headers: asUser });
+const enrolment = await client.POST('/api/auth/mfa/enroll', { headers: asUser, body: { password } });
 await conforms('post', '/api/auth/mfa/enroll', enrolment);
 if (enrolment.error) throw new Error(`enrol: ${enrolment.error.message}`);
 const secret: string = enrolment.data.data.secret;
@@ -155,7 +156,12 @@ expectStatus('a wrong code', wrongCode.response, 401);
 const verified = await client.POST('/api/auth/mfa/verify', { body: { mfaToken, code: await codeAt(secret, 1) } });
 await conforms('post', '/api/auth/mfa/verify', verified);
 if (verified.error) throw new Error(`verify: ${verified.error.message}`);
-const byRecovery = await client.POST('/api/auth/mfa/verify', { body: { mfaToken, recoveryCode: recoveryCodes[0] ?? '' } });
+const spent = await client.POST('/api/auth/mfa/verify', { body: { mfaToken, recoveryCode: recoveryCodes[0] ?? '' } });
+await conforms('post', '/api/auth/mfa/verify', spent);
+expectStatus('an mfaToken used twice', spent.response, 401);
+const again = await client.POST('/api/auth/login', { body: { email, password } });
+if (again.error || !('mfaRequired' in again.data.data)) throw new Error('second login with two-factor on: no challenge');
+const byRecovery = await client.POST('/api/auth/mfa/verify', { body: { mfaToken: again.data.data.mfaToken, recoveryCode: recoveryCodes[0] ?? '' } });
 await conforms('post', '/api/auth/mfa/verify', byRecovery);
 if (byRecovery.error) throw new Error(`recovery code: ${byRecovery.error.message}`);
 const status = await client.GET('/api/auth/mfa', { headers: { Authorization: `Bearer ${verified.data.data.accessToken}` } });

@@ -1,7 +1,8 @@
 // Two-factor login (TOTP, docs/accounts.md): one credential per user — the authenticator secret, sealed
 // (src/auth/mfa/secret-box.ts), whether its first code confirmed it, and the last time step a code was
 // used at — and the digests of the user's unused recovery codes. Tables `mfa_credentials` and
-// `mfa_recovery_codes` (migration 0010); collections of the same names on MongoDB.
+// `mfa_recovery_codes` (migration 0010); on MongoDB the collection `mfa_credentials`, whose documents hold
+// the code digests too (mongo-mfa-store.ts: a confirmation and its codes are one atomic update).
 
 export interface MfaRecord {
   userId: string;

@@ -8,32 +8,33 @@ interface CredentialDocument {
   secret: string;
   confirmed: boolean;
   lastStep: number | null;
-}
-
-interface RecoveryCodeDocument {
-  _id: string; // the digest
-  userId: string;
+  /** The digests of the unused recovery codes: set by the confirmation itself, pulled one by one as used. */
+  recoveryCodes: string[];
 }
 
 /**
- * Two-factor credentials on MongoDB (collections `mfa_credentials`, `mfa_recovery_codes`). Each step is one
- * atomic document operation; confirming writes the new codes before it flips `confirmed`, so a failure
- * between the two leaves an unconfirmed enrolment with unusable codes, never a confirmed one without codes.
+ * Two-factor credentials on MongoDB (collection `mfa_credentials`). The recovery codes' digests live in the
+ * credential's own document, so that every step is one atomic single-document operation without a replica
+ * set: of two racing confirmations of one enrolment exactly one flips `confirmed`, and the codes stored are
+ * the ones that confirmation was given (codes in a collection of their own were written before the flip,
+ * where a racing confirmation could replace them: a confirmed factor whose shown codes did not work).
  */
 export class MongoMfaStore implements MfaStore {
   private readonly Credential: Model<CredentialDocument>;
-  private readonly RecoveryCode: Model<RecoveryCodeDocument>;
 
   constructor(private readonly context: MongoStoreContext) {
     const { Schema, connection } = context;
     const credential = new Schema<CredentialDocument>(
-      { _id: { type: String, required: true }, secret: { type: String, required: true }, confirmed: { type: Boolean, required: true }, lastStep: { type: Number, default: null } },
+      {
+        _id: { type: String, required: true },
+        secret: { type: String, required: true },
+        confirmed: { type: Boolean, required: true },
+        lastStep: { type: Number, default: null },
+        recoveryCodes: { type: [String], default: [] },
+      },
       { versionKey: false, timestamps: true },
     );
-    const recoveryCode = new Schema<RecoveryCodeDocument>({ _id: { type: String, required: true }, userId: { type: String, required: true } }, { versionKey: false, timestamps: { createdAt: true, updatedAt: false } });
-    recoveryCode.index({ userId: 1 }, { name: 'mfa_recovery_codes_user' });
     this.Credential = connection.model<CredentialDocument>('MfaCredential', credential, 'mfa_credentials');
-    this.RecoveryCode = connection.model<RecoveryCodeDocument>('MfaRecoveryCode', recoveryCode, 'mfa_recovery_codes');
   }
 
   find(userId: string): Promise<MfaRecord | null> {
@@ -47,7 +48,7 @@ export class MongoMfaStore implements MfaStore {
     try {
       return await this.context.run(async () => {
         await this.Credential.deleteOne({ _id: userId, confirmed: false }).exec();
-        await this.Credential.create({ _id: userId, secret, confirmed: false, lastStep: null });
+        await this.Credential.create({ _id: userId, secret, confirmed: false, lastStep: null, recoveryCodes: [] });
         return true;
       });
     } catch (error) {
@@ -58,12 +59,8 @@ export class MongoMfaStore implements MfaStore {
 
   confirm(userId: string, secret: string, step: number, recoveryDigests: readonly string[]): Promise<boolean> {
     return this.context.run(async () => {
-      await this.RecoveryCode.deleteMany({ userId }).exec();
-      await this.RecoveryCode.insertMany(recoveryDigests.map((digest) => ({ _id: digest, userId })));
-      const result = await this.Credential.updateOne({ _id: userId, secret, confirmed: false }, { $set: { confirmed: true, lastStep: step } }).exec();
-      if (result.modifiedCount === 1) return true;
-      await this.RecoveryCode.deleteMany({ _id: { $in: [...recoveryDigests] }, userId }).exec();
-      return false;
+      const change = { $set: { confirmed: true, lastStep: step, recoveryCodes: [...recoveryDigests] } };
+      return (await this.Credential.updateOne({ _id: userId, secret, confirmed: false }, change).exec()).modifiedCount === 1;
     });
   }
 
@@ -75,11 +72,18 @@ export class MongoMfaStore implements MfaStore {
   }
 
   useRecoveryCode(userId: string, digest: string): Promise<boolean> {
-    return this.context.run(async () => (await this.RecoveryCode.deleteOne({ _id: digest, userId }).exec()).deletedCount === 1);
+    // One conditional $pull: of racing uses of one code, only the one that found it there modifies the document.
+    return this.context.run(async () => {
+      const result = await this.Credential.updateOne({ _id: userId, recoveryCodes: digest }, { $pull: { recoveryCodes: digest } }).exec();
+      return result.modifiedCount === 1;
+    });
   }
 
   recoveryCodesLeft(userId: string): Promise<number> {
-    return this.context.run(() => this.RecoveryCode.countDocuments({ userId }).maxTimeMS(this.context.timeoutMs).exec());
+    return this.context.run(async () => {
+      const doc = await this.Credential.findById(userId, { recoveryCodes: 1 }).maxTimeMS(this.context.timeoutMs).lean<Pick<CredentialDocument, 'recoveryCodes'>>().exec();
+      return doc?.recoveryCodes?.length ?? 0;
+    });
   }
 
   reseal(userId: string, previous: string, next: string): Promise<void> {
@@ -87,9 +91,6 @@ export class MongoMfaStore implements MfaStore {
   }
 
   remove(userId: string): Promise<boolean> {
-    return this.context.run(async () => {
-      await this.RecoveryCode.deleteMany({ userId }).exec();
-      return (await this.Credential.deleteOne({ _id: userId }).exec()).deletedCount === 1;
-    });
+    return this.context.run(async () => (await this.Credential.deleteOne({ _id: userId }).exec()).deletedCount === 1);
   }
 }

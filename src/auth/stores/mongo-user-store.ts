@@ -1,8 +1,10 @@
 import type { Model } from 'mongoose';
 import type { MongoStoreContext } from '../../stores/kit/definition';
-import type { Page, PageRequest } from '../../stores/kit/pagination';
+import type { KeyCondition } from '../../stores/kit/keyset';
+import { listPage } from '../../stores/kit/list-page';
+import type { ResourcePage } from '../../stores/kit/resource-store';
 import { normaliseEmail } from './email';
-import { LAST_ADMIN, type DatabaseUserStore, type KeepRole, type NewUser, type UserRecord } from './user-store';
+import { LAST_ADMIN, USERS_ORDER, type DatabaseUserStore, type KeepRole, type ListedUser, type NewUser, type UserListQuery, type UserRecord } from './user-store';
 
 interface UserDocument {
   _id: string;
@@ -98,15 +100,26 @@ export class MongoUserStore implements DatabaseUserStore {
     return (await this.User.countDocuments({ role: guard.keepRole }).maxTimeMS(this.context.timeoutMs).exec()) <= 1;
   }
 
-  list(page: PageRequest): Promise<Page<UserRecord>> {
-    return this.context.run(async () => {
-      const [docs, total] = await Promise.all([
-        this.User.find({}, PROJECTION).sort({ createdAt: 1, _id: 1 }).skip(page.offset).limit(page.limit).maxTimeMS(this.context.timeoutMs).lean<UserDocument[]>().exec(),
-        this.User.countDocuments({}).maxTimeMS(this.context.timeoutMs).exec(),
-      ]);
-      return { items: docs.map(toRecord), total, limit: page.limit, offset: page.offset };
-    });
+  list(query: UserListQuery): Promise<ResourcePage<ListedUser>> {
+    const path = (field: string) => (field === 'id' ? '_id' : field);
+    const condition = ({ field, is, value }: KeyCondition) => {
+      if (is === 'same') return { [path(field)]: value ?? null };
+      if (is === 'notNull') return { [path(field)]: { $ne: null } };
+      return { [path(field)]: { [is === 'greater' ? '$gt' : '$lt']: value } };
+    };
+    return this.context.run(() =>
+      listPage<ListedUser>({ ...query, where: [], sort: USERS_ORDER }, () => false, {
+        read: async (segment, limit, offset) => {
+          const filter = segment.where.length > 0 ? { $and: segment.where.map(condition) } : {};
+          const sort = Object.fromEntries(segment.order.map(({ field, descending }) => [path(field), descending ? -1 : 1])) as Record<string, 1 | -1>;
+          const docs = await this.User.find(filter, { ...PROJECTION, createdAt: 1 }).sort(sort).skip(offset).limit(limit).maxTimeMS(this.context.timeoutMs).lean<(UserDocument & { createdAt: Date })[]>().exec();
+          return docs.map((doc) => ({ ...toRecord(doc), createdAt: doc.createdAt }));
+        },
+        count: (upTo) => this.User.countDocuments({}, { limit: upTo }).maxTimeMS(this.context.timeoutMs).exec(),
+      }),
+    );
   }
+
 
   updateRole(id: string, role: string, guard?: KeepRole): Promise<UserRecord | null | typeof LAST_ADMIN> {
     return this.context.run(async () => {

@@ -1,9 +1,11 @@
 import { DataTypes, literal, Op, type ModelStatic, type Model, type WhereOptions } from 'sequelize';
-import type { Page, PageRequest } from '../../stores/kit/pagination';
+import type { KeyCondition } from '../../stores/kit/keyset';
+import { listPage } from '../../stores/kit/list-page';
+import type { ResourcePage } from '../../stores/kit/resource-store';
 import { newId } from '../../stores/ids';
 import type { SqlStoreContext } from '../../stores/kit/definition';
 import { normaliseEmail } from './email';
-import { LAST_ADMIN, type DatabaseUserStore, type KeepRole, type NewUser, type UserRecord } from './user-store';
+import { LAST_ADMIN, USERS_ORDER, type DatabaseUserStore, type KeepRole, type ListedUser, type NewUser, type UserListQuery, type UserRecord } from './user-store';
 
 function toRecord(row: UserRecord): UserRecord {
   return {
@@ -124,21 +126,31 @@ export class SqlUserStore implements DatabaseUserStore {
     });
   }
 
-  list(page: PageRequest): Promise<Page<UserRecord>> {
-    return this.context.run(async () => {
-      const { rows, count } = await this.User.findAndCountAll({
-        attributes: COLUMNS,
-        order: [
-          ['created_at', 'ASC'],
-          ['id', 'ASC'],
-        ],
-        limit: page.limit,
-        offset: page.offset,
-        raw: true,
-      });
-      return { items: (rows as unknown as UserRecord[]).map(toRecord), total: count, limit: page.limit, offset: page.offset };
-    });
+  list(query: UserListQuery): Promise<ResourcePage<ListedUser>> {
+    const column = (field: string) => (field === 'createdAt' ? 'created_at' : field);
+    const condition = ({ field, is, value }: KeyCondition): WhereOptions => {
+      if (is === 'same') return { [column(field)]: value ?? null };
+      if (is === 'notNull') return { [column(field)]: { [Op.ne]: null } };
+      return { [column(field)]: { [is === 'greater' ? Op.gt : Op.lt]: value } };
+    };
+    return this.context.run(() =>
+      listPage<ListedUser>({ ...query, where: [], sort: USERS_ORDER }, () => false, {
+        read: async (segment, limit, offset) => {
+          const rows = await this.User.findAll({
+            attributes: [...COLUMNS, 'created_at'],
+            where: { [Op.and]: segment.where.map(condition) },
+            order: segment.order.map(({ field, descending }): [string, string] => [column(field), descending ? 'DESC' : 'ASC']),
+            limit,
+            offset,
+            raw: true,
+          });
+          return (rows as unknown as (UserRecord & { created_at: Date | string })[]).map((row) => ({ ...toRecord(row), createdAt: new Date(row.created_at) }));
+        },
+        count: async (upTo) => (await this.User.findAll({ attributes: ['id'], limit: upTo, raw: true })).length,
+      }),
+    );
   }
+
 
   updateRole(id: string, role: string, guard?: KeepRole): Promise<UserRecord | null | typeof LAST_ADMIN> {
     return this.context.run(async () => {

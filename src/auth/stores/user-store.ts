@@ -1,4 +1,5 @@
-import type { Page, PageRequest } from '../../stores/kit/pagination';
+import type { SortKey } from '../../stores/kit/list-query';
+import type { ResourcePage } from '../../stores/kit/resource-store';
 
 // The users of USER_STORE=database: table `users` on the relational engines, collection `users` on
 // MongoDB. Declared in ./definitions.ts, opened by the service on the configured engine.
@@ -55,10 +56,27 @@ export interface UserStore {
   markEmailVerified(id: string): Promise<boolean>;
 }
 
+/** A page of the users directory: the window of the list (src/http/routing/list-window.ts). */
+export interface UserListQuery {
+  limit: number;
+  offset: number;
+  after?: readonly unknown[];
+  countUpTo?: number;
+}
+
+/** A user as listed: the record and when it was created (the order, and the cursor's key). */
+export type ListedUser = UserRecord & { createdAt: Date };
+
+/** The directory's order: oldest first, then by id. */
+export const USERS_ORDER: readonly SortKey[] = [{ field: 'createdAt', descending: false }];
+
 /** What administrators do with users (the users module's admin routes, `user:set-role`): database users only. */
 export interface UserDirectory {
-  /** Oldest first (then by id), with the total. */
-  list(page: PageRequest): Promise<Page<UserRecord>>;
+  /**
+   * Oldest first (then by id), a page at a time: by offset or after a cursor's (createdAt, id), each page a
+   * range of the (created_at, id) index; the total only when asked (`countUpTo`).
+   */
+  list(query: UserListQuery): Promise<ResourcePage<ListedUser>>;
   /**
    * The updated user, null when there is no such user, LAST_ADMIN when `guard` is given and the change
    * would leave nobody in its role. Access tokens issued under the old role stop working (their role no

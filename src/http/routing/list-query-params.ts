@@ -1,9 +1,10 @@
-import { decodeCursor } from '../../stores/kit/cursor';
 import type { FieldKind } from '../../stores/kit/fields';
 import { builtInKind, withTiebreak, type Comparison, type Condition, type ListQuery, type SortKey } from '../../stores/kit/list-query';
+import type { ListSettings } from '../../stores/kit/pagination';
 import type { Resource } from '../../stores/kit/resource';
 import type { FieldError } from '../envelope';
 import { unprocessable } from '../errors';
+import { readListWindow } from './list-window';
 import { MAX_IN_VALUES, queryableDefinition } from './resource-schemas';
 
 // The validated query string of a list (see listQuerySchema) → the store's ListQuery. The schema has
@@ -28,18 +29,14 @@ function readItem(kind: FieldKind, item: string): unknown {
   }
 }
 
-function readSort(resource: Resource, value: unknown, errors: FieldError[]): SortKey[] {
+/** `sort`: one key of the schema's enum, `-` for descending (the default order when absent). */
+function readSort(value: unknown): SortKey[] {
   if (typeof value !== 'string') return [];
-  const keys = value.split(',').map((key) => ({ field: key.replace(/^-/, ''), descending: key.startsWith('-') }));
-  const fields = keys.map((key) => key.field);
-  if (new Set(fields).size !== fields.length) errors.push({ field: 'query.sort', message: 'names a key twice' });
-  const id = fields.indexOf('id');
-  if (id >= 0 && id !== fields.length - 1) errors.push({ field: 'query.sort', message: 'id can only be the last key (it is unique: keys after it never matter)' });
-  return id >= 0 ? keys.slice(0, -1) : keys;
+  return [{ field: value.replace(/^-/, ''), descending: value.startsWith('-') }];
 }
 
 /** The store's ListQuery for this list, from its validated query; a 422 names every bad parameter. */
-export function readListQuery(resource: Resource, query: Record<string, unknown>): ListQuery {
+export function readListQuery(resource: Resource, query: Record<string, unknown>, settings: ListSettings): ListQuery {
   const errors: FieldError[] = [];
   const where: Condition[] = [];
   for (const [parameter, value] of Object.entries(query)) {
@@ -57,12 +54,8 @@ export function readListQuery(resource: Resource, query: Record<string, unknown>
       where.push({ field, comparison, value: kind === 'datetime' && comparison !== 'null' ? new Date(String(value)) : value });
     }
   }
-  const sort = readSort(resource, query.sort, errors);
-  let after: unknown[] | undefined;
-  if (typeof query.cursor === 'string') {
-    after = decodeCursor(query.cursor, withTiebreak(sort), (field) => builtInKind(field) ?? resource.fields[field]?.kind);
-    if (!after) errors.push({ field: 'query.cursor', message: 'is not a cursor of this list (taken with another sort, or changed)' });
-  }
+  const sort = readSort(query.sort);
+  const window = readListWindow(query, settings, withTiebreak(sort), (field) => builtInKind(field) ?? resource.fields[field]?.kind, errors);
   if (errors.length > 0) throw unprocessable(errors);
-  return { where, sort, limit: Number(query.limit), offset: Number(query.offset), after };
+  return { where, sort, ...window };
 }

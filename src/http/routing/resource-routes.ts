@@ -1,12 +1,13 @@
 import type { Fields, FieldsOf } from '../../stores/kit/fields';
 import { ownerScope } from '../../stores/kit/owner-scope';
+import { DEFAULT_LIST_SETTINGS, type ListSettings } from '../../stores/kit/pagination';
 import { referrersOf, type Resource } from '../../stores/kit/resource';
 import type { ResourceStore } from '../../stores/kit/resource-store';
 import { notFound } from '../errors';
 import { callerOf } from './caller';
 import { readListQuery } from './list-query-params';
-import { idParams } from './record-schemas';
-import { createBodySchema, listQuerySchema, recordSchema, resourcePageSchema, updateBodySchema } from './resource-schemas';
+import { idParams, pageSchema } from './record-schemas';
+import { createBodySchema, listQuerySchema, recordSchema, updateBodySchema } from './resource-schemas';
 import { route, type AnyRoute, type ErrorResponses } from './route';
 
 // The CRUD of a resource, written once for every module the generator makes: create, list (filters, sort,
@@ -32,7 +33,7 @@ function toFields(resource: Resource, body: Record<string, unknown>): Record<str
 }
 
 /** The five routes under /api/<resource.name>. */
-export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>): AnyRoute[] {
+export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, lists: ListSettings = DEFAULT_LIST_SETTINGS): AnyRoute[] {
   const plain = resource as unknown as Resource;
   const record = recordSchema(plain);
   const clash: ErrorResponses = resource.unique.length > 0 ? { 409: `A record with the same ${resource.unique.map((key) => key.join(' and ')).join(', or ')} exists already` } : {};
@@ -58,8 +59,8 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
       access: 'authenticated',
       summary: "The caller's records (an admin's: everyone's), filtered and sorted, a page at a time",
       query: listQuerySchema(plain),
-      responses: { 200: resourcePageSchema(record) },
-      handler: (ctx) => store.list(ownerScope(callerOf(ctx)), readListQuery(plain, ctx.query as Record<string, unknown>)),
+      responses: { 200: pageSchema(record) },
+      handler: (ctx) => store.list(ownerScope(callerOf(ctx)), readListQuery(plain, ctx.query as Record<string, unknown>, lists)),
     }),
     route({
       method: 'GET',

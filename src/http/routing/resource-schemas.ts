@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FieldDefinition } from '../../stores/kit/fields';
-import { MAX_PAGE_SIZE } from '../../stores/kit/pagination';
 import { fieldEntries, type Resource } from '../../stores/kit/resource';
+import { sortKeysOf } from '../../stores/kit/list-indexes';
 import { pageQuery, ownedRecordSchema, timestamp } from './record-schemas';
 
 // What a resource's routes take and answer, derived from its field declarations: the bodies, the record,
@@ -53,17 +53,6 @@ export function recordSchema(resource: Resource) {
   return ownedRecordSchema(properties);
 }
 
-/** One page, the total of the filtered list, and the cursor of the next page (null on the last one). */
-export function resourcePageSchema(item: TSchema) {
-  return Type.Object({
-    items: Type.Array(item, { maxItems: MAX_PAGE_SIZE }),
-    total: Type.Integer({ minimum: 0 }),
-    limit: Type.Integer(),
-    offset: Type.Integer(),
-    nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null on the last page' }),
-  });
-}
-
 /** The kind of a field a list may filter or sort by, timestamps included. */
 export function queryableDefinition(resource: Resource, name: string): FieldDefinition {
   return resource.fields[name] ?? { kind: 'datetime', optional: false };
@@ -76,16 +65,18 @@ function filterValue(definition: FieldDefinition): TSchema {
 }
 
 /**
- * `?limit&offset&cursor&sort` and, per filtered field, `name` (equals), `name[in]` (comma-separated),
+ * `?limit&offset&cursor&count&sort` and, per filtered field, `name` (equals), `name[in]` (comma-separated),
  * `name[gt|gte|lt|lte]` (numbers and datetimes) and `name[null]` (optional fields).
  */
 export function listQuerySchema(resource: Resource) {
   const properties: Record<string, TSchema> = { ...pageQuery.properties };
-  properties.cursor = Type.Optional(Type.String({ maxLength: 2048, description: 'The `nextCursor` of the previous page (same sort and filters)' }));
-  if (resource.sort.length > 0) {
-    const key = `-?(${['id', ...resource.sort].join('|')})`;
-    properties.sort = Type.Optional(Type.String({ pattern: `^${key}(,${key})*$`, maxLength: 200, description: `Comma-separated keys, \`-\` for descending: ${resource.sort.join(', ')} (default -createdAt; id breaks ties)` }));
-  }
+  properties.sort = Type.Optional(
+    Type.Unsafe<string>({
+      type: 'string',
+      enum: sortKeysOf(resource).flatMap((key) => [key, `-${key}`]),
+      description: 'One key, `-` for descending (default -createdAt, newest first); id breaks ties. Each order has its index: a page costs a page at any size.',
+    }),
+  );
   for (const name of resource.filters) {
     const definition = queryableDefinition(resource, name);
     properties[name] = Type.Optional({ ...filterValue(definition), description: `Equal to (${definition.caseInsensitive ? 'ignoring case' : 'exactly'})` });

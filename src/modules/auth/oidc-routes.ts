@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Context } from 'koa';
-import type { ChallengeTokens } from '../../auth/mfa/challenge-tokens';
-import type { SecondFactor } from '../../auth/mfa/second-factor';
+import type { TwoFactorLogin } from '../../auth/mfa/two-factor-login';
 import type { FlowSeal } from '../../auth/oidc/flow-cookie';
 import type { AccountRefusal, OidcAccounts, Resolution } from '../../auth/oidc/oidc-accounts';
 import { ProviderRefusal } from '../../auth/oidc/provider-types';
@@ -15,9 +14,7 @@ import type { OidcRefusal } from '../../observability/metrics';
 import type { AuthEvents } from './auth-events';
 import { readDeviceCookie } from './cookie';
 import { clearedFlowCookie, flowCookie, readFlowCookie } from './oidc-cookie';
-import { REFRESH_COOKIE_HEADER, signIn } from './sign-in';
-
-type SignInDeps = Parameters<typeof signIn>[1];
+import { REFRESH_COOKIE_HEADER, signIn, type SignInDeps } from './sign-in';
 
 export interface OidcRouteDeps extends SignInDeps {
   /** The discovered providers by name (OIDC_PROVIDERS). */
@@ -28,7 +25,8 @@ export interface OidcRouteDeps extends SignInDeps {
   publicUrl: string;
   users: UserStore;
   events: AuthEvents;
-  mfa?: { factors: SecondFactor; challenges: ChallengeTokens };
+  /** MFA_ENCRYPTION_KEY set: a user with two-factor login on still gives a code. */
+  twoFactor: TwoFactorLogin | undefined;
 }
 
 const providerParams = Type.Object({ provider: Type.String({ pattern: '^[a-z][a-z0-9]{0,31}$', description: 'A name in OIDC_PROVIDERS' }) });
@@ -66,10 +64,10 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
   /** The end of a callback for a known user: the second factor next, or a session exactly as a password login makes it. */
   const finish = async (ctx: Context, provider: string, user: UserRecord, linked: Resolution, returnTo: string) => {
     ctx.append('Set-Cookie', clearFlow);
-    if (deps.mfa && (await deps.mfa.factors.enrolled(user.id))) {
-      // The provider was the first factor; the code comes next, at POST /api/auth/mfa/verify with this token.
-      // In the fragment: browsers never send it to a server, so it reaches no log.
-      const mfaToken = deps.mfa.challenges.sign({ userId: user.id, sessionVersion: user.sessionVersion });
+    // The provider was the first factor; for a user with two-factor login on, the code comes next, at
+    // POST /api/auth/mfa/verify with this token. In the fragment: browsers never send it to a server, so it reaches no log.
+    const mfaToken = await deps.twoFactor?.challenge(user);
+    if (mfaToken) {
       events.record(ctx, { action: 'oidc-login', outcome: 'mfa-required', userId: user.id, provider, linked });
       return ctx.redirect(`${landing(returnTo)}#mfaToken=${encodeURIComponent(mfaToken)}`);
     }

@@ -23,6 +23,7 @@ export const usersModule = defineModule([userStore, refreshTokenStore, mfaStore,
       listLinkedProviders: config.oidc !== undefined,
       sessions: new AccountSessions(users, refresh, callers),
       roles: config.roles,
+      lists: config.lists,
     }),
   };
 });

@@ -3,8 +3,12 @@ import type { AccountSessions } from '../../auth/account-sessions';
 import { hasPassword } from '../../auth/passwords';
 import type { IdentityStore } from '../../auth/stores/identity-store';
 import type { MfaStore } from '../../auth/stores/mfa-store';
-import { LAST_ADMIN, type UserDirectory, type UserStore } from '../../auth/stores/user-store';
-import { conflict, notFound } from '../../http/errors';
+import { LAST_ADMIN, USERS_ORDER, type UserDirectory, type UserStore } from '../../auth/stores/user-store';
+import type { FieldError } from '../../http/envelope';
+import { readListWindow } from '../../http/routing/list-window';
+import { withTiebreak } from '../../stores/kit/list-query';
+import type { ListSettings } from '../../stores/kit/pagination';
+import { conflict, notFound, unprocessable } from '../../http/errors';
 import { callerOf } from '../../http/routing/caller';
 import { idParams, pageQuery, pageSchema } from '../../http/routing/record-schemas';
 import { route, type ModuleDefinition } from '../../http/routing/route';
@@ -25,6 +29,8 @@ export interface UserRouteDeps {
   /** OIDC_PROVIDERS set: /me lists the caller's linked providers. */
   listLinkedProviders: boolean;
   roles: readonly string[];
+  /** LIST_MAX_OFFSET and LIST_COUNT_LIMIT. */
+  lists: ListSettings;
 }
 
 const ADMIN_ONLY = { roles: [ADMIN_ROLE] };
@@ -33,7 +39,7 @@ const NOT_FOUND = { 404: 'No such user (an unknown or malformed id)' };
 const KEEP_ADMIN = { keepRole: ADMIN_ROLE };
 const lastAdmin = () => conflict('This is the last administrator: make another user admin first');
 
-export function userRoutes({ users, directory, sessions, secondFactors, identities, listLinkedProviders, roles }: UserRouteDeps): ModuleDefinition['routes'] {
+export function userRoutes({ users, directory, sessions, secondFactors, identities, listLinkedProviders, roles, lists }: UserRouteDeps): ModuleDefinition['routes'] {
   const userSchema = publicUserSchema(roles);
   const linked = listLinkedProviders ? identities : undefined;
   const me = route({
@@ -66,11 +72,14 @@ export function userRoutes({ users, directory, sessions, secondFactors, identiti
       method: 'GET',
       path: '/',
       access: ADMIN_ONLY,
-      summary: 'Users, oldest first, a page at a time',
+      summary: 'Users, oldest first, a page at a time (by offset, or by cursor at any depth)',
       query: pageQuery,
       responses: { 200: pageSchema(userSchema) },
       handler: async (ctx) => {
-        const page = await directory.list(ctx.query);
+        const errors: FieldError[] = [];
+        const window = readListWindow(ctx.query, lists, withTiebreak(USERS_ORDER), (field) => (field === 'createdAt' ? 'datetime' : 'string'), errors);
+        if (errors.length > 0) throw unprocessable(errors);
+        const page = await directory.list(window);
         return { ...page, items: page.items.map(publicUser) };
       },
     }),

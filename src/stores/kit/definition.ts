@@ -1,5 +1,5 @@
 import type { Connection, Schema, SchemaDefinition, SchemaOptions } from 'mongoose';
-import type { DataTypes, Sequelize, Transaction } from 'sequelize';
+import type { DataTypes, QueryInterface, Sequelize, Transaction } from 'sequelize';
 import type { SqlEngine } from '../sql/connection-options';
 import type { SqlMigration } from '../sql/migrations/migration';
 
@@ -66,6 +66,11 @@ export interface StoreDefinition<Store> {
    * whenever this one is.
    */
   readonly dependsOn?: readonly StoreDefinition<unknown>[];
+  /**
+   * What the relational schema lacks that this store needs (after migrating, at every start): each problem
+   * in words an operator can act on. A non-empty answer stops start-up.
+   */
+  checkRelational?(queryInterface: QueryInterface): Promise<string[]>;
   /** Builds the store on SQLite, PostgreSQL, MySQL/MariaDB or SQL Server. */
   relational(context: SqlStoreContext): Store;
   /** Builds the store on MongoDB; defines its models on `context.connection`. */

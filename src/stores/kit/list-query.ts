@@ -24,8 +24,10 @@ export interface ListQuery {
   sort: readonly SortKey[];
   limit: number;
   offset: number;
-  /** The sort values (id last) of the record a cursor page starts after. */
+  /** The sort values (id last) of the record a cursor page starts after; `offset` is then not used. */
   after?: readonly unknown[];
+  /** Count the matching records too, reading at most this many (the page's `total`, `totalCapped`). */
+  countUpTo?: number;
 }
 
 /** Newest first: the order of a list that asks for none. */
@@ -35,31 +37,6 @@ export const DEFAULT_SORT: readonly SortKey[] = [{ field: 'createdAt', descendin
 export function withTiebreak(sort: readonly SortKey[]): SortKey[] {
   const keys = sort.length > 0 ? sort : DEFAULT_SORT;
   return [...keys, { field: 'id', descending: keys.at(-1)!.descending }];
-}
-
-/**
- * Nulls order before every value, on every engine (SQLite, MySQL, SQL Server and MongoDB do so already;
- * PostgreSQL is told NULLS FIRST/LAST). With that, "after the cursor" for one key reads:
- *   ascending:  value > c, or (c is null and value is not null)
- *   descending: value < c, or (c is not null and value is null)
- * and the whole predicate is the usual keyset OR over the keys (equal on the ones before, after on this).
- */
-export type AfterStep = { field: string; kind: 'greater' | 'less' | 'notNull' | 'lessOrNull' | 'none'; value: unknown };
-
-/** One step per key: what "after the cursor's value" means for it (see above); `nullable` says which keys may be null. */
-export function afterSteps(
-  order: readonly SortKey[],
-  after: readonly unknown[],
-  nullable: (field: string) => boolean,
-): { equal: { field: string; value: unknown }[]; step: AfterStep }[] {
-  return order.map((key, index) => {
-    const value = after[index];
-    const equal = order.slice(0, index).map((previous, i) => ({ field: previous.field, value: after[i] }));
-    let kind: AfterStep['kind'];
-    if (!key.descending) kind = value === null ? 'notNull' : 'greater';
-    else kind = value === null ? 'none' : nullable(key.field) ? 'lessOrNull' : 'less';
-    return { equal, step: { field: key.field, kind, value } };
-  });
 }
 
 /** The kind of a record field, for the ones every record has. */

@@ -1,8 +1,22 @@
 /** The largest page a list returns; the query schema refuses a larger `limit` with 422. */
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
-/** The largest offset a list accepts: deeper pages are a job for a filter, not for skipping rows. */
-export const MAX_PAGE_OFFSET = 1_000_000;
+/** The highest LIST_MAX_OFFSET may be set to. */
+export const MAX_PAGE_OFFSET = 100_000;
+
+/**
+ * What a list costs at most, whatever the table holds (docs/databases.md, "Lists at scale"). An offset
+ * page reads and skips `offset` rows, so deep pages are for the cursor; a count reads up to `countLimit`
+ * rows, so past that it answers the limit and says so.
+ */
+export interface ListSettings {
+  /** LIST_MAX_OFFSET: the deepest `offset` accepted; deeper is a 422 pointing to `cursor`. */
+  maxOffset: number;
+  /** LIST_COUNT_LIMIT: `?count=true` counts up to this many rows, then answers this number with `totalCapped`. */
+  countLimit: number;
+}
+
+export const DEFAULT_LIST_SETTINGS: ListSettings = { maxOffset: 1000, countLimit: 10_000 };
 
 /** Which slice of a list to return: offset pagination, newest first. */
 export interface PageRequest {
@@ -12,10 +26,16 @@ export interface PageRequest {
   offset: number;
 }
 
-/** One slice of a list and how many records the whole list holds, so a client can page on. */
+/**
+ * One slice of a list. The number of records the whole list holds is there only when asked for
+ * (`?count=true`): counting reads every matching row, a page reads a page.
+ */
 export interface Page<T> {
   items: T[];
-  total: number;
   limit: number;
   offset: number;
+  /** With `count`: how many records the list holds, at most the count limit. */
+  total?: number;
+  /** With `count`: true when the list holds more than `total` (the count stopped at the limit). */
+  totalCapped?: boolean;
 }

@@ -1,4 +1,5 @@
 import { MongoResourceStore } from '../mongo/resource-mongo-store';
+import { missingListIndexes } from '../sql/migrations/list-index-steps';
 import { SqlResourceStore } from '../sql/resource-sql-store';
 import type { StoreDefinition } from './definition';
 import type { Fields } from './fields';
@@ -20,6 +21,15 @@ export function resourceStore<F extends Fields>(resource: Resource<F>): StoreDef
     migrations: resource.migrations,
     get dependsOn() {
       return resource.dependsOn.map((target) => resourceStore(target));
+    },
+    checkRelational: async (queryInterface) => {
+      const missing = await missingListIndexes(queryInterface, resource as unknown as Resource);
+      if (missing.length === 0) return [];
+      const list = missing.map(({ columns, serves }) => `(${columns.join(', ')}) for ${serves}`).join('; ');
+      return [
+        `resource '${resource.name}': table ${resource.table} lacks the list indexes its declaration needs: ${list}. ` +
+          `Run the migrations, or write the one that adds them: npm run new:indexes -- ${resource.name}`,
+      ];
     },
     relational: (context) => new SqlResourceStore(context, resource),
     mongodb: (context) => new MongoResourceStore(context, resource),

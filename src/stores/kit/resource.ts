@@ -1,4 +1,5 @@
 import type { SqlMigration } from '../sql/migrations/migration';
+import { refuseMultipleCascadePaths } from './cascade-paths';
 import { columnOf, type FieldDefinition, type Fields, type OnDelete, type ReferencedResource } from './fields';
 
 // A resource is what a generated module declares: its fields, which of them are unique (per owner),
@@ -63,6 +64,7 @@ function check<F extends Fields>(declaration: ResourceDeclaration<F>): void {
 /** Checks a resource declaration and records its references; a mistake fails at start-up with its name. */
 export function defineResource<F extends Fields>(declaration: ResourceDeclaration<F>): Resource<F> {
   check(declaration);
+  refuseMultipleCascadePaths(declaration);
   const references = Object.entries(declaration.fields).filter(([, definition]) => definition.references);
   const resource: Resource<F> = {
     ...declaration,

@@ -1,10 +1,12 @@
-import type { Connection, Model, SchemaDefinition } from 'mongoose';
+import type { Model, SchemaDefinition } from 'mongoose';
 import { DuplicateKeyError, MissingReferenceError, ReferencedRecordError, UniqueKeyError } from '../errors';
 import { isId } from '../ids';
 import type { MongoStoreContext } from '../kit/definition';
 import { fold, foldedNameOf, type FieldDefinition, type Fields, type FieldsOf, type RecordOf, type ReferencedResource } from '../kit/fields';
-import { encodeCursor } from '../kit/cursor';
-import { afterSteps, withTiebreak, type Condition, type ListQuery, type SortKey } from '../kit/list-query';
+import type { KeyCondition } from '../kit/keyset';
+import { indexPaths, listIndexes } from '../kit/list-indexes';
+import { listPage } from '../kit/list-page';
+import type { Condition, ListQuery } from '../kit/list-query';
 import type { OwnerScope } from '../kit/owner-scope';
 import { fieldEntries, referrersOf, type Resource } from '../kit/resource';
 import type { ResourcePage, ResourceStore } from '../kit/resource-store';
@@ -37,6 +39,11 @@ function resourceModel(context: MongoStoreContext, resource: Resource): AnyModel
     schema.index({ ownerId: 1, ...Object.fromEntries(paths.map((name) => [name, 1])) }, { unique: true, partialFilterExpression: present, name: `${resource.table}_${paths.join('_')}_unique` });
   }
   for (const [name, field] of fieldEntries(resource)) if (field.kind === 'reference') schema.index({ [name]: 1 }); // who points at a record, on delete
+  // The list indexes the declaration needs (list-indexes.ts); the owner's newest-first one comes with the record schema.
+  for (const index of listIndexes(resource)) {
+    const keys = indexPaths(index);
+    if (Object.keys(keys).join() !== 'ownerId,createdAt,_id') schema.index(keys);
+  }
   return context.connection.model(resource.modelName, schema, resource.table) as unknown as AnyModel;
 }
 
@@ -109,21 +116,11 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
     return all.length === 0 ? {} : { $and: all };
   }
 
-  private afterCursor(order: SortKey[], after: readonly unknown[] | undefined): Filter[] {
-    if (!after) return [];
-    const disjuncts = afterSteps(order, after, (field) => this.definition(field)?.optional === true).flatMap(({ equal, step }) => {
-      const exactly = equal.map(({ field, value }) => ({ [path(field)]: value }));
-      const field = path(step.field);
-      const next = {
-        greater: { [field]: { $gt: step.value } },
-        less: { [field]: { $lt: step.value } },
-        notNull: { [field]: { $ne: null } },
-        lessOrNull: { $or: [{ [field]: { $lt: step.value } }, { [field]: null }] },
-        none: undefined,
-      }[step.kind];
-      return next ? [{ $and: [...exactly, next] }] : [];
-    });
-    return [{ $or: disjuncts }];
+  /** A keyset segment's condition (keyset.ts), on the stored value as it is. */
+  private keyCondition({ field, is, value }: KeyCondition): Filter {
+    if (is === 'same') return { [path(field)]: value ?? null };
+    if (is === 'notNull') return { [path(field)]: { $ne: null } };
+    return { [path(field)]: { [is === 'greater' ? '$gt' : '$lt']: value } };
   }
 
   create(ownerId: string, fields: FieldsOf<F>): Promise<RecordOf<F>> {
@@ -142,24 +139,23 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
   }
 
   list(scope: OwnerScope, query: ListQuery): Promise<ResourcePage<RecordOf<F>>> {
-    const order = withTiebreak(query.sort);
     const filtered = query.where.map((condition) => this.condition(condition));
-    return this.context.run(async () => {
-      const [documents, total] = await Promise.all([
-        this.model
-          .find(this.scoped(scope, [...filtered, ...this.afterCursor(order, query.after)]))
-          .sort(Object.fromEntries(order.map(({ field, descending }) => [path(field), descending ? -1 : 1])))
-          .skip(query.offset)
-          .limit(query.limit + 1)
-          .maxTimeMS(this.context.timeoutMs)
-          .lean<Document[]>()
-          .exec(),
-        this.model.countDocuments(this.scoped(scope, filtered)).maxTimeMS(this.context.timeoutMs).exec(),
-      ]);
-      const items = documents.slice(0, query.limit).map((document) => this.toRecord(document));
-      const nextCursor = documents.length > query.limit ? encodeCursor(order, items.at(-1)!) : null;
-      return { items, total, limit: query.limit, offset: query.offset, nextCursor };
-    });
+    return this.context.run(() =>
+      listPage<RecordOf<F>>(query, (field) => this.definition(field)?.optional === true, {
+        read: async (segment, limit, offset) => {
+          const documents = await this.model
+            .find(this.scoped(scope, [...filtered, ...segment.where.map((condition) => this.keyCondition(condition))]))
+            .sort(Object.fromEntries(segment.order.map(({ field, descending }) => [path(field), descending ? -1 : 1])))
+            .skip(offset)
+            .limit(limit)
+            .maxTimeMS(this.context.timeoutMs)
+            .lean<Document[]>()
+            .exec();
+          return documents.map((document) => this.toRecord(document));
+        },
+        count: (upTo) => this.model.countDocuments(this.scoped(scope, filtered), { limit: upTo }).maxTimeMS(this.context.timeoutMs).exec(),
+      }),
+    );
   }
 
   update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>): Promise<RecordOf<F> | null> {
@@ -182,9 +178,9 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
   delete(id: string, scope: OwnerScope): Promise<boolean> {
     if (!isId(id)) return Promise.resolve(false);
     return this.context.run(async () => {
-      const found = await this.model.exists(this.scoped(scope, [{ _id: id }])).exec();
+      const found = await this.model.exists(this.scoped(scope, [{ _id: id }])).maxTimeMS(this.context.timeoutMs).exec();
       if (!found) return false;
-      await deleteWithReferrers(this.context.connection, this.plain, [id]);
+      await deleteWithReferrers(this.context, this.plain, [id]);
       return true;
     });
   }
@@ -194,7 +190,7 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
       const value = values[name];
       if (definition.kind !== 'reference' || value === null || value === undefined) continue;
       const target = referencedModel(this.context, definition.references!.resource());
-      const found = typeof value === 'string' && isId(value) && (await this.context.run(() => target.exists({ _id: value, ownerId }).exec())) !== null;
+      const found = typeof value === 'string' && isId(value) && (await this.context.run(() => target.exists({ _id: value, ownerId }).maxTimeMS(this.context.timeoutMs).exec())) !== null;
       if (!found) throw new MissingReferenceError(name);
     }
     try {
@@ -209,7 +205,7 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
     for (const key of this.resource.unique) {
       if (key.some((name) => values[name] === null || values[name] === undefined)) continue;
       const filter = this.scoped({ ownerId }, [...key.map((name) => this.equals(name, values[name])), ...(id ? [{ _id: { $ne: id } }] : [])]);
-      if (await this.context.run(() => this.model.exists(filter).exec())) return key;
+      if (await this.context.run(() => this.model.exists(filter).maxTimeMS(this.context.timeoutMs).exec())) return key;
     }
     return this.resource.unique[0] ?? ['id'];
   }
@@ -221,13 +217,13 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
  * records go, deepest first. (Without a replica set there is no transaction: a record pointing at one of
  * these, written between the check and the delete, is left pointing at nothing.)
  */
-async function deleteWithReferrers(connection: Connection, resource: Resource, ids: string[]): Promise<void> {
+async function deleteWithReferrers({ connection, timeoutMs }: MongoStoreContext, resource: Resource, ids: string[]): Promise<void> {
   const plan: { model: AnyModel; ids: string[] }[] = [];
   const visit = async (current: Resource, currentIds: string[]): Promise<void> => {
     for (const referrer of referrersOf(current)) {
       const model = connection.models[referrer.resource.modelName] as AnyModel | undefined;
       if (!model) continue; // that resource's module is not mounted here: nothing of it is kept
-      const pointing = (await model.find({ [referrer.field]: { $in: currentIds } }, { _id: 1 }).lean<Document[]>().exec()).map((document) => document._id);
+      const pointing = (await model.find({ [referrer.field]: { $in: currentIds } }, { _id: 1 }).maxTimeMS(timeoutMs).lean<Document[]>().exec()).map((document) => document._id);
       if (pointing.length === 0) continue;
       if (referrer.onDelete === 'restrict') throw new ReferencedRecordError(referrer.resource.name);
       await visit(referrer.resource, pointing);

@@ -31,8 +31,8 @@ function createUmzug(sequelize: Sequelize, engine: SqlEngine, migrations: readon
   return new Umzug<QueryInterface>({
     migrations: migrations.map((migration) => ({
       name: migration.name,
-      up: ({ context }) => inTransaction(sequelize, engine, () => migration.up(context)),
-      down: ({ context }) => inTransaction(sequelize, engine, () => migration.down(context)),
+      up: ({ context }) => (migration.transaction === false ? migration.up(context) : inTransaction(sequelize, engine, () => migration.up(context))),
+      down: ({ context }) => (migration.transaction === false ? migration.down(context) : inTransaction(sequelize, engine, () => migration.down(context))),
     })),
     context: sequelize.getQueryInterface(),
     storage: new SequelizeStorage({ sequelize, tableName: MIGRATIONS_TABLE }),

@@ -3,8 +3,9 @@ import { DuplicateKeyError, ForeignKeyViolationError, MissingReferenceError, Ref
 import { isId, newId } from '../ids';
 import type { SqlStoreContext } from '../kit/definition';
 import { fold, foldedNameOf, type FieldDefinition, type Fields, type FieldsOf, type RecordOf } from '../kit/fields';
-import { afterSteps, withTiebreak, type Condition, type ListQuery } from '../kit/list-query';
-import { encodeCursor } from '../kit/cursor';
+import type { KeyCondition, Segment } from '../kit/keyset';
+import { listPage } from '../kit/list-page';
+import type { Condition, ListQuery } from '../kit/list-query';
 import type { OwnerScope } from '../kit/owner-scope';
 import { fieldEntries, type Resource } from '../kit/resource';
 import type { ResourcePage, ResourceStore } from '../kit/resource-store';
@@ -118,21 +119,21 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
     return { [this.Op.and]: [...(scope.ownerId === undefined ? [] : [{ ownerId: scope.ownerId }]), ...where] };
   }
 
-  private afterCursor(query: ListQuery, order: ReturnType<typeof withTiebreak>): Where[] {
-    if (!query.after) return [];
+  /** A keyset segment's condition (keyset.ts), on the stored value as it is. */
+  private keyCondition({ field, is, value }: KeyCondition): Where {
     const { Op } = this;
-    const disjuncts = afterSteps(order, query.after, (field) => this.definition(field)?.optional === true).flatMap(({ equal, step }) => {
-      const exactly = equal.map(({ field, value }) => ({ [field]: value }));
-      const after = {
-        greater: { [step.field]: { [Op.gt]: step.value } },
-        less: { [step.field]: { [Op.lt]: step.value } },
-        notNull: { [step.field]: { [Op.ne]: null } },
-        lessOrNull: { [Op.or]: [{ [step.field]: { [Op.lt]: step.value } }, { [step.field]: null }] },
-        none: undefined,
-      }[step.kind];
-      return after ? [{ [Op.and]: [...exactly, after] }] : [];
+    if (is === 'same') return { [field]: value ?? null };
+    if (is === 'notNull') return { [field]: { [Op.ne]: null } };
+    return { [field]: { [is === 'greater' ? Op.gt : Op.lt]: value } };
+  }
+
+  /** ORDER BY of a segment. PostgreSQL alone orders nulls last by default: it is told NULLS FIRST/LAST where nulls can occur. */
+  private orderOf(segment: Segment): [string, string][] {
+    const postgres = this.context.engine === 'postgres';
+    return segment.order.map(({ field, descending }) => {
+      const nulls = postgres && this.definition(field)?.optional && !segment.nonNull.includes(field) ? (descending ? ' NULLS LAST' : ' NULLS FIRST') : '';
+      return [field, `${descending ? 'DESC' : 'ASC'}${nulls}`];
     });
-    return [{ [Op.or]: disjuncts }];
   }
 
   create(ownerId: string, fields: FieldsOf<F>): Promise<RecordOf<F>> {
@@ -150,21 +151,18 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
   }
 
   list(scope: OwnerScope, query: ListQuery): Promise<ResourcePage<RecordOf<F>>> {
-    const order = withTiebreak(query.sort);
     const filtered = query.where.map((condition) => this.condition(condition));
-    const nullsFirst = this.context.engine === 'postgres'; // PostgreSQL alone orders nulls last by default
-    return this.context.run(async () => {
-      const total = await this.model.count({ where: this.scoped(scope, filtered) });
-      const rows = await this.model.findAll({
-        where: this.scoped(scope, [...filtered, ...this.afterCursor(query, order)]),
-        order: order.map(({ field, descending }) => [field, `${descending ? 'DESC' : 'ASC'}${nullsFirst && this.definition(field)?.optional ? (descending ? ' NULLS LAST' : ' NULLS FIRST') : ''}`]),
-        limit: query.limit + 1, // one more tells whether a next page exists
-        offset: query.offset,
-      });
-      const items = rows.slice(0, query.limit).map((row) => this.toRecord(row));
-      const nextCursor = rows.length > query.limit ? encodeCursor(order, items.at(-1)!) : null;
-      return { items, total, limit: query.limit, offset: query.offset, nextCursor };
-    });
+    return this.context.run(() =>
+      listPage<RecordOf<F>>(query, (field) => this.definition(field)?.optional === true, {
+        read: async (segment, limit, offset) => {
+          const where = this.scoped(scope, [...filtered, ...segment.where.map((condition) => this.keyCondition(condition))]);
+          const rows = await this.model.findAll({ where, order: this.orderOf(segment), limit, offset });
+          return rows.map((row) => this.toRecord(row));
+        },
+        // Ids only, at most `upTo` of them: a bounded read of the list's index, not a COUNT of the whole owner.
+        count: async (upTo) => (await this.model.findAll({ attributes: ['id'], where: this.scoped(scope, filtered), limit: upTo, raw: true })).length,
+      }),
+    );
   }
 
   update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>): Promise<RecordOf<F> | null> {

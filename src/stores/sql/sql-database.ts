@@ -1,10 +1,11 @@
-import { DataTypes, QueryTypes, Sequelize, type Transaction } from 'sequelize';
+import { DataTypes, QueryTypes, Sequelize, type QueryInterface, type Transaction } from 'sequelize';
 import type { Logger } from '../../logger';
 import { ExpiredRecordCleanup } from '../cleanup-job';
 import { connectWithRetry } from '../connect-retry';
 import { guarded } from '../guard';
 import type { SqlStoreContext, StoreDefinition } from '../kit/definition';
-import { migrationsOf, OpenedStores, type AnyStoreDefinition } from '../kit/registry';
+import { inDependencyOrder, migrationsOf, OpenedStores, type AnyStoreDefinition } from '../kit/registry';
+import { SchemaDriftError } from '../errors';
 import type { Database, PoolStats } from '../types';
 import { sqlConnectionSettings, type SqlEngine } from './connection-options';
 import type { Migrator } from './migrator';
@@ -146,6 +147,18 @@ export class SqlDatabase implements Database {
     } finally {
       await sequelize.close();
     }
+  }
+
+  /** The schema's tools on the service's connection (start-up checks, generators). */
+  queryInterface(): QueryInterface {
+    return this.sequelize.getQueryInterface();
+  }
+
+  async checkSchema(): Promise<void> {
+    const queryInterface = this.queryInterface();
+    const problems: string[] = [];
+    for (const definition of inDependencyOrder(this.options.stores)) problems.push(...((await definition.checkRelational?.(queryInterface)) ?? []));
+    if (problems.length > 0) throw new SchemaDriftError(problems);
   }
 
   ping(): Promise<void> {

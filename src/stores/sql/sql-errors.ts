@@ -47,12 +47,27 @@ function isDuplicate(error: unknown): boolean {
 }
 
 /**
+ * Whether SQL Server's 547 ("The %ls statement conflicted with the %ls constraint "%.*ls"…", any constraint
+ * conflict) names a CHECK constraint rather than a FOREIGN KEY or REFERENCE one. The message comes in the
+ * server's language, but the constraint's type is a keyword put in untranslated, before the constraint's
+ * quoted name (German: `…mit der CHECK-Einschränkung "CK_…"`): only the text before the first quote is read,
+ * so a table or database called "check" changes nothing.
+ */
+function namesCheckConstraint(message: unknown): boolean {
+  const text = typeof message === 'string' ? message : '';
+  const quote = text.indexOf('"');
+  return /\bCHECK\b/.test(quote === -1 ? text : text.slice(0, quote));
+}
+
+/**
  * A foreign-key violation: PostgreSQL SQLSTATE 23503; MySQL/MariaDB errno 1451 (row is referenced) and 1452
- * (no referenced row); SQL Server 547 (constraint conflict); SQLite SQLITE_CONSTRAINT_FOREIGNKEY (787).
+ * (no referenced row); SQL Server 547 unless a CHECK constraint conflicted (which, like a CHECK violation on
+ * the other engines, passes through: no reference is missing); SQLite SQLITE_CONSTRAINT_FOREIGNKEY (787).
  */
 function isForeignKeyViolation(error: unknown): boolean {
   const cause = causeOf(error) as { code?: unknown; errno?: unknown; number?: unknown; message?: unknown };
-  if (cause.code === '23503' || cause.errno === 1451 || cause.errno === 1452 || cause.number === 547) return true;
+  if (cause.code === '23503' || cause.errno === 1451 || cause.errno === 1452) return true;
+  if (cause.number === 547) return !namesCheckConstraint(cause.message);
   return cause.code === 'SQLITE_CONSTRAINT' && (cause.errno === 787 || /^SQLITE_CONSTRAINT: FOREIGN KEY/.test(String(cause.message)));
 }
 

@@ -1,5 +1,6 @@
 import type { ModelAttributeColumnOptions, QueryInterface } from 'sequelize';
 import { dataTypesOf, millisecondTimestamp } from './column-types';
+import { createListIndexes } from './list-index-steps';
 import { createRecordTable } from './record-table';
 import { addIndexIfMissing } from './schema-steps';
 import { addUniqueKey } from './unique-key';
@@ -86,18 +87,21 @@ type ColumnBuilders = Awaited<ReturnType<typeof fieldColumns>>;
 
 /**
  * Creates a resource's table (createRecordTable: id, owner, timestamps, the owner's list index) with the
- * columns `columns` builds, the index of each reference, and each unique key (per owner; addUniqueKey).
+ * columns `columns` builds, the index of each reference, each unique key (per owner; addUniqueKey) and the
+ * list indexes its sorts and filters need (`indexes`: column lists, as the generator writes them out from
+ * the declaration; start-up refuses a table lacking one, see list-index-steps.ts).
  */
 export async function createResourceTable(
   queryInterface: QueryInterface,
   table: string,
   columns: (c: ColumnBuilders) => Columns,
-  options: { unique?: readonly (readonly string[])[] } = {},
+  options: { unique?: readonly (readonly string[])[]; indexes?: readonly (readonly string[])[] } = {},
 ): Promise<void> {
   const built = columns(await fieldColumns(queryInterface));
   await createRecordTable(queryInterface, table, built);
   await indexReferences(queryInterface, table, built);
   for (const key of options.unique ?? []) await addUniqueKey(queryInterface, table, key);
+  await createListIndexes(queryInterface, table, options.indexes ?? []);
 }
 
 /**

@@ -1,0 +1,102 @@
+// npm run new:indexes -- <module> [--dry-run]
+// Writes the migration that adds the list indexes a kit module's declaration needs and its migrations do
+// not create yet (after adding a sort key or a filter to the declaration by hand, or for a module generated
+// before list indexes were derived): the module's migrations run on an in-memory SQLite database, the
+// declaration's indexes are compared with what they made (the start-up check's comparison), and the
+// missing ones are written out, frozen, as `000N-add-list-indexes.ts`, built online on a table with rows.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import pino from 'pino';
+import { resourceStore } from '../../src/stores/kit/resource-definition';
+import type { AnyResource } from '../../src/stores/kit/resource';
+import { missingListIndexes } from '../../src/stores/sql/migrations/list-index-steps';
+import { SqlDatabase } from '../../src/stores/sql/sql-database';
+import { MIGRATIONS_LIST, withImport, write, type PlannedFile } from './generate';
+import { checkModuleName, moduleNames, SpecError } from './spec';
+
+const USAGE = 'usage: npm run new:indexes -- <module> [--dry-run]\n  e.g.   npm run new:indexes -- notes';
+
+/** The index columns the module's migrations leave out, found on a scratch in-memory SQLite database. */
+async function missingColumns(resource: AnyResource): Promise<string[][]> {
+  const database = new SqlDatabase(
+    { url: 'sqlite::memory:', engine: 'sqlite', timeoutMs: 10_000, migrationTimeoutMs: 60_000, connectAttempts: 1, cleanupIntervalMs: 0, stores: [resourceStore(resource)] },
+    pino({ level: 'silent' }),
+  );
+  try {
+    await database.connect();
+    await database.migrate();
+    return (await missingListIndexes(database.queryInterface(), resource)).map(({ columns }) => columns);
+  } finally {
+    await database.close();
+  }
+}
+
+function migrationText(module: string, table: string, number: string, constant: string, indexes: string[][]): string {
+  const list = indexes.map((columns) => `  [${columns.map((column) => `'${column}'`).join(', ')}],`).join('\n');
+  return `import { addListIndexes, removeListIndexes, type SqlMigration } from '../../kit';
+
+// The list indexes ${table} lacked for its declared sorts and filters, built without blocking writes where the
+// engine can (outside a transaction: PostgreSQL builds CONCURRENTLY). Never edit once run.
+const indexes = [
+${list}
+];
+
+export const ${constant}: SqlMigration = {
+  name: '${module}-${number}-add-list-indexes',
+  transaction: false,
+  up: (queryInterface) => addListIndexes(queryInterface, '${table}', indexes),
+  down: (queryInterface) => removeListIndexes(queryInterface, '${table}', indexes),
+};
+`;
+}
+
+/** The migration adding the missing list indexes and the declaration listing it, or nothing when none is missing. */
+export async function planIndexes(root: string, module: string | undefined): Promise<PlannedFile[]> {
+  checkModuleName(module);
+  const file = `src/modules/${module}/resource.ts`;
+  if (!existsSync(path.join(root, file))) throw new SpecError(`no module '${module}' declared with the kit (${file})`);
+  const source = readFileSync(path.join(root, file), 'utf8');
+  if (!MIGRATIONS_LIST.test(source)) throw new SpecError(`${file}: cannot find its 'migrations: [ … ]' list`);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the module's declaration, as the service loads it
+  const exported = require(path.join(root, file)) as Record<string, unknown>;
+  const resource = Object.values(exported).find((value): value is AnyResource => typeof value === 'object' && value !== null && 'table' in value && 'fields' in value);
+  if (!resource) throw new SpecError(`${file} exports no resource (defineResource)`);
+  const indexes = await missingColumns(resource);
+  if (indexes.length === 0) return [];
+  const folder = `src/modules/${module}/migrations`;
+  const number = String(readdirSync(path.join(root, folder)).filter((name) => /^\d{4}-.*\.ts$/.test(name)).length + 1).padStart(4, '0');
+  const constant = `addListIndexes${number}`;
+  const migration = `${number}-add-list-indexes`;
+  let edited = source.replace(MIGRATIONS_LIST, (_all, open: string, items: string, close: string) => `${open}${items.trim()}, ${constant}${close}`);
+  edited = withImport(edited, `import { ${constant} } from './migrations/${migration}';`);
+  return [
+    { path: `${folder}/${migration}.ts`, content: migrationText(module!, moduleNames(module!).table, number, constant, indexes), edit: false },
+    { path: file, content: edited, edit: true },
+  ];
+}
+
+async function main(argv: string[]): Promise<number> {
+  const dryRun = argv.includes('--dry-run');
+  const [module, ...rest] = argv.filter((argument) => argument !== '--dry-run');
+  try {
+    if (rest.length > 0) throw new SpecError(`unexpected ${rest.join(' ')}`);
+    const files = await planIndexes(process.cwd(), module);
+    if (files.length === 0) {
+      process.stdout.write(`new:indexes: ${module}'s migrations create every list index its declaration needs; nothing to write\n`);
+      return 0;
+    }
+    if (dryRun) {
+      process.stdout.write(`would write (dry run, nothing written):\n${files.map((f) => `  ${f.edit ? 'edit  ' : 'create'} ${f.path}`).join('\n')}\n`);
+      return 0;
+    }
+    write(process.cwd(), files);
+    process.stdout.write(`${files.map((f) => `${f.edit ? 'edited ' : 'created'} ${f.path}`).join('\n')}\nnext: make test, then run the migrations (the service does at start-up)\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof SpecError)) throw error;
+    process.stderr.write(`new:indexes: ${error.message}; nothing was written\n${USAGE}\n`);
+    return 2;
+  }
+}
+
+if (require.main === module) void main(process.argv.slice(2)).then((code) => (process.exitCode = code));

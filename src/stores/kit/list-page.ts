@@ -1,0 +1,32 @@
+import { encodeCursor } from './cursor';
+import { pageSegments, readSegments, type Segment } from './keyset';
+import { withTiebreak, type ListQuery } from './list-query';
+import type { ResourcePage } from './resource-store';
+
+// A list's page, the same on every engine family: the order with its tiebreak, the segments a cursor or
+// first page is read in (keyset.ts), the offset page, the asked-for count and the next cursor. Each store
+// family only says how to read one segment and how to count (its translation of the conditions).
+
+export interface ListReader<Row> {
+  /** The rows of the list (scope and conditions) that also meet the segment's, in its order: at most `limit`, after `offset`. */
+  read(segment: Segment, limit: number, offset: number): Promise<Row[]>;
+  /** How many rows the list matches, reading at most `upTo` of them. */
+  count(upTo: number): Promise<number>;
+}
+
+export async function listPage<R extends object>(query: ListQuery, nullable: (field: string) => boolean, reader: ListReader<R>): Promise<ResourcePage<R>> {
+  const order = withTiebreak(query.sort);
+  const wanted = query.limit + 1; // one more tells whether a next page exists
+  const page =
+    query.after || query.offset === 0
+      ? readSegments(pageSegments(order, query.after, nullable), wanted, (segment, limit) => reader.read(segment, limit, 0))
+      : // An offset page (bounded by LIST_MAX_OFFSET): one read in the whole order, skipping the rows before.
+        reader.read({ where: [], order, nonNull: [] }, wanted, query.offset);
+  const counted = query.countUpTo === undefined ? undefined : reader.count(query.countUpTo + 1);
+  const [rows, count] = await Promise.all([page, counted]);
+  const items = rows.slice(0, query.limit);
+  const nextCursor = rows.length > query.limit ? encodeCursor(order, items.at(-1)! as Record<string, unknown>) : null;
+  const offset = query.after ? 0 : query.offset;
+  if (count === undefined) return { items, limit: query.limit, offset, nextCursor };
+  return { items, total: Math.min(count, query.countUpTo!), totalCapped: count > query.countUpTo!, limit: query.limit, offset, nextCursor };
+}

@@ -1,0 +1,76 @@
+import type { QueryInterface } from 'sequelize';
+import { indexColumns, listIndexes, listIndexName } from '../../kit/list-indexes';
+import type { Resource } from '../../kit/resource';
+
+// The list indexes of a resource's table (src/stores/kit/list-indexes.ts says which), as migrations write
+// them: on a new table plainly, on a table that may hold rows without blocking its writes where the engine
+// can, and the start-up check that refuses a table lacking one.
+
+type IndexColumns = readonly (readonly string[])[];
+
+interface ShownIndex {
+  name: string;
+  fields?: { attribute?: string }[];
+}
+
+async function existingIndexes(queryInterface: QueryInterface, table: string): Promise<ShownIndex[]> {
+  return (await queryInterface.showIndex(table)) as ShownIndex[];
+}
+
+const sameColumns = (index: ShownIndex, columns: readonly string[]) => (index.fields ?? []).map((field) => field.attribute).join() === columns.join();
+
+/** Creates these list indexes on a new (empty) table, each unless one of its name exists. */
+export async function createListIndexes(queryInterface: QueryInterface, table: string, indexes: IndexColumns): Promise<void> {
+  const existing = await existingIndexes(queryInterface, table);
+  for (const columns of indexes) {
+    const name = listIndexName(table, columns);
+    if (!existing.some((index) => index.name === name)) await queryInterface.addIndex(table, [...columns], { name });
+  }
+}
+
+/**
+ * Adds list indexes to a table that may hold rows and take writes meanwhile (what `npm run new:indexes`
+ * writes; its migration says `transaction: false`): PostgreSQL builds CONCURRENTLY (outside a transaction;
+ * an INVALID index a failed build left is dropped first), MySQL/MariaDB with ALGORITHM=INPLACE, LOCK=NONE;
+ * SQL Server and SQLite plainly (SQL Server's ONLINE = ON is an Enterprise feature: a short lock elsewhere).
+ */
+export async function addListIndexes(queryInterface: QueryInterface, table: string, indexes: IndexColumns): Promise<void> {
+  const { sequelize } = queryInterface;
+  const dialect = sequelize.getDialect();
+  const quote = (name: string) => queryInterface.quoteIdentifier(name);
+  for (const columns of indexes) {
+    const name = listIndexName(table, columns);
+    const list = columns.map(quote).join(', ');
+    if (dialect === 'postgres') {
+      const [invalid] = await sequelize.query(`SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = :name AND NOT i.indisvalid`, { replacements: { name } });
+      if ((invalid as unknown[]).length > 0) await sequelize.query(`DROP INDEX CONCURRENTLY IF EXISTS ${quote(name)}`);
+      await sequelize.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${quote(name)} ON ${quote(table)} (${list})`);
+      continue;
+    }
+    if ((await existingIndexes(queryInterface, table)).some((index) => index.name === name)) continue; // a retry after a half-applied run
+    if (dialect === 'mysql' || dialect === 'mariadb') await sequelize.query(`ALTER TABLE ${quote(table)} ADD INDEX ${quote(name)} (${list}), ALGORITHM=INPLACE, LOCK=NONE`);
+    else await queryInterface.addIndex(table, [...columns], { name });
+  }
+}
+
+/** Drops what addListIndexes or createListIndexes added (a migration's down). */
+export async function removeListIndexes(queryInterface: QueryInterface, table: string, indexes: IndexColumns): Promise<void> {
+  const existing = await existingIndexes(queryInterface, table);
+  for (const columns of indexes) {
+    const name = listIndexName(table, columns);
+    if (existing.some((index) => index.name === name)) await queryInterface.removeIndex(table, name);
+  }
+}
+
+/** Every list index a resource's declaration needs, as column lists (what a migration of its table spells out). */
+export function listIndexColumns(resource: Pick<Resource, 'fields' | 'filters' | 'sort'>): string[][] {
+  return listIndexes(resource).map(indexColumns);
+}
+
+/** The list indexes the resource's table lacks (matched by columns, whatever their names), with what each serves. */
+export async function missingListIndexes(queryInterface: QueryInterface, resource: Resource): Promise<{ columns: string[]; serves: string }[]> {
+  const existing = await existingIndexes(queryInterface, resource.table);
+  return listIndexes(resource)
+    .map((index) => ({ columns: indexColumns(index), serves: index.serves }))
+    .filter(({ columns }) => !existing.some((index) => sameColumns(index, columns)));
+}
