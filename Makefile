@@ -43,6 +43,11 @@ bench: build $(BENCH_PEERS_STAMP) ## the built service against bare Koa, raw nod
 
 .PHONY: bench
 
+bench-scale: $(INSTALL_STAMP) ## lists at 10^3/10^5/10^6 rows on SQLite, PostgreSQL and MariaDB (started on loopback); BENCH_SCALE_ENGINES, BENCH_SCALE_SIZES, …
+	bench/scale/run.sh
+
+.PHONY: bench-scale
+
 .PHONY: release
 release: ## push the image to REGISTRY by VERSION, commit and CHANNEL; write release/VERSION/ (pinned compose file, .env.example, SBOM)
 	scripts/release.sh
