@@ -51,15 +51,19 @@ function table(header: string[], rows: string[][]): string[] {
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)];
 }
 
-/** Notes, skips and errors of a list of rows, one line each. */
+/** Notes, skips and errors of a list of rows: one line per row and message, naming the sizes it held at. */
 function remarks(rows: readonly KindRow[], label: (size: number) => string): string[] {
   const lines: string[] = [];
   for (const row of rows) {
+    const bySentence = new Map<string, number[]>();
     for (const [size, outcome] of Object.entries(row.bySize)) {
-      const where = `${row.title}, ${label(Number(size))}`;
-      if ('error' in outcome) lines.push(`  error: ${where}: ${outcome.error}`);
-      else if ('skipped' in outcome) lines.push(`  note: ${where}: skipped, ${outcome.skipped}`);
-      else if (outcome.figures.note) lines.push(`  note: ${where}: ${outcome.figures.note}`);
+      const sentence = 'error' in outcome ? `error: ${outcome.error}` : 'skipped' in outcome ? `note: skipped, ${outcome.skipped}` : outcome.figures.note ? `note: ${outcome.figures.note}` : undefined;
+      if (sentence) bySentence.set(sentence, [...(bySentence.get(sentence) ?? []), Number(size)]);
+    }
+    for (const [sentence, sizes] of bySentence) {
+      const [kind, text] = [sentence.slice(0, sentence.indexOf(':')), sentence.slice(sentence.indexOf(':') + 2)];
+      const where = sizes.length === Object.keys(row.bySize).length && sizes.length > 1 ? 'every size' : sizes.map(label).join(', ');
+      lines.push(`  ${kind}: ${row.title} (${where}): ${text}`);
     }
   }
   return lines;

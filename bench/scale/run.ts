@@ -7,6 +7,7 @@ import { Sequelize } from 'sequelize';
 import { loadConfig } from '../../src/config/config';
 import { modules as registeredModules } from '../../src/modules';
 import { startService, type RunningService } from '../../src/service';
+import { isId } from '../../src/stores/ids';
 import { ADMIN_ROLE } from '../../src/stores/kit/owner-scope';
 import { get, measureKind, resolvePath, type Outcome, type PageKind } from './measure';
 import { benchNotesModule } from './notes-resource';
@@ -112,6 +113,21 @@ async function measureRows(ctx: Context, kinds: readonly PageKind[], tokens: rea
   return rows;
 }
 
+/**
+ * The seed reads back through the service as its own rows would: a full first page of valid ids
+ * (isId, as the store checks them) in the default order, newest first.
+ */
+async function checkSeeded(ctx: Context, owners: readonly [number, string][]): Promise<void> {
+  for (const [size, token] of owners) {
+    const answer = await get(ctx.baseUrl, `/api/notes?limit=${ctx.settings.pageSize}`, token);
+    const items = (answer.body.data?.items ?? []) as { id?: unknown; createdAt?: string }[];
+    const ordered = items.every((item, index) => index === 0 || String(items[index - 1]!.createdAt) >= String(item.createdAt));
+    if (answer.status !== 200 || items.length !== Math.min(size, ctx.settings.pageSize) || !items.every((item) => isId(item.id)) || !ordered) {
+      throw new Error(`${ctx.engine}: the seeded notes of the ${size}-row owner do not read back as the service's (${answer.status}, ${JSON.stringify(items.slice(0, 2))})`);
+    }
+  }
+}
+
 /** The statements one request of `kind` makes the store run on `table`, with their plans. */
 async function planOf(ctx: Context, kind: PageKind, token: string, table: string): Promise<EngineReport['plans'][number] | undefined> {
   const resolved = await resolvePath(ctx.baseUrl, kind, token);
@@ -146,6 +162,7 @@ async function benchEngine(engine: ScaleEngine, settings: ScaleSettings, scratch
       owners.push([size, owner.authorization]);
     }
     await analyze(sequelize, engine, 'notes');
+    await checkSeeded(ctx, owners);
     const kinds = noteKinds(settings.pageSize);
     const notes = await measureRows(ctx, kinds, owners, 'notes');
     const total = sizes.reduce((sum, size) => sum + size, 0);
