@@ -156,7 +156,7 @@ async function benchEngine(engine: ScaleEngine, settings: ScaleSettings, scratch
     for (const [index, size] of sizes.entries()) {
       const owner = await signIn(service, `scale-owner-${size}@bench.test`, 'user');
       const started = performance.now();
-      await seedNotes(sequelize, engine, owner.id, size, index);
+      await seedNotes(sequelize, engine, 'notes', owner.id, size, index);
       seedingSeconds.notes[size] = seconds(started);
       log(`${engine}: seeded ${size} notes in ${seedingSeconds.notes[size]!.toFixed(1)} s`);
       owners.push([size, owner.authorization]);

@@ -81,8 +81,8 @@ function rowBasics(d: Dialect, count: number, now: number, tag: number) {
   return { ms, id };
 }
 
-/** `count` notes for one owner: titles of three words from 50 (some repeat), ~10% pinned, half with a body. */
-export async function seedNotes(sequelize: Sequelize, engine: ScaleEngine, ownerId: string, count: number, ownerIndex: number): Promise<void> {
+/** `count` notes for one owner in `table` (a notes table: bench/scale/notes-resource.ts): titles of three words from 50 (some repeat), ~10% pinned, half with a body. */
+export async function seedNotes(sequelize: Sequelize, engine: ScaleEngine, table: string, ownerId: string, count: number, ownerIndex: number): Promise<void> {
   const d = DIALECTS[engine];
   const { ms, id } = rowBasics(d, count, Date.now(), ownerIndex);
   const title = d.concat(d.word('h % 50'), "' '", d.word(`${d.idiv('h', 50)} % 50`), "' '", d.word(`${d.idiv('h', 2500)} % 50`));
@@ -90,7 +90,7 @@ export async function seedNotes(sequelize: Sequelize, engine: ScaleEngine, owner
   const pinned = d.boolean(`${d.idiv('h', 125000)} % 10 = 0`);
   const { prefix, from } = d.series(count);
   await sequelize.query(
-    `${prefix}INSERT INTO notes (id, owner_id, title, body, pinned, created_at, updated_at)
+    `${prefix}INSERT INTO ${table} (id, owner_id, title, body, pinned, created_at, updated_at)
      SELECT ${id}, ${sqlString(ownerId)}, ${title}, ${body}, ${pinned}, ${d.timestamp(ms)}, ${d.timestamp(ms)}
      FROM (SELECT n, (n * ${HASH}) % 4294967296 AS h FROM ${from}) AS rows_`,
   );
