@@ -234,8 +234,14 @@ async function main(): Promise<void> {
   const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, platform: process.platform };
   writeFileSync(file, `${JSON.stringify({ startedAt: started.toISOString(), settings, machine, engines: reports, failures }, null, 2)}\n`);
   process.stdout.write(`\nreport: ${relative(process.cwd(), file)}\n`);
-  if (failures.length > 0) {
-    process.stdout.write(`failed: ${failures.join('; ')}\n`);
+  // A non-2xx answer fails the run as an engine that could not run does (the figures are still written).
+  const errors = reports.flatMap((report) =>
+    [...report.notes, ...report.users, { title: 'admin first page', bySize: { [report.admin.rows]: report.admin.outcome } }].flatMap((row) =>
+      Object.entries(row.bySize).flatMap(([size, outcome]) => ('error' in outcome ? [`${report.engine} ${row.title} @ ${size}: ${outcome.error}`] : [])),
+    ),
+  );
+  if (failures.length > 0 || errors.length > 0) {
+    process.stdout.write(`failed: ${[...failures, ...errors].join('; ')}\n`);
     process.exitCode = 1;
   }
 }
