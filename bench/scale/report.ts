@@ -16,7 +16,7 @@ export interface EngineReport {
   engine: ScaleEngine;
   version: string;
   sizes: number[];
-  seedingSeconds: { notes: Record<number, number>; users: Record<number, number> };
+  seedingSeconds: { notes: Record<number, number> & { indexes?: number }; users: Record<number, number> };
   notes: KindRow[];
   /** The admin's first page over every owner's rows (the sum of the sizes). */
   admin: { rows: number; outcome: Outcome };
@@ -78,7 +78,8 @@ export function renderEngine(report: EngineReport, pageSize: number): string {
   const out: string[] = [];
   out.push('', `== ${ENGINE_TITLES[report.engine]} ${report.version} ==`);
   const seeded = (figures: Record<number, number>) => sizes.map((size) => (figures[size] === undefined ? undefined : `${count(size)} in ${figures[size]!.toFixed(1)} s`)).filter(Boolean);
-  out.push(`seeding: notes ${seeded(report.seedingSeconds.notes).join(', ')}; users (up to) ${seeded(report.seedingSeconds.users).join(', ')}`);
+  const indexes = report.seedingSeconds.notes.indexes === undefined ? '' : `, list indexes built over them in ${report.seedingSeconds.notes.indexes.toFixed(1)} s`;
+  out.push(`seeding: notes ${seeded(report.seedingSeconds.notes).join(', ')}${indexes}; users (up to) ${seeded(report.seedingSeconds.users).join(', ')}`);
   out.push('', `notes, one owner per size, ${pageSize} a page: p50 / p99 ms; ratio = p50 of the ${count(sizes.at(-1)!)}-row owner ÷ the ${count(sizes[0]!)}-row owner's`);
   const header = ['page kind', ...sizes.map((size) => `${count(size)} rows`), 'ratio'];
   const rows = report.notes.map((row) => [row.title, ...sizes.map((size) => cell(row.bySize[size])), formatRatio(ratio(row, sizes))]);

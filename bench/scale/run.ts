@@ -10,7 +10,8 @@ import { startService, type RunningService } from '../../src/service';
 import { isId } from '../../src/stores/ids';
 import { ADMIN_ROLE } from '../../src/stores/kit/owner-scope';
 import { get, measureKind, resolvePath, type Outcome, type PageKind } from './measure';
-import { benchNotesModule } from './notes-resource';
+import { createListIndexes, listIndexColumns, removeListIndexes } from '../../src/stores/sql/migrations/list-index-steps';
+import { benchNotes, benchNotesModule } from './notes-resource';
 import { CapturingLogger, explain, listStatements } from './plans';
 import { renderEngine, type EngineReport, type KindRow } from './report';
 import { analyze, checkUserColumns, seedNotes, seedUsers } from './seed';
@@ -153,6 +154,10 @@ async function benchEngine(engine: ScaleEngine, settings: ScaleSettings, scratch
     const admin = (await signIn(service, 'scale-admin@bench.test', ADMIN_ROLE)).authorization;
     const owners: [number, string][] = [];
     const seedingSeconds: EngineReport['seedingSeconds'] = { notes: {}, users: {} };
+    // As a bulk load is done: the list indexes dropped, the rows written, the indexes built once over them
+    // (the owner's newest-first index, which the table is created with, stays). Built before timing anything.
+    const listIndexes = listIndexColumns(benchNotes).filter((columns) => columns.join() !== 'owner_id,created_at,id');
+    await removeListIndexes(sequelize.getQueryInterface(), 'notes', listIndexes);
     for (const [index, size] of sizes.entries()) {
       const owner = await signIn(service, `scale-owner-${size}@bench.test`, 'user');
       const started = performance.now();
@@ -161,6 +166,10 @@ async function benchEngine(engine: ScaleEngine, settings: ScaleSettings, scratch
       log(`${engine}: seeded ${size} notes in ${seedingSeconds.notes[size]!.toFixed(1)} s`);
       owners.push([size, owner.authorization]);
     }
+    const indexing = performance.now();
+    await createListIndexes(sequelize.getQueryInterface(), 'notes', listIndexes);
+    seedingSeconds.notes.indexes = seconds(indexing);
+    log(`${engine}: built the ${listIndexes.length} list indexes over the seeded notes in ${seedingSeconds.notes.indexes.toFixed(1)} s`);
     await analyze(sequelize, engine, 'notes');
     await checkSeeded(ctx, owners);
     const kinds = noteKinds(settings.pageSize);
