@@ -104,6 +104,19 @@ describe('PostgreSQL: every page a range of one index, nulls first as on the oth
   });
 });
 
+describe('?q=: LIKE on the folded search shadow with an explicit escape, on every dialect', () => {
+  it.each(['mssql', 'postgres'] as const)('%s: %%, _, [ and ! escaped, ESCAPE given, each searched column ORed', async (dialect) => {
+    const sql = await listSql(sqlContext(dialect), list({ search: 'ÉCOLE 100%_[x]!' }));
+    const [title, body] = dialect === 'mssql' ? ['[title_search]', '[body_search]'] : ['"title_search"', '"body_search"'];
+    const pattern = `${dialect === 'mssql' ? 'N' : ''}'%ecole 100!%!_![x]!!%'`;
+    expect(sql).toContain(`(${title} LIKE ${pattern} ESCAPE '!' OR ${body} LIKE ${pattern} ESCAPE '!')`);
+  });
+
+  it('a quote in the text stays inside the literal', async () => {
+    expect(await listSql(sqlContext('postgres'), list({ search: "o'clock" }))).toContain(`"title_search" LIKE '%o''clock%' ESCAPE '!'`);
+  });
+});
+
 describe('SQL Server: the same segments, and the list indexes its migrations create', () => {
   it('reads a descending cursor page on a nullable key as three ranges', async () => {
     const at = new Date('2030-01-01T00:00:00.000Z');
@@ -247,5 +260,35 @@ describe('MongoDB: what the store asks of mongoose', () => {
     await expect(stores.tags.update(tagId, { ownerId: 'o' }, { name: 'taken' })).rejects.toEqual(new UniqueKeyError(['note', 'name']));
     expect(asked.at(-1)).toEqual({ args: [{ $and: [{ ownerId: 'o' }, { note: noteId }, { name: 'taken' }, { _id: { $ne: tagId } }] }], maxTimeMS: 1000 });
     expect(asked.map((call) => call.maxTimeMS)).toEqual([1000, 1000, 1000]);
+  });
+
+  it('searches the folded shadows with an escaped, unanchored $regex, and writes them with the record', async () => {
+    const filters: unknown[] = [];
+    const model = connection.models.KitNote!;
+    jest.spyOn(model, 'find').mockImplementation(chain([], filters) as never);
+    await stores.notes.list({ ownerId: 'o' }, list({ search: 'ÉCOLE (1.5)*' }));
+    expect(filters[0]).toEqual({ $and: [{ ownerId: 'o' }, { $or: [{ titleSearch: { $regex: 'ecole \\(1\\.5\\)\\*' } }, { bodySearch: { $regex: 'ecole \\(1\\.5\\)\\*' } }] }] });
+    const created: unknown[] = [];
+    jest.spyOn(model, 'create').mockImplementation((async (document: Record<string, unknown>) => {
+      created.push(document);
+      return { toObject: () => ({ _id: newId(), ...document }) };
+    }) as never);
+    const record = await stores.notes.create('o', { title: 'Une École' } as never);
+    // The defaults are the store's: written with the record, answered with it; shadows are never answered.
+    expect(created).toEqual([expect.objectContaining({ title: 'Une École', titleSearch: 'une ecole', starred: false, status: 'Open', statusFolded: 'open', ownerId: 'o' })]);
+    expect(record).toMatchObject({ starred: false, status: 'Open', archivedAt: null, body: null });
+    expect(record).not.toHaveProperty('titleSearch');
+  });
+
+  it("reads a field added after a document was written as its default; an action's guard is in the update's filter", async () => {
+    const asked: Asked[] = [];
+    const model = connection.models.KitNote!;
+    const id = newId();
+    jest.spyOn(model, 'findOne').mockImplementation(asking({ _id: id, ownerId: 'o', title: 't' }, asked) as never);
+    jest.spyOn(model, 'findOneAndUpdate').mockImplementation(asking({ _id: id, ownerId: 'o', title: 't', archivedAt: new Date(0) }, asked) as never);
+    const updated = await stores.notes.update(id, { ownerId: 'o' }, { archivedAt: new Date(0) } as never, [{ field: 'archivedAt', comparison: 'null', value: true }]);
+    expect(updated).toMatchObject({ starred: false, status: 'Open', pinned: null });
+    const filter = { $and: [{ ownerId: 'o' }, { _id: id }, { archivedAt: null }] };
+    expect(asked.map((call) => call.args[0])).toEqual([filter, filter]);
   });
 });

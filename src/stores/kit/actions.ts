@@ -67,7 +67,12 @@ function valueProblems(where: string, definition: FieldDefinition, value: Action
   if (value === 'now') return definition.kind === 'datetime' ? [] : [`${where}: 'now' is for datetime fields`];
   if (value === null) return definition.optional ? [] : [`${where}: null, but the field is not optional`];
   if (definition.kind === 'reference') return [`${where}: an action cannot set a reference`];
-  return kindMatches(definition, value) ? [] : [`${where}: ${JSON.stringify(value)} is not a ${definition.kind}`];
+  return kindMatches(definition, value) ? [] : [`${where}: ${JSON.stringify(value)} is not ${aKind(definition)}`];
+}
+
+/** `a string`, `an integer`: a kind in a message. */
+export function aKind(definition: FieldDefinition): string {
+  return `${/^[aeiou]/.test(definition.kind) ? 'an' : 'a'} ${definition.kind}`;
 }
 
 /** Whether a declared value (a default, an action's) is of the field's kind. */

@@ -1,5 +1,5 @@
 import type { SqlMigration } from '../sql/migrations/migration';
-import { actionProblems, kindMatches, type ActionDeclaration } from './actions';
+import { actionProblems, aKind, kindMatches, type ActionDeclaration } from './actions';
 import { refuseMultipleCascadePaths } from './cascade-paths';
 import { columnOf, type FieldDefinition, type Fields, type OnDelete, type ReferencedResource } from './fields';
 
@@ -67,8 +67,8 @@ function check<F extends Fields>(declaration: ResourceDeclaration<F>): void {
   }
   for (const key of declaration.unique ?? []) if (key.length === 0) throw new Error(`${where}: an empty unique key`);
   for (const [name, definition] of Object.entries(declaration.fields)) {
-    if (definition.default !== undefined && !kindMatches(definition, definition.default)) throw new Error(`${where}: the default of '${name}' is not a ${definition.kind}`);
-    if (definition.readOnly && !definition.omittable) throw new Error(`${where}: '${name}' is read-only, so nobody can give it on create: make it optional or give it a default`);
+    if (definition.default !== undefined && !kindMatches(definition, definition.default)) throw new Error(`${where}: the default of '${name}' is not ${aKind(definition)}`);
+    if (definition.readOnly && !definition.optional && definition.default === undefined) throw new Error(`${where}: '${name}' is read-only, so nobody can give it on create: make it optional or give it a default`);
   }
   for (const name of declaration.search ?? []) {
     if (!['string', 'text'].includes(declaration.fields[name]?.kind ?? '')) throw new Error(`${where}: search '${name}' is not a string or text field`);
