@@ -71,7 +71,8 @@ export async function fieldColumns(queryInterface: QueryInterface) {
   /** The column and its search shadow (same type; its DEFAULT folded like the values the store writes). */
   const searchable = (name: string, type: string, options: TextColumnOptions): Columns => {
     const columns: Columns = { [name]: column(type, options) };
-    if (options.search) columns[`${name}_search`] = column(type, { ...options, default: options.default === undefined ? undefined : foldForSearch(options.default) });
+    // Always nullable: added later to a table with rows (addSearchColumn), it is filled after it exists; the store writes it with the field.
+    if (options.search) columns[`${name}_search`] = column(type, { optional: true, default: options.default === undefined ? undefined : foldForSearch(options.default) });
     return columns;
   };
   return {
