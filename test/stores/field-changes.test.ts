@@ -25,8 +25,12 @@ const migrations: SqlMigration[] = [
   {
     // Rows written by the service before the next two migrations (as it ran then).
     name: 'kit-grown-0002-rows',
-    up: (queryInterface) => queryInterface.bulkInsert(TABLE, BEFORE.map((row) => ({ ...row, owner_id: 'grower', created_at: new Date(), updated_at: new Date() }))),
-    down: (queryInterface) => queryInterface.bulkDelete(TABLE, { owner_id: 'grower' }),
+    up: async (queryInterface) => {
+      await queryInterface.bulkInsert(TABLE, BEFORE.map((row) => ({ ...row, owner_id: 'grower', created_at: new Date(), updated_at: new Date() })));
+    },
+    down: async (queryInterface) => {
+      await queryInterface.bulkDelete(TABLE, { owner_id: 'grower' });
+    },
   },
   {
     name: 'kit-grown-0003-search-title',
