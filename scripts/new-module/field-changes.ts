@@ -109,7 +109,7 @@ export function planFieldChange(root: string, module: string | undefined, fieldN
       source = withDefault(source, declaredFields(source).find((candidate) => candidate.name === fieldName)!, value);
     }
     if (change.search) {
-      if (field.type !== 'string' && field.type !== 'text') throw new SpecError(`--search: '${fieldName}' is a ${field.type}: only string and text fields are searched`);
+      if (field.type !== 'string' && field.type !== 'text') throw new SpecError(`--search: '${fieldName}' (${field.type}) is not a string or text field: only those are searched`);
       const maxLength = /maxLength: (\d+)/.exec(field.options)?.[1];
       const n = number();
       migration(`search${pascal(fieldName)}`, `${n}-search-${kebab(fieldName)}`, migrationText(module!, `search${pascal(fieldName)}`, `${n}-search-${kebab(fieldName)}`, `${fieldName}_search, the shadow ?q= matches, added and filled from the rows.`, 'addSearchColumn', `addSearchColumn(queryInterface, '${table}', '${column}', { kind: '${field.type}'${maxLength ? `, maxLength: ${maxLength}` : ''} })`, `queryInterface.removeColumn('${table}', '${column}_search')`));

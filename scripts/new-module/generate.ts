@@ -109,7 +109,7 @@ export function planField(root: string, module: string | undefined, fieldArgumen
   }
   if (listed.default !== undefined) throw new SpecError(`a new field's default goes after =, e.g. ${field.name}:${field.type}=${listed.default}`);
   if (listed.search) {
-    if (field.type !== 'string' && field.type !== 'text') throw new SpecError(`--search: '${field.name}' is a ${field.type}: only string and text fields are searched`);
+    if (field.type !== 'string' && field.type !== 'text') throw new SpecError(`--search: '${field.name}' (${field.type}) is not a string or text field: only those are searched`);
     field.search = true;
   }
   const folder = `src/modules/${module}/migrations`;

@@ -179,7 +179,7 @@ export function searchList(value: string, fields: FieldSpec[]): string[] {
   for (const name of names) {
     const field = fields.find((candidate) => candidate.name === name);
     if (!field) throw new SpecError(`--search ${value}: '${name}' is not one of the fields`);
-    if (field.type !== 'string' && field.type !== 'text') throw new SpecError(`--search ${value}: '${name}' is a ${field.type}: only string and text fields are searched`);
+    if (field.type !== 'string' && field.type !== 'text') throw new SpecError(`--search ${value}: '${name}' (${field.type}) is not a string or text field: only those are searched`);
   }
   return names;
 }
