@@ -176,6 +176,12 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
         expect((await http().get(`${path}/${created.id}`).set('Authorization', as('alice')).expect(200)).body.data).toEqual(done);
         if (declaration.unless) expect((await run(created.id, 'root').expect(409)).body).toEqual({ status: 'fail', message: conflictMessage(action, declaration) });
         else await run(created.id, 'root').expect(200);
+        if (declaration.unless) {
+          // Two at once: the condition is checked where the write happens, so one wins and the other is refused.
+          const raced = await create('alice');
+          const statuses = await Promise.all([run(raced.id, 'root'), run(raced.id, 'root'), run(raced.id, 'root')]);
+          expect(statuses.map((answer) => answer.status).sort()).toEqual([200, 409, 409]);
+        }
       });
     }
 

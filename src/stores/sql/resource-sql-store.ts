@@ -171,12 +171,19 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
   update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>, guard: readonly Condition[] = []): Promise<RecordOf<F> | null> {
     if (!isId(id)) return Promise.resolve(null);
     return this.context.run(async () => {
-      const row = await this.model.findOne({ where: this.scoped(scope, [{ id }, ...guard.map((condition) => this.condition(condition))]) });
+      const where = this.scoped(scope, [{ id }, ...guard.map((condition) => this.condition(condition))]);
+      const row = await this.model.findOne({ where });
       if (!row) return null;
       const current = this.toRecord(row) as Row;
       return this.writing(String(current.ownerId), id, { ...current, ...(changes as Row) }, async () => {
         // updatedAt set here too, so it moves even when the changes equal what is stored.
-        row.set({ ...this.withShadows(changes as Row), updatedAt: new Date() });
+        const values = { ...this.withShadows(changes as Row), updatedAt: new Date() };
+        if (guard.length > 0) {
+          // The guard in the UPDATE's own WHERE: of two actions racing, one writes, the other finds nothing (409).
+          const [written] = await this.context.run(() => this.model.update(values, { where, silent: true })); // silent: our updatedAt, not another instant
+          return written === 0 ? null : ({ ...current, ...(changes as Row), updatedAt: values.updatedAt } as RecordOf<F>);
+        }
+        row.set(values);
         await this.context.run(() => row.save());
         return this.toRecord(row);
       });
