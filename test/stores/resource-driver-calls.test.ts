@@ -8,6 +8,7 @@ import { MongoResourceStore } from '../../src/stores/mongo/resource-mongo-store'
 import { ownedRecordSchema, recordSchema } from '../../src/stores/mongo/record-schema';
 import { binaryCollation } from '../../src/stores/sql/migrations/resource-columns';
 import { addUniqueKey } from '../../src/stores/sql/migrations/unique-key';
+import { setFieldDefault } from '../../src/stores/sql/migrations/field-changes';
 import { createListIndexes, listIndexColumns } from '../../src/stores/sql/migrations/list-index-steps';
 import { SqlResourceStore } from '../../src/stores/sql/resource-sql-store';
 import { marks, notes, tags } from '../support/resource-fixtures';
@@ -114,6 +115,35 @@ describe('?q=: LIKE on the folded search shadow with an explicit escape, on ever
 
   it('a quote in the text stays inside the literal', async () => {
     expect(await listSql(sqlContext('postgres'), list({ search: "o'clock" }))).toContain(`"title_search" LIKE '%o''clock%' ESCAPE '!'`);
+  });
+});
+
+describe('setFieldDefault: the column DEFAULT where the engine can change it in place', () => {
+  async function statements(dialect: 'mssql' | 'postgres', value: string | boolean | null): Promise<string[]> {
+    const { sequelize } = sqlContext(dialect);
+    const run: string[] = [];
+    jest.spyOn(sequelize, 'query').mockImplementation((async (sql: string) => {
+      run.push(sql);
+      return [[], 0];
+    }) as never);
+    await setFieldDefault(sequelize.getQueryInterface(), 'notes', 'title', value, { caseInsensitive: true, search: true });
+    return run;
+  }
+
+  it('PostgreSQL: ALTER COLUMN … SET DEFAULT on the column and each shadow, folded as the store folds; DROP DEFAULT for null', async () => {
+    expect(await statements('postgres', 'École')).toEqual([
+      `ALTER TABLE "notes" ALTER COLUMN "title" SET DEFAULT 'École'`,
+      `ALTER TABLE "notes" ALTER COLUMN "title_folded" SET DEFAULT 'école'`,
+      `ALTER TABLE "notes" ALTER COLUMN "title_search" SET DEFAULT 'ecole'`,
+    ]);
+    expect((await statements('postgres', null))[0]).toBe('ALTER TABLE "notes" ALTER COLUMN "title" DROP DEFAULT');
+  });
+
+  it("SQL Server: drops the column's default constraint, whatever its name, then adds DF_<table>_<column>", async () => {
+    const [sql] = await statements('mssql', 'x');
+    expect(sql).toContain("FROM sys.default_constraints dc JOIN sys.columns c ON c.object_id = dc.parent_object_id AND c.column_id = dc.parent_column_id WHERE dc.parent_object_id = OBJECT_ID(N'notes') AND c.name = N'title'");
+    expect(sql).toContain("IF @name IS NOT NULL EXEC(N'ALTER TABLE [notes] DROP CONSTRAINT ' + QUOTENAME(@name)); ALTER TABLE [notes] ADD CONSTRAINT [DF_notes_title] DEFAULT N'x' FOR [title]");
+    expect((await statements('mssql', null))[0]).not.toContain('ADD CONSTRAINT');
   });
 });
 

@@ -61,7 +61,10 @@ export async function binaryCollation(queryInterface: QueryInterface): Promise<s
 export async function fieldColumns(queryInterface: QueryInterface) {
   const DataTypes = dataTypesOf(queryInterface);
   const collation = await binaryCollation(queryInterface);
-  const mssql = queryInterface.sequelize.getDialect() === 'mssql';
+  const dialect = queryInterface.sequelize.getDialect();
+  const mssql = dialect === 'mssql';
+  // MySQL 8 refuses a literal DEFAULT on TEXT (MariaDB takes it): there a text field's default is the store's alone.
+  const textDefaults = !['mysql', 'mariadb'].includes(dialect) || (await mysqlFlavour(queryInterface)) === 'mariadb';
   const column = <V>(type: ModelAttributeColumnOptions['type'], options: FieldColumnOptions<V>): ModelAttributeColumnOptions => ({
     type,
     allowNull: options.optional ?? false,
@@ -83,7 +86,8 @@ export async function fieldColumns(queryInterface: QueryInterface) {
       if (options.caseInsensitive) columns[`${name}_folded`] = column(type, { ...options, default: options.default === undefined ? undefined : fold(options.default) });
       return columns;
     },
-    text: (name: string, options: TextColumnOptions = {}): Columns => searchable(name, mssql ? `NVARCHAR(MAX)${collation}` : `TEXT${collation}`, options),
+    text: (name: string, options: TextColumnOptions = {}): Columns =>
+      searchable(name, mssql ? `NVARCHAR(MAX)${collation}` : `TEXT${collation}`, textDefaults ? options : { ...options, default: undefined }),
     integer: (name: string, options: FieldColumnOptions<number> = {}): Columns => ({ [name]: column(DataTypes.INTEGER, options) }),
     number: (name: string, options: FieldColumnOptions<number> = {}): Columns => ({ [name]: column(DataTypes.DOUBLE, options) }),
     boolean: (name: string, options: FieldColumnOptions<boolean> = {}): Columns => ({ [name]: column(DataTypes.BOOLEAN, options) }),
