@@ -98,7 +98,7 @@ export function listQuerySchema(resource: Resource) {
       Type.String({
         minLength: 1,
         maxLength: 200,
-        description: `Records whose ${resource.search.join(' or ')} contains this text, ignoring case and accents (\`ecole\` finds \`École\`); \`%\` and \`_\` are plain characters. Reads every record of the list's owner (or all, for an admin's list) that the other filters leave.`,
+        description: `Records whose ${resource.search.join(' or ')} contains this text, ignoring case and accents (\`ecole\` finds \`École\`); \`%\` and \`_\` are plain characters. Not index-backed: reads the owner's records (an admin's list: everyone's) that the other filters leave until the page is full, at worst all of them.`,
       }),
     );
   }
