@@ -1,5 +1,5 @@
 // npm run new:module -- <name> <field>:<type>[?] ... [--unique a,b] [--filter a,b] [--sort a,b] [--dry-run]
-// npm run new:field -- <module> <field>:<type>? [--filter] [--sort] [--dry-run]
+// npm run new:field -- <module> <field>:<type>?|<existing field> [--default v] [--search] [--filter] [--sort] [--action a:f] [--dry-run]
 // new:module writes a module declared with the kit under src/modules/<name>/ (resource.ts: fields, unique keys,
 // filters, sort keys; its first migration; index.ts), its test file under test/modules/<name>/ (the kit's
 // contract suites) and registers it in src/modules/index.ts. new:field adds a field to such a module: a new
@@ -11,20 +11,28 @@ import { plan, planField, splitArguments, write, type PlannedFile } from './gene
 import { FIELD_TYPES, SpecError } from './spec';
 
 const USAGE = {
-  module: `usage: npm run new:module -- <name> <field>:<type>[?] ... [--unique a,b] [--filter a,b] [--sort a,b] [--dry-run]
-  types: ${FIELD_TYPES.join(', ')}; ? marks an optional field; --unique may repeat (each is one key, per owner)
-  e.g.   npm run new:module -- tags name:string note:ref:notes --unique name --filter note,name --sort name,createdAt`,
-  field: `usage: npm run new:field -- <module> <field>:<type>? [--filter] [--sort] [--dry-run]
+  module: `usage: npm run new:module -- <name> <field>:<type>[?][=default] ... [--unique a,b] [--filter a,b] [--sort a,b] [--search a,b] [--action <name>:<datetime field>] [--dry-run]
+  types: ${FIELD_TYPES.join(', ')}; ? marks an optional field; =value its default; --unique and --action may repeat
+  --search: ?q= finds text in these string/text fields; --action archive:archivedAt: POST /:id/archive sets it to now (once)
+  e.g.   npm run new:module -- notes title:string body:text? pinned:boolean=false --search title --action archive:archivedAt`,
+  field: `usage: npm run new:field -- <module> <field>:<type>[?][=default] [--filter] [--sort] [--search] [--action <name>:<field>] [--dry-run]
+         npm run new:field -- <module> <existing field> [--default <value>] [--search] [--filter] [--sort]
+         npm run new:field -- <module> --action <name>:<datetime field>
   --filter, --sort: lists may filter / sort by it (its list indexes are written too, by new:indexes)
-  e.g.   npm run new:field -- notes dueAt:datetime? --sort`,
+  e.g.   npm run new:field -- notes dueAt:datetime? --sort ; npm run new:field -- notes pinned --default true`,
 };
 
 export function main(command: 'module' | 'field', argv: string[]): number {
   try {
-    const { positional, options, dryRun, flags } = splitArguments(argv, command === 'module' ? ['--unique', '--filter', '--sort'] : [], command === 'field' ? ['--filter', '--sort'] : []);
+    const { positional, options, dryRun, flags } = splitArguments(
+      argv,
+      command === 'module' ? ['--unique', '--filter', '--sort', '--search', '--action'] : ['--default', '--action'],
+      command === 'field' ? ['--filter', '--sort', '--search'] : [],
+    );
     const [name, ...fields] = positional;
     if (command === 'field' && fields.length > 1) throw new SpecError('one field at a time');
-    const listed = { filter: flags.has('--filter'), sort: flags.has('--sort') };
+    if (options.default.length > 1) throw new SpecError('one --default at a time');
+    const listed = { filter: flags.has('--filter'), sort: flags.has('--sort'), search: flags.has('--search'), default: options.default[0], actions: options.action };
     const files: PlannedFile[] = command === 'module' ? plan(process.cwd(), name, fields, options) : planField(process.cwd(), name, fields[0], listed);
     if (dryRun) {
       process.stdout.write(`would write (dry run, nothing written):\n${files.map((f) => `  ${f.edit ? 'edit  ' : 'create'} ${f.path}`).join('\n')}\n`);
