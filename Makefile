@@ -1,4 +1,4 @@
-# The two commands: `make run` and `make test`. Both install what they need first.
+# The three commands: `make run`, `make test` and `make test-all-dbs`. Each installs what it needs first.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
