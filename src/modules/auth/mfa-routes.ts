@@ -2,7 +2,7 @@ import { Type, type TProperties } from '@sinclair/typebox';
 import type { ChallengeTokens } from '../../auth/mfa/challenge-tokens';
 import { RECOVERY_CODE_COUNT, RECOVERY_CODE_PATTERN } from '../../auth/mfa/recovery-codes';
 import type { FactorAnswer, FactorCheck, SecondFactor } from '../../auth/mfa/second-factor';
-import { PASSWORD_MAX_LENGTH } from '../../auth/password-policy';
+import { PASSWORD_INPUT } from '../../auth/password-policy';
 import { conflict, HttpError, unauthorized, unprocessable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
 import { callerOf } from '../../http/routing/caller';
@@ -118,7 +118,7 @@ export function mfaRoutes(deps: AuthRouteDeps, mfa: { factors: SecondFactor; cha
       path: '/mfa/disable',
       access: 'authenticated',
       summary: 'Turn two-factor login off: needs the password and a code (or a recovery code)',
-      body: factorSchemas({ password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH }) }),
+      body: factorSchemas({ password: Type.Unsafe<string>(PASSWORD_INPUT) }),
       responses: { 204: null },
       errors: {
         401: `The password is wrong (counted by the login throttle), or the code: "${WRONG_CODE}"`,
