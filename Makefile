@@ -44,7 +44,7 @@ bench: build $(BENCH_PEERS_STAMP) ## the built service against bare Koa, raw nod
 .PHONY: bench
 
 .PHONY: release
-release: ## push the image to REGISTRY by VERSION, commit and CHANNEL; write release/VERSION/ (pinned compose file, .env.example, SBOM)
+release: $(INSTALL_STAMP) ## push the image to REGISTRY by VERSION, commit and CHANNEL (refused when the registry has VERSION); write release/VERSION/
 	scripts/release.sh
 
 test: $(INSTALL_STAMP) typecheck ## type-check, then run the test suite (SQLite, plus engines named by TEST_*_URL)
