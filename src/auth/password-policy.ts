@@ -56,6 +56,9 @@ export interface PasswordContext {
   currentPassword?: string;
 }
 
+/** The 422 a route that lets a user choose a password declares for the rules beyond its schema. */
+export const PASSWORD_POLICY_REFUSAL = 'The password breaks the policy (`password`): the account\'s email, the current password, common or too easy to guess';
+
 /** Why this password may not be chosen for this account, or undefined when it may. */
 export function passwordRefusal(password: string, context: PasswordContext): string | undefined {
   const lowered = password.toLowerCase();

@@ -59,6 +59,8 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
       summary: "The caller's records (an admin's: everyone's), filtered and sorted, a page at a time",
       query: listQuerySchema(plain),
       responses: { 200: resourcePageSchema(record) },
+      // A cursor is opaque: a well-formed string this list did not issue is refused after the schema passed it.
+      errors: { 422: 'A cursor this list did not issue, or one taken with another sort or filters (`query.cursor`)' },
       handler: (ctx) => store.list(ownerScope(callerOf(ctx)), readListQuery(plain, ctx.query as Record<string, unknown>)),
     }),
     route({

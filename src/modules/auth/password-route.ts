@@ -1,4 +1,4 @@
-import { passwordRefusal } from '../../auth/password-policy';
+import { PASSWORD_POLICY_REFUSAL, passwordRefusal } from '../../auth/password-policy';
 import { unauthorized, unprocessable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
 import { route } from '../../http/routing/route';
@@ -31,6 +31,7 @@ export function passwordChangeRoute(deps: AuthRouteDeps) {
     responseHeaders: { 'Set-Cookie': REFRESHED_COOKIE_HEADER },
     errors: {
       401: 'The current password is wrong (counted by the login throttle)',
+      422: PASSWORD_POLICY_REFUSAL,
       429: { description: 'Too many failed attempts for this account', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
     },
     handler: async (ctx) => {

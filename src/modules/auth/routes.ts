@@ -2,7 +2,7 @@ import type { AccountSessions } from '../../auth/account-sessions';
 import type { CallerStates } from '../../auth/caller-states';
 import type { CredentialVerifier } from '../../auth/credentials';
 import type { LoginThrottle } from '../../auth/login-throttle';
-import { passwordRefusal } from '../../auth/password-policy';
+import { PASSWORD_POLICY_REFUSAL, passwordRefusal } from '../../auth/password-policy';
 import type { EmailVerification } from '../../auth/email-verification';
 import type { Logger } from '../../logger';
 import type { PasswordHasher } from '../../auth/passwords';
@@ -226,7 +226,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
         body: registerSchema(deps.passwordMinLength),
         responses: { 201: registeredUserSchema },
         location: (user) => `/api/users/${user.id}`, // what an admin reads it at
-        errors: { 409: 'The email is already registered' },
+        errors: { 409: 'The email is already registered', 422: PASSWORD_POLICY_REFUSAL },
         handler: async (ctx) => {
           const { name, email, password } = ctx.request.body;
           const refusal = passwordRefusal(password, { email, name });
