@@ -38,7 +38,8 @@ case "$registry_host" in localhost | localhost:* | 127.* | "[::1]" | "[::1]:"*) 
 if answer=$(docker manifest inspect "${insecure[@]}" "$registry:$version" 2>&1); then
   echo "release: $registry:$version is in the registry already: a version is released once (nothing was pushed)" >&2
   exit 2
-elif ! grep -qiE 'no such manifest|manifest unknown|not found' <<<"$answer"; then
+# Only the registry's own "no such tag" answers count as absent; anything else (a refusal, no network) stops here.
+elif ! grep -qiE 'no such manifest|manifest unknown|name unknown|repository name not known' <<<"$answer"; then
   echo "release: could not ask the registry whether $registry:$version exists (nothing was pushed): $answer" >&2
   exit 1
 fi
