@@ -97,6 +97,8 @@ describe('GET /openapi.json: the document generated from the declarations', () =
     expect(doc.paths['/api/auth/logout'].post.responses['401'].headers['WWW-Authenticate']).toMatchObject({ required: true, schema: { type: 'string' } });
     expect(doc.paths['/api/auth/password'].post.responses['401'].headers['WWW-Authenticate']).toEqual({ $ref: '#/components/headers/WWW-Authenticate' });
     expect(login['429'].headers['Retry-After']).toMatchObject({ required: true });
+    // The module's no-store middleware runs first, so every answer under /api/auth carries it.
+    for (const status of ['200', '401', '422', '429', '500']) expect(login[status].headers['Cache-Control']).toMatchObject({ required: true });
     expect(doc.components.headers['X-Request-Id']).toMatchObject({ required: true });
     // The 431 is written by the HTTP server before Koa runs: no X-Request-Id, no module headers.
     expect(login['431'].headers).toBeUndefined();
