@@ -6,7 +6,10 @@
 #   @hey-api/openapi-ts → tools/api/generated/hey-api/
 set -euo pipefail
 cd "$(dirname "$0")/../tools/api"
-[ -d node_modules ] || npm ci --no-audit --no-fund
+# (Re)installed when a generator is missing: an install from before one was added lacks it.
+for tool in openapi-typescript orval openapi-ts; do
+  [ -x "node_modules/.bin/$tool" ] || { npm ci --no-audit --no-fund; break; }
+done
 node_modules/.bin/openapi-typescript ../../openapi.json -o generated/api.d.ts
 node_modules/.bin/orval --config orval.config.js --log-level warn
 node_modules/.bin/openapi-ts --file openapi-ts.config.js --silent
