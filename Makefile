@@ -1,4 +1,4 @@
-# The two commands: `make run` and `make test`. Both install what they need first.
+# The three commands: `make run`, `make test` and `make test-all-dbs`. Each installs what it needs first.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
@@ -49,7 +49,7 @@ bench-scale: $(INSTALL_STAMP) ## lists at 10^3/10^5/10^6 rows on SQLite, Postgre
 .PHONY: bench-scale
 
 .PHONY: release
-release: ## push the image to REGISTRY by VERSION, commit and CHANNEL; write release/VERSION/ (pinned compose file, .env.example, SBOM)
+release: $(INSTALL_STAMP) ## push the image to REGISTRY by VERSION, commit and CHANNEL (refused when the registry has VERSION); write release/VERSION/
 	scripts/release.sh
 
 test: $(INSTALL_STAMP) typecheck ## type-check, then run the test suite (SQLite, plus engines named by TEST_*_URL)

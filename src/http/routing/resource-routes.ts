@@ -69,6 +69,8 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
       summary: "The caller's records (an admin's: everyone's), filtered and sorted, a page at a time",
       query: listQuerySchema(plain),
       responses: { 200: pageSchema(record) },
+      // The window's rules need the settings or each other, so they are checked after the schema passed each parameter.
+      errors: { 422: 'A cursor this list did not issue (or taken with another sort), `offset` with `cursor`, or an offset past LIST_MAX_OFFSET' },
       handler: (ctx) => {
         const query = ctx.query as Record<string, unknown>;
         return store.list(listScope(callerOf(ctx), query), readListQuery(plain, query, lists));

@@ -3,7 +3,7 @@ import { RECOVERY_CODE_COUNT, RECOVERY_CODE_PATTERN } from '../../auth/mfa/recov
 import type { FactorAnswer, SecondFactor } from '../../auth/mfa/second-factor';
 import type { TwoFactorEnrolment } from '../../auth/mfa/two-factor-enrolment';
 import type { TwoFactorLogin } from '../../auth/mfa/two-factor-login';
-import { PASSWORD_MAX_LENGTH } from '../../auth/password-policy';
+import { PASSWORD_INPUT } from '../../auth/password-policy';
 import type { UserStore } from '../../auth/stores/user-store';
 import { conflict, unauthorized, unprocessable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
@@ -28,7 +28,7 @@ const recoveryCodeSchema = Type.String({ pattern: RECOVERY_CODE_PATTERN, example
 /** The second factor: a code, or a recovery code (each a branch, so the document and the types say "one of"). */
 const factorSchemas = <T extends TProperties>(rest: T) => Type.Union([Type.Object({ ...rest, code: totpCodeSchema }), Type.Object({ ...rest, recoveryCode: recoveryCodeSchema })]);
 const answerOf = (body: { code: string } | { recoveryCode: string }): FactorAnswer => ('code' in body ? { code: body.code } : { recoveryCode: body.recoveryCode });
-const passwordSchema = Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH, description: "The caller's current password" });
+const passwordSchema = Type.Unsafe<string>({ ...PASSWORD_INPUT, description: "The caller's current password" });
 
 const RETRY_AFTER = { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] };
 const WRONG_CODE = 'Wrong, expired or already used code';

@@ -1,3 +1,4 @@
+import { PASSWORD_POLICY_REFUSAL } from '../../auth/password-policy';
 import type { PasswordChange } from '../../auth/password-change';
 import type { UserStore } from '../../auth/stores/user-store';
 import { unauthorized, unprocessable } from '../../http/errors';
@@ -38,6 +39,7 @@ export function passwordChangeRoute(deps: PasswordRouteDeps) {
     responseHeaders: { 'Set-Cookie': REFRESHED_COOKIE_HEADER },
     errors: {
       401: 'The current password is wrong (counted by the login throttle)',
+      422: PASSWORD_POLICY_REFUSAL,
       429: { description: 'Too many failed attempts for this account', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
     },
     handler: async (ctx) => {

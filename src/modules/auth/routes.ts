@@ -1,3 +1,4 @@
+import { PASSWORD_POLICY_REFUSAL } from '../../auth/password-policy';
 import { Type } from '@sinclair/typebox';
 import type { AccountSessions } from '../../auth/account-sessions';
 import type { PasswordLogin } from '../../auth/password-login';
@@ -198,6 +199,7 @@ function registrationRoute(registration: Registration, deps: Pick<AuthRouteDeps,
       description: 'With email verification on, the answer is the same whether the address is new or has an account (whose owner is told by mail that someone tried).',
       body,
       responses: { 202: Type.Object({ message: Type.String({ examples: [REGISTRATION_ACCEPTED] }) }) },
+      errors: { 422: PASSWORD_POLICY_REFUSAL },
       handler: async (ctx) => {
         const outcome = await registration.register(ctx.request.body, ctx.state.requestId);
         if (outcome.outcome === 'refused') throw refuse(outcome.message);
@@ -215,7 +217,7 @@ function registrationRoute(registration: Registration, deps: Pick<AuthRouteDeps,
     body,
     responses: { 201: registeredUserSchema },
     location: (user) => `/api/users/${user.id}`, // what an admin reads it at
-    errors: { 409: 'The email is already registered (without email verification, registration says so: docs/accounts.md)' },
+    errors: { 409: 'The email is already registered (without email verification, registration says so: docs/accounts.md)', 422: PASSWORD_POLICY_REFUSAL },
     handler: async (ctx) => {
       const outcome = await registration.register(ctx.request.body, ctx.state.requestId);
       if (outcome.outcome === 'refused') throw refuse(outcome.message);
