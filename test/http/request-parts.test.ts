@@ -88,7 +88,7 @@ describe('request-part declarations are checked at start-up', () => {
     ['a query schema without properties', { query: { type: 'object' } }, /query schema must list its parameters/],
     ['an invalid query schema', { query: { type: 'object', properties: { limit: { type: 'nonsense' } } } }, /invalid query schema/],
     ['an upper-case header name', { headers: Type.Object({ 'X-Version': Type.String() }) }, /header names .* must be lower-case/],
-    ['responses keyed by an error status', { responses: { 404: null } }, /responses must be keyed by statuses 200–299/],
+    ['responses keyed by an error status', { responses: { 404: null } }, /responses must be keyed by statuses 200–399/],
     ['errors keyed by a success status', { errors: { 200: 'fine' } }, /errors must be keyed by statuses 400–599/],
     ['a status that is not declared', { status: 201, responses: { 200: Type.Object({}) } }, /status 201 is not among the declared responses/],
   ])('%s fails start-up, naming the route', async (_name, definition, message) => {
