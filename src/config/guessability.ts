@@ -13,7 +13,9 @@ function script(): string {
 const { ZxcvbnFactory } = require(${core});
 const common = require(${common});
 const en = require(${en});
-const zxcvbn = new ZxcvbnFactory({ graphs: common.adjacencyGraphs, dictionary: { ...common.dictionary, ...en.dictionary } });
+const dictionary = { ...common.dictionary, ...en.dictionary };
+const zxcvbn = new ZxcvbnFactory({ graphs: common.adjacencyGraphs, dictionary });
+let listed;
 let input = '';
 process.stdin.on('data', (chunk) => (input += chunk));
 process.stdin.on('end', () => {
@@ -21,7 +23,8 @@ process.stdin.on('end', () => {
   process.stdout.write(JSON.stringify(values.map((value) => {
     const result = zxcvbn.check(value.text, value.inputs);
     const found = result.sequence.filter((match) => match.pattern !== 'bruteforce');
-    return [result.guessesLog10, found.length === result.sequence.length, found.map((match) => match.token.length)];
+    listed ??= new Set(Object.values(dictionary).flat().map((word) => String(word).toLowerCase()));
+    return [result.guessesLog10, found.length === result.sequence.length, found.map((match) => match.token.length), listed.has(value.text.toLowerCase())];
   })));
 });`;
 }
@@ -40,6 +43,8 @@ export interface Estimate {
   explained: boolean;
   /** The length of each pattern it found (`group` and `king` in `matezgroupking`: 5 and 4). */
   patternLengths: number[];
+  /** True when a dictionary lists it as it is (lowercased), even where zxcvbn-ts prices it cheaper as letters (`web`). */
+  listed: boolean;
 }
 
 /** Estimates already made in this process (tests load many configurations with the same secrets). */
@@ -67,5 +72,5 @@ function estimate(values: readonly Guessable[]): Estimate[] {
     env: { PATH: process.env.PATH ?? '' }, // nothing of this process's environment (its secrets) beyond the input
   });
   if (child.status !== 0) throw new Error(`the guessability estimate failed: ${child.error?.message ?? child.stderr.trim().split('\n')[0]}`);
-  return (JSON.parse(child.stdout) as [number, boolean, number[]][]).map(([guessesLog10, explained, patternLengths]) => ({ guessesLog10, explained, patternLengths }));
+  return (JSON.parse(child.stdout) as [number, boolean, number[], boolean][]).map(([guessesLog10, explained, patternLengths, listed]) => ({ guessesLog10, explained, patternLengths, listed }));
 }

@@ -13,7 +13,8 @@ export interface SecretPart {
 
 /** Where people join parts: camelCase and TitleCase words, digit runs, versions (`v2`, `V1.3`), runs of other characters. */
 const PART = /[vV]\d{1,2}(?:\.\d{1,2}){0,2}|[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+|[^A-Za-z0-9]+/g;
-const SEPARATORS = new Set(['-', '_', '.', ':', '/', '+', ' ', ',']);
+// Not `+` or `/`: base64 is full of them, and people seldom join words with them.
+const SEPARATORS = new Set(['-', '_', '.', ':', ' ', ',']);
 
 export function secretParts(secret: string): SecretPart[] {
   return [...secret.matchAll(PART)].map(([text]) => {
@@ -24,11 +25,11 @@ export function secretParts(secret: string): SecretPart[] {
   });
 }
 
-/** What the dictionary estimate (zxcvbn-ts, lowercased) says of a letters part. */
+/** What the dictionary estimate (zxcvbn-ts, lowercased) says of a letters part (or a run of digits). */
 export interface WordEstimate {
   /** log2 of its guesses. */
   bits: number;
-  /** True when dictionaries (words, names, common passwords) explain all of it. */
+  /** True when a dictionary (words, names, common passwords) lists it, or its patterns explain all of it. */
   known: boolean;
   /** The length of each word, name or pattern found in it (`group` and `king` in `matezgroupking`: 5 and 4). */
   patternLengths: readonly number[];
@@ -37,7 +38,7 @@ export interface WordEstimate {
 export interface StructureEstimate {
   /** log2 of the guesses to find the whole secret part by part. */
   bits: number;
-  /** Share of the secret's characters in the parts of a phrase (words, names, years, versions, separators), see readsAsPhrase. */
+  /** Share of the secret's characters in the parts of a phrase (words, names, years, versions, separators), see phraseChars. */
   guessableShare: number;
 }
 
@@ -59,11 +60,16 @@ function pronounceable(letters: string): boolean {
   return lower.length >= 4 && /[aeiouy]/.test(lower) && !/[^aeiouy]{3}/.test(lower) && !/[aeiouy]{3}/.test(lower);
 }
 
+/** Letters parts shorter than this are not words for the repeat rule (random base64 repeats two-letter runs). */
+const MIN_WORD = 3;
+
 /** Letters in one spelling this long are words run together, or random text no documented command prints. */
 const LONG_RUN = 12;
 
 /** 1900–2099, as four digits. */
 const isYear = (digits: string) => /^(19|20)\d\d$/.test(digits);
+/** One year or several run together (`20102019`). */
+const isYears = (digits: string) => /^(?:(19|20)\d\d)+$/.test(digits);
 
 /** Lowercase, Capitalised or UPPER: one of three spellings (1.6 bits); anything else is priced as random. */
 function caseBits(letters: string): number | undefined {
@@ -103,14 +109,22 @@ function structuredBits(part: SecretPart, word: WordEstimate | undefined, seenSe
  */
 export function structureEstimate(secret: string, words: ReadonlyMap<string, WordEstimate>): StructureEstimate {
   const seenSeparators = new Set<string>();
+  const seenWords = new Set<string>();
   const parts: Priced[] = secretParts(secret).map((part) => {
     const random = bruteForceBits(part.text);
+    const again = part.kind === 'letters' && part.text.length >= MIN_WORD && seenWords.has(part.text.toLowerCase());
+    seenWords.add(part.text.toLowerCase());
     const word = part.kind === 'symbols' || part.kind === 'separator' ? undefined : words.get(part.text.toLowerCase());
     const structured = structuredBits(part, word, seenSeparators);
     const cheaper = structured !== undefined && structured < random;
-    return { ...part, bits: cheaper ? structured : random, cheaper, known: cheaper && word?.known === true, wordChars: wordChars(part.text, word) };
+    // A word said again (`JwtJwt`, `summer-2024-summer`) costs only the choice to repeat it.
+    return { ...part, bits: again ? 1 : cheaper ? structured : random, cheaper, known: cheaper && word?.known === true, wordChars: wordChars(part.text, word) };
   });
-  const phrase = parts.reduce((sum, part, index) => sum + phraseChars(part, parts[index - 1], parts[index + 1]), 0);
+  const joins = new Map<string, number>();
+  for (const part of parts) if (part.kind === 'separator') joins.set(part.text, (joins.get(part.text) ?? 0) + 1);
+  // A phrase joins three parts or more with one character: a joiner seen once is no evidence (base64url has a few).
+  const joiner = (neighbour: Priced | undefined) => neighbour?.kind === 'separator' && (joins.get(neighbour.text) ?? 0) >= 2;
+  const phrase = parts.reduce((sum, part, index) => sum + phraseChars(part, parts[index - 1], parts[index + 1], joiner), 0);
   // Which parts are there and in what order: a phrase of n parts is one of a few templates (≈ 2 bits a part).
   const bits = parts.reduce((sum, part) => sum + part.bits, 0) + 2 * parts.length;
   return { bits, guessableShare: secret.length === 0 ? 1 : phrase / secret.length };
@@ -141,14 +155,17 @@ interface Priced extends SecretPart {
  * side by side in camelCase (`DevAuth`, `Alane90Prod`), and any word, acronym or number standing between
  * separators (`-jwt-`, `_42_`), known or not.
  */
-function phraseChars(part: Priced, before: Priced | undefined, after: Priced | undefined): number {
-  const joiner = (neighbour: Priced | undefined) => neighbour?.kind === 'separator';
-  const standsAlone = (joiner(before) || joiner(after)) && (joiner(before) || !before) && (joiner(after) || !after);
+function phraseChars(part: Priced, before: Priced | undefined, after: Priced | undefined, joiner: (neighbour: Priced | undefined) => boolean): number {
+  // Between separators, or between one and the start or end; a phrase joins with one character (`-api-`),
+  // random base64url mixes `-` and `_`.
+  const standsAlone =
+    (joiner(before) || joiner(after)) && (joiner(before) || !before) && (joiner(after) || !after) && !(before && after && before.text !== after.text);
   const longWord = (candidate: Priced | undefined) => candidate?.kind === 'letters' && candidate.text.length >= 4 && (candidate.known || pronounceable(candidate.text));
-  const wordLike = (candidate: Priced | undefined) => candidate?.kind === 'letters' && candidate.text.length >= 3 && (candidate.known || pronounceable(candidate.text));
+  const wordLike = (candidate: Priced | undefined) => candidate?.kind === 'letters' && candidate.text.length >= 3 && candidate.known && candidate.text !== candidate.text.toUpperCase();
   const anchor = (neighbour: Priced | undefined) => (longWord(neighbour) && neighbour!.known) || neighbour?.kind === 'version' || (neighbour?.kind === 'digits' && isYear(neighbour.text));
   switch (part.kind) {
     case 'separator':
+      return joiner(part) ? part.text.length : 0;
     case 'version':
       return part.text.length;
     case 'letters':
@@ -158,7 +175,7 @@ function phraseChars(part: Priced, before: Priced | undefined, after: Priced | u
       if (part.text.length >= LONG_RUN && part.wordChars * 3 >= part.text.length) return part.text.length;
       return part.wordChars;
     case 'digits':
-      return standsAlone || isYear(part.text) || (part.text.length <= 3 && wordLike(before) && wordLike(after)) ? part.text.length : 0;
+      return standsAlone || isYears(part.text) || (part.text.length <= 3 && wordLike(before) && wordLike(after)) ? part.text.length : 0;
     default:
       return 0;
   }

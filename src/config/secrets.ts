@@ -83,7 +83,7 @@ export function readSecrets(
 /** 2^128 guesses: what a 256-bit HMAC key must at least withstand (RFC 8725 §3.5 asks for keys nobody can guess). */
 export const MIN_SECRET_BITS = 128;
 /** A secret this much made of words, names, numbers, versions and separators is a phrase, whatever its length. */
-export const MAX_GUESSABLE_SHARE = 0.45;
+export const MAX_GUESSABLE_SHARE = 0.4;
 /** 10^8 guesses: zxcvbn's score 3, the bar for a password a user chooses (src/auth/password-strength.ts). */
 const MIN_PASSWORD_GUESSES_LOG10 = 8;
 
@@ -99,7 +99,7 @@ export interface SecretJudgement {
 export function judgeStructure(secrets: readonly string[]): SecretJudgement[] {
   const words = [...new Set(secrets.flatMap(letterParts))];
   const wordEstimates = new Map<string, WordEstimate>(
-    estimates(words.map((text) => ({ text, inputs: [] }))).map((result, index) => [words[index], { bits: result.guessesLog10 * Math.log2(10), known: result.explained, patternLengths: result.patternLengths }]),
+    estimates(words.map((text) => ({ text, inputs: [] }))).map((result, index) => [words[index], { bits: result.guessesLog10 * Math.log2(10), known: result.explained || result.listed, patternLengths: result.patternLengths }]),
   );
   return secrets.map((secret) => {
     const structure = structureEstimate(secret, wordEstimates);

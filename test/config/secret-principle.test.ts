@@ -58,7 +58,12 @@ const spell = (word: string, style: number) => (style === 0 ? word : style === 1
 
 /** A secret as people make one: a company name, 2 to 14 more parts (words, names, purposes, numbers), one separator (or none, or camelCase), one spelling. */
 function madeUpSecret(): string {
-  const parts = [companyName(), ...Array.from({ length: between(2, 13) }, () => (randomInt(4) === 0 ? numberPart() : wordPart()))];
+  const parts = [companyName()];
+  for (let count = between(2, 13); count > 0; count -= 1) {
+    // A number after a number only with a separator between: run together they are one number (`1756862002`).
+    const numeric = /\d$/.test(parts[parts.length - 1]);
+    parts.push(randomInt(4) === 0 && !numeric ? numberPart() : wordPart());
+  }
   if (randomInt(2) === 0) parts.push(String(between(1990, 2035)));
   const camel = randomInt(4) === 0;
   const separator = pick(['-', '_', '.', ':', '']);
