@@ -27,7 +27,12 @@ fi
 revision=$(git rev-parse HEAD)
 short=$(git rev-parse --short=12 HEAD)
 created=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-source_url=${SOURCE_URL:-$(git remote get-url origin 2>/dev/null | sed -E 's#^git@([^:]+):#https://\1/#; s#\.git$##' || true)}
+# The image's source label is public: an origin such as https://user:token@host/repo (a CI checkout, a
+# credential helper's URL) must leave no user or token in it, nor in any line this script prints.
+public_url() {
+  sed -E 's#^git@([^:]+):#https://\1/#; s#^ssh://([^@/]+@)?([^/:]+)(:[0-9]+)?/#https://\2/#; s#^(https?://)[^/]*@#\1#; s#\.git$##'
+}
+source_url=$(printf '%s\n' "${SOURCE_URL:-$(git remote get-url origin 2>/dev/null || true)}" | public_url)
 [[ "$source_url" == http* ]] || source_url=https://github.com/OWNER/REPO # a local clone has no public origin
 out=release/$version
 

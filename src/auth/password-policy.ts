@@ -1,9 +1,11 @@
+import { decoratedWord, keyboardWalkShare } from './password-patterns';
 import { MIN_PASSWORD_SCORE, passwordScore } from './password-strength';
 import { normaliseEmail } from './stores/email';
 
 // What a user may choose as a password, beyond its length (which the route's JSON Schema states, so the
 // OpenAPI document shows it): NIST SP 800-63B §3.1.1.2 / OWASP ASVS 5 V6.2 — refuse passwords that are
-// known to be common, that are the account's own email, or that are easy to guess (password-strength.ts),
+// known to be common, that are the account's own email, that are a common word or name decorated the way
+// cracking rules try first (password-patterns.ts), or that are easy to guess (password-strength.ts),
 // counting what the user's own details (email, name, current password) give away.
 
 /** The longest password accepted anywhere: argon2 hashes it all, so an unbounded one is a CPU sink. */
@@ -33,6 +35,12 @@ export function chosenPasswordSchema(minLength: number) {
     examples: ['lantern harbour quiet seven '.repeat(5).slice(0, Math.max(minLength, 27))],
   } as const;
 }
+
+/**
+ * A password whose neighbouring characters are keyboard neighbours this often is a walk, with its turns
+ * (`2wsx3edc4rfv`: 9 of 11; `qwertyuiop`: all). Random text of 12 characters has about one in ten.
+ */
+const KEYBOARD_WALK_SHARE = 0.7;
 
 let commonPasswords: Set<string> | undefined;
 
@@ -69,6 +77,10 @@ export function passwordRefusal(password: string, context: PasswordContext): str
   if (common().has(lowered)) return 'is too common: it appears in lists of breached passwords';
   const name = context.name ?? '';
   const inputs = [address, local, ...local.split(/[._+-]/), name, ...name.split(/\s+/), context.currentPassword ?? ''];
+  if (keyboardWalkShare(password) >= KEYBOARD_WALK_SHARE) return 'is a walk along the keyboard (like 1qaz2wsx3edc): password crackers try those first';
+  if (decoratedWord(password, inputs) !== undefined) {
+    return 'is a common word or name with digits or symbols added (like Summer2024!): password crackers try those first';
+  }
   if (passwordScore(password, inputs) < MIN_PASSWORD_SCORE) {
     return 'is too easy to guess: use a longer passphrase of unrelated words, without your name or email';
   }

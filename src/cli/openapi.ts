@@ -32,7 +32,7 @@ const DOCUMENT_ENV = {
 export function generateDocument(): string {
   // Mail on too (its routes in the document), without PUBLIC_URL, which would become the document's server:
   // the settings are set here rather than read (SMTP_URL needs PUBLIC_URL). Nothing is ever sent.
-  const mail = { smtpUrl: 'smtp://127.0.0.1:25', from: 'no-reply@example.com', attempts: 1, linkBase: 'https://example.com', passwordResetTtlMs: 30 * 60_000, emailVerification: 'required' as const, emailVerificationTtlMs: 24 * 3_600_000 };
+  const mail = { smtpUrl: 'smtp://127.0.0.1:25', from: 'no-reply@example.com', attempts: 1, queueLimit: 1, drainTimeoutMs: 0, linkBase: 'https://example.com', passwordResetTtlMs: 30 * 60_000, emailVerification: 'required' as const, emailVerificationTtlMs: 24 * 3_600_000 };
   // OpenID Connect sign-in likewise (its routes take the provider as a path parameter): no provider is discovered.
   const oidc = { providers: [], publicUrl: 'https://example.com' };
   const config = { ...loadConfig(DOCUMENT_ENV), mail, oidc };

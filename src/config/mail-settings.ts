@@ -11,6 +11,10 @@ export interface MailSettings {
   from: string;
   /** Delivery attempts per message (the first included) before it is given up and logged. */
   attempts: number;
+  /** Messages the outbox holds at once (a mail outage must not grow memory without end); past it new mail is dropped and logged. */
+  queueLimit: number;
+  /** At shutdown, how long queued mail may still be tried before what is left is logged as dropped. */
+  drainTimeoutMs: number;
   /** Base of the links mails carry: PUBLIC_URL. */
   linkBase: string;
   /** How long a password-reset link works. */
@@ -50,5 +54,17 @@ export function mailSettings(env: Env, publicUrl: string | undefined, userStore:
   if (passwordResetTtlMs < FIVE_MINUTES || passwordResetTtlMs > ONE_DAY) throw new ConfigError('PASSWORD_RESET_TTL', 'must be between 5m and 24h');
   const emailVerificationTtlMs = timerMs(env, 'EMAIL_VERIFICATION_TTL', '24h');
   if (emailVerificationTtlMs < 60 * 60_000 || emailVerificationTtlMs > 7 * ONE_DAY) throw new ConfigError('EMAIL_VERIFICATION_TTL', 'must be between 1h and 7d');
-  return { smtpUrl, from, attempts: integer(env, 'MAIL_ATTEMPTS', 4, 1, 10), linkBase: publicUrl.replace(/\/$/, ''), passwordResetTtlMs, emailVerification, emailVerificationTtlMs };
+  const drainTimeoutMs = timerMs(env, 'MAIL_DRAIN_TIMEOUT', '5s', true);
+  if (drainTimeoutMs > 60_000) throw new ConfigError('MAIL_DRAIN_TIMEOUT', 'must be at most 60s (the platform stops a slow shutdown anyway)');
+  return {
+    smtpUrl,
+    from,
+    attempts: integer(env, 'MAIL_ATTEMPTS', 4, 1, 10),
+    queueLimit: integer(env, 'MAIL_QUEUE_LIMIT', 1000, 1, 100_000),
+    drainTimeoutMs,
+    linkBase: publicUrl.replace(/\/$/, ''),
+    passwordResetTtlMs,
+    emailVerification,
+    emailVerificationTtlMs,
+  };
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from './errors';
-import { guessesLog10 } from './guessability';
+import { estimates, type Guessable } from './guessability';
+import { letterParts, structureEstimate, type WordEstimate } from './secret-structure';
 
 // The two token secrets (JWT_SECRET, REFRESH_TOKEN_SECRET): required in production, random per process
 // elsewhere. A bad value stops start-up with a message that names the variable and never the value.
@@ -80,25 +81,58 @@ export function readSecrets(
 }
 
 /** 2^128 guesses: what a 256-bit HMAC key must at least withstand (RFC 8725 §3.5 asks for keys nobody can guess). */
-const MIN_SECRET_GUESSES_LOG10 = 128 * Math.log10(2);
+export const MIN_SECRET_BITS = 128;
+/** A secret this much made of words, names, numbers, versions and separators is a phrase, whatever its length. */
+export const MAX_GUESSABLE_SHARE = 0.4;
 /** 10^8 guesses: zxcvbn's score 3, the bar for a password a user chooses (src/auth/password-strength.ts). */
 const MIN_PASSWORD_GUESSES_LOG10 = 8;
 
+export interface SecretJudgement {
+  /** log2 of the guesses: the lesser of zxcvbn-ts's estimate of the whole and the part-by-part estimate (secret-structure.ts). */
+  bits: number;
+  /** Share of its characters in words, names, years, numbers, versions and separators. */
+  guessableShare: number;
+  guessable: boolean;
+}
+
+/** The part-by-part judgement alone (cheap: only the words go to zxcvbn-ts), in one child process for all. */
+export function judgeStructure(secrets: readonly string[]): SecretJudgement[] {
+  const words = [...new Set(secrets.flatMap(letterParts))];
+  const wordEstimates = new Map<string, WordEstimate>(
+    estimates(words.map((text) => ({ text, inputs: [] }))).map((result, index) => [words[index], { bits: result.guessesLog10 * Math.log2(10), known: result.explained || result.listed, patternLengths: result.patternLengths }]),
+  );
+  return secrets.map((secret) => {
+    const structure = structureEstimate(secret, wordEstimates);
+    return verdict(structure.bits, structure.guessableShare);
+  });
+}
+
+/** Judges secrets: each must reach 2^128 guesses by zxcvbn-ts's estimate of the whole and part by part, and not be mostly a phrase. */
+export function judgeSecrets(secrets: readonly string[]): SecretJudgement[] {
+  const whole = estimates(secrets.map((text) => ({ text, inputs: [] })));
+  return judgeStructure(secrets).map((structure, index) => verdict(Math.min(structure.bits, whole[index].guessesLog10 * Math.log2(10)), structure.guessableShare));
+}
+
+function verdict(bits: number, guessableShare: number): SecretJudgement {
+  return { bits, guessableShare, guessable: bits < MIN_SECRET_BITS || guessableShare >= MAX_GUESSABLE_SHARE };
+}
+
 /**
- * Production only, on top of `looksRandom`: refuses secrets made of words (`mycompanyname-production-jwt-
- * signing-secret-2024-v1` is base64url and long, yet a short list of guesses recovered it from one token)
- * and a guessable DEMO_USER_PASSWORD, by zxcvbn-ts's estimate computed in a child process (guessability.ts).
+ * Production only, on top of `looksRandom`: refuses secrets made of words, names, years, versions and
+ * separators (`mycompanyname-production-jwt-signing-secret-2024-v1` is base64url and long, yet a short list
+ * of guesses recovered it from one token), by judgeSecrets, and a guessable DEMO_USER_PASSWORD by zxcvbn-ts.
  */
 export function refuseGuessable(secrets: { accessSecret: string; refreshSecret: string }, demo: { email: string; password: string } | undefined): void {
-  const checks = [
-    { name: 'JWT_SECRET', text: secrets.accessSecret, inputs: [], min: MIN_SECRET_GUESSES_LOG10 },
-    { name: 'REFRESH_TOKEN_SECRET', text: secrets.refreshSecret, inputs: [], min: MIN_SECRET_GUESSES_LOG10 },
-    ...(demo ? [{ name: 'DEMO_USER_PASSWORD', text: demo.password, inputs: [demo.email, demo.email.split('@')[0]], min: MIN_PASSWORD_GUESSES_LOG10 }] : []),
-  ];
-  const estimates = guessesLog10(checks);
-  checks.forEach((check, index) => {
-    if (estimates[index] >= check.min) return;
-    if (check.name === 'DEMO_USER_PASSWORD') throw new ConfigError(check.name, 'is too easy to guess: use a long passphrase of unrelated words');
-    throw new ConfigError(check.name, 'is guessable (words or patterns): generate one with `openssl rand -base64 48`');
-  });
+  const demoCheck = demo && { text: demo.password, inputs: [demo.email, demo.email.split('@')[0]] };
+  // One child process for everything: the secrets, their words, the demo password (later calls hit the cache).
+  const texts = [secrets.accessSecret, secrets.refreshSecret];
+  const everything: Guessable[] = [...texts, ...texts.flatMap(letterParts)].map((text) => ({ text, inputs: [] }));
+  estimates(demoCheck ? [...everything, demoCheck] : everything);
+  const [access, refresh] = judgeSecrets(texts);
+  for (const [name, judgement] of [['JWT_SECRET', access], ['REFRESH_TOKEN_SECRET', refresh]] as const) {
+    if (judgement.guessable) throw new ConfigError(name, 'is guessable (words, names, years or patterns): generate one with `openssl rand -base64 48`');
+  }
+  if (!demoCheck) return;
+  const [password] = estimates([demoCheck]);
+  if (password.guessesLog10 < MIN_PASSWORD_GUESSES_LOG10) throw new ConfigError('DEMO_USER_PASSWORD', 'is too easy to guess: use a long passphrase of unrelated words');
 }

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { mfaStore, userStore } from '../../src/auth/stores/definitions';
 import { loadConfig } from '../../src/config/config';
 import { createLogger } from '../../src/logger';
+import { DatabaseError, type Sequelize } from 'sequelize';
 import { createDatabase } from '../../src/stores/create-database';
+import { DirectReads } from '../../src/stores/sql/direct-reads';
 
 // The hot-path reads go through statements prepared on SQLite's own connection (direct-reads.ts). They must
 // not keep the file open: an unfinalized statement makes SQLite refuse to close ("unable to close due to
@@ -38,5 +40,47 @@ describe('prepared reads on a SQLite file', () => {
       expect(await mfa.confirm(created.id, 'sealed', 1, ['d'.repeat(63) + String(round)])).toBe(true);
       await expect(database.close()).resolves.toBeUndefined();
     }
+  });
+});
+
+describe('prepared reads on MySQL/MariaDB: a statement the server says is stale', () => {
+  // What mysql2 is asked, on a stand-in connection: ER_NEED_REPREPARE (1615) cannot be made to happen on
+  // demand on a real server (1243 is, in direct-reads-schema-change.test.ts); the path is the same.
+  const SQL = 'SELECT `id` FROM `users` WHERE `id` = ?';
+  function standIn(errors: (number | undefined)[]) {
+    const calls: string[] = [];
+    const connection = {
+      execute(sql: string, _values: unknown[], callback: (error: Error | null, rows: unknown) => void) {
+        calls.push(`execute ${sql}`);
+        const errno = errors.shift();
+        setImmediate(() => (errno ? callback(Object.assign(new Error(`errno ${errno}`), { errno }), undefined) : callback(null, [{ id: 'u1' }])));
+      },
+      unprepare(sql: string) {
+        calls.push(`unprepare ${sql}`);
+      },
+    };
+    const released: unknown[] = [];
+    const sequelize = { connectionManager: { getConnection: async () => connection, releaseConnection: async (held: unknown) => void released.push(held) } };
+    return { reads: new DirectReads(sequelize as unknown as Sequelize, 'mysql'), calls, released };
+  }
+
+  it.each([1615, 1243])('after %i: prepared again once on the same connection, and the read answers', async (errno) => {
+    const { reads, calls, released } = standIn([errno]);
+    await expect(reads.selectOne(SQL, ['u1'])).resolves.toEqual({ id: 'u1' });
+    expect(calls).toEqual([`execute ${SQL}`, `unprepare ${SQL}`, `execute ${SQL}`]);
+    expect(released).toHaveLength(1);
+  });
+
+  it('fails as any database error when the second try fails too (no loop), and releases the connection', async () => {
+    const { reads, calls, released } = standIn([1615, 1615]);
+    await expect(reads.selectOne(SQL, ['u1'])).rejects.toBeInstanceOf(DatabaseError);
+    expect(calls.filter((call) => call.startsWith('execute'))).toHaveLength(2);
+    expect(released).toHaveLength(1);
+  });
+
+  it('does not retry other errors (a missing table, 1146)', async () => {
+    const { reads, calls } = standIn([1146]);
+    await expect(reads.selectOne(SQL, ['u1'])).rejects.toBeInstanceOf(DatabaseError);
+    expect(calls).toEqual([`execute ${SQL}`]);
   });
 });

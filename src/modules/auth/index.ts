@@ -53,8 +53,8 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
   const accounts = new AccountSessions(users, sessions, callers);
   // Mail (SMTP_URL): password reset, and with EMAIL_VERIFICATION the verification of addresses (docs/accounts.md).
   const mail = config.mail;
-  const outbox = mail && new MailOutbox(smtpTransport(mail.smtpUrl, mail.from), logger, mail.attempts);
-  if (outbox) lifecycle.onClose('mail outbox', () => Promise.race([outbox.idle(), new Promise<void>((resolve) => setTimeout(resolve, 5000).unref())]));
+  const outbox = mail && new MailOutbox(smtpTransport(mail.smtpUrl, mail.from), logger, { attempts: mail.attempts, maxQueued: mail.queueLimit });
+  if (outbox) lifecycle.onClose('mail outbox', () => outbox.close(mail.drainTimeoutMs));
   const links = mail && outbox && new AccountLinks(database.store(accountTokenStore), outbox, failureCounter, mail.linkBase, (email) => events.emailHash(email));
   const verification = mail && links && mail.emailVerification !== 'off' ? new EmailVerification(users, links, mail.emailVerificationTtlMs) : undefined;
   const notices = outbox && new AccountNotices(outbox, failureCounter, (email) => events.emailHash(email));

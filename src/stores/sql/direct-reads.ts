@@ -1,24 +1,44 @@
-import { createHash } from 'node:crypto';
 import { BaseError, DatabaseError, QueryTypes, type Sequelize } from 'sequelize';
 import type { SqlEngine } from './connection-options';
 
 /** The parts of the drivers' connections used here (sqlite3 Database, pg Client, mysql2 Connection). */
 interface SqliteStatement {
   all(params: readonly unknown[], callback: (error: Error | null, rows: unknown[]) => void): void;
-  finalize(callback?: () => void): void;
+  finalize(callback?: (error?: Error | null) => void): void;
 }
 interface SqliteConnection {
   prepare(sql: string, callback?: (error: Error | null) => void): SqliteStatement;
 }
 interface PgClient {
-  query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: unknown[] }>;
+  query(config: { text: string; values: readonly unknown[] }): Promise<{ rows: unknown[] }>;
 }
 interface MysqlConnection {
   execute(sql: string, values: readonly unknown[], callback: (error: Error | null, rows: unknown) => void): unknown;
+  /** mysql2: forgets the statement cached for this SQL (closing it on the server), so the next execute prepares it anew. */
+  unprepare(sql: string): unknown;
 }
 interface ConnectionManager {
   getConnection(options: { type: 'read' | 'write'; useMaster?: boolean }): Promise<unknown>;
   releaseConnection(connection: unknown): Promise<void> | void;
+}
+
+/**
+ * MySQL/MariaDB errors that say the server no longer has the statement mysql2 cached for the connection, or
+ * cannot run it as prepared: ER_NEED_REPREPARE (1615: the tables changed under it and the server's own
+ * re-preparation gave up) and ER_UNKNOWN_STMT_HANDLER (1243: the server forgot the handle — a proxy or
+ * pooler that resets connections, a server-side limit). Prepared once more, the read runs.
+ */
+const STALE_MYSQL_STATEMENT = new Set([1615, 1243]);
+
+/** A SQLite statement and the reads running it: finalized only once retired and no read holds it. */
+interface HeldStatement {
+  prepared: Promise<SqliteStatement>;
+  readers: number;
+  retired: boolean;
+  /** Resolves once finalized (or never prepared); made when the statement is retired. */
+  finalized?: Promise<void>;
+  /** Resolves `finalized`; cleared once finalization has begun. */
+  finish?: () => void;
 }
 
 /**
@@ -27,18 +47,22 @@ interface ConnectionManager {
  * escaping, a `new Error()` per query for its stack, result formatting) costs ~185 µs of CPU per lookup
  * on SQLite, a prepared statement's ~37 µs (docs/performance.md). SQL is written with `?`
  * placeholders; the result is the driver's row, as a raw Sequelize query gives it.
- *  - SQLite: a statement prepared on Sequelize's own connection, kept until `close`.
- *  - PostgreSQL: a named prepared statement (pg prepares it once per connection of the pool).
+ *  - SQLite: a statement prepared on Sequelize's own connection, kept until `close` or until a read of it
+ *    fails; then finalized once the last read holding it is done (never under a read: SQLITE_MISUSE).
+ *  - PostgreSQL: pg's unnamed statement (parse, bind, execute in one round trip), planned afresh each time:
+ *    no cached plan to go stale when a column's type changes ("cached plan must not change result type",
+ *    0A000), and no per-connection state for a transaction-mode pooler (PgBouncer) to lose (docs/databases.md).
  *  - MySQL/MariaDB: the binary protocol's prepared statement (`execute`, cached by mysql2 per connection),
- *    as Sequelize itself uses for bound parameters, with its connection's type casting and time zone.
+ *    as Sequelize itself uses for bound parameters, with its connection's type casting and time zone;
+ *    prepared once more and retried once when the server says it went stale (1615, 1243).
  *  - SQL Server: through Sequelize (tedious has no comparable one-call prepared read).
  * A driver's error comes wrapped as Sequelize wraps it; the store's `run` translates it like any other (sql-errors.ts).
  */
 export class DirectReads {
-  private statements = new Map<string, Promise<SqliteStatement>>();
+  private statements = new Map<string, HeldStatement>();
   private statementsOf: unknown;
-  /** PostgreSQL: each statement's name and `$n` text, made once per SQL text rather than on every read. */
-  private readonly pgStatements = new Map<string, { name: string; text: string }>();
+  /** PostgreSQL: each statement's `$n` text, made once per SQL text rather than on every read. */
+  private readonly pgTexts = new Map<string, string>();
 
   constructor(
     private readonly sequelize: Sequelize,
@@ -66,24 +90,27 @@ export class DirectReads {
       case 'sqlite':
         return this.sqlite<Row>(sql, params);
       case 'postgres':
-        return this.pooled(async (client: PgClient) => ((await client.query({ ...this.pgStatement(sql), values: params })).rows[0] as Row | undefined) ?? null);
+        return this.pooled(async (client: PgClient) => ((await client.query({ text: this.pgText(sql), values: params })).rows[0] as Row | undefined) ?? null);
       case 'mysql':
-        return this.pooled(
-          (connection: MysqlConnection) =>
-            new Promise<Row | null>((resolve, reject) => {
-              connection.execute(sql, params, (error, rows) => (error ? reject(error) : resolve((rows as Row[])[0] ?? null)));
-            }),
-        );
+        return this.pooled(async (connection: MysqlConnection) => {
+          try {
+            return await mysqlRow<Row>(connection, sql, params);
+          } catch (error) {
+            if (!STALE_MYSQL_STATEMENT.has(Number((error as { errno?: unknown }).errno))) throw error;
+            connection.unprepare(sql);
+            return mysqlRow<Row>(connection, sql, params); // once: a second failure is the store's to translate
+          }
+        });
       default:
         return ((await this.sequelize.query(sql, { replacements: [...params], type: QueryTypes.SELECT, plain: true, logging: false })) as Row | null) ?? null;
     }
   }
 
-  /** Finalizes the prepared SQLite statements, which would otherwise keep the database from closing. */
+  /** Finalizes the prepared SQLite statements (once no read holds them), which would otherwise keep the database from closing. */
   async close(): Promise<void> {
-    const statements = [...this.statements.values()];
+    const held = [...this.statements.values()];
     this.statements = new Map();
-    await Promise.all(statements.map((prepared) => prepared.then((statement) => new Promise<void>((resolve) => statement.finalize(() => resolve())), () => undefined)));
+    await Promise.all(held.map((statement) => this.retire(statement)));
   }
 
   private async sqlite<Row>(sql: string, params: readonly unknown[]): Promise<Row | null> {
@@ -93,13 +120,14 @@ export class DirectReads {
       await this.close(); // a new connection (after a reconnect): the old statements belong to the old one
       this.statementsOf = connection;
     }
-    let prepared = this.statements.get(sql);
-    if (!prepared) {
-      prepared = prepare(connection, sql);
-      this.statements.set(sql, prepared);
+    let held = this.statements.get(sql);
+    if (!held) {
+      held = { prepared: prepare(connection, sql), readers: 0, retired: false };
+      this.statements.set(sql, held);
     }
+    held.readers += 1;
     try {
-      const statement = await prepared;
+      const statement = await held.prepared;
       // `all`, not `get`: `get` leaves the statement open after its first row, holding SQLite's shared lock,
       // so every other connection's write (a transaction, another process) would fail with SQLITE_BUSY.
       // `all` steps to the end and resets the statement; a lookup by key has one row at most.
@@ -107,20 +135,39 @@ export class DirectReads {
         statement.all(params, (error, rows) => (error ? reject(error) : resolve((rows[0] as Row | undefined) ?? null)));
       });
     } catch (error) {
-      // Not prepared (no such table yet), or failed running: prepared again next time, the error is the store's.
-      if (this.statements.get(sql) === prepared) this.statements.delete(sql);
-      prepared.then((statement) => statement.finalize(), () => undefined);
+      // Not prepared (no such table yet), or failed running (the schema changed under it): the next read
+      // prepares it again; this one is finalized once every read already holding it is done.
+      if (this.statements.get(sql) === held) this.statements.delete(sql);
+      held.retired = true;
       throw error;
+    } finally {
+      held.readers -= 1;
+      if (held.retired) void this.retire(held);
     }
   }
 
-  private pgStatement(sql: string): { name: string; text: string } {
-    let statement = this.pgStatements.get(sql);
-    if (!statement) {
-      statement = { name: statementName(sql), text: numbered(sql) };
-      this.pgStatements.set(sql, statement);
+  /** Marks the statement retired and finalizes it, once, when no read holds it; resolves when that is done. */
+  private retire(held: HeldStatement): Promise<void> {
+    held.retired = true;
+    held.finalized ??= new Promise<void>((resolve) => (held.finish = resolve));
+    if (held.readers === 0 && held.finish) {
+      const finish = held.finish;
+      held.finish = undefined; // finalized once, whoever comes back here next
+      held.prepared.then(
+        (statement) => statement.finalize(() => finish()),
+        () => finish(), // never prepared: nothing to finalize
+      );
     }
-    return statement;
+    return held.finalized;
+  }
+
+  private pgText(sql: string): string {
+    let text = this.pgTexts.get(sql);
+    if (text === undefined) {
+      text = numbered(sql);
+      this.pgTexts.set(sql, text);
+    }
+    return text;
   }
 
   private async pooled<Connection, T>(work: (connection: Connection) => Promise<T>): Promise<T> {
@@ -131,6 +178,13 @@ export class DirectReads {
       await this.connections.releaseConnection(connection);
     }
   }
+}
+
+/** One row of a statement executed on a mysql2 connection (prepared on first use and cached by mysql2). */
+function mysqlRow<Row>(connection: MysqlConnection, sql: string, params: readonly unknown[]): Promise<Row | null> {
+  return new Promise<Row | null>((resolve, reject) => {
+    connection.execute(sql, params, (error, rows) => (error ? reject(error) : resolve((rows as Row[])[0] ?? null)));
+  });
 }
 
 /** A statement prepared on the connection: resolved once SQLite has compiled it, rejected with its error. */
@@ -144,9 +198,4 @@ function prepare(connection: SqliteConnection, sql: string): Promise<SqliteState
 function numbered(sql: string): string {
   let index = 0;
   return sql.replace(/\?/g, () => `$${(index += 1)}`);
-}
-
-/** A name per statement text, the same on every replica: pg keeps named statements per connection. */
-function statementName(sql: string): string {
-  return `direct_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
 }
