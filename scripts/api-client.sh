@@ -10,6 +10,6 @@ cd "$(dirname "$0")/../tools/api"
 for tool in openapi-typescript orval openapi-ts; do
   [ -x "node_modules/.bin/$tool" ] || { npm ci --no-audit --no-fund; break; }
 done
-node_modules/.bin/openapi-typescript ../../openapi.json -o generated/api.d.ts
+node_modules/.bin/openapi-typescript ../../openapi.json --redocly openapi-typescript.redocly.yaml -o generated/api.d.ts
 node_modules/.bin/orval --config orval.config.js --log-level warn
 node_modules/.bin/openapi-ts --file openapi-ts.config.js --silent
