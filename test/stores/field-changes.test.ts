@@ -1,5 +1,7 @@
 import type { QueryInterface } from 'sequelize';
-import { createResourceTable, defineResource, field, listIndexColumns, type Resource } from '../../src/modules/kit';
+import { createResourceTable, defineResource, field, listIndexColumns } from '../../src/modules/kit';
+import type { Fields } from '../../src/stores/kit/fields';
+import type { AnyResource as Resource } from '../../src/stores/kit/resource';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
 import { dropFieldColumn, renamedIndexName, renameFieldColumn } from '../../src/stores/sql/migrations/field-changes';
 import { tableDrift } from '../../src/stores/sql/migrations/table-drift';
@@ -49,7 +51,7 @@ const dropped = defineResource({
 
 /** What the generator's first migration of each declaration does. */
 async function createFresh(queryInterface: QueryInterface, resource: Resource): Promise<void> {
-  const f = resource.fields;
+  const f = resource.fields as Fields;
   await createResourceTable(
     queryInterface,
     resource.table,
@@ -176,7 +178,7 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
         ]),
       );
       expect(await tableDrift(qi(), { ...before, table: 'fc_nothing' } as Resource)).toEqual(['table fc_nothing does not exist']);
-      const required = defineResource({ ...before, name: 'fc-tags-required', fields: { ...before.fields, rank: field.integer(), label: field.string({ optional: true }) } });
+      const required = defineResource<Fields>({ ...(before as Resource), name: 'fc-tags-required', fields: { ...(before.fields as Fields), rank: field.integer(), label: field.string({ optional: true }) } });
       expect(await tableDrift(qi(), required)).toEqual(expect.arrayContaining(['column rank allows null, the field is required', 'column label_folded is not in the declaration']));
     });
   });

@@ -10,6 +10,22 @@ export interface SqlMigration {
    * statements that refuse one, such as CREATE INDEX CONCURRENTLY. Its steps must then be safe to run again.
    */
   transaction?: boolean;
+  /**
+   * The same change on MongoDB's documents, where a resource's fields are renamed or removed: applied once
+   * by MongoDatabase.migrate() (recorded under this migration's name in the `schema_migrations` collection),
+   * before the models' indexes are built. The relational steps above are not run there.
+   */
+  documents?: DocumentChange;
+}
+
+/**
+ * Fields of a collection's documents renamed (`$rename`, a case-insensitive string's `<name>Folded` shadow
+ * with it) or removed (`$unset`, its shadow too); indexes on the old fields are dropped.
+ */
+export interface DocumentChange {
+  collection: string;
+  rename?: Readonly<Record<string, string>>;
+  unset?: readonly string[];
 }
 
 /** Applied migrations are recorded in this table (umzug's SequelizeStorage, column `name`). */

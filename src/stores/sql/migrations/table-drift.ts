@@ -1,6 +1,6 @@
 import type { QueryInterface } from 'sequelize';
 import { columnOf, type FieldKind } from '../../kit/fields';
-import { fieldEntries, type Resource } from '../../kit/resource';
+import { fieldEntries, type AnyResource, type Resource } from '../../kit/resource';
 import { binaryCollation } from './resource-columns';
 import { describeTableShape, type TableShape } from './table-schema';
 
@@ -88,7 +88,7 @@ function keyDifferences(shape: TableShape, resource: Resource): string[] {
 }
 
 /** Each difference between the resource's table and its declaration, in words (empty when they agree). */
-export async function tableDrift(queryInterface: QueryInterface, resource: Resource): Promise<string[]> {
+export async function tableDrift(queryInterface: QueryInterface, resource: AnyResource): Promise<string[]> {
   const shape = await describeTableShape(queryInterface, resource.table);
   if (!shape) return [`table ${resource.table} does not exist`];
   return [...columnDifferences(shape, expectedColumns(resource), await expectedCollation(queryInterface)), ...keyDifferences(shape, resource)];
