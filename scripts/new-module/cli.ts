@@ -1,5 +1,6 @@
 // npm run new:module -- <name> <field>:<type>[?] ... [--unique a,b] [--filter a,b] [--sort a,b] [--dry-run]
 // npm run new:field -- <module> <field>:<type>? [--filter] [--sort] [--dry-run]
+// npm run new:field -- <module> <field> --rename <new name> | --drop [--dry-run]   (field-change.ts)
 // new:module writes a module declared with the kit under src/modules/<name>/ (resource.ts: fields, unique keys,
 // filters, sort keys; its first migration; index.ts), its test file under test/modules/<name>/ (the kit's
 // contract suites) and registers it in src/modules/index.ts. new:field adds a field to such a module: a new
@@ -8,6 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { plan, planField, splitArguments, write, type PlannedFile } from './generate';
+import { planFieldChange } from './field-change';
 import { FIELD_TYPES, SpecError } from './spec';
 
 const USAGE = {
@@ -15,17 +17,24 @@ const USAGE = {
   types: ${FIELD_TYPES.join(', ')}; ? marks an optional field; --unique may repeat (each is one key, per owner)
   e.g.   npm run new:module -- tags name:string note:ref:notes --unique name --filter note,name --sort name,createdAt`,
   field: `usage: npm run new:field -- <module> <field>:<type>? [--filter] [--sort] [--dry-run]
+       npm run new:field -- <module> <field> --rename <new name> | --drop [--dry-run]
   --filter, --sort: lists may filter / sort by it (its list indexes are written too, by new:indexes)
-  e.g.   npm run new:field -- notes dueAt:datetime? --sort`,
+  --rename, --drop: a migration renaming the column in place / dropping it with its keys, and the declaration edited
+  e.g.   npm run new:field -- notes dueAt:datetime? --sort
+         npm run new:field -- tags name --rename label`,
 };
 
 export function main(command: 'module' | 'field', argv: string[]): number {
   try {
-    const { positional, options, dryRun, flags } = splitArguments(argv, command === 'module' ? ['--unique', '--filter', '--sort'] : [], command === 'field' ? ['--filter', '--sort'] : []);
+    const { positional, options, dryRun, flags } = splitArguments(argv, command === 'module' ? ['--unique', '--filter', '--sort'] : ['--rename'], command === 'field' ? ['--filter', '--sort', '--drop'] : []);
     const [name, ...fields] = positional;
     if (command === 'field' && fields.length > 1) throw new SpecError('one field at a time');
     const listed = { filter: flags.has('--filter'), sort: flags.has('--sort') };
-    const files: PlannedFile[] = command === 'module' ? plan(process.cwd(), name, fields, options) : planField(process.cwd(), name, fields[0], listed);
+    const rename = argv.includes('--rename') ? argv[argv.indexOf('--rename') + 1] : undefined;
+    const changing = rename !== undefined || flags.has('--drop');
+    if (changing && (listed.filter || listed.sort || (rename !== undefined && flags.has('--drop')))) throw new SpecError('--rename and --drop go alone');
+    const files: PlannedFile[] =
+      command === 'module' ? plan(process.cwd(), name, fields, options) : changing ? planFieldChange(process.cwd(), name, fields[0], { rename, drop: flags.has('--drop') }) : planField(process.cwd(), name, fields[0], listed);
     if (dryRun) {
       process.stdout.write(`would write (dry run, nothing written):\n${files.map((f) => `  ${f.edit ? 'edit  ' : 'create'} ${f.path}`).join('\n')}\n`);
       return 0;

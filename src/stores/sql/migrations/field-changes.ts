@@ -1,5 +1,7 @@
-import type { QueryInterface } from 'sequelize';
+import type { ModelAttributeColumnOptions, QueryInterface } from 'sequelize';
 import { listIndexName } from '../../kit/list-indexes';
+import { fieldColumns } from './resource-columns';
+import { addIndexIfMissing } from './schema-steps';
 import { addUniqueKey } from './unique-key';
 import { indexesOf, select, type IndexShape } from './table-schema';
 
@@ -109,11 +111,13 @@ async function foreignKeyNames(queryInterface: QueryInterface, table: string, co
 }
 
 /**
- * SQLite cannot drop a column its foreign keys use: the table is rebuilt without it, from its own
- * definition (the other columns' types, ON DELETE rules and every other index as they were), the documented
- * twelve-step way (foreign keys off meanwhile, checked after).
+ * SQLite cannot drop a column its foreign keys use, nor add a required one: the table is rebuilt without
+ * `column` (or with the column definition `added`), from its own definition (the other columns' types, ON
+ * DELETE rules and every other index as they were), the documented twelve-step way (foreign keys off
+ * meanwhile, checked after).
  */
-async function rebuildSqliteWithout(queryInterface: QueryInterface, table: string, column: string): Promise<void> {
+async function rebuildSqlite(queryInterface: QueryInterface, table: string, change: { without: string } | { added: string }): Promise<void> {
+  const column = 'without' in change ? change.without : '';
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
   const objects = (await select(queryInterface, `SELECT type, name, sql FROM sqlite_master WHERE tbl_name = :table AND sql IS NOT NULL`, { table })) as { type: string; name: string; sql: string }[];
   const create = objects.find((object) => object.type === 'table')!.sql;
@@ -131,7 +135,7 @@ async function rebuildSqliteWithout(queryInterface: QueryInterface, table: strin
     }
   }
   parts.push(create.slice(start, create.lastIndexOf(')')).trim());
-  const kept = parts.filter((part) => !new RegExp(`^[\`"\\[]?${column}[\`"\\]]?\\s`).test(part));
+  const kept = 'without' in change ? parts.filter((part) => !new RegExp(`^[\`"\\[]?${column}[\`"\\]]?\\s`).test(part)) : [...parts, change.added];
   const columns = Object.keys(await queryInterface.describeTable(table)).filter((name) => name !== column).map(quote).join(', ');
   const scratch = `${table}__rebuilt`;
   await run(queryInterface, 'PRAGMA foreign_keys = OFF');
@@ -142,7 +146,7 @@ async function rebuildSqliteWithout(queryInterface: QueryInterface, table: strin
     await run(queryInterface, `ALTER TABLE ${quote(scratch)} RENAME TO ${quote(table)}`);
     for (const index of objects.filter((object) => object.type === 'index')) await run(queryInterface, index.sql);
     const violations = await select(queryInterface, `PRAGMA foreign_key_check(${quote(table)})`);
-    if (violations.length > 0) throw new Error(`rebuilding ${table} without ${column} broke ${violations.length} foreign keys`);
+    if (violations.length > 0) throw new Error(`rebuilding ${table} broke ${violations.length} foreign keys`);
   } finally {
     await run(queryInterface, 'PRAGMA foreign_keys = ON');
   }
@@ -168,10 +172,43 @@ export async function dropFieldColumn(queryInterface: QueryInterface, table: str
     if (dialect === 'sqlite') {
       const keys = await select(queryInterface, `PRAGMA foreign_key_list(${queryInterface.quoteIdentifier(table)})`);
       if (keys.some((key) => key.from === name)) {
-        await rebuildSqliteWithout(queryInterface, table, name);
+        await rebuildSqlite(queryInterface, table, { without: name });
         continue;
       }
     }
     await run(queryInterface, `ALTER TABLE ${quote(table)} DROP COLUMN ${quote(name)}`);
+  }
+}
+
+type Columns = Record<string, ModelAttributeColumnOptions>;
+type ColumnBuilders = Awaited<ReturnType<typeof fieldColumns>>;
+
+/**
+ * Brings back a dropped field's column(s) as declared (a dropped field's down): on a table with rows, a
+ * required field cannot come back (the values went with the drop) and the down stops saying so; an
+ * optional one comes back empty. Its unique keys and list indexes are the caller's next steps.
+ */
+export async function restoreFieldColumns(queryInterface: QueryInterface, table: string, columns: (c: ColumnBuilders) => Columns): Promise<void> {
+  const built = columns(await fieldColumns(queryInterface));
+  const existing = await queryInterface.describeTable(table);
+  const quote = (name: string) => queryInterface.quoteIdentifier(name);
+  for (const [name, spec] of Object.entries(built)) {
+    if (name in existing) continue; // a retry after a half-applied run
+    if (spec.allowNull === false) {
+      const [row] = await select(queryInterface, `SELECT COUNT(*) AS ${quote('count')} FROM ${quote(table)}`);
+      const count = Number(row?.count ?? 0);
+      if (count > 0) throw new Error(`cannot bring back the required column ${name} of ${table}: its ${count} rows have no value for it (the values went with the drop); empty the table or make the field optional first`);
+      if (dialectOf(queryInterface) === 'sqlite') {
+        // SQLite adds no NOT NULL column without a default, even to an empty table: rebuilt with it.
+        const generator = (queryInterface as unknown as { queryGenerator: { addColumnQuery(table: string, key: string, spec: unknown): string } }).queryGenerator;
+        const statement = generator.addColumnQuery(table, name, (queryInterface.sequelize as unknown as { normalizeAttribute(spec: unknown): unknown }).normalizeAttribute(spec));
+        await rebuildSqlite(queryInterface, table, { added: statement.replace(/^ALTER TABLE \S+ ADD /, '').replace(/;$/, '') });
+      } else {
+        await queryInterface.addColumn(table, name, spec);
+      }
+    } else {
+      await queryInterface.addColumn(table, name, spec);
+    }
+    if (spec.references) await addIndexIfMissing(queryInterface, table, [name], `${table}_${name}`);
   }
 }

@@ -11,6 +11,12 @@ export interface SqlMigration {
    */
   transaction?: boolean;
   /**
+   * Why this migration's down deliberately leaves the schema as its up made it (a one-way change). Without
+   * it, a down must undo its up exactly: the store suites check every registered migration that way and
+   * name the first that does not (test/support/migration-round-trip.ts).
+   */
+  keptOnDown?: string;
+  /**
    * The same change on MongoDB's documents, where a resource's fields are renamed or removed: applied once
    * by MongoDatabase.migrate() (recorded under this migration's name in the `schema_migrations` collection),
    * before the models' indexes are built. The relational steps above are not run there.
