@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { AnyResource } from '../../src/stores/kit/resource';
 import type { ModuleFactory } from '../../src/services';
 import { DEFAULT_LIST_SETTINGS } from '../../src/stores/kit/pagination';
-import { asJson, plainFields, sampleValue, valuesFor, wrongValue, type Values } from './resource-samples';
+import { asJson, changesFor, valuesFor, wrongValue, type Values } from './resource-samples';
 import { buildTestApp, type TestApp } from './test-app';
 
 // The routes contract of any resource over real HTTP on the real app (in-memory SQLite): owner scoping,
@@ -45,7 +45,7 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
 
     it('keeps records to their owner: another user gets 404, an admin sees and changes it', async () => {
       const created = await create('alice');
-      const changes = asJson(Object.fromEntries(plainFields(resource).map(([name, definition]) => [name, sampleValue(definition)])));
+      const changes = asJson(await changesFor(t.services.database, resource, people.alice!.id));
       await http().get(`${path}/${created.id}`).set('Authorization', as('bob')).expect(404);
       await http().patch(`${path}/${created.id}`).set('Authorization', as('bob')).send(changes).expect(404);
       await http().delete(`${path}/${created.id}`).set('Authorization', as('bob')).expect(404);
