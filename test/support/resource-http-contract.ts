@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { AnyResource } from '../../src/stores/kit/resource';
 import type { ModuleFactory } from '../../src/services';
 import { DEFAULT_LIST_SETTINGS } from '../../src/stores/kit/pagination';
-import { asJson, changesFor, valuesFor, wrongValue, type Values } from './resource-samples';
+import { asJson, changesFor, storeOf, valuesFor, wrongValue, type Values } from './resource-samples';
 import { buildTestApp, type TestApp } from './test-app';
 
 // The routes contract of any resource over real HTTP on the real app (in-memory SQLite): owner scoping,
@@ -139,6 +139,29 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
         expect(res.body.errors).toEqual([{ field: name, message: 'No such record, or not yours' }]);
       });
     }
+
+    const references = Object.entries(resource.fields as Fields).filter(([, definition]) => definition.kind === 'reference');
+    (references.length > 0 ? it : it.skip)('?include= answers each item with the records its references point at, one store call per field per page', async () => {
+      for (let i = 0; i < 3; i += 1) await create('dave');
+      const include = references.map(([name]) => name);
+      const targets = references.map(([, definition]) => storeOf(t.services.database, definition.references!.resource() as AnyResource));
+      const calls = targets.map((store) => jest.spyOn(store, 'list'));
+      try {
+        const page = await http().get(`${path}?include=${include.join(',')}&limit=3`).set('Authorization', as('dave')).expect(200);
+        expect(calls.map((call) => call.mock.calls.length)).toEqual(targets.map((store) => targets.filter((other) => other === store).length));
+        for (const item of page.body.data.items) {
+          for (const [index, name] of include.entries()) {
+            const expected = await targets[index]!.findById(item[name], { ownerId: people.dave!.id });
+            expect(item.included[name]).toEqual(expected === null ? null : JSON.parse(JSON.stringify(expected)));
+          }
+        }
+      } finally {
+        for (const call of calls) call.mockRestore();
+      }
+      const plain = await http().get(`${path}?limit=1`).set('Authorization', as('dave')).expect(200);
+      expect(plain.body.data.items[0]).not.toHaveProperty('included');
+      await http().get(`${path}?include=nothing`).set('Authorization', as('dave')).expect(422);
+    });
 
     it('is described in the API document', async () => {
       const document = await http().get('/openapi.json').expect(200);

@@ -6,6 +6,7 @@ import type { ResourceStore } from '../../stores/kit/resource-store';
 import { notFound } from '../errors';
 import { callerOf } from './caller';
 import { readListQuery } from './list-query-params';
+import { includedRecordSchema, readInclude, withIncluded, withIncludeQuery, type StoreOf } from './resource-include';
 import { idParams, pageSchema } from './record-schemas';
 import { createBodySchema, listQuerySchema, recordSchema, updateBodySchema } from './resource-schemas';
 import { route, type AnyRoute, type ErrorResponses } from './route';
@@ -33,7 +34,7 @@ function toFields(resource: Resource, body: Record<string, unknown>): Record<str
 }
 
 /** The five routes under /api/<resource.name>. */
-export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, lists: ListSettings = DEFAULT_LIST_SETTINGS): AnyRoute[] {
+export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, lists: ListSettings = DEFAULT_LIST_SETTINGS, storeOf?: StoreOf): AnyRoute[] {
   const plain = resource as unknown as Resource;
   const record = recordSchema(plain);
   const clash: ErrorResponses = resource.unique.length > 0 ? { 409: `A record with the same ${resource.unique.map((key) => key.join(' and ')).join(', or ')} exists already` } : {};
@@ -58,9 +59,15 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
       path: '/',
       access: 'authenticated',
       summary: "The caller's records (an admin's: everyone's), filtered and sorted, a page at a time",
-      query: listQuerySchema(plain),
-      responses: { 200: pageSchema(record) },
-      handler: (ctx) => store.list(ownerScope(callerOf(ctx)), readListQuery(plain, ctx.query as Record<string, unknown>, lists)),
+      query: storeOf ? withIncludeQuery(plain, listQuerySchema(plain)) : listQuerySchema(plain),
+      responses: { 200: pageSchema(storeOf ? includedRecordSchema(plain) : record) },
+      handler: async (ctx) => {
+        const query = ctx.query as Record<string, unknown>;
+        const include = storeOf ? readInclude(plain, query.include) : [];
+        const scope = ownerScope(callerOf(ctx));
+        const page = await store.list(scope, readListQuery(plain, query, lists));
+        return storeOf ? withIncluded(plain, page, include, scope, storeOf) : page;
+      },
     }),
     route({
       method: 'GET',
