@@ -89,6 +89,53 @@ describe('npm run new:module', () => {
     expect(existsSync(path.join(dir, 'src/modules/notes/migrations/0002-add-priority.ts'))).toBe(false);
   });
 
+  it('new:field --rename renames the field in the declaration (fields, unique, filters, sort) and writes the in-place rename, MongoDB included', () => {
+    expect(run(dir, ['notes', 'title:string']).status).toBe(0);
+    expect(run(dir, ['tags', 'name:string', 'note:ref:notes:cascade', '--unique', 'note,name', '--filter', 'note,name', '--sort', 'name']).status).toBe(0);
+    const result = run(dir, ['tags', 'name', '--rename', 'label'], 'field');
+    expect(result.status).toBe(0);
+    const resource = readFileSync(path.join(dir, 'src/modules/tags/resource.ts'), 'utf8');
+    expect(resource).toContain('    label: field.string(),\n    note: field.reference(() => notesResource, { onDelete: \'cascade\' }),\n  },');
+    expect(resource).toContain("  unique: [['note', 'label']],\n  filters: ['note', 'label'],\n  sort: ['label'],");
+    expect(resource).toContain('migrations: [createTags, renameNameToLabel],');
+    const migration = readFileSync(path.join(dir, 'src/modules/tags/migrations/0002-rename-name-to-label.ts'), 'utf8');
+    expect(migration).toContain("up: (queryInterface) => renameFieldColumn(queryInterface, 'tags', 'name', 'label'),");
+    expect(migration).toContain("down: (queryInterface) => renameFieldColumn(queryInterface, 'tags', 'label', 'name'),");
+    expect(migration).toContain("documents: { collection: 'tags', rename: { name: 'label' } },");
+  });
+
+  it('new:field --drop removes the field, its unique keys and list entries and an unused import; the down brings back its keys and indexes', () => {
+    expect(run(dir, ['notes', 'title:string']).status).toBe(0);
+    expect(run(dir, ['tags', 'name:string', 'note:ref:notes:cascade', '--unique', 'note,name', '--filter', 'note,name', '--sort', 'name']).status).toBe(0);
+    expect(run(dir, ['tags', 'note', '--drop'], 'field').status).toBe(0);
+    const resource = readFileSync(path.join(dir, 'src/modules/tags/resource.ts'), 'utf8');
+    expect(resource).not.toContain('notesResource');
+    expect(resource).not.toContain('unique:');
+    expect(resource).toContain("  filters: ['name'],\n  sort: ['name'],");
+    const migration = readFileSync(path.join(dir, 'src/modules/tags/migrations/0002-drop-note.ts'), 'utf8');
+    expect(migration).toContain("up: (queryInterface) => dropFieldColumn(queryInterface, 'tags', 'note'),");
+    expect(migration).toContain("await restoreFieldColumns(queryInterface, 'tags', (c) => c.reference('note', 'notes', { onDelete: 'cascade' }));");
+    expect(migration).toContain("await addUniqueKey(queryInterface, 'tags', ['note', 'name']);");
+    expect(migration).toContain("await createListIndexes(queryInterface, 'tags', [['owner_id', 'note', 'name', 'id'], ['owner_id', 'note', 'created_at', 'id']]);");
+    expect(migration).toContain("documents: { collection: 'tags', unset: ['note'] },");
+  });
+
+  it.each([
+    [['notes', 'nope', '--rename', 'other'], /module 'notes' has no field 'nope'/],
+    [['notes', 'title', '--rename', 'body'], /has a field 'body' already/],
+    [['notes', 'title', '--rename', 'Bad'], /camelCase/],
+    [['notes', 'title', '--rename', 'createdAt'], /reserved/],
+    [['notes', 'body', '--drop', '--rename', 'x'], /--rename and --drop go alone/],
+    [['notes', 'title', '--drop', '--sort'], /--rename and --drop go alone/],
+  ])('new:field refuses the change %j and writes nothing', (args, message) => {
+    expect(run(dir, ['notes', 'title:string', 'body:text?']).status).toBe(0);
+    const before = readFileSync(path.join(dir, 'src/modules/notes/resource.ts'), 'utf8');
+    const result = run(dir, args, 'field');
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(readFileSync(path.join(dir, 'src/modules/notes/resource.ts'), 'utf8')).toBe(before);
+  });
+
   it('--dry-run lists the files and writes nothing', () => {
     const result = run(dir, ['notes', 'title:string', '--dry-run']);
     expect(result.status).toBe(0);
