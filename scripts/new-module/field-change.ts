@@ -146,7 +146,7 @@ export const ${constant}: SqlMigration = {
   name: '${module}-${migration}',
   up: (queryInterface) => dropFieldColumn(queryInterface, '${table}', '${field.column}'),
   // The values are gone: undone, the column comes back empty, with the keys and list indexes it was part of
-  // (a required one only on an empty table: the down says so otherwise).
+  // (a required one on a table with rows comes back nullable: the start-up check says so until they have values).
   down: async (queryInterface) => {
     ${steps.join('\n    ')}
   },

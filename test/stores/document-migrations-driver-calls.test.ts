@@ -24,6 +24,7 @@ function fakeConnection(recorded: string[], collections = ['tags']) {
     updateMany: async (filter: unknown, update: unknown) => void calls.push([name, 'updateMany', filter, update]),
     find: (filter: unknown) => ({ toArray: async () => (calls.push([name, 'find', filter]), recorded.map((id) => ({ _id: id }))) }),
     insertOne: async (document: { _id: string }) => void calls.push([name, 'insertOne', document._id]),
+    drop: async () => void calls.push([name, 'drop']),
   });
   const db = { collection, listCollections: (filter: { name: string }) => ({ toArray: async () => (collections.includes(filter.name) ? [filter] : []) }) };
   return { connection: { db } as unknown as Connection, calls };
@@ -42,6 +43,13 @@ describe('MongoDB document changes (a field renamed or dropped)', () => {
       ['tags', 'updateMany', { $or: [{ colour: { $exists: true } }, { colourFolded: { $exists: true } }] }, { $unset: { colour: '', colourFolded: '' } }],
       ['schema_migrations', 'insertOne', dropColour.name],
     ]);
+  });
+
+  it('drops the collection of a removed module', async () => {
+    const removeTags: SqlMigration = { name: 'tags-0004-remove-module', up: noop, down: noop, documents: { collection: 'tags', drop: true } };
+    const { connection, calls } = fakeConnection([]);
+    expect(await applyDocumentChanges(connection, [removeTags])).toEqual([removeTags.name]);
+    expect(calls.slice(1)).toEqual([['tags', 'drop'], ['schema_migrations', 'insertOne', removeTags.name]]);
   });
 
   it('applies nothing twice, and nothing on a database without the collection yet (it is only recorded)', async () => {

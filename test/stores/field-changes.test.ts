@@ -3,7 +3,7 @@ import { createResourceTable, defineResource, field, listIndexColumns } from '..
 import type { Fields } from '../../src/stores/kit/fields';
 import type { AnyResource as Resource } from '../../src/stores/kit/resource';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
-import { dropFieldColumn, renamedIndexName, renameFieldColumn } from '../../src/stores/sql/migrations/field-changes';
+import { dropFieldColumn, renamedIndexName, renameFieldColumn, restoreFieldColumns } from '../../src/stores/sql/migrations/field-changes';
 import { tableDrift } from '../../src/stores/sql/migrations/table-drift';
 import { describeTableShape, type TableShape } from '../../src/stores/sql/migrations/table-schema';
 import type { SqlDatabase } from '../../src/stores/sql/sql-database';
@@ -160,6 +160,10 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
       const [rows] = await qi().sequelize.query(`SELECT title, ${q('rank')} FROM ${q('fc_tags')}`);
       expect(rows).toEqual([{ title: 'kept', rank: 3 }]);
       const afterDrop = sorted(await describeTableShape(qi(), 'fc_tags'));
+      // Undone over rows, a required field comes back nullable (its values are gone), and the start-up check says so.
+      await restoreFieldColumns(qi(), 'fc_tags', (c) => c.string('colour'));
+      expect(await tableDrift(qi(), defineResource<Fields>({ ...(dropped as Resource), name: 'fc-tags-colour', fields: { ...(dropped.fields as Fields), colour: field.string() } }))).toEqual(['column colour allows null, the field is required']);
+      await dropFieldColumn(qi(), 'fc_tags', 'colour');
       expect(afterDrop).toEqual(await freshShape(dropped));
     });
 

@@ -23,6 +23,10 @@ async function applyChange(connection: Connection, change: DocumentChange): Prom
   const gone = new Set([...Object.keys(rename), ...unset]);
   const existing = await db.listCollections({ name: change.collection }, { nameOnly: true }).toArray();
   if (existing.length === 0) return; // a database created after the change: nothing to move
+  if (change.drop) {
+    await collection.drop();
+    return;
+  }
   for (const index of await collection.indexes()) {
     if (index.name && Object.keys(index.key).some((path) => gone.has(path))) await collection.dropIndex(index.name);
   }

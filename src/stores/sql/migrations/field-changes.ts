@@ -184,9 +184,10 @@ type Columns = Record<string, ModelAttributeColumnOptions>;
 type ColumnBuilders = Awaited<ReturnType<typeof fieldColumns>>;
 
 /**
- * Brings back a dropped field's column(s) as declared (a dropped field's down): on a table with rows, a
- * required field cannot come back (the values went with the drop) and the down stops saying so; an
- * optional one comes back empty. Its unique keys and list indexes are the caller's next steps.
+ * Brings back a dropped field's column(s) as declared (a dropped field's down), empty: the values went with
+ * the drop. A required field on a table that holds rows cannot be NOT NULL then: it comes back nullable, and
+ * the start-up comparison names it ("allows null, the field is required") until its rows have values. Its
+ * unique keys and list indexes are the caller's next steps.
  */
 export async function restoreFieldColumns(queryInterface: QueryInterface, table: string, columns: (c: ColumnBuilders) => Columns): Promise<void> {
   const built = columns(await fieldColumns(queryInterface));
@@ -194,20 +195,14 @@ export async function restoreFieldColumns(queryInterface: QueryInterface, table:
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
   for (const [name, spec] of Object.entries(built)) {
     if (name in existing) continue; // a retry after a half-applied run
-    if (spec.allowNull === false) {
-      const [row] = await select(queryInterface, `SELECT COUNT(*) AS ${quote('count')} FROM ${quote(table)}`);
-      const count = Number(row?.count ?? 0);
-      if (count > 0) throw new Error(`cannot bring back the required column ${name} of ${table}: its ${count} rows have no value for it (the values went with the drop); empty the table or make the field optional first`);
-      if (dialectOf(queryInterface) === 'sqlite') {
-        // SQLite adds no NOT NULL column without a default, even to an empty table: rebuilt with it.
-        const generator = (queryInterface as unknown as { queryGenerator: { addColumnQuery(table: string, key: string, spec: unknown): string } }).queryGenerator;
-        const statement = generator.addColumnQuery(table, name, (queryInterface.sequelize as unknown as { normalizeAttribute(spec: unknown): unknown }).normalizeAttribute(spec));
-        await rebuildSqlite(queryInterface, table, { added: statement.replace(/^ALTER TABLE \S+ ADD /, '').replace(/;$/, '') });
-      } else {
-        await queryInterface.addColumn(table, name, spec);
-      }
+    const [row] = spec.allowNull === false ? await select(queryInterface, `SELECT COUNT(*) AS ${quote('count')} FROM ${quote(table)}`) : [];
+    if (spec.allowNull === false && Number(row?.count ?? 0) === 0 && dialectOf(queryInterface) === 'sqlite') {
+      // SQLite adds no NOT NULL column without a default, even to an empty table: rebuilt with it.
+      const generator = (queryInterface as unknown as { queryGenerator: { addColumnQuery(table: string, key: string, spec: unknown): string } }).queryGenerator;
+      const statement = generator.addColumnQuery(table, name, (queryInterface.sequelize as unknown as { normalizeAttribute(spec: unknown): unknown }).normalizeAttribute(spec));
+      await rebuildSqlite(queryInterface, table, { added: statement.replace(/^ALTER TABLE \S+ ADD /, '').replace(/;$/, '') });
     } else {
-      await queryInterface.addColumn(table, name, spec);
+      await queryInterface.addColumn(table, name, spec.allowNull === false && Number(row?.count ?? 0) > 0 ? { ...spec, allowNull: true } : spec);
     }
     if (spec.references) await addIndexIfMissing(queryInterface, table, [name], `${table}_${name}`);
   }

@@ -26,10 +26,12 @@ export interface SqlMigration {
 
 /**
  * Fields of a collection's documents renamed (`$rename`, a case-insensitive string's `<name>Folded` shadow
- * with it) or removed (`$unset`, its shadow too); indexes on the old fields are dropped.
+ * with it) or removed (`$unset`, its shadow too); indexes on the old fields are dropped. Or the collection dropped.
  */
 export interface DocumentChange {
   collection: string;
+  /** The whole collection goes (a module removed). */
+  drop?: boolean;
   rename?: Readonly<Record<string, string>>;
   unset?: readonly string[];
 }
