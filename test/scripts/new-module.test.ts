@@ -10,7 +10,7 @@ import path from 'node:path';
 const root = path.resolve(__dirname, '../..');
 const tsx = path.join(root, 'node_modules/.bin/tsx');
 
-function run(cwd: string, args: string[], command: 'index' | 'field' = 'index') {
+function run(cwd: string, args: string[], command: 'index' | 'field' | 'remove' = 'index') {
   const result = spawnSync(tsx, [path.join(root, `scripts/new-module/${command}.ts`), ...args], { cwd, encoding: 'utf8', timeout: 30_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -134,6 +134,34 @@ describe('npm run new:module', () => {
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(readFileSync(path.join(dir, 'src/modules/notes/resource.ts'), 'utf8')).toBe(before);
+  });
+
+  it('remove:module keeps the module\'s migrations (moved, with one dropping its table), unlists it and deletes the rest; refused while referenced', () => {
+    expect(run(dir, ['notes', 'title:string']).status).toBe(0);
+    expect(run(dir, ['tags', 'name:string', 'note:ref:notes:cascade']).status).toBe(0);
+    const refused = run(dir, ['notes'], 'remove');
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/module tags points at 'notes'/);
+    expect(existsSync(path.join(dir, 'src/modules/notes/resource.ts'))).toBe(true);
+
+    expect(run(dir, ['tags'], 'remove').status).toBe(0);
+    expect(existsSync(path.join(dir, 'src/modules/tags'))).toBe(false);
+    expect(existsSync(path.join(dir, 'test/modules/tags'))).toBe(false);
+    const registry = readFileSync(path.join(dir, 'src/modules/index.ts'), 'utf8');
+    expect(registry).not.toContain('tagsModule');
+    expect(registry).toMatch(/= \[authModule, notesModule, removedModules\];/);
+    expect(readFileSync(path.join(dir, 'src/modules/removed/tags/migrations/0001-create-tags.ts'), 'utf8')).toContain("from '../../../kit'");
+    const removal = readFileSync(path.join(dir, 'src/modules/removed/tags/migrations/0002-remove-module.ts'), 'utf8');
+    expect(removal).toContain("name: 'tags-0002-remove-module',");
+    expect(removal).toContain("up: (queryInterface) => queryInterface.dropTable('tags'),");
+    expect(removal).toContain('for (const migration of [createTags]) await migration.up(queryInterface);');
+    expect(readFileSync(path.join(dir, 'src/modules/removed/tags/index.ts'), 'utf8')).toContain('export const tagsMigrations: SqlMigration[] = [createTags, removeTags];');
+    expect(readFileSync(path.join(dir, 'src/modules/removed/index.ts'), 'utf8')).toContain('migrations: [...tagsMigrations],');
+
+    // Removed later, notes' history follows tags' (the order a fresh database replays them in).
+    expect(run(dir, ['notes'], 'remove').status).toBe(0);
+    expect(readFileSync(path.join(dir, 'src/modules/removed/index.ts'), 'utf8')).toContain('migrations: [...tagsMigrations, ...notesMigrations],');
+    expect(readFileSync(path.join(dir, 'src/modules/index.ts'), 'utf8')).toMatch(/= \[authModule, removedModules\];/);
   });
 
   it('--dry-run lists the files and writes nothing', () => {
