@@ -8,7 +8,7 @@
 #     tests pass again;
 #  3. `npm run new:field -- tags name --rename label` and `-- tags note --drop` on databases that hold tags:
 #     the start-up comparison finds the table exactly as declared (scripts/ci/populated-change.ts), the rows
-#     and the unique key's code-point comparison kept; then the join module note-tags generates and passes,
+#     and the code-point comparison kept; then the join module note-tags generates and passes,
 #     and `npm run remove:module -- note-tags` leaves the suite green;
 #  4. `duplicates` finds no pair between the two generated modules.
 # The scratch copy and the databases are removed afterwards.
