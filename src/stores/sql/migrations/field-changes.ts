@@ -82,7 +82,8 @@ export async function renameFieldColumn(queryInterface: QueryInterface, table: s
   const rebuilt = dialectOf(queryInterface) === 'mssql' ? uniqueKeysOn(table, indexes, pairs.map(([old]) => old)) : [];
   for (const { index } of rebuilt) {
     await queryInterface.removeIndex(table, index.name);
-    for (const column of index.columns.filter((name) => name.endsWith('_bytes'))) await queryInterface.removeColumn(table, column);
+    // Only the renamed columns' lengths: another string of the key keeps its own, which other keys may share.
+    for (const column of index.columns.filter((name) => pairs.some(([old]) => name === `${old}_bytes`))) await queryInterface.removeColumn(table, column);
   }
   for (const [old, next] of pairs) await renameColumn(queryInterface, table, old, next);
   indexes = await indexesOf(queryInterface, table);
@@ -166,7 +167,12 @@ export async function dropFieldColumn(queryInterface: QueryInterface, table: str
   for (const index of await indexesOf(queryInterface, table)) {
     if (!index.columns.some((name) => columns.includes(name))) continue;
     await queryInterface.removeIndex(table, index.name);
-    if (dialect === 'mssql') for (const length of index.columns.filter((name) => name.endsWith('_bytes') && name in described)) await queryInterface.removeColumn(table, length);
+    if (dialect === 'mssql') for (const length of index.columns.filter((name) => columns.some((column) => name === `${column}_bytes`) && name in described)) await queryInterface.removeColumn(table, length);
+  }
+  if (dialect === 'mssql') {
+    // Another string's length that only a removed key used goes too, as a fresh create would not have it.
+    const indexed = new Set((await indexesOf(queryInterface, table)).flatMap((index) => index.columns));
+    for (const length of Object.keys(described).filter((name) => name.endsWith('_bytes') && !indexed.has(name) && !columns.some((column) => name === `${column}_bytes`))) await queryInterface.removeColumn(table, length);
   }
   for (const name of columns) {
     if (dialect === 'sqlite') {
