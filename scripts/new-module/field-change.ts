@@ -7,7 +7,7 @@ import { declaredIndexColumns } from './templates';
 
 // npm run new:field -- <module> <field> --rename <new name> | --drop
 // A field of a kit module renamed or removed on a table that may hold rows: a migration that renames the
-// column in place or drops it with its keys (src/stores/sql/migrations/field-changes.ts), the same change on
+// column in place or drops it with its keys (src/stores/sql/migrations/field-rename-drop.ts), the same change on
 // MongoDB documents (its `documents`), and the declaration edited to match (fields, unique keys, filters,
 // sort). The declaration is read as the generator wrote it; a field it cannot read is refused.
 

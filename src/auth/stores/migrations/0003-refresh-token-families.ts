@@ -1,5 +1,5 @@
 import { dataTypesOf, millisecondTimestamp } from '../../../stores/sql/migrations/column-types';
-import { dropFieldColumn } from '../../../stores/sql/migrations/field-changes';
+import { dropFieldColumn } from '../../../stores/sql/migrations/field-rename-drop';
 import type { SqlMigration } from '../../../stores/sql/migrations/migration';
 import { addColumnIfMissing, addIndexIfMissing } from '../../../stores/sql/migrations/schema-steps';
 

@@ -1,7 +1,7 @@
 import { dataTypesOf } from '../../../stores/sql/migrations/column-types';
 import type { SqlMigration } from '../../../stores/sql/migrations/migration';
 import { addColumnIfMissing } from '../../../stores/sql/migrations/schema-steps';
-import { dropFieldColumn } from '../../../stores/sql/migrations/field-changes';
+import { dropFieldColumn } from '../../../stores/sql/migrations/field-rename-drop';
 
 // The per-user session version (src/auth/caller-states.ts): raised when every session must end, and
 // compared with the version an access token carries. Existing users start at 0, as do tokens issued

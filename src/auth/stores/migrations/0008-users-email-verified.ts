@@ -1,7 +1,7 @@
 import { dataTypesOf } from '../../../stores/sql/migrations/column-types';
 import type { SqlMigration } from '../../../stores/sql/migrations/migration';
 import { addColumnIfMissing } from '../../../stores/sql/migrations/schema-steps';
-import { dropFieldColumn } from '../../../stores/sql/migrations/field-changes';
+import { dropFieldColumn } from '../../../stores/sql/migrations/field-rename-drop';
 
 // Whether a user's address is proven (EMAIL_VERIFICATION, docs/accounts.md). New rows start unverified unless
 // the service says otherwise; the users that exist when this runs were made before verification existed

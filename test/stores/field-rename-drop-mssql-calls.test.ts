@@ -1,8 +1,8 @@
 import { Sequelize } from 'sequelize';
-import { dropFieldColumn, renameFieldColumn } from '../../src/stores/sql/migrations/field-changes';
+import { dropFieldColumn, renameFieldColumn } from '../../src/stores/sql/migrations/field-rename-drop';
 
 // What SQL Server is asked when a field is renamed or dropped (no server runs here; the same steps run on
-// SQLite, PostgreSQL and MariaDB in field-changes.test.ts): sp_rename for the column and the kit's index
+// SQLite, PostgreSQL and MariaDB in field-rename-drop.test.ts): sp_rename for the column and the kit's index
 // names, the unique keys over it rebuilt with their DATALENGTH columns, and a drop that removes the foreign
 // key constraint, the indexes and the length columns before the column.
 

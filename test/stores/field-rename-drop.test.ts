@@ -3,7 +3,7 @@ import { createResourceTable, defineResource, field, listIndexColumns } from '..
 import type { Fields } from '../../src/stores/kit/fields';
 import type { AnyResource as Resource } from '../../src/stores/kit/resource';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
-import { dropFieldColumn, renamedIndexName, renameFieldColumn, restoreFieldColumns } from '../../src/stores/sql/migrations/field-changes';
+import { dropFieldColumn, renamedIndexName, renameFieldColumn, restoreFieldColumns } from '../../src/stores/sql/migrations/field-rename-drop';
 import { tableDrift } from '../../src/stores/sql/migrations/table-drift';
 import { describeTableShape, type TableShape } from '../../src/stores/sql/migrations/table-schema';
 import type { SqlDatabase } from '../../src/stores/sql/sql-database';
