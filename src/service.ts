@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { CallerStates } from './auth/caller-states';
 import { PasswordHasher } from './auth/passwords';
+import type * as OidcProviders from './auth/oidc/providers';
 import { userStore } from './auth/stores/definitions';
 import { TokenService } from './auth/tokens';
 import type { Config } from './config/config';
@@ -48,6 +49,16 @@ export function userServices(config: Config, database: Services['database']): Pi
 }
 
 /**
+ * The OpenID Connect providers, discovered (with retries) before the app is built. Required here, not
+ * imported: openid-client loads only when OIDC_PROVIDERS is set (test/service/loaded-packages.test.ts).
+ */
+function discoverOidc(settings: NonNullable<Config['oidc']>, logger: Logger) {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { discoverProviders } = require('./auth/oidc/providers') as typeof OidcProviders;
+  return discoverProviders(settings, logger);
+}
+
+/**
  * The app and the services it shares with its modules: the database with the modules' stores, connected
  * (and migrated when MIGRATE_ON_START), the token service, and the lifecycle that closes them. Nothing listens yet. If any
  * step fails, what was opened is closed again before the error is thrown.
@@ -70,6 +81,7 @@ export async function openApp(
     logger.info({ engine: connected.engine, database: connected.description }, 'database connected');
     const { metrics, database } = observability(config, connected, stores);
     const services: Services = { config, logger, database, tokens: new TokenService(config.jwt), ...userServices(config, database), lifecycle, metrics };
+    if (config.oidc) services.oidc = await discoverOidc(config.oidc, logger);
     return { app: createApp(services, modules), services }; // a bad route declaration throws here
   } catch (error) {
     await lifecycle.closeAll(logger);

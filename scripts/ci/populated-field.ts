@@ -33,7 +33,12 @@ async function main(mode: string): Promise<void> {
     await database.checkSchema();
     const sorted = await store.list({ ownerId: OWNER }, { where: [{ field: 'priority', comparison: 'eq', value: 7 }], sort: [{ field: 'priority', descending: true }], limit: 100, offset: 0 });
     if (sorted.items.length !== 1 || sorted.items[0]!.id !== changed.id) throw new Error(`the list by priority is wrong: ${JSON.stringify(sorted.items)}`);
-    console.log(`populated-field: ${config.database.engine}: ${page.items.length} earlier notes read priority null, one now holds 7; its list indexes are there`);
+    // `new:field -- notes title --search`: the search shadow was filled from the earlier rows; `rank --default 0`: a new note gets it.
+    const found = await store.list({ ownerId: OWNER }, { where: [], sort: [], limit: 100, offset: 0, search: 'POPULATED-' });
+    if (found.items.length !== page.items.length) throw new Error(`?q= does not find the earlier notes: ${JSON.stringify(found.items)}`);
+    const fresh = await store.create(OWNER, { title: `populated-${Date.now()}-fresh` });
+    if (fresh.rank !== 0) throw new Error(`rank's default was not given: ${JSON.stringify(fresh)}`);
+    console.log(`populated-field: ${config.database.engine}: ${page.items.length} earlier notes read priority null, one now holds 7, ?q= finds them; its list indexes are there`);
   } finally {
     await database.close();
   }

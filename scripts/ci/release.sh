@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI (called from .ci/run): the prebuilt image, for real, on a clean Docker state.
 #   1. a real registry on loopback (Debian's docker-registry, distribution 2.8: no image to pull);
-#   2. `make release` to it; the OCI labels and the SBOM checked;
+#   2. `make release` to it; the OCI labels and the SBOM checked; the same version released again is refused
+#      by the registry's answer (the local release folder set aside), and no tag moves;
 #   3. every local copy of the image removed; in an empty folder holding only the release files, the app is
 #      pulled by digest and the postgres profile started; the smoke test passes (a user created in it);
 #   4. a second release rolled over the first in that folder: the app container is replaced, the database
@@ -82,6 +83,25 @@ node -e '
   if (sbom.bomFormat !== "CycloneDX" || missing.length || dev.length) { console.error("SBOM: missing", missing, "dev dependencies listed", dev); process.exit(1); }
   console.log(`release: the SBOM (CycloneDX ${sbom.specVersion}) lists all ${Object.keys(pkg.dependencies).length} production dependencies among ${sbom.components.length} components, no dev-only one`);
 ' "$first"
+
+echo "== make release VERSION=$first again: refused by the registry, no tag moved"
+# Every tag of the repository and the digest it points at, as the registry says (its HTTP API).
+tag_digests() {
+  local base=http://127.0.0.1:$registry_port/v2/koa-api-service tag
+  local accept='application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.docker.distribution.manifest.v2+json'
+  for tag in $(curl -sf "$base/tags/list" | node -e 'process.stdin.on("data", (d) => console.log(JSON.parse(d).tags.sort().join(" ")))'); do
+    printf '%s %s\n' "$tag" "$(curl -sfI -H "Accept: $accept" "$base/manifests/$tag" | tr -d '\r' | awk -F': ' 'tolower($1) == "docker-content-digest" { print $2 }')"
+  done
+}
+before=$(tag_digests)
+grep -q "^$first sha256:" <<<"$before" || { echo "the registry does not list $first: $before" >&2; exit 1; }
+mv "release/$first" "$work/first-release" # only the registry can know now
+if again=$(release "$first" 2>&1); then echo "a second release of $first was not refused: $again" >&2; exit 1; fi
+grep -q "is in the registry already" <<<"$again" || { echo "the second release of $first failed for another reason: $again" >&2; exit 1; }
+[ "$(tag_digests)" = "$before" ] || { echo "a refused release moved tags: before $before, after $(tag_digests)" >&2; exit 1; }
+[ ! -e "release/$first" ] || { echo "a refused release wrote release/$first" >&2; exit 1; }
+mv "$work/first-release" "release/$first"
+echo "release: $first again refused by the registry; tags unchanged ($(tr '\n' ' ' <<<"$before"))"
 
 echo "== no local copy of the image; an empty folder with the release files only"
 remove_local_images >/dev/null

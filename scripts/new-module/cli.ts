@@ -1,5 +1,5 @@
 // npm run new:module -- <name> <field>:<type>[?] ... [--unique a,b] [--filter a,b] [--sort a,b] [--dry-run]
-// npm run new:field -- <module> <field>:<type>? [--filter] [--sort] [--dry-run]
+// npm run new:field -- <module> <field>:<type>?|<existing field> [--default v] [--search] [--filter] [--sort] [--action a:f] [--dry-run]
 // npm run new:field -- <module> <field> --rename <new name> | --drop [--dry-run]   (field-change.ts)
 // new:module writes a module declared with the kit under src/modules/<name>/ (resource.ts: fields, unique keys,
 // filters, sort keys; its first migration; index.ts), its test file under test/modules/<name>/ (the kit's
@@ -13,26 +13,35 @@ import { planFieldChange } from './field-change';
 import { FIELD_TYPES, SpecError } from './spec';
 
 const USAGE = {
-  module: `usage: npm run new:module -- <name> <field>:<type>[?] ... [--unique a,b] [--filter a,b] [--sort a,b] [--dry-run]
-  types: ${FIELD_TYPES.join(', ')}; ? marks an optional field; --unique may repeat (each is one key, per owner)
-  e.g.   npm run new:module -- tags name:string note:ref:notes --unique name --filter note,name --sort name,createdAt`,
-  field: `usage: npm run new:field -- <module> <field>:<type>? [--filter] [--sort] [--dry-run]
-       npm run new:field -- <module> <field> --rename <new name> | --drop [--dry-run]
+  module: `usage: npm run new:module -- <name> <field>:<type>[?][=default] ... [--unique a,b] [--filter a,b] [--sort a,b] [--search a,b] [--action <name>:<datetime field>] [--dry-run]
+  types: ${FIELD_TYPES.join(', ')}; ? marks an optional field; =value its default; --unique and --action may repeat
+  --search: ?q= finds text in these string/text fields; --action archive:archivedAt: POST /:id/archive sets it to now (once)
+  e.g.   npm run new:module -- notes title:string body:text? pinned:boolean=false --search title --action archive:archivedAt`,
+  field: `usage: npm run new:field -- <module> <field>:<type>[?][=default] [--filter] [--sort] [--search] [--action <name>:<field>] [--dry-run]
+         npm run new:field -- <module> <existing field> [--default <value>] [--search] [--filter] [--sort]
+         npm run new:field -- <module> --action <name>:<datetime field>
+         npm run new:field -- <module> <field> --rename <new name> | --drop
   --filter, --sort: lists may filter / sort by it (its list indexes are written too, by new:indexes)
   --rename, --drop: a migration renaming the column in place / dropping it with its keys, and the declaration edited
-  e.g.   npm run new:field -- notes dueAt:datetime? --sort
+  e.g.   npm run new:field -- notes dueAt:datetime? --sort ; npm run new:field -- notes pinned --default true
          npm run new:field -- tags name --rename label`,
 };
 
 export function main(command: 'module' | 'field', argv: string[]): number {
   try {
-    const { positional, options, dryRun, flags } = splitArguments(argv, command === 'module' ? ['--unique', '--filter', '--sort'] : ['--rename'], command === 'field' ? ['--filter', '--sort', '--drop'] : []);
+    const { positional, options, dryRun, flags } = splitArguments(
+      argv,
+      command === 'module' ? ['--unique', '--filter', '--sort', '--search', '--action'] : ['--default', '--action', '--rename'],
+      command === 'field' ? ['--filter', '--sort', '--search', '--drop'] : [],
+    );
     const [name, ...fields] = positional;
     if (command === 'field' && fields.length > 1) throw new SpecError('one field at a time');
-    const listed = { filter: flags.has('--filter'), sort: flags.has('--sort') };
+    if (options.default.length > 1) throw new SpecError('one --default at a time');
+    const listed = { filter: flags.has('--filter'), sort: flags.has('--sort'), search: flags.has('--search'), default: options.default[0], actions: options.action };
     const rename = argv.includes('--rename') ? argv[argv.indexOf('--rename') + 1] : undefined;
     const changing = rename !== undefined || flags.has('--drop');
-    if (changing && (listed.filter || listed.sort || (rename !== undefined && flags.has('--drop')))) throw new SpecError('--rename and --drop go alone');
+    const others = listed.filter || listed.sort || listed.search || listed.default !== undefined || listed.actions.length > 0;
+    if (changing && (others || (rename !== undefined && flags.has('--drop')))) throw new SpecError('--rename and --drop go alone');
     const files: PlannedFile[] =
       command === 'module' ? plan(process.cwd(), name, fields, options) : changing ? planFieldChange(process.cwd(), name, fields[0], { rename, drop: flags.has('--drop') }) : planField(process.cwd(), name, fields[0], listed);
     if (dryRun) {

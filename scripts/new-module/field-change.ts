@@ -2,7 +2,6 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { MIGRATIONS_LIST, withImport, type PlannedFile } from './generate';
 import { checkModuleName, moduleNames, SpecError, type FieldSpec, type FieldType } from './spec';
-import { columns } from './field-types';
 import { declaredIndexColumns } from './templates';
 
 // npm run new:field -- <module> <field> --rename <new name> | --drop
@@ -15,13 +14,15 @@ const FIELD_NAME = /^[a-z][a-zA-Z0-9]*$/;
 const RESERVED_FIELDS = new Set(['id', 'ownerId', 'createdAt', 'updatedAt', 'constructor', 'prototype', 'toString', 'valueOf']);
 const FIELDS_BLOCK = /(\n {2}fields: \{\n)([\s\S]*?)(\n {2}\},\n)/;
 const FIELD_LINE = /^ {4}(\w+): field\.(\w+)\((.*)\),$/;
-const LIST = (name: 'filters' | 'sort' | 'unique') => new RegExp(`\\n {2}${name}: (\\[.*\\]),\\n`);
+const LIST = (name: 'filters' | 'sort' | 'unique' | 'search') => new RegExp(`\\n {2}${name}: (\\[.*\\]),\\n`);
 
 const pascal = (word: string) => word[0]!.toUpperCase() + word.slice(1);
 const columnOf = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
 interface DeclaredField extends FieldSpec {
   caseInsensitive: boolean;
+  /** The default as written in the declaration (a TypeScript literal), if any. */
+  defaultLiteral?: string;
 }
 
 /** `field.string({ optional: true, caseInsensitive: true })`, `field.reference(() => notesResource, { onDelete: 'cascade' })`, read back. */
@@ -30,7 +31,8 @@ function readField(line: string, source: string, file: string): DeclaredField {
   if (!match) throw new SpecError(`${file}: cannot read the field declared as '${line.trim()}'`);
   const [, name, kind, args] = match as unknown as [string, string, string, string];
   const type = kind as FieldType;
-  const spec: DeclaredField = { name, column: columnOf(name), type, optional: /optional: true/.test(args), caseInsensitive: /caseInsensitive: true/.test(args) };
+  const defaultLiteral = /default: ('(?:[^'\\]|\\.)*'|new Date\('[^']*'\)|-?[\d.]+|true|false)/.exec(args)?.[1];
+  const spec: DeclaredField = { name, column: columnOf(name), type, optional: /optional: true/.test(args), caseInsensitive: /caseInsensitive: true/.test(args), defaultLiteral };
   if (type === 'reference') {
     const resource = /\(\) => (\w+)/.exec(args)?.[1];
     const module = resource ? new RegExp(`import \\{ ${resource} \\} from '\\.\\./([a-z0-9-]+)/resource';`).exec(source)?.[1] : undefined;
@@ -41,7 +43,7 @@ function readField(line: string, source: string, file: string): DeclaredField {
 }
 
 /** A `[...]` list of the declaration, as JSON (the generator writes it with single quotes). */
-function readList<T>(source: string, name: 'filters' | 'sort' | 'unique', fallback: T): T {
+function readList<T>(source: string, name: 'filters' | 'sort' | 'unique' | 'search', fallback: T): T {
   const match = LIST(name).exec(source);
   return match ? (JSON.parse(match[1]!.replace(/'/g, '"')) as T) : fallback;
 }
@@ -49,9 +51,9 @@ function readList<T>(source: string, name: 'filters' | 'sort' | 'unique', fallba
 const spell = (value: unknown) => JSON.stringify(value).replace(/"/g, "'").replace(/,/g, ', ');
 
 /** The declaration with a `[...]` list rewritten (or removed, for an empty unique list). */
-function withList(source: string, name: 'filters' | 'sort' | 'unique', value: unknown[]): string {
+function withList(source: string, name: 'filters' | 'sort' | 'unique' | 'search', value: unknown[]): string {
   if (!LIST(name).test(source)) return source;
-  if (name === 'unique' && value.length === 0) return source.replace(LIST(name), '\n');
+  if ((name === 'unique' || name === 'search') && value.length === 0) return source.replace(LIST(name), '\n');
   return source.replace(LIST(name), `\n  ${name}: ${spell(value)},\n`);
 }
 
@@ -71,6 +73,9 @@ export function planFieldChange(root: string, module: string | undefined, fieldN
   const filters = readList<string[]>(source, 'filters', []);
   const sort = readList<string[]>(source, 'sort', []);
   const unique = readList<string[][]>(source, 'unique', []);
+  const search = readList<string[]>(source, 'search', []);
+  const actions = /\n {2}actions: \{\n([\s\S]*?)\n {2}\},\n/.exec(source)?.[1] ?? '';
+  if (new RegExp(`\\b${fieldName}\\b`).test(actions)) throw new SpecError(`field '${fieldName}' is used by an action of '${module}': change the action first`);
   const folder = `src/modules/${module}/migrations`;
   const number = String(readdirSync(path.join(root, folder)).filter((name) => /^\d{4}-.*\.ts$/.test(name)).length + 1).padStart(4, '0');
   let edited: string;
@@ -84,7 +89,7 @@ export function planFieldChange(root: string, module: string | undefined, fieldN
     if (lines.some((text) => text.startsWith(`    ${to}:`))) throw new SpecError(`module '${module}' has a field '${to}' already`);
     const swap = (name: string) => (name === fieldName ? to : name);
     edited = source.replace(FIELDS_BLOCK, (_all, open: string, body: string, close: string) => `${open}${body.replace(line, line.replace(`    ${fieldName}:`, `    ${to}:`))}${close}`);
-    edited = withList(withList(withList(edited, 'filters', filters.map(swap)), 'sort', sort.map(swap)), 'unique', unique.map((key) => key.map(swap)));
+    edited = withList(withList(withList(withList(edited, 'filters', filters.map(swap)), 'sort', sort.map(swap)), 'unique', unique.map((key) => key.map(swap))), 'search', search.map(swap));
     constant = `rename${pascal(fieldName)}To${pascal(to)}`;
     migration = `${number}-rename-${field.column.replace(/_/g, '-')}-to-${columnOf(to).replace(/_/g, '-')}`;
     content = renameMigrationFile(module!, table, migration, constant, field, to);
@@ -92,7 +97,7 @@ export function planFieldChange(root: string, module: string | undefined, fieldN
     if (lines.filter((text) => FIELD_LINE.test(text)).length === 1) throw new SpecError(`'${fieldName}' is the only field of '${module}': remove the module instead (npm run remove:module -- ${module})`);
     const others = (names: string[]) => names.filter((name) => name !== fieldName);
     edited = source.replace(FIELDS_BLOCK, (_all, open: string, body: string, close: string) => `${open}${body.split('\n').filter((text) => text !== line).join('\n')}${close}`);
-    edited = withList(withList(withList(edited, 'filters', others(filters)), 'sort', others(sort)), 'unique', unique.filter((key) => !key.includes(fieldName)));
+    edited = withList(withList(withList(withList(edited, 'filters', others(filters)), 'sort', others(sort)), 'unique', unique.filter((key) => !key.includes(fieldName))), 'search', others(search));
     if (field.reference && !new RegExp(`\\(\\) => ${field.reference.resource}\\b`).test(edited)) edited = edited.replace(`import { ${field.reference.resource} } from '../${field.reference.module}/resource';\n`, '');
     constant = `drop${pascal(fieldName)}`;
     migration = `${number}-drop-${field.column.replace(/_/g, '-')}`;
@@ -105,7 +110,7 @@ export function planFieldChange(root: string, module: string | undefined, fieldN
     const dropped = [field.column, `${field.column}_folded`];
     const indexes = declaredIndexColumns({ fields, filters, sort }).filter((list) => list.some((column) => dropped.includes(column)));
     const keys = unique.filter((key) => key.includes(fieldName)).map((key) => key.map(keyColumn));
-    content = dropMigrationFile(module!, table, migration, constant, field, keys, indexes);
+    content = dropMigrationFile(module!, table, migration, constant, { ...field, search: search.includes(fieldName) }, keys, indexes);
   }
   edited = edited.replace(MIGRATIONS_LIST, (_all, open: string, items: string, close: string) => `${open}${items.trim()}, ${constant}${close}`);
   edited = withImport(edited, `import { ${constant} } from './migrations/${migration}';`);
@@ -130,8 +135,21 @@ export const ${constant}: SqlMigration = {
 `;
 }
 
+/** The column builder call that made the field's column(s): `c.string('name', { caseInsensitive: true, search: true })`. */
+function columnCall(field: DeclaredField): string {
+  const options = [
+    ...(field.optional ? ['optional: true'] : []),
+    ...(field.defaultLiteral !== undefined ? [`default: ${field.defaultLiteral}`] : []),
+    ...(field.caseInsensitive ? ['caseInsensitive: true'] : []),
+    ...(field.search ? ['search: true'] : []),
+    ...(field.reference?.onDelete === 'cascade' ? ["onDelete: 'cascade'"] : []),
+  ];
+  const object = options.length > 0 ? `, { ${options.join(', ')} }` : '';
+  return field.reference ? `c.reference('${field.column}', '${field.reference.table}'${object})` : `c.${field.type}('${field.column}'${object})`;
+}
+
 function dropMigrationFile(module: string, table: string, migration: string, constant: string, field: DeclaredField, keys: string[][], indexes: string[][]): string {
-  const column = field.caseInsensitive ? `c.string('${field.column}', { ${field.optional ? 'optional: true, ' : ''}caseInsensitive: true })` : columns(field);
+  const column = columnCall(field);
   const steps = [
     `await restoreFieldColumns(queryInterface, '${table}', (c) => ${column});`,
     ...keys.map((key) => `await addUniqueKey(queryInterface, '${table}', ${spell(key)});`),

@@ -3,6 +3,10 @@ import path from 'node:path';
 import { checkModuleName, moduleNames, parseField, parseSpec, SpecError, type ModuleOptions, type ModuleSpec } from './spec';
 import { addFieldMigrationFile, indexFile, migrationFile, names, resourceFile, testFile } from './templates';
 import { declaration } from './field-types';
+import { planFieldChange, withSearched, type FieldChange } from './field-changes';
+import { MIGRATIONS_LIST, withImport } from './source-edits';
+
+export { MIGRATIONS_LIST, withImport };
 
 export interface PlannedFile {
   /** Relative to the repository root. */
@@ -18,13 +22,6 @@ const REGISTRY_LIST = /(export const modules: ModuleFactory\[\] = \[)([^\]]*)(\]
 /** Whether a module declared with the kit (its resource.ts) exists under this root. */
 const resourceExists = (root: string) => (module: string) => existsSync(path.join(root, `src/modules/${module}/resource.ts`));
 
-/** The source with a line inserted after its last import. */
-export function withImport(source: string, line: string): string {
-  const lines = source.split('\n');
-  const lastImport = lines.reduce((last, text, index) => (text.startsWith('import ') ? index : last), -1);
-  lines.splice(lastImport + 1, 0, line);
-  return lines.join('\n');
-}
 
 /** The registry with the new module imported and appended to the list. */
 function registryWith(source: string, spec: ModuleSpec): string {
@@ -41,7 +38,7 @@ function optionValues(argv: readonly string[], option: string): string[] {
  * Splits `--unique a,b --filter c` from the positional arguments; an unknown option or a missing value is
  * refused. `flags` are options without a value (new:field's `--filter`, `--sort`).
  */
-export function splitArguments(argv: readonly string[], known: readonly string[], flags: readonly string[] = []): { positional: string[]; options: ModuleOptions; dryRun: boolean; flags: Set<string> } {
+export function splitArguments(argv: readonly string[], known: readonly string[], flags: readonly string[] = []): { positional: string[]; options: ModuleOptions & { default: string[] }; dryRun: boolean; flags: Set<string> } {
   const positional: string[] = [];
   const given = new Set<string>();
   for (let index = 0; index < argv.length; index += 1) {
@@ -53,13 +50,14 @@ export function splitArguments(argv: readonly string[], known: readonly string[]
     }
     if (argument.startsWith('-')) {
       if (!known.includes(argument)) throw new SpecError(`unknown option ${argument}`);
-      if (!argv[index + 1] || argv[index + 1]!.startsWith('-')) throw new SpecError(`${argument} needs a value, e.g. ${argument} title`);
+      if (!argv[index + 1] || (argv[index + 1]!.startsWith('-') && !/^-\d/.test(argv[index + 1]!))) throw new SpecError(`${argument} needs a value, e.g. ${argument} title`);
       index += 1;
       continue;
     }
     positional.push(argument);
   }
-  const options = known.length > 0 ? { unique: optionValues(argv, '--unique'), filter: optionValues(argv, '--filter'), sort: optionValues(argv, '--sort') } : { unique: [], filter: [], sort: [] };
+  const value = (option: string) => (known.includes(option) ? optionValues(argv, option) : []);
+  const options = { unique: value('--unique'), filter: value('--filter'), sort: value('--sort'), search: value('--search'), action: value('--action'), default: value('--default') };
   return { positional, dryRun: argv.includes('--dry-run'), options, flags: given };
 }
 
@@ -83,19 +81,20 @@ export function plan(root: string, name: string | undefined, fieldArguments: rea
 }
 
 const FIELDS_BLOCK = /(\n {2}fields: \{\n)([\s\S]*?)(\n {2}\},\n)/;
-export const MIGRATIONS_LIST = /(\n {2}migrations: \[)([^\]]*)(\],\n)/;
 
 /** The new migration and the edited declaration that adds one field to a kit module (npm run new:field). */
 const DECLARED_LIST = (name: 'filters' | 'sort') => new RegExp(`(\\n {2}${name}: \\[)([^\\]]*)(\\],\\n)`);
 
 /** The declaration with `name` added to its `filters` or `sort` list. */
-function withListed(source: string, list: 'filters' | 'sort', name: string, file: string): string {
+export function withListed(source: string, list: 'filters' | 'sort', name: string, file: string): string {
   const pattern = DECLARED_LIST(list);
   if (!pattern.test(source)) throw new SpecError(`${file}: cannot find its '${list}: [ … ]' list`);
   return source.replace(pattern, (_all, open: string, items: string, close: string) => `${open}${items.trim() ? `${items.trim()}, ` : ''}'${name}'${close}`);
 }
 
-export function planField(root: string, module: string | undefined, fieldArgument: string | undefined, listed: { filter?: boolean; sort?: boolean } = {}): PlannedFile[] {
+export function planField(root: string, module: string | undefined, fieldArgument: string | undefined, listed: FieldChange = {}): PlannedFile[] {
+  // A field the module has already (or none: actions only): field-changes.ts.
+  if (fieldArgument === undefined || !fieldArgument.includes(':')) return planExistingField(root, module, fieldArgument, listed);
   checkModuleName(module);
   const file = `src/modules/${module}/resource.ts`;
   if (!existsSync(path.join(root, file))) throw new SpecError(`no module '${module}' declared with the kit (${file})`);
@@ -105,8 +104,13 @@ export function planField(root: string, module: string | undefined, fieldArgumen
   if (!block || !MIGRATIONS_LIST.test(source)) throw new SpecError(`${file}: cannot find its 'fields: { … }' block and 'migrations: [ … ]' list`);
   const seen = new Set([...block[2]!.matchAll(/^ {4}(\w+):/gm)].map((match) => match[1]!));
   const field = parseField(fieldArgument, seen, (target) => target !== module && resourceExists(root)(target));
-  if (!field.optional) {
-    throw new SpecError(`field '${field.name}': the table may hold rows, which have no value for it: add it optional (${fieldArgument}?), fill it, then make it required in a migration of your own`);
+  if (!field.optional && field.default === undefined) {
+    throw new SpecError(`field '${field.name}': the table may hold rows, which have no value for it: add it optional (${fieldArgument}?) or with a default (${fieldArgument}=<value>)`);
+  }
+  if (listed.default !== undefined) throw new SpecError(`a new field's default goes after =, e.g. ${field.name}:${field.type}=${listed.default}`);
+  if (listed.search) {
+    if (field.type !== 'string' && field.type !== 'text') throw new SpecError(`--search: '${field.name}' (${field.type}) is not a string or text field: only those are searched`);
+    field.search = true;
   }
   const folder = `src/modules/${module}/migrations`;
   const number = String(readdirSync(path.join(root, folder)).filter((name) => /^\d{4}-.*\.ts$/.test(name)).length + 1).padStart(4, '0');
@@ -122,10 +126,23 @@ export function planField(root: string, module: string | undefined, fieldArgumen
     if (listed.filter) edited = withListed(edited, 'filters', field.name, file);
     if (listed.sort) edited = withListed(edited, 'sort', field.name, file);
   }
-  return [
-    { path: `${folder}/${migration}.ts`, content: addFieldMigrationFile({ name: module!, table }, field, number, constant), edit: false },
-    { path: file, content: edited, edit: true },
-  ];
+  if (field.search) edited = withSearched(edited, field.name);
+  const added: PlannedFile = { path: `${folder}/${migration}.ts`, content: addFieldMigrationFile({ name: module!, table }, field, number, constant), edit: false };
+  if ((listed.actions ?? []).length === 0) return [added, { path: file, content: edited, edit: true }];
+  const { files } = planFieldChange(root, module, undefined, { actions: listed.actions }, 1, edited);
+  return [added, ...files];
+}
+
+/** An existing field's change (default, search, filter, sort) and/or actions. */
+function planExistingField(root: string, module: string | undefined, fieldName: string | undefined, change: FieldChange): PlannedFile[] {
+  const { files, source } = planFieldChange(root, module, fieldName, change);
+  if (!change.filter && !change.sort) return files;
+  if (fieldName === undefined) throw new SpecError('--filter and --sort name a field: npm run new:field -- <module> <field> --filter');
+  const file = `src/modules/${module}/resource.ts`;
+  let edited = source;
+  if (change.filter) edited = withListed(edited, 'filters', fieldName, file);
+  if (change.sort) edited = withListed(edited, 'sort', fieldName, file);
+  return files.map((planned) => (planned.path === file ? { ...planned, content: edited } : planned));
 }
 
 /** Writes the planned files (all checks passed already). */

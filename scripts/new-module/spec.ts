@@ -12,6 +12,9 @@ export interface ReferenceSpec {
   onDelete: 'restrict' | 'cascade';
 }
 
+/** A default as declared: a datetime's is its ISO 8601 text. */
+export type DefaultValue = string | number | boolean;
+
 export interface FieldSpec {
   /** camelCase, as in JSON and TypeScript; the column is its snake_case. */
   name: string;
@@ -19,6 +22,18 @@ export interface FieldSpec {
   type: FieldType;
   optional: boolean;
   reference?: ReferenceSpec;
+  /** `pinned:boolean=false`: what the store (and the column) gives a record that leaves it out. */
+  default?: DefaultValue;
+  /** Set by actions only (the field an `--action` adds). */
+  readOnly?: boolean;
+  /** `?q=` searches it (`--search`): the migration adds its search shadow. */
+  search?: boolean;
+}
+
+/** `--action archive:archivedAt`: POST /:id/archive sets the datetime field to now, once (409 after). */
+export interface ActionSpec {
+  name: string;
+  field: string;
 }
 
 export interface ModuleSpec {
@@ -31,6 +46,8 @@ export interface ModuleSpec {
   unique: string[][];
   filters: string[];
   sort: string[];
+  search: string[];
+  actions: ActionSpec[];
 }
 
 export class SpecError extends Error {}
@@ -68,10 +85,41 @@ export function checkModuleName(name: string | undefined): string {
   return name;
 }
 
-/** `name:type[?]`, `note:ref:notes[:cascade][?]`; `exists(module)` says whether a referenced module is there. */
+/** A default's text as a value of the field's type, or a SpecError. */
+export function parseDefault(name: string, type: FieldType, text: string): DefaultValue {
+  const bad = (what: string) => new SpecError(`field '${name}': default '${text}' is not ${what}`);
+  switch (type) {
+    case 'boolean':
+      if (text !== 'true' && text !== 'false') throw bad('true or false');
+      return text === 'true';
+    case 'integer':
+      if (!/^-?\d+$/.test(text) || Math.abs(Number(text)) > 2_147_483_647) throw bad('a 32-bit integer');
+      return Number(text);
+    case 'number':
+      if (!/^-?\d+(\.\d+)?$/.test(text)) throw bad('a number');
+      return Number(text);
+    case 'datetime':
+      if (!/^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/.test(text) || Number.isNaN(Date.parse(text))) throw bad('an ISO 8601 instant (e.g. 2030-01-01T00:00:00Z)');
+      return new Date(text).toISOString();
+    case 'string':
+      if (text.length === 0 || text.length > 200) throw bad('1 to 200 characters');
+      return text;
+    case 'text':
+      return text;
+    case 'reference':
+      throw new SpecError(`field '${name}': a reference has no default`);
+  }
+}
+
+/** `name:type[?][=default]`, `note:ref:notes[:cascade][?]`; `exists(module)` says whether a referenced module is there. */
 export function parseField(argument: string, seen: Set<string>, exists: (module: string) => boolean): FieldSpec {
+  const equals = argument.indexOf('=');
+  if (equals >= 0) {
+    const field = parseField(argument.slice(0, equals), seen, exists);
+    return { ...field, default: parseDefault(field.name, field.type, argument.slice(equals + 1)) };
+  }
   const match = /^([^:]+):([a-z]+)(?::([a-z0-9-]+))?(?::(cascade|restrict))?(\?)?$/.exec(argument);
-  if (!match) throw new SpecError(`field '${argument}': expected <name>:<type>[?], e.g. title:string, body:text? or note:ref:notes`);
+  if (!match) throw new SpecError(`field '${argument}': expected <name>:<type>[?][=default], e.g. title:string, body:text?, pinned:boolean=false or note:ref:notes`);
   const [, name, type, target, onDelete, optional] = match as unknown as [string, string, string, string | undefined, string | undefined, string | undefined];
   if (!FIELD_NAME.test(name) || name.length > 40) throw new SpecError(`field '${name}': names are camelCase letters and digits, starting with a letter (at most 40)`);
   if (RESERVED_FIELDS.has(name)) throw new SpecError(`field '${name}': reserved (every record has id, ownerId, createdAt and updatedAt already)`);
@@ -104,6 +152,36 @@ export interface ModuleOptions {
   unique: string[];
   filter: string[];
   sort: string[];
+  search: string[];
+  action: string[];
+}
+
+/** `archive:archivedAt`, checked against the fields (a missing one is added: a read-only optional datetime). */
+export function parseAction(value: string, fields: FieldSpec[], seen: Set<string>): { action: ActionSpec; added?: FieldSpec } {
+  const match = /^([a-z][a-z0-9]*(?:-[a-z0-9]+)*):([a-z][a-zA-Z0-9]*)$/.exec(value);
+  if (!match) throw new SpecError(`--action ${value}: expected <action>:<datetime field>, e.g. --action archive:archivedAt`);
+  const [, name, fieldName] = match as unknown as [string, string, string];
+  const existing = fields.find((field) => field.name === fieldName);
+  if (existing) {
+    if (existing.type !== 'datetime' || !existing.optional) throw new SpecError(`--action ${value}: '${fieldName}' is not an optional datetime (the action sets it to now; empty means not done yet)`);
+    return { action: { name, field: fieldName } };
+  }
+  if (RESERVED_FIELDS.has(fieldName) || seen.has(fieldName)) throw new SpecError(`--action ${value}: '${fieldName}' is reserved`);
+  seen.add(fieldName);
+  const column = fieldName.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  return { action: { name, field: fieldName }, added: { name: fieldName, column, type: 'datetime', optional: true, readOnly: true } };
+}
+
+/** `--search a,b`: string or text fields. */
+export function searchList(value: string, fields: FieldSpec[]): string[] {
+  const names = value.split(',').filter(Boolean);
+  if (names.length === 0) throw new SpecError('--search needs field names, e.g. --search title');
+  for (const name of names) {
+    const field = fields.find((candidate) => candidate.name === name);
+    if (!field) throw new SpecError(`--search ${value}: '${name}' is not one of the fields`);
+    if (field.type !== 'string' && field.type !== 'text') throw new SpecError(`--search ${value}: '${name}' (${field.type}) is not a string or text field: only those are searched`);
+  }
+  return names;
 }
 
 /** The module to write, or a SpecError saying what is wrong with the arguments. */
@@ -115,6 +193,14 @@ export function parseSpec(name: string | undefined, fieldArguments: readonly str
   const fields = fieldArguments.map((argument) => parseField(argument, seen, (module) => module !== name && exists(module)));
   if (fields.every((field) => field.optional)) throw new SpecError('at least one field must be required (without ?)');
   const { camel, table, singular } = moduleNames(name!);
+  const actions = options.action.map((value) => {
+    const { action, added } = parseAction(value, fields, seen);
+    if (added) fields.push(added);
+    return action;
+  });
+  if (new Set(actions.map((action) => action.name)).size !== actions.length) throw new SpecError('an action is given twice');
+  const search = [...new Set(options.search.flatMap((list) => searchList(list, fields)))];
+  for (const field of fields) field.search = search.includes(field.name);
   return {
     name: name!,
     camel,
@@ -124,5 +210,7 @@ export function parseSpec(name: string | undefined, fieldArguments: readonly str
     unique: options.unique.map((key) => fieldList('--unique', key, fields, false)),
     filters: options.filter.flatMap((list) => fieldList('--filter', list, fields, true)),
     sort: options.sort.flatMap((list) => fieldList('--sort', list, fields, true)),
+    search,
+    actions,
   };
 }

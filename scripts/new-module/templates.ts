@@ -1,6 +1,6 @@
 import { listIndexColumns } from '../../src/stores/sql/migrations/list-index-steps';
 import { columns, declaration } from './field-types';
-import { moduleNames, type FieldSpec, type ModuleSpec } from './spec';
+import { moduleNames, type ActionSpec, type FieldSpec, type ModuleSpec } from './spec';
 
 // The files of a generated module, as text: declarations only. The CRUD routes, both stores, the schemas,
 // the list queries and the contract tests are the kit's (src/stores/kit, src/http/routing/resource-*.ts,
@@ -24,13 +24,16 @@ export function resourceFile(spec: ModuleSpec): string {
   const n = names(spec);
   const references = [...new Map(spec.fields.filter((f) => f.reference).map((f) => [f.reference!.module, f.reference!])).values()];
   const unique = spec.unique.length > 0 ? `  unique: [${spec.unique.map(list).join(', ')}],\n` : '';
+  const search = spec.search.length > 0 ? `  search: ${list(spec.search)},\n` : '';
+  const actions = spec.actions.length > 0 ? `  actions: {\n${lines(spec.actions.map(actionLine), '    ')}\n  },\n` : '';
   return `import { defineResource, field } from '../kit';
 ${references.map((r) => `import { ${r.resource} } from '../${r.module}/resource';\n`).join('')}import { ${n.migration} } from './migrations/${n.migrationFile}';
 
 /**
  * The ${n.label}: what a record holds, which fields are unique per owner, and what a list may be filtered and
  * sorted by. The kit derives the store (every engine), the routes, the schemas and the tests from this.
- * A new field: \`npm run new:field -- ${spec.name} <name>:<type>[?]\`. A new migration goes at the end of the list.
+ * A new field: \`npm run new:field -- ${spec.name} <name>:<type>[?]\` (\`--search\`, \`--default\`, \`--action\` likewise).
+ * A new migration goes at the end of the list.
  */
 export const ${n.resource} = defineResource({
   name: '${spec.name}',
@@ -41,9 +44,14 @@ ${lines(spec.fields.map((f) => `${f.name}: ${declaration(f)},`), '    ')}
   },
 ${unique}  filters: ${list(spec.filters)},
   sort: ${list(spec.sort)},
-  migrations: [${n.migration}],
+${search}${actions}  migrations: [${n.migration}],
 });
 `;
+}
+
+/** `archive: { access: 'owner-or-admin', set: { archivedAt: 'now' }, unless: 'archivedAt' },`: once, by its owner or an admin. */
+export function actionLine(action: ActionSpec): string {
+  return `${/-/.test(action.name) ? `'${action.name}'` : action.name}: { access: 'owner-or-admin', set: { ${action.field}: 'now' }, unless: '${action.field}' },`;
 }
 
 export function indexFile(spec: ModuleSpec): string {
@@ -58,7 +66,7 @@ export const ${n.module} = resourceModule(${n.resource});
 
 /** The list indexes a declaration of these fields, filters and sort keys needs, as column lists (createRecordTable's own left out). */
 export function declaredIndexColumns(spec: Pick<ModuleSpec, 'fields' | 'filters' | 'sort'>): string[][] {
-  const fields = Object.fromEntries(spec.fields.map((f) => [f.name, { kind: f.type, optional: f.optional, caseInsensitive: 'caseInsensitive' in f && f.caseInsensitive === true }]));
+  const fields = Object.fromEntries(spec.fields.map((f) => [f.name, { kind: f.type, optional: f.optional, omittable: f.optional, caseInsensitive: 'caseInsensitive' in f && f.caseInsensitive === true }]));
   return listIndexColumns({ fields, filters: spec.filters, sort: spec.sort }).filter((columns) => columns.join() !== 'owner_id,created_at,id');
 }
 
@@ -104,11 +112,13 @@ describeResourceRoutes(${n.resource}, ${n.module});
 export function addFieldMigrationFile(spec: { name: string; table: string }, field: FieldSpec, number: string, constant: string): string {
   return `import { addFieldColumns, type SqlMigration } from '../../kit';
 
-// ${field.name} on ${spec.table}, which may hold rows: they read it as null. Never edit once run.
+// ${field.name} on ${spec.table}, which may hold rows: they read it as ${field.default === undefined ? 'null' : 'its default'}. Never edit once run.
 export const ${constant}: SqlMigration = {
   name: '${spec.name}-${number}-add-${field.column.replace(/_/g, '-')}',
   up: (queryInterface) => addFieldColumns(queryInterface, '${spec.table}', (c) => ${columns(field)}),
-  down: (queryInterface) => queryInterface.removeColumn('${spec.table}', '${field.column}'),
+  down: async (queryInterface) => {
+${[...(field.search ? [`${field.column}_search`] : []), field.column].map((column) => `    await queryInterface.removeColumn('${spec.table}', '${column}');`).join('\n')}
+  },
 };
 `;
 }

@@ -12,7 +12,7 @@ import type { UserStore } from './stores/user-store';
  */
 export class AccountSessions {
   constructor(
-    private readonly users: Pick<UserStore, 'endSessions' | 'changePassword'>,
+    private readonly users: Pick<UserStore, 'endSessions' | 'changePassword' | 'findById'>,
     private readonly refresh: RefreshSessions,
     private readonly callers: CallerStates,
   ) {}
@@ -22,6 +22,15 @@ export class AccountSessions {
     await this.users.endSessions(userId);
     this.callers.forget(userId);
     return this.refresh.revokeAll(userId);
+  }
+
+  /**
+   * Ends them all, for a change the caller made themselves (two-factor login turned on): the new session
+   * version, for the caller's next session, or undefined when the user is gone.
+   */
+  async endAllForNewSession(userId: string): Promise<number | undefined> {
+    await this.endAll(userId);
+    return (await this.users.findById(userId))?.sessionVersion;
   }
 
   /** Sets a new password hash and ends every session, in one statement; the new session version, or undefined when the user is gone. */

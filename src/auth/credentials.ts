@@ -1,6 +1,6 @@
 import type { Logger } from '../logger';
 import type { UserRecord, UserStore } from './stores/user-store';
-import type { PasswordHasher } from './passwords';
+import { hasPassword, type PasswordHasher } from './passwords';
 
 /** A verified user, or a refusal that names the account when the email was known (for the auth log only). */
 export type CredentialCheck = { ok: true; user: UserRecord } | { ok: false; userId?: string };
@@ -24,7 +24,9 @@ export class CredentialVerifier {
 
   async verify(email: string, password: string): Promise<CredentialCheck> {
     const user = await this.users.findByEmail(email); // every UserStore normalises the email itself
-    const matches = await this.hasher.verify(user?.passwordHash ?? (await this.dummyHash), password);
+    // A user without a password (NO_PASSWORD) costs the same argon2 work as an unknown one, and matches nothing.
+    const usable = user && hasPassword(user.passwordHash);
+    const matches = (await this.hasher.verify(usable ? user.passwordHash : await this.dummyHash, password)) && usable;
     if (!user || !matches) return { ok: false, userId: user?.id };
     if (this.hasher.needsRehash(user.passwordHash)) await this.rehash(user, password);
     return { ok: true, user };

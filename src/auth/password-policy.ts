@@ -9,9 +9,29 @@ import { normaliseEmail } from './stores/email';
 /** The longest password accepted anywhere: argon2 hashes it all, so an unbounded one is a CPU sink. */
 export const PASSWORD_MAX_LENGTH = 128;
 
-/** The JSON Schema of a password a user chooses (registration, password change). */
+/** No U+0000 in any text a request carries (src/http/routing/text-rules.ts), stated where it matters most. */
+export const NO_NUL_PATTERN = '^[^\\u0000]*$';
+
+/** A password as login and every check of the current one accept it: the bounds, no NUL. */
+export const PASSWORD_INPUT = { type: 'string', minLength: 1, maxLength: PASSWORD_MAX_LENGTH, pattern: NO_NUL_PATTERN, examples: ['lantern harbour quiet seven'] } as const;
+
+/**
+ * The JSON Schema of a password a user chooses (registration, password change). The length and NUL rules are
+ * the schema's; what no schema can say (common, guessable, the account's own email) is its description, and
+ * a 422 naming the field when broken.
+ */
 export function chosenPasswordSchema(minLength: number) {
-  return { type: 'string', minLength, maxLength: PASSWORD_MAX_LENGTH } as const;
+  return {
+    type: 'string',
+    minLength,
+    maxLength: PASSWORD_MAX_LENGTH,
+    pattern: NO_NUL_PATTERN,
+    description:
+      `${minLength} to ${PASSWORD_MAX_LENGTH} characters, no NUL (U+0000); refused with a 422 on the field when it is the account's ` +
+      'email or its local part, the current password, one of the ~49,000 most common breached passwords, or too easy to guess ' +
+      "(zxcvbn-ts score below 3, counting the account's name and email): a passphrase of unrelated words passes",
+    examples: ['lantern harbour quiet seven '.repeat(5).slice(0, Math.max(minLength, 27))],
+  } as const;
 }
 
 let commonPasswords: Set<string> | undefined;
@@ -35,6 +55,9 @@ export interface PasswordContext {
   name?: string | null;
   currentPassword?: string;
 }
+
+/** The 422 a route that lets a user choose a password declares for the rules beyond its schema. */
+export const PASSWORD_POLICY_REFUSAL = 'The password breaks the policy (`password`): the account\'s email, the current password, common or too easy to guess';
 
 /** Why this password may not be chosen for this account, or undefined when it may. */
 export function passwordRefusal(password: string, context: PasswordContext): string | undefined {

@@ -9,6 +9,17 @@ export interface HashParameters {
   parallelism: number;
 }
 
+/**
+ * The stored hash of a user who has no password (made by a first sign-in at an OpenID Connect provider):
+ * no argon2 hash, so no password matches it. They sign in through the provider, or set a password by reset.
+ */
+export const NO_PASSWORD = '!none';
+
+/** Whether a stored hash is a password at all (see NO_PASSWORD). */
+export function hasPassword(passwordHash: string): boolean {
+  return passwordHash !== NO_PASSWORD;
+}
+
 const OWASP_ARGON2ID: HashParameters = { memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 
 /**

@@ -5,6 +5,7 @@ import { DEFAULT_LIST_SETTINGS, MAX_PAGE_OFFSET, type ListSettings } from '../st
 import { ConfigError } from './errors';
 import { mailSettings, type MailSettings } from './mail-settings';
 import { mfaSettings, type MfaSettings } from './mfa-settings';
+import { oidcSettings, type OidcSettings } from './oidc-settings';
 import { boolean, byteSize, integer, oneOf, read, timerMs, type Env } from './readers';
 import { readSecrets, refuseGuessable } from './secrets';
 
@@ -65,6 +66,8 @@ export interface Config {
   mail: MailSettings | undefined;
   /** Two-factor login (TOTP): undefined without MFA_ENCRYPTION_KEY (docs/accounts.md). */
   mfa: MfaSettings | undefined;
+  /** Sign-in with OpenID Connect providers: undefined without OIDC_PROVIDERS (docs/authentication.md). */
+  oidc: OidcSettings | undefined;
   /** Serve GET /openapi.json and GET /docs (API_DOCS): on by default outside production. */
   apiDocs: boolean;
   /** Shortest password accepted where a user chooses one (registration, password change). */
@@ -255,6 +258,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: ownUrl,
     mail: mailSettings(env, ownUrl, userStore),
     mfa: mfaSettings(env, mode === 'production', userStore, ownUrl, issuer),
+    oidc: oidcSettings(env, mode === 'production', userStore, ownUrl, registrationEnabled),
     apiDocs: boolean(env, 'API_DOCS', mode !== 'production'),
     passwordMinLength: integer(env, 'PASSWORD_MIN_LENGTH', 12, 8, 128),
     roles: roleList,

@@ -11,12 +11,24 @@ export const FieldErrorSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** A 4xx/5xx answer. `errors` only on a 422. */
+/** A 4xx/5xx answer other than a 422: a message, nothing else. */
 export const FailEnvelopeSchema = Type.Object(
   {
     status: Type.Literal('fail'),
     message: Type.String(),
-    errors: Type.Optional(Type.Array(FieldErrorSchema)),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * A 422: the message and every field that was refused, at least one. A type of its own, so a client generated
+ * from the document reads `errors` after checking the status, with nothing to guard.
+ */
+export const ValidationFailEnvelopeSchema = Type.Object(
+  {
+    status: Type.Literal('fail'),
+    message: Type.String(),
+    errors: Type.Array(FieldErrorSchema, { minItems: 1 }),
   },
   { additionalProperties: false },
 );
@@ -32,6 +44,7 @@ export const SuccessEnvelopeSchema = Type.Object(
 
 export type FieldError = Static<typeof FieldErrorSchema>;
 export type FailEnvelope = Static<typeof FailEnvelopeSchema>;
+export type ValidationFailEnvelope = Static<typeof ValidationFailEnvelopeSchema>;
 
 export interface SuccessEnvelope<T> {
   status: 'success';
@@ -42,6 +55,7 @@ export function success<T>(data: T): SuccessEnvelope<T> {
   return { status: 'success', data };
 }
 
-export function fail(message: string, errors?: FieldError[]): FailEnvelope {
-  return errors ? { status: 'fail', message, errors } : { status: 'fail', message };
+/** The fail body: with field errors (a 422) when there are any, else the message alone. */
+export function fail(message: string, errors?: FieldError[]): FailEnvelope | ValidationFailEnvelope {
+  return errors && errors.length > 0 ? { status: 'fail', message, errors } : { status: 'fail', message };
 }

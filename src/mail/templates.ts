@@ -42,3 +42,32 @@ export function emailVerificationMail(link: string, validForMs: number): Rendere
 <p>If you did not create an account, ignore this mail.</p>`,
   };
 }
+
+/** To the owner of an address someone tried to register again (EMAIL_VERIFICATION on: registration answers alike). */
+export function registrationAttemptMail(): RenderedMail {
+  const lines = [
+    'Someone tried to create an account with this address, which already has one. Nothing was changed.',
+    'If it was you: log in with your password, or ask for a password reset if you forgot it.',
+    'If it was not you, ignore this mail: nobody can use the address without access to this mailbox.',
+  ];
+  return { subject: 'Someone tried to register with your address', text: lines.join('\n\n'), html: lines.map((line) => `<p>${escape(line)}</p>`).join('\n') };
+}
+
+/** To a user whose account just got two-factor login: every other session has ended. */
+export function twoFactorEnabledMail(): RenderedMail {
+  const lines = [
+    'Two-factor login was turned on for your account: from now on, logging in asks for a code from an authenticator app.',
+    'Every other session of the account was ended.',
+    'If you did not do this, someone else knows your password: reset it at once and contact the administrators.',
+  ];
+  return { subject: 'Two-factor login was turned on', text: lines.join('\n\n'), html: lines.map((line) => `<p>${escape(line)}</p>`).join('\n') };
+}
+
+/** To a user whose account no longer asks for a second factor. */
+export function twoFactorDisabledMail(): RenderedMail {
+  const lines = [
+    'Two-factor login was turned off for your account: logging in asks for the password alone again.',
+    'If you did not do this, someone else knows your password and has your authenticator or a recovery code: reset your password at once and contact the administrators.',
+  ];
+  return { subject: 'Two-factor login was turned off', text: lines.join('\n\n'), html: lines.map((line) => `<p>${escape(line)}</p>`).join('\n') };
+}

@@ -21,13 +21,20 @@ export type MfaOutcome =
   | 'session-ended'
   | 'wrong-code'
   | 'replayed-code'
+  | 'spent-token'
   | 'not-enrolled'
   | 'throttled'
   | 'enrolment-started'
+  | 'enrolment-refused'
   | 'enabled'
   | 'disabled'
   | 'disable-refused';
-export const MFA_OUTCOMES: readonly MfaOutcome[] = ['success', 'recovery-code', 'invalid-token', 'session-ended', 'wrong-code', 'replayed-code', 'not-enrolled', 'throttled', 'enrolment-started', 'enabled', 'disabled', 'disable-refused'];
+export const MFA_OUTCOMES: readonly MfaOutcome[] = ['success', 'recovery-code', 'invalid-token', 'session-ended', 'wrong-code', 'replayed-code', 'spent-token', 'not-enrolled', 'throttled', 'enrolment-started', 'enrolment-refused', 'enabled', 'disabled', 'disable-refused'];
+/** Why an OpenID Connect sign-in was refused: the flow (state), the provider, or the account rules. */
+export type OidcRefusal = 'bad-state' | 'denied' | 'exchange-failed' | 'unreachable' | 'unverified-email' | 'account-unverified' | 'registration-closed';
+/** OpenID Connect sign-ins (sessions issued, second factor asked, refused: why) and unlinking. */
+export type OidcOutcome = 'success' | 'mfa-required' | OidcRefusal | 'unlinked' | 'unlink-refused';
+export const OIDC_OUTCOMES: readonly OidcOutcome[] = ['success', 'mfa-required', 'bad-state', 'denied', 'exchange-failed', 'unreachable', 'unverified-email', 'account-unverified', 'registration-closed', 'unlinked', 'unlink-refused'];
 export const REFRESH_OUTCOMES: readonly RefreshOutcome[] = ['success', 'missing-cookie', 'invalid-token', 'unknown-session', 'reused-token', 'user-gone', 'session-ended'];
 export const PASSWORD_CHANGE_OUTCOMES: readonly PasswordChangeOutcome[] = ['success', 'failure'];
 export type PasswordResetOutcome = 'link-sent' | 'link-ignored' | 'success' | 'refused';
@@ -54,6 +61,7 @@ export interface AuthMetrics {
   passwordReset(outcome: PasswordResetOutcome): void;
   emailVerification(outcome: EmailVerificationOutcome): void;
   mfa(outcome: MfaOutcome): void;
+  oidc(outcome: OidcOutcome): void;
   registration(): void;
   /** A request under /api/auth refused with 429 by the shared rate limit. */
   rateLimited(): void;
@@ -87,7 +95,7 @@ const nothing = () => undefined;
 export const metricsOff: Metrics = {
   enabled: false,
   http: { request: nothing },
-  auth: { login: nothing, refresh: nothing, logout: nothing, logoutAll: nothing, refreshReuseDetected: nothing, passwordChange: nothing, passwordReset: nothing, emailVerification: nothing, mfa: nothing, registration: nothing, rateLimited: nothing },
+  auth: { login: nothing, refresh: nothing, logout: nothing, logoutAll: nothing, refreshReuseDetected: nothing, passwordChange: nothing, passwordReset: nothing, emailVerification: nothing, mfa: nothing, oidc: nothing, registration: nothing, rateLimited: nothing },
   store: { call: nothing },
   render: () => Promise.reject(new Error('metrics are off (METRICS_PORT is not set)')),
 };

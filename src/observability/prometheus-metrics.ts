@@ -4,6 +4,7 @@ import {
   PASSWORD_CHANGE_OUTCOMES,
   PASSWORD_RESET_OUTCOMES,
   MFA_OUTCOMES,
+  OIDC_OUTCOMES,
   REFRESH_OUTCOMES,
   STORE_ERROR_KINDS,
   type Metrics,
@@ -89,6 +90,12 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
+  const oidc = new Counter({
+    name: 'auth_oidc_total',
+    help: 'Sign-in with OpenID Connect providers: success, mfa-required, refusals (bad-state, denied, exchange-failed, unreachable, unverified-email, account-unverified, registration-closed), unlinked, unlink-refused',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
   const registrations = new Counter({ name: 'auth_registrations_total', help: 'Users registered (AUTH_REGISTRATION)', registers: [registry] });
   const rateLimited = new Counter({
     name: 'auth_rate_limited_total',
@@ -116,6 +123,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
   for (const outcome of PASSWORD_RESET_OUTCOMES) passwordResets.labels(outcome).inc(0);
   for (const outcome of PASSWORD_RESET_OUTCOMES) emailVerifications.labels(outcome).inc(0);
   for (const outcome of MFA_OUTCOMES) mfa.labels(outcome).inc(0);
+  for (const outcome of OIDC_OUTCOMES) oidc.labels(outcome).inc(0);
   const knownOperations = new Set(options.storeOperations);
   for (const operation of knownOperations) {
     for (const kind of STORE_ERROR_KINDS) storeErrors.labels(operation, kind).inc(0);
@@ -162,6 +170,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
       passwordReset: (outcome) => passwordResets.labels(outcome).inc(),
       emailVerification: (outcome) => emailVerifications.labels(outcome).inc(),
       mfa: (outcome) => mfa.labels(outcome).inc(),
+      oidc: (outcome) => oidc.labels(outcome).inc(),
       registration: () => registrations.inc(),
       rateLimited: () => rateLimited.inc(),
     },

@@ -1,11 +1,12 @@
-import { EMAIL_NOT_VERIFIED } from '../../src/modules/auth/routes';
+import { EMAIL_NOT_VERIFIED, REGISTRATION_ACCEPTED } from '../../src/modules/auth/routes';
 import { testEngines } from '../support/engines';
 import { MAIL_TEST_PASSWORD as PASSWORD, useMailApp } from '../support/mail-app';
 import { tokenIn } from '../support/mail-catcher';
 
 // EMAIL_VERIFICATION=required on every engine here, with a real SMTP server on loopback: registration mails a
 // link, login waits for it with a distinct answer, the link verifies once, resend answers alike for every
-// address and mails only an unverified account, and /api/users/me tells.
+// address and mails only an unverified account, and /api/users/me tells. Registration answers a new and a
+// taken address alike (the owner of the taken one is told by mail).
 
 
 const engines = testEngines();
@@ -33,6 +34,22 @@ for (const target of engines) {
       const session = await login(email).expect(200);
       const me = await http().get('/api/users/me').set('Authorization', `Bearer ${session.body.data.accessToken}`).expect(200);
       expect(me.body.data).toMatchObject({ email, emailVerified: true });
+    });
+
+    it('registration answers a new and a taken address alike, and mails the owner of the taken one', async () => {
+      const email = `alike-${Date.now()}@example.com`;
+      const first = await http().post('/api/auth/register').send({ name: 'Owner', email, password: PASSWORD }).expect(202);
+      const taken = await http().post('/api/auth/register').send({ name: 'Someone Else', email: email.toUpperCase(), password: 'another long passphrase 97' }).expect(202);
+      expect(taken.body).toEqual(first.body);
+      expect(first.body).toEqual({ status: 'success', data: { message: REGISTRATION_ACCEPTED } });
+      expect(taken.headers.location).toBeUndefined();
+      const mails = await mail.waitFor(email, 2);
+      expect(mails.map((sent) => sent.subject).sort()).toEqual(['Confirm your email address', 'Someone tried to register with your address']);
+      const notice = mails.find((sent) => sent.subject.startsWith('Someone tried'))!;
+      expect(tokenIn(notice.text)).toBeUndefined(); // no link: nothing to act on but the owner's own login
+      await http().post('/api/auth/login').send({ email, password: 'another long passphrase 97' }).expect(401); // the account is the owner's still
+      expect(app().logLines()).toContainEqual(expect.objectContaining({ action: 'register', outcome: 'taken', emailHash: expect.any(String) }));
+      expect(JSON.stringify(app().logLines())).not.toContain(email);
     });
 
     it('resend answers every address alike and mails only an unverified account', async () => {

@@ -49,7 +49,10 @@ describe('challenge tokens', () => {
 
   it('carry the user and session version, and are neither access tokens nor accepted with another key', () => {
     const token = challenges.sign({ userId: 'user-1', sessionVersion: 3 });
-    expect(challenges.verify(token)).toEqual({ userId: 'user-1', sessionVersion: 3 });
+    const verified = challenges.verify(token);
+    expect(verified).toEqual({ userId: 'user-1', sessionVersion: 3, id: expect.stringMatching(/^[0-9a-f-]{36}$/), expiresAt: expect.any(Date) });
+    expect(Math.abs(verified!.expiresAt.getTime() - (Date.now() + 300_000))).toBeLessThan(2000);
+    expect(challenges.verify(challenges.sign({ userId: 'user-1', sessionVersion: 3 }))!.id).not.toBe(verified!.id); // each token its own id, spent on its own
     expect(new TokenService(config.jwt).verifyAccessToken(token)).toBeUndefined();
     const access = new TokenService(config.jwt).signAccessToken({ id: 'user-1', role: 'user', sessionVersion: 3 });
     expect(challenges.verify(access)).toBeUndefined();
@@ -60,8 +63,10 @@ describe('challenge tokens', () => {
     const key = Buffer.from(hkdfSync('sha256', config.jwt.accessSecret, '', 'mfa-challenge-token/v1', 32));
     const minted = jwt.sign({ typ: 'mfa-challenge', sv: 0 }, key, { algorithm: 'HS256', issuer: config.jwt.issuer, audience: `${config.jwt.issuer}#mfa`, subject: 'user-1', expiresIn: '3650d' });
     expect(challenges.verify(minted)).toBeUndefined();
-    const fair = jwt.sign({ typ: 'mfa-challenge', sv: 0 }, key, { algorithm: 'HS256', issuer: config.jwt.issuer, audience: `${config.jwt.issuer}#mfa`, subject: 'user-1', expiresIn: 300 });
-    expect(challenges.verify(fair)).toEqual({ userId: 'user-1', sessionVersion: 0 }); // the same token, a fair lifetime
+    const fair = jwt.sign({ typ: 'mfa-challenge', sv: 0 }, key, { algorithm: 'HS256', issuer: config.jwt.issuer, audience: `${config.jwt.issuer}#mfa`, subject: 'user-1', expiresIn: 300, jwtid: 'j-1' });
+    expect(challenges.verify(fair)).toMatchObject({ userId: 'user-1', sessionVersion: 0, id: 'j-1' }); // the same token, a fair lifetime
+    const unspendable = jwt.sign({ typ: 'mfa-challenge', sv: 0 }, key, { algorithm: 'HS256', issuer: config.jwt.issuer, audience: `${config.jwt.issuer}#mfa`, subject: 'user-1', expiresIn: 300 });
+    expect(challenges.verify(unspendable)).toBeUndefined(); // no id: it could not be spent, so it is no token
   });
 
   it('expire after their lifetime', () => {

@@ -41,12 +41,25 @@ const PASSWORD = 'correct horse battery staple 42';
     const email = `mfa-redis-${Date.now()}@example.com`;
     await first.post('/api/auth/register').send({ name: 'Two Factor', email, password: PASSWORD }).expect(201);
     const bearer = `Bearer ${(await first.post('/api/auth/login').send({ email, password: PASSWORD }).expect(200)).body.data.accessToken}`;
-    const { secret } = (await first.post('/api/auth/mfa/enroll').set('Authorization', bearer).expect(200)).body.data;
+    const { secret } = (await first.post('/api/auth/mfa/enroll').set('Authorization', bearer).send({ password: PASSWORD }).expect(200)).body.data;
     await first.post('/api/auth/mfa/confirm').set('Authorization', bearer).send({ code: await generate({ secret }) }).expect(200);
     const { mfaToken } = (await second.post('/api/auth/login').send({ email, password: PASSWORD }).expect(200)).body.data;
     for (let i = 0; i < 5; i += 1) await (i % 2 ? second : first).post('/api/auth/mfa/verify').send({ mfaToken, code: String(200000 + i) }).expect(401);
     const right = await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 });
     await first.post('/api/auth/mfa/verify').send({ mfaToken, code: right }).expect(429);
     await second.post('/api/auth/mfa/verify').send({ mfaToken, code: right }).expect(429);
+  });
+
+  it('an mfaToken spent on one replica is refused on the other', async () => {
+    const first = await replica();
+    const second = await replica();
+    const email = `mfa-spent-${Date.now()}@example.com`;
+    await first.post('/api/auth/register').send({ name: 'Two Factor', email, password: PASSWORD }).expect(201);
+    const bearer = `Bearer ${(await first.post('/api/auth/login').send({ email, password: PASSWORD }).expect(200)).body.data.accessToken}`;
+    const { secret } = (await first.post('/api/auth/mfa/enroll').set('Authorization', bearer).send({ password: PASSWORD }).expect(200)).body.data;
+    const { recoveryCodes } = (await first.post('/api/auth/mfa/confirm').set('Authorization', bearer).send({ code: await generate({ secret }) }).expect(200)).body.data;
+    const { mfaToken } = (await first.post('/api/auth/login').send({ email, password: PASSWORD }).expect(200)).body.data;
+    await first.post('/api/auth/mfa/verify').send({ mfaToken, code: await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 }) }).expect(200);
+    await second.post('/api/auth/mfa/verify').send({ mfaToken, recoveryCode: recoveryCodes[0] }).expect(401);
   });
 });

@@ -57,7 +57,7 @@ describe('GET /openapi.json: the document generated from the declarations', () =
 
   it('envelope and error schemas live once, in components, and every body refers to them', () => {
     const text = JSON.stringify(doc);
-    expect(text.match(/"const":"fail"/g)).toHaveLength(1);
+    expect(text.match(/"const":"fail"/g)).toHaveLength(2); // FailEnvelope and ValidationFailEnvelope
     expect(text.match(/"const":"success"/g)).toHaveLength(1);
     expect(text.match(/"field":\{/g)).toHaveLength(1);
     for (const ops of Object.values(doc.paths as Json)) {
@@ -73,16 +73,16 @@ describe('GET /openapi.json: the document generated from the declarations', () =
 
   it('derives each operation\'s error answers from what the route declares', () => {
     const statuses = (method: string, path: string) => Object.keys(doc.paths[path][method].responses).map(Number);
-    // A public route without schemas: its data, and the 500 every route can give.
-    expect(statuses('get', '/')).toEqual([200, 500]);
+    // A public route without schemas: its data, and the 431 (the HTTP server's header limit) and 500 every route can give.
+    expect(statuses('get', '/')).toEqual([200, 431, 500]);
     // Login: a body (400, 413, 415, 422), its own 401 and 503, the module's rate limit (429, 503).
-    expect(statuses('post', '/api/auth/login')).toEqual([200, 400, 401, 413, 415, 422, 429, 500, 503]);
+    expect(statuses('post', '/api/auth/login')).toEqual([200, 400, 401, 413, 415, 422, 429, 431, 500, 503]);
     // Logout: the token check (401), the CSRF guard's 403, no body (204).
-    expect(statuses('post', '/api/auth/logout')).toEqual([204, 401, 403, 429, 500, 503]);
+    expect(statuses('post', '/api/auth/logout')).toEqual([204, 401, 403, 429, 431, 500, 503]);
     // A role route: 401 and 403; params and query: 422; the handler's declared 404.
-    expect(statuses('get', '/api/probe/admin')).toEqual([200, 401, 403, 500]);
-    expect(statuses('get', '/api/probe/items/{id}')).toEqual([200, 404, 422, 500]);
-    expect(statuses('post', '/api/auth/register')).toEqual([201, 400, 409, 413, 415, 422, 429, 500, 503]);
+    expect(statuses('get', '/api/probe/admin')).toEqual([200, 401, 403, 431, 500]);
+    expect(statuses('get', '/api/probe/items/{id}')).toEqual([200, 404, 422, 431, 500]);
+    expect(statuses('post', '/api/auth/register')).toEqual([201, 400, 409, 413, 415, 422, 429, 431, 500, 503]);
   });
 
   it('documents the rate limit\'s headers on 429 and the Bearer challenge on 401', () => {
@@ -92,7 +92,16 @@ describe('GET /openapi.json: the document generated from the declarations', () =
     expect(Object.keys(login['200'].headers).sort()).toEqual(['Cache-Control', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Set-Cookie', 'X-Request-Id']);
     expect(Object.keys(doc.paths['/api/probe/admin'].get.responses['200'].headers)).toEqual(['X-Request-Id']);
     expect(login['422'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ValidationFailEnvelope' });
-    expect(doc.paths['/api/auth/logout'].post.responses['401'].headers['WWW-Authenticate']).toEqual({ $ref: '#/components/headers/WWW-Authenticate' });
+    // Every 401 of logout is the token check's, which always sends the challenge: required. Password change also
+    // answers 401 for a wrong current password, without it: stated, not required.
+    expect(doc.paths['/api/auth/logout'].post.responses['401'].headers['WWW-Authenticate']).toMatchObject({ required: true, schema: { type: 'string' } });
+    expect(doc.paths['/api/auth/password'].post.responses['401'].headers['WWW-Authenticate']).toEqual({ $ref: '#/components/headers/WWW-Authenticate' });
+    expect(login['429'].headers['Retry-After']).toMatchObject({ required: true });
+    // The module's no-store middleware runs first, so every answer under /api/auth carries it.
+    for (const status of ['200', '401', '422', '429', '500']) expect(login[status].headers['Cache-Control']).toMatchObject({ required: true });
+    expect(doc.components.headers['X-Request-Id']).toMatchObject({ required: true });
+    // The 431 is written by the HTTP server before Koa runs: no X-Request-Id, no module headers.
+    expect(login['431'].headers).toBeUndefined();
   });
 
   it('bearerAuth on protected routes (roles listed), cookieAuth on refresh, an explicit empty list on public routes', () => {
@@ -113,7 +122,7 @@ describe('GET /openapi.json: the document generated from the declarations', () =
       { name: 'verbose', in: 'query', required: false, schema: { type: 'boolean' } },
       { name: 'tags', in: 'query', required: false, schema: { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: 3 } },
     ]);
-    expect(doc.paths['/api/probe/things/{id}'].delete.parameters).toEqual([{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }]);
+    expect(doc.paths['/api/probe/things/{id}'].delete.parameters).toEqual([{ name: 'id', in: 'path', required: true, schema: { type: 'string', minLength: 1 } }]);
     expect(doc.paths['/api/probe/versioned'].get.parameters).toEqual([
       { name: 'x-api-version', in: 'header', required: true, schema: { type: 'integer', minimum: 1, maximum: 2 } },
     ]);

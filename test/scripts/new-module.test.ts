@@ -207,4 +207,63 @@ describe('npm run new:module', () => {
     expect(again.stderr).toMatch(/module 'notes' exists already/);
     expect(readFileSync(path.join(dir, 'src/modules/index.ts'), 'utf8')).toBe(before);
   });
+
+  it('writes defaults (name:type=value), --search and --action into the declaration and the first migration', () => {
+    const result = run(dir, ['notes', 'title:string', 'body:text?', 'pinned:boolean=false', 'rank:integer=-1', "label:string=it's", '--search', 'title,body', '--action', 'archive:archivedAt']);
+    expect(result.status).toBe(0);
+    const resource = readFileSync(path.join(dir, 'src/modules/notes/resource.ts'), 'utf8');
+    expect(resource).toContain("    pinned: field.boolean({ default: false }),\n    rank: field.integer({ default: -1 }),\n    label: field.string({ default: 'it\\'s' }),\n");
+    expect(resource).toContain('    archivedAt: field.datetime({ optional: true, readOnly: true }),\n  },');
+    expect(resource).toContain("  search: ['title', 'body'],\n  actions: {\n    archive: { access: 'owner-or-admin', set: { archivedAt: 'now' }, unless: 'archivedAt' },\n  },\n  migrations: [createNotes],");
+    const migration = readFileSync(path.join(dir, 'src/modules/notes/migrations/0001-create-notes.ts'), 'utf8');
+    for (const column of ["c.string('title', { search: true })", "c.text('body', { optional: true, search: true })", "c.boolean('pinned', { default: false })", "c.datetime('archived_at', { optional: true })"]) expect(migration).toContain(column);
+  });
+
+  it('new:field changes an existing field (--default, --search) and adds actions, each in a migration of its own', () => {
+    expect(run(dir, ['notes', 'title:string', 'pinned:boolean?']).status).toBe(0);
+    expect(run(dir, ['notes', 'pinned', '--default', 'true'], 'field').status).toBe(0);
+    expect(run(dir, ['notes', 'title', '--search'], 'field').status).toBe(0);
+    expect(run(dir, ['notes', '--action', 'archive:archivedAt'], 'field').status).toBe(0);
+    expect(run(dir, ['notes', 'body:text?', '--search', '--action', 'publish:publishedAt'], 'field').status).toBe(0);
+    const read = (file: string) => readFileSync(path.join(dir, 'src/modules/notes', file), 'utf8');
+    expect(read('migrations/0002-default-pinned.ts')).toContain("up: (queryInterface) => setFieldDefault(queryInterface, 'notes', 'pinned', true, { caseInsensitive: false, search: false }),");
+    expect(read('migrations/0002-default-pinned.ts')).toContain("down: (queryInterface) => setFieldDefault(queryInterface, 'notes', 'pinned', null,");
+    expect(read('migrations/0003-search-title.ts')).toContain("addSearchColumn(queryInterface, 'notes', 'title', { kind: 'string' })");
+    expect(read('migrations/0004-add-archived-at.ts')).toContain("c.datetime('archived_at', { optional: true })");
+    expect(read('migrations/0005-add-body.ts')).toContain("c.text('body', { optional: true, search: true })");
+    expect(read('migrations/0006-add-published-at.ts')).toContain("c.datetime('published_at', { optional: true })");
+    const resource = read('resource.ts');
+    expect(resource).toContain('    pinned: field.boolean({ optional: true, default: true }),');
+    expect(resource).toContain("  search: ['title', 'body'],");
+    expect(resource).toContain("    archive: { access: 'owner-or-admin', set: { archivedAt: 'now' }, unless: 'archivedAt' },\n    publish: { access: 'owner-or-admin', set: { publishedAt: 'now' }, unless: 'publishedAt' },\n  },");
+    expect(resource).toContain('migrations: [createNotes, defaultPinned0002, searchTitle, addArchivedAt, addBody, addPublishedAt],');
+  });
+
+  it.each([
+    [['notes', 'pinned:boolean=maybe'], /default 'maybe' is not true or false/],
+    [['notes', 'title:string', 'n:integer=1.5'], /default '1.5' is not a 32-bit integer/],
+    [['notes', 'title:string', 'n:integer', '--search', 'n'], /'n' \(integer\) is not a string or text field/],
+    [['notes', 'title:string', '--action', 'archive:title'], /'title' is not an optional datetime/],
+    [['notes', 'title:string', '--action', 'Archive'], /expected <action>:<datetime field>/],
+  ])('refuses %j (defaults, search, actions) and writes nothing', (args, message) => {
+    const result = run(dir, args);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(message);
+    untouched();
+  });
+
+  it.each([
+    [['notes', 'nothing', '--default', 'x'], /'nothing' is not a field of notes/],
+    [['notes', 'pinned', '--default', 'maybe'], /default 'maybe' is not true or false/],
+    [['notes', 'pinned', '--search'], /'pinned' \(boolean\) is not a string or text field/],
+    [['notes', 'pinned'], /nothing to change/],
+    [['notes', 'flag:boolean?', '--default', 'true'], /a new field's default goes after =/],
+  ])('new:field refuses %j and writes nothing', (args, message) => {
+    expect(run(dir, ['notes', 'title:string', 'pinned:boolean?']).status).toBe(0);
+    const before = readFileSync(path.join(dir, 'src/modules/notes/resource.ts'), 'utf8');
+    const result = run(dir, args, 'field');
+    expect(result.stderr).toMatch(message);
+    expect(result.status).toBe(2);
+    expect(readFileSync(path.join(dir, 'src/modules/notes/resource.ts'), 'utf8')).toBe(before);
+  });
 });

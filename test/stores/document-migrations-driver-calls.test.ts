@@ -37,10 +37,10 @@ describe('MongoDB document changes (a field renamed or dropped)', () => {
     expect(calls).toEqual([
       ['schema_migrations', 'find', { _id: { $in: [renameName.name, dropColour.name] } }],
       ['tags', 'dropIndex', 'ownerId_1_nameFolded_1'],
-      ['tags', 'updateMany', { $or: [{ name: { $exists: true } }, { nameFolded: { $exists: true } }] }, { $rename: { name: 'label', nameFolded: 'labelFolded' } }],
+      ['tags', 'updateMany', { $or: [{ name: { $exists: true } }, { nameFolded: { $exists: true } }, { nameSearch: { $exists: true } }] }, { $rename: { name: 'label', nameFolded: 'labelFolded', nameSearch: 'labelSearch' } }],
       ['schema_migrations', 'insertOne', renameName.name],
       ['tags', 'dropIndex', 'ownerId_1_colour_1__id_1'],
-      ['tags', 'updateMany', { $or: [{ colour: { $exists: true } }, { colourFolded: { $exists: true } }] }, { $unset: { colour: '', colourFolded: '' } }],
+      ['tags', 'updateMany', { $or: [{ colour: { $exists: true } }, { colourFolded: { $exists: true } }, { colourSearch: { $exists: true } }] }, { $unset: { colour: '', colourFolded: '', colourSearch: '' } }],
       ['schema_migrations', 'insertOne', dropColour.name],
     ]);
   });

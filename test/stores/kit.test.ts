@@ -157,3 +157,33 @@ describe('cascade paths (SQL Server refuses two from one table, Msg 1785; the ki
     expect(() => refuseMultipleCascadePaths(a)).toThrow(/cascading references form a cycle: a → b → a .*Msg 1785/);
   });
 });
+
+describe('defaults, read-only fields, search and actions are checked when declared', () => {
+  const declare = (fields: Fields, extra: Record<string, unknown> = {}) => () => defineResource({ name: 'checked', table: 'checked', modelName: 'Checked', fields, migrations: [], ...extra });
+
+  it('refuses a default of another kind, or a read-only field nobody could ever fill', () => {
+    expect(declare({ n: field.integer({ default: 1.5 }) })).toThrow("resource 'checked': the default of 'n' is not an integer");
+    expect(declare({ s: field.string({ default: '' }) })).toThrow(/the default of 's' is not a string/);
+    expect(declare({ at: field.datetime({ readOnly: true }) })).toThrow(/'at' is read-only, so nobody can give it on create: make it optional or give it a default/);
+    expect(declare({ at: field.datetime({ readOnly: true, optional: true }), on: field.boolean({ readOnly: true, default: false }) })).not.toThrow();
+  });
+
+  it('searches string and text fields only', () => {
+    expect(declare({ n: field.integer() }, { search: ['n'] })).toThrow("resource 'checked': search 'n' is not a string or text field");
+    expect(declare({ t: field.text() }, { search: ['t'] })).not.toThrow();
+  });
+
+  it("refuses an action that sets nothing, an unknown field, 'now' on a non-datetime, null on a required field, or an unless it cannot read", () => {
+    const fields = { title: field.string(), done: field.boolean({ default: false }), maybe: field.boolean({ optional: true }), at: field.datetime({ optional: true, readOnly: true }) };
+    const action = (definition: Record<string, unknown>) => declare(fields, { actions: { 'mark-done': definition } });
+    expect(action({ set: {} })).toThrow("action 'mark-done': sets no field");
+    expect(action({ set: { nope: 1 } })).toThrow("action 'mark-done': sets 'nope', which is not one of the fields");
+    expect(action({ set: { done: 'now' } })).toThrow("action 'mark-done': done: 'now' is for datetime fields");
+    expect(action({ set: { title: null } })).toThrow('title: null, but the field is not optional');
+    expect(action({ set: { done: 'yes' } })).toThrow('done: "yes" is not a boolean');
+    expect(action({ set: { at: 'now' }, unless: 'maybe' })).toThrow(/unless 'maybe' is an optional boolean/);
+    expect(action({ set: { at: 'now' }, access: 'anyone' })).toThrow(/access is 'owner-or-admin' or 'admin'/);
+    expect(declare(fields, { actions: { Archive: { set: { at: 'now' } } } })).toThrow(/action 'Archive': names are lower-case words/);
+    expect(action({ set: { at: 'now', done: true }, unless: 'done' })).not.toThrow();
+  });
+});

@@ -10,6 +10,7 @@ import type { Resource } from '../../src/stores/kit/resource';
 import { ownedRecordSchema, recordSchema } from '../../src/stores/mongo/record-schema';
 import { binaryCollation } from '../../src/stores/sql/migrations/resource-columns';
 import { addUniqueKey } from '../../src/stores/sql/migrations/unique-key';
+import { setFieldDefault } from '../../src/stores/sql/migrations/field-changes';
 import { createListIndexes, listIndexColumns } from '../../src/stores/sql/migrations/list-index-steps';
 import { SqlResourceStore } from '../../src/stores/sql/resource-sql-store';
 import { marks, notes, tags } from '../support/resource-fixtures';
@@ -103,6 +104,48 @@ describe('PostgreSQL: every page a range of one index, nulls first as on the oth
     expect(await listStatements(sqlContext('postgres'), list({}))).toHaveLength(1);
     const [, count] = await listStatements(sqlContext('postgres'), list({ countUpTo: 500 }));
     expect(count).toMatch(/^SELECT "id" FROM "kit_notes" AS "KitNote" WHERE \("KitNote"."owner_id" = 'o'\) LIMIT 501;$/);
+  });
+});
+
+describe('?q=: LIKE on the folded search shadow with an explicit escape, on every dialect', () => {
+  it.each(['mssql', 'postgres'] as const)('%s: %%, _, [ and ! escaped, ESCAPE given, each searched column ORed', async (dialect) => {
+    const sql = await listSql(sqlContext(dialect), list({ search: 'ÉCOLE 100%_[x]!' }));
+    const [title, body] = dialect === 'mssql' ? ['[title_search]', '[body_search]'] : ['"title_search"', '"body_search"'];
+    const pattern = `${dialect === 'mssql' ? 'N' : ''}'%ecole 100!%!_![x]!!%'`;
+    expect(sql).toContain(`(${title} LIKE ${pattern} ESCAPE '!' OR ${body} LIKE ${pattern} ESCAPE '!')`);
+  });
+
+  it('a quote in the text stays inside the literal', async () => {
+    expect(await listSql(sqlContext('postgres'), list({ search: "o'clock" }))).toContain(`"title_search" LIKE '%o''clock%' ESCAPE '!'`);
+  });
+});
+
+describe('setFieldDefault: the column DEFAULT where the engine can change it in place', () => {
+  async function statements(dialect: 'mssql' | 'postgres', value: string | boolean | null): Promise<string[]> {
+    const { sequelize } = sqlContext(dialect);
+    const run: string[] = [];
+    jest.spyOn(sequelize, 'query').mockImplementation((async (sql: string) => {
+      run.push(sql);
+      return [[], 0];
+    }) as never);
+    await setFieldDefault(sequelize.getQueryInterface(), 'notes', 'title', value, { caseInsensitive: true, search: true });
+    return run;
+  }
+
+  it('PostgreSQL: ALTER COLUMN … SET DEFAULT on the column and each shadow, folded as the store folds; DROP DEFAULT for null', async () => {
+    expect(await statements('postgres', 'École')).toEqual([
+      `ALTER TABLE "notes" ALTER COLUMN "title" SET DEFAULT 'École'`,
+      `ALTER TABLE "notes" ALTER COLUMN "title_folded" SET DEFAULT 'école'`,
+      `ALTER TABLE "notes" ALTER COLUMN "title_search" SET DEFAULT 'ecole'`,
+    ]);
+    expect((await statements('postgres', null))[0]).toBe('ALTER TABLE "notes" ALTER COLUMN "title" DROP DEFAULT');
+  });
+
+  it("SQL Server: drops the column's default constraint, whatever its name, then adds DF_<table>_<column>", async () => {
+    const [sql] = await statements('mssql', 'x');
+    expect(sql).toContain("FROM sys.default_constraints dc JOIN sys.columns c ON c.object_id = dc.parent_object_id AND c.column_id = dc.parent_column_id WHERE dc.parent_object_id = OBJECT_ID(N'notes') AND c.name = N'title'");
+    expect(sql).toContain("IF @name IS NOT NULL EXEC(N'ALTER TABLE [notes] DROP CONSTRAINT ' + QUOTENAME(@name)); ALTER TABLE [notes] ADD CONSTRAINT [DF_notes_title] DEFAULT N'x' FOR [title]");
+    expect((await statements('mssql', null))[0]).not.toContain('ADD CONSTRAINT');
   });
 });
 
@@ -258,5 +301,35 @@ describe('MongoDB: what the store asks of mongoose', () => {
     await expect(stores.tags.update(tagId, { ownerId: 'o' }, { name: 'taken' })).rejects.toEqual(new UniqueKeyError(['note', 'name']));
     expect(asked.at(-1)).toEqual({ args: [{ $and: [{ ownerId: 'o' }, { note: noteId }, { name: 'taken' }, { _id: { $ne: tagId } }] }], maxTimeMS: 1000 });
     expect(asked.map((call) => call.maxTimeMS)).toEqual([1000, 1000, 1000]);
+  });
+
+  it('searches the folded shadows with an escaped, unanchored $regex, and writes them with the record', async () => {
+    const filters: unknown[] = [];
+    const model = connection.models.KitNote!;
+    jest.spyOn(model, 'find').mockImplementation(chain([], filters) as never);
+    await stores.notes.list({ ownerId: 'o' }, list({ search: 'ÉCOLE (1.5)*' }));
+    expect(filters[0]).toEqual({ $and: [{ ownerId: 'o' }, { $or: [{ titleSearch: { $regex: 'ecole \\(1\\.5\\)\\*' } }, { bodySearch: { $regex: 'ecole \\(1\\.5\\)\\*' } }] }] });
+    const created: unknown[] = [];
+    jest.spyOn(model, 'create').mockImplementation((async (document: Record<string, unknown>) => {
+      created.push(document);
+      return { toObject: () => ({ _id: newId(), ...document }) };
+    }) as never);
+    const record = await stores.notes.create('o', { title: 'Une École' } as never);
+    // The defaults are the store's: written with the record, answered with it; shadows are never answered.
+    expect(created).toEqual([expect.objectContaining({ title: 'Une École', titleSearch: 'une ecole', starred: false, status: 'Open', statusFolded: 'open', ownerId: 'o' })]);
+    expect(record).toMatchObject({ starred: false, status: 'Open', archivedAt: null, body: null });
+    expect(record).not.toHaveProperty('titleSearch');
+  });
+
+  it("reads a field added after a document was written as its default; an action's guard is in the update's filter", async () => {
+    const asked: Asked[] = [];
+    const model = connection.models.KitNote!;
+    const id = newId();
+    jest.spyOn(model, 'findOne').mockImplementation(asking({ _id: id, ownerId: 'o', title: 't' }, asked) as never);
+    jest.spyOn(model, 'findOneAndUpdate').mockImplementation(asking({ _id: id, ownerId: 'o', title: 't', archivedAt: new Date(0) }, asked) as never);
+    const updated = await stores.notes.update(id, { ownerId: 'o' }, { archivedAt: new Date(0) } as never, [{ field: 'archivedAt', comparison: 'null', value: true }]);
+    expect(updated).toMatchObject({ starred: false, status: 'Open', pinned: null });
+    const filter = { $and: [{ ownerId: 'o' }, { _id: id }, { archivedAt: null }] };
+    expect(asked.map((call) => call.args[0])).toEqual([filter, filter]);
   });
 });

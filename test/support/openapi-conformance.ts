@@ -5,7 +5,8 @@ import type { Response } from 'supertest';
 // Checks a real response against the API document: finds the operation (path template + method), the
 // response for the status the service really sent, and validates the body with ajv against that
 // response's schema (JSON Schema 2020-12, the dialect of OpenAPI 3.1) and each documented header that was
-// sent against its schema. A status the document does not list for that operation is a failure too.
+// sent against its schema (and each one it says is required, present). A status the document does not list
+// for that operation is a failure too.
 
 type Json = Record<string, unknown>;
 
@@ -71,6 +72,7 @@ export class DocumentConformance {
     for (const [name, header] of Object.entries((documented.headers ?? {}) as Record<string, Json>)) {
       const sent = res.headers[name.toLowerCase()] as string | string[] | undefined;
       const schema = this.resolve(header).schema as Json;
+      if (sent === undefined && this.resolve(header).required === true) problems.push(`${where}: required header ${name} missing`);
       for (const one of sent === undefined ? [] : Array.isArray(sent) ? sent : [sent]) {
         const value = schema.type === 'integer' ? Number(one) : one;
         if (!this.ajv.validate(schema, value)) problems.push(`${where}: header ${name}: ${one} does not match ${JSON.stringify(schema)}`);

@@ -3,7 +3,8 @@ import request from 'supertest';
 import type { AnyResource } from '../../src/stores/kit/resource';
 import type { ModuleFactory } from '../../src/services';
 import { DEFAULT_LIST_SETTINGS } from '../../src/stores/kit/pagination';
-import { asJson, changesFor, storeOf, valuesFor, wrongValue, type Values } from './resource-samples';
+import { conflictMessage } from '../../src/stores/kit/actions';
+import { asJson, changesFor, defaultedFields, sampleValue, storeOf, valuesFor, wrongValue, type Values } from './resource-samples';
 import { buildTestApp, type TestApp } from './test-app';
 
 // The routes contract of any resource over real HTTP on the real app (in-memory SQLite): owner scoping,
@@ -104,7 +105,7 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
     it('validates the body: a missing required field, a wrong type, an unknown field, an empty PATCH', async () => {
       const full = await body('alice');
       for (const [name, definition] of Object.entries(resource.fields as Fields)) {
-        if (!definition.optional) {
+        if (!definition.omittable) {
           const { [name]: _omitted, ...without } = full;
           const missing = await http().post(path).set('Authorization', as('alice')).send(without).expect(422);
           expect(missing.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: name })]));
@@ -163,11 +164,80 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
       await http().get(`${path}?include=nothing`).set('Authorization', as('dave')).expect(422);
     });
 
+    it('fills left-out defaulted fields, and says so in the document', async () => {
+      const created = (await http().post(path).set('Authorization', as('alice')).send(await body('alice', true)).expect(201)).body.data;
+      for (const [name, value] of defaultedFields(resource)) expect({ name, value: created[name] }).toEqual({ name, value: asJson({ value }).value });
+      const document = await http().get('/openapi.json').expect(200);
+      const schema = document.body.paths[path].post.requestBody.content['application/json'].schema;
+      const properties = schema.properties ?? document.body.components.schemas[schema.$ref.split('/').pop()].properties;
+      for (const [name, value] of defaultedFields(resource)) expect(properties[name].default).toEqual(asJson({ value }).value);
+    });
+
+    for (const [name, definition] of Object.entries(resource.fields as Fields).filter(([, field]) => field.readOnly)) {
+      it(`refuses read-only ${name} in POST and PATCH bodies (422 naming it)`, async () => {
+        const value = asJson({ value: sampleValue(definition) }).value;
+        const posted = await http().post(path).set('Authorization', as('alice')).send({ ...(await body('alice')), [name]: value }).expect(422);
+        expect(posted.body.errors).toEqual([expect.objectContaining({ field: name })]);
+        const created = await create('alice');
+        const patched = await http().patch(`${path}/${created.id}`).set('Authorization', as('alice')).send({ [name]: value }).expect(422);
+        expect(patched.body.errors).toEqual([expect.objectContaining({ field: name })]);
+      });
+    }
+
+    for (const [action, declaration] of Object.entries(resource.actions)) {
+      it(`POST ${path}/:id/${action}: ${declaration.access === 'admin' ? 'admins only' : 'the owner or an admin'}, 200 with the record, others 404${declaration.unless ? ', 409 while ' + declaration.unless + ' is set' : ''}`, async () => {
+        const created = await create('alice');
+        const run = (id: string, who: string) => http().post(`${path}/${id}/${action}`).set('Authorization', as(who));
+        const notFound = await run(created.id, 'bob').expect(declaration.access === 'admin' ? 403 : 404);
+        if (declaration.access !== 'admin') expect(notFound.body).toEqual((await run('0190a0a0-0000-7000-8000-000000000000', 'bob').expect(404)).body);
+        const before = Date.now();
+        const done = (await run(created.id, declaration.access === 'admin' ? 'root' : 'alice').expect(200)).body.data;
+        for (const [name, value] of Object.entries(declaration.set)) {
+          if (value === 'now') expect(Date.parse(done[name])).toBeGreaterThanOrEqual(before - 5);
+          else expect(done[name]).toEqual(asJson({ value }).value);
+        }
+        expect((await http().get(`${path}/${created.id}`).set('Authorization', as('alice')).expect(200)).body.data).toEqual(done);
+        if (declaration.unless) expect((await run(created.id, 'root').expect(409)).body).toEqual({ status: 'fail', message: conflictMessage(action, declaration) });
+        else await run(created.id, 'root').expect(200);
+        if (declaration.unless) {
+          // Two at once: the condition is checked where the write happens, so one wins and the other is refused.
+          const raced = await create('alice');
+          const statuses = await Promise.all([run(raced.id, 'root'), run(raced.id, 'root'), run(raced.id, 'root')]);
+          expect(statuses.map((answer) => answer.status).sort()).toEqual([200, 409, 409]);
+        }
+      });
+    }
+
+    it("lists one user's records for an admin with ?ownerId=, and refuses it to anyone else (422)", async () => {
+      const mine = await create('carol');
+      const listed = await http().get(path).query({ ownerId: people.carol!.id, limit: 100 }).set('Authorization', as('root')).expect(200);
+      expect(listed.body.data.items.map((item: { id: string }) => item.id)).toContain(mine.id);
+      expect(listed.body.data.items.every((item: { ownerId: string }) => item.ownerId === people.carol!.id)).toBe(true);
+      const refused = await http().get(path).query({ ownerId: people.carol!.id }).set('Authorization', as('carol')).expect(422);
+      expect(refused.body.errors).toEqual([expect.objectContaining({ field: 'query.ownerId' })]);
+    });
+
+    if (resource.search.length > 0) {
+      it(`finds ?q= in ${resource.search.join(', ')} ignoring case and accents, % literal`, async () => {
+        const name = resource.search[0] as string;
+        const [school, percent, plain] = [await create('dave', { [name]: 'École' }), await create('dave', { [name]: 'zq100% x' }), await create('dave', { [name]: 'zq1000 x' })];
+        const found = async (q: string) => (await http().get(path).query({ q, limit: 100 }).set('Authorization', as('dave')).expect(200)).body.data.items.map((item: { id: string }) => item.id);
+        expect(await found('ECOLE')).toContain(school.id);
+        expect(await found('zq100%')).toEqual([percent.id]);
+        expect(await found('zq1000')).toEqual([plain.id]);
+        await http().get(`${path}?q=`).set('Authorization', as('dave')).expect(422);
+      });
+    }
+
     it('is described in the API document', async () => {
       const document = await http().get('/openapi.json').expect(200);
-      expect(Object.keys(document.body.paths)).toEqual(expect.arrayContaining([path, `${path}/{id}`]));
+      const actions = Object.keys(resource.actions).map((action) => `${path}/{id}/${action}`);
+      expect(Object.keys(document.body.paths)).toEqual(expect.arrayContaining([path, `${path}/{id}`, ...actions]));
       const parameters = document.body.paths[path].get.parameters.map((parameter: { name: string }) => parameter.name);
-      expect(parameters).toEqual(expect.arrayContaining(['limit', 'offset', 'cursor', ...resource.filters]));
+      expect(parameters).toEqual(expect.arrayContaining(['limit', 'offset', 'cursor', 'ownerId', ...(resource.search.length > 0 ? ['q'] : []), ...resource.filters]));
+      const record = document.body.paths[`${path}/{id}`].get.responses['200'].content['application/json'].schema;
+      const readOnly = Object.entries(resource.fields as Fields).filter(([, definition]) => definition.readOnly).map(([name]) => name);
+      if (readOnly.length > 0) expect(JSON.stringify(record)).toContain('"readOnly":true');
     });
   });
 }

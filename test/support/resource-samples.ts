@@ -44,13 +44,14 @@ export function storeOf(database: Database, resource: Resource): ResourceStore<F
 }
 
 /**
- * Values for every field (`required`: only the required ones), fresh; each reference points at a new record
- * of the same owner.
+ * Values for every writable field (`required`: only those a create must carry, defaulted ones left out),
+ * fresh; each reference points at a new record of the same owner. Read-only fields are left to the store
+ * and the actions.
  */
 export async function valuesFor(database: Database, resource: Resource, ownerId: string, required = false): Promise<Values> {
   const values: Values = {};
   for (const [name, definition] of Object.entries(resource.fields as Fields)) {
-    if (required && definition.optional) continue;
+    if (definition.readOnly || (required && definition.omittable)) continue;
     if (definition.kind === 'reference') {
       const target = definition.references!.resource() as Resource;
       values[name] = (await storeOf(database, target).create(ownerId, (await valuesFor(database, target, ownerId, true)) as never)).id;
@@ -66,9 +67,9 @@ export function asJson(values: Values): Values {
   return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, value instanceof Date ? value.toISOString() : value]));
 }
 
-/** The fields that are neither references nor text: the ones a test can vary freely. */
+/** The writable fields that are not references: the ones a test can vary freely. */
 export function plainFields(resource: Resource): [string, FieldDefinition][] {
-  return Object.entries(resource.fields as Fields).filter(([, definition]) => definition.kind !== 'reference');
+  return Object.entries(resource.fields as Fields).filter(([, definition]) => definition.kind !== 'reference' && !definition.readOnly);
 }
 
 /**
@@ -81,3 +82,24 @@ export async function changesFor(database: Database, resource: Resource, ownerId
   if (plain.length > 0) return Object.fromEntries(plain.map(([name, definition]) => [name, sampleValue(definition)]));
   return valuesFor(database, resource, ownerId);
 }
+
+/** The fields with a declared default, and the value a record gets when the field is left out. */
+export function defaultedFields(resource: Resource): [string, unknown][] {
+  return Object.entries(resource.fields as Fields).flatMap(([name, definition]) => (definition.default === undefined ? [] : [[name, definition.default] as [string, unknown]]));
+}
+
+/**
+ * What `?q=` must and must not find, the same on every engine (shadows.ts): case and accents ignored, `%`,
+ * `_`, `[` and `!` plain characters. Each query: the values it finds, among all of `SEARCH_VALUES`.
+ */
+export const SEARCH_VALUES = ['Une École', 'ÉCOLE', 'ecole', 'ecale', '100% sure', '1000 sure', 'a_b', 'axb', 'x[a]y', 'hey!x'] as const;
+export const SEARCH_CASES: readonly { q: string; finds: readonly string[] }[] = [
+  { q: 'école', finds: ['Une École', 'ÉCOLE', 'ecole'] },
+  { q: 'ECOLE', finds: ['Une École', 'ÉCOLE', 'ecole'] },
+  { q: 'Ecole', finds: ['Une École', 'ÉCOLE', 'ecole'] },
+  { q: '100%', finds: ['100% sure'] },
+  { q: 'a_b', finds: ['a_b'] },
+  { q: '[a]', finds: ['x[a]y'] },
+  { q: 'y!x', finds: ['hey!x'] },
+  { q: 'SURE', finds: ['100% sure', '1000 sure'] },
+];

@@ -6,7 +6,7 @@ import { referrersOf, type AnyResource, type Resource } from '../../src/stores/k
 import { resourceStore } from '../../src/stores/kit/resource-definition';
 import { useEngineDatabase } from './engine-database';
 import { testEngines } from './engines';
-import { changesFor, storeOf, valuesFor, type Values } from './resource-samples';
+import { changesFor, defaultedFields, sampleValue, SEARCH_CASES, SEARCH_VALUES, storeOf, valuesFor, type Values } from './resource-samples';
 
 // The store contract of any resource, run on every engine with the same cases (what a generated module's
 // test file calls, with its resource). Everything is derived from the declaration: fields, unique keys,
@@ -45,12 +45,44 @@ export function describeResourceStore(resource: AnyResource): void {
         expect(await store().findById(created.id, { ownerId })).toEqual(created);
       });
 
-      it('keeps optional fields empty (null) when they are not given', async () => {
+      it('gives a left-out field its default, and keeps other optional fields empty (null)', async () => {
         const ownerId = owner();
         const created = await store().create(ownerId, (await valuesFor(databaseOf(), resource, ownerId, true)) as never);
         expect(await store().findById(created.id, {})).toEqual(created);
-        for (const [name, definition] of Object.entries(resource.fields as Fields)) if (definition.optional) expect(created[name]).toBeNull();
+        for (const [name, definition] of Object.entries(resource.fields as Fields)) if (definition.omittable) expect(created[name]).toEqual(definition.default ?? null);
       });
+
+      if (defaultedFields(resource).length > 0) {
+        it(`keeps a given value over the default of ${defaultedFields(resource).map(([name]) => name).join(', ')}`, async () => {
+          const ownerId = owner();
+          const values = await valuesFor(databaseOf(), resource, ownerId, true);
+          const given = Object.fromEntries(defaultedFields(resource).map(([name]) => [name, sampleValue(resource.fields[name]!)]));
+          const created = await store().create(ownerId, { ...values, ...given } as never);
+          expect(created).toMatchObject(given);
+          expect(await store().findById(created.id, { ownerId })).toEqual(created);
+        });
+      }
+
+      for (const name of resource.search as string[]) {
+        it(`finds ?q= in ${name} as a substring ignoring case and accents, with % _ [ ! taken literally`, async () => {
+          const ownerId = owner();
+          const made = new Map<string, string>();
+          for (const value of SEARCH_VALUES) made.set((await create(ownerId, { [name]: value })).id, value);
+          await create(owner(), { [name]: 'ecole' }); // someone else's: never in the owner's list
+          for (const { q, finds } of SEARCH_CASES) {
+            const found = await store().list({ ownerId }, query({ search: q }));
+            expect({ q, found: found.items.map((item) => made.get(item.id)).sort() }).toEqual({ q, found: [...finds].sort() });
+          }
+          // The shadow follows an update.
+          const renamed = [...made].find(([, value]) => value === 'ecale')![0];
+          await store().update(renamed, { ownerId }, { [name]: 'ÉCOLE 2' } as never);
+          expect((await store().list({ ownerId }, query({ search: 'ecole' }))).items.map((item) => item.id)).toContain(renamed);
+          const paged = await store().list({ ownerId }, query({ search: 'ecole', limit: 2 }));
+          expect(paged.items).toHaveLength(2);
+          const rest = await store().list({ ownerId }, query({ search: 'ecole', limit: 2, after: [paged.items[1]!.createdAt, paged.items[1]!.id] }));
+          expect(rest.items).toHaveLength(2);
+        });
+      }
 
       it("finds a record only in its owner's scope, or with no owner in the scope (admins)", async () => {
         const created = await create(owner());

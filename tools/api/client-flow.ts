@@ -86,6 +86,19 @@ const asAdmin = { Authorization: `Bearer ${admin.data.data.accessToken}` };
 const users = await client.GET('/api/users', { headers: asAdmin, params: { query: { limit: 10 } } });
 await conforms('get', '/api/users', users);
 if (users.error || !users.data.data.items.some((user) => user.id === userId)) throw new Error('admin: the user is not listed');
+// Counting only when asked (total is optional in the type), then paging on by cursor, never with an offset too.
+const counted = await client.GET('/api/users', { headers: asAdmin, params: { query: { limit: 1, count: true } } });
+await conforms('get', '/api/users', counted);
+if (counted.error || counted.data.data.total === undefined || counted.data.data.total < 2 || counted.data.data.totalCapped !== false) throw new Error('admin: the asked-for count is missing');
+if (users.data.data.total !== undefined) throw new Error('admin: a page counted without being asked');
+const cursor = counted.data.data.nextCursor;
+if (!cursor) throw new Error('admin: no next cursor on a page of one out of several');
+const nextUsers = await client.GET('/api/users', { headers: asAdmin, params: { query: { limit: 1, cursor } } });
+await conforms('get', '/api/users', nextUsers);
+if (nextUsers.error || nextUsers.data.data.items[0]?.id === counted.data.data.items[0]?.id) throw new Error('admin: the cursor did not page on');
+const mixed = await client.GET('/api/users', { headers: asAdmin, params: { query: { limit: 1, cursor, offset: 1 } } });
+await conforms('get', '/api/users', mixed);
+expectStatus('offset with a cursor', mixed.response, 422);
 const anyones = await client.GET('/api/notes/{id}', { headers: asAdmin, params: { path: { id: noteId } } });
 await conforms('get', '/api/notes/{id}', anyones);
 expectStatus("an admin reading a user's note", anyones.response, 200);
@@ -102,8 +115,12 @@ await conforms('post', '/api/notes', plain, true);
 expectStatus('a text body', plain.response, 415);
 const invalid = await client.POST('/api/auth/login', { body: { email: 'not-an-email', password: '' } });
 await conforms('post', '/api/auth/login', invalid, true);
-const fields: string[] = (invalid.error?.errors ?? []).map((error) => error.field);
-if (invalid.response.status !== 422 || fields.length === 0) throw new Error('an invalid login was not a 422 naming its fields');
+// openapi-fetch types `error` as the union of the operation's error bodies whatever the status (upstream:
+// openapi-ts/openapi-typescript PR 1970), so the status check comes with one body check, `'errors' in`, which
+// suffices: only the 422's envelope has `errors`, and there it is required and never empty.
+if (invalid.response.status !== 422 || !invalid.error || !('errors' in invalid.error)) throw new Error('an invalid login was not a 422 naming its fields');
+const fields: string[] = invalid.error.errors.map((error) => error.field);
+if (!fields.includes('email')) throw new Error(`the 422 did not name email: ${fields.join(', ')}`);
 
 // The database locked by another process: 503 with Retry-After, then back.
 if (process.env.FLOW_SQLITE_FILE) {
@@ -132,12 +149,13 @@ const afterLogout = await client.POST('/api/auth/refresh', { headers: { cookie }
 await conforms('post', '/api/auth/refresh', afterLogout);
 expectStatus('a logged-out cookie', afterLogout.response, 401);
 
-// Two-factor login (MFA_ENCRYPTION_KEY): enrol, confirm with a first code, then login asks for a code.
+// Two-factor login (MFA_ENCRYPTION_KEY): enrol with the password, confirm with a first code (every other session
+// ends), then login asks for a code; an mfaToken signs in once.
 const codeAt = (secret: string, steps: number) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
 const fresh = await client.POST('/api/auth/login', { body: { email, password } });
 if (fresh.error || 'mfaRequired' in fresh.data.data) throw new Error('login before enrolment failed');
 const asUser = { Authorization: `Bearer ${fresh.data.data.accessToken}` };
-const enrolment = await client.POST('/api/auth/mfa/enroll', { headers: asUser });
+const enrolment = await client.POST('/api/auth/mfa/enroll', { headers: asUser, body: { password } });
 await conforms('post', '/api/auth/mfa/enroll', enrolment);
 if (enrolment.error) throw new Error(`enrol: ${enrolment.error.message}`);
 const secret: string = enrolment.data.data.secret;
@@ -155,7 +173,12 @@ expectStatus('a wrong code', wrongCode.response, 401);
 const verified = await client.POST('/api/auth/mfa/verify', { body: { mfaToken, code: await codeAt(secret, 1) } });
 await conforms('post', '/api/auth/mfa/verify', verified);
 if (verified.error) throw new Error(`verify: ${verified.error.message}`);
-const byRecovery = await client.POST('/api/auth/mfa/verify', { body: { mfaToken, recoveryCode: recoveryCodes[0] ?? '' } });
+const spent = await client.POST('/api/auth/mfa/verify', { body: { mfaToken, recoveryCode: recoveryCodes[0] ?? '' } });
+await conforms('post', '/api/auth/mfa/verify', spent);
+expectStatus('an mfaToken used twice', spent.response, 401);
+const again = await client.POST('/api/auth/login', { body: { email, password } });
+if (again.error || !('mfaRequired' in again.data.data)) throw new Error('second login with two-factor on: no challenge');
+const byRecovery = await client.POST('/api/auth/mfa/verify', { body: { mfaToken: again.data.data.mfaToken, recoveryCode: recoveryCodes[0] ?? '' } });
 await conforms('post', '/api/auth/mfa/verify', byRecovery);
 if (byRecovery.error) throw new Error(`recovery code: ${byRecovery.error.message}`);
 const status = await client.GET('/api/auth/mfa', { headers: { Authorization: `Bearer ${verified.data.data.accessToken}` } });

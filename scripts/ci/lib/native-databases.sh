@@ -3,7 +3,8 @@
 # directory under a temp dir, listening on 127.0.0.1 only, on a free port, as an unprivileged user.
 # Sourced by scripts/ci/databases.sh (and handy by hand: `source ...; native_db_start; env | grep TEST_`).
 # After native_db_start: TEST_POSTGRES_URL and TEST_MYSQL_URL are exported. native_db_stop stops both and
-# removes their files; it is safe to call twice.
+# removes their files; it is safe to call twice. NATIVE_MARIADB_BUFFER_POOL sizes MariaDB's buffer pool (64M: the
+# test suites' tables are small; the scale bench asks for more).
 
 NATIVE_DB_DIR=${NATIVE_DB_DIR:-}
 
@@ -72,7 +73,7 @@ native_db_start_mariadb() {
   native_db_as mysql "$server" --no-defaults --datadir="$dir/data" --socket="$dir/mysqld.sock" \
     --pid-file="$dir/mysqld.pid" --log-error="$dir/server.log" --bind-address=127.0.0.1 --port="$port" \
     --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci --skip-name-resolve \
-    --innodb-flush-log-at-trx-commit=0 --innodb-buffer-pool-size=64M >/dev/null 2>&1 &
+    --innodb-flush-log-at-trx-commit=0 --innodb-buffer-pool-size="${NATIVE_MARIADB_BUFFER_POOL:-64M}" >/dev/null 2>&1 &
   local ready=0
   for _ in $(seq 1 60); do
     if mariadb-admin --no-defaults --socket="$dir/mysqld.sock" -uroot ping >/dev/null 2>&1; then ready=1; break; fi

@@ -8,6 +8,12 @@ export interface Challenge {
   sessionVersion: number;
 }
 
+/** A verified challenge token: its challenge, its id (`jti`, what spends it) and when it expires. */
+export interface VerifiedChallenge extends Challenge {
+  id: string;
+  expiresAt: Date;
+}
+
 const TYPE = 'mfa-challenge';
 
 /**
@@ -42,10 +48,11 @@ export class ChallengeTokens {
   }
 
   /** The challenge of a valid token; undefined for anything else (bad, expired, another kind of token). */
-  verify(token: string): Challenge | undefined {
+  verify(token: string): VerifiedChallenge | undefined {
     const claims = verifiedClaims(token, this.key, this.expected); // the same RFC 8725 checks as every token here
     const version = claims?.sv;
     if (!claims || typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) return undefined;
-    return { userId: claims.sub as string, sessionVersion: version };
+    if (typeof claims.jti !== 'string' || !claims.jti || typeof claims.exp !== 'number') return undefined; // every token signed here has both
+    return { userId: claims.sub as string, sessionVersion: version, id: claims.jti, expiresAt: new Date(claims.exp * 1000) };
   }
 }

@@ -1,8 +1,10 @@
-// Single-use account tokens (password reset now; email verification uses the same table): only the SHA-256
-// digest of each token is kept, with its user, purpose and expiry. Table `account_tokens` / collection
+// Single-use account tokens (password reset, email verification): only the SHA-256 digest of each token is
+// kept, with its user, purpose and expiry. The same table records the two-factor challenge tokens already
+// spent (purpose `spent-mfa-challenge`, src/auth/mfa/spent-challenges.ts): the digest is the key, so of two
+// racing inserts of one token exactly one succeeds, on every engine. Table `account_tokens` / collection
 // `account_tokens`; expired ones are removed by the clean-up job (relational) or a TTL index (MongoDB).
 
-export type AccountTokenPurpose = 'password-reset' | 'email-verification';
+export type AccountTokenPurpose = 'password-reset' | 'email-verification' | 'spent-mfa-challenge';
 
 export interface AccountTokenRecord {
   /** SHA-256 of the token, 64 lower-case hex characters. */
@@ -13,6 +15,7 @@ export interface AccountTokenRecord {
 }
 
 export interface AccountTokenStore {
+  /** Throws DuplicateKeyError when the digest is stored already (the key of the table/collection). */
   create(record: AccountTokenRecord): Promise<void>;
   /** The token's record while it is unexpired (it stays usable). */
   find(digest: string, purpose: AccountTokenPurpose, now?: Date): Promise<AccountTokenRecord | null>;

@@ -9,6 +9,9 @@ import { createAccountTokens } from './migrations/0007-create-account-tokens';
 import { addUsersEmailVerified } from './migrations/0008-users-email-verified';
 import { makeUsersEmailBinary } from './migrations/0009-users-email-binary';
 import { createMfa } from './migrations/0010-create-mfa';
+import { createLinkedIdentities } from './migrations/0011-create-linked-identities';
+import type { IdentityStore } from './identity-store';
+import { MongoIdentityStore } from './mongo-identity-store';
 import type { MfaStore } from './mfa-store';
 import { MongoMfaStore } from './mongo-mfa-store';
 import { MongoAccountTokenStore } from './mongo-account-token-store';
@@ -17,6 +20,7 @@ import { MongoUserStore } from './mongo-user-store';
 import type { RefreshTokenStore } from './refresh-token-store';
 import type * as SqlAccountTokens from './sql-account-token-store';
 import type * as SqlMfa from './sql-mfa-store';
+import type * as SqlIdentities from './sql-identity-store';
 import type * as SqlRefreshTokens from './sql-refresh-token-store';
 import type * as SqlUsers from './sql-user-store';
 import type { DatabaseUserStore } from './user-store';
@@ -55,5 +59,13 @@ export const mfaStore = defineStore<MfaStore>({
   migrations: [createMfa],
   relational: (context) => new (require('./sql-mfa-store') as typeof SqlMfa).SqlMfaStore(context),
   mongodb: (context) => new MongoMfaStore(context),
+});
+
+/** Identities at OpenID Connect providers linked to users (docs/authentication.md): the table exists whether or not OIDC is configured. */
+export const identityStore = defineStore<IdentityStore>({
+  name: 'linked-identities',
+  migrations: [createLinkedIdentities],
+  relational: (context) => new (require('./sql-identity-store') as typeof SqlIdentities).SqlIdentityStore(context),
+  mongodb: (context) => new MongoIdentityStore(context),
 });
 /* eslint-enable @typescript-eslint/no-require-imports */

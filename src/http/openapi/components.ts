@@ -1,4 +1,4 @@
-import { FailEnvelopeSchema, FieldErrorSchema, SuccessEnvelopeSchema } from '../envelope';
+import { FailEnvelopeSchema, FieldErrorSchema, SuccessEnvelopeSchema, ValidationFailEnvelopeSchema } from '../envelope';
 import type { HeaderDoc, JsonSchema } from '../routing/route';
 
 // What every operation of the document refers to instead of repeating it: the envelope schemas (from
@@ -29,23 +29,19 @@ export function plain<T>(value: T): T {
 }
 
 export function baseComponents(): { schemas: Record<string, JsonSchema>; headers: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema> } {
-  // The field error lives once: the fail envelopes refer to it.
-  const failEnvelope = plain(FailEnvelopeSchema) as JsonSchema & { properties: { errors: JsonSchema } };
-  failEnvelope.properties.errors = { ...failEnvelope.properties.errors, items: { $ref: '#/components/schemas/FieldError' } };
+  // Two fail bodies, split by status: a 422 lists the refused fields (required, at least one), every other
+  // failure has no `errors` at all, so a generated client's types narrow by status. The field error lives once.
+  const validationFail = plain(ValidationFailEnvelopeSchema) as JsonSchema & { properties: { errors: JsonSchema } };
+  validationFail.properties.errors = { ...validationFail.properties.errors, items: { $ref: '#/components/schemas/FieldError' } };
   return {
     schemas: {
       SuccessEnvelope: plain(SuccessEnvelopeSchema),
-      FailEnvelope: failEnvelope,
-      // A 422 always lists the fields.
-      ValidationFailEnvelope: {
-        allOf: [
-          { $ref: SCHEMA_REF.fail },
-          { type: 'object', required: ['errors'], properties: { errors: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/FieldError' } } } },
-        ],
-      },
+      FailEnvelope: plain(FailEnvelopeSchema),
+      ValidationFailEnvelope: validationFail,
       FieldError: plain(FieldErrorSchema),
     },
-    headers: Object.fromEntries(Object.entries(FRAMEWORK_HEADERS).map(([name, header]) => [name, plain(header)])),
+    // X-Request-Id is set by the outermost middleware, so every answer Koa gives carries it.
+    headers: Object.fromEntries(Object.entries(FRAMEWORK_HEADERS).map(([name, header]) => [name, name === 'X-Request-Id' ? { ...plain(header), required: true } : plain(header)])),
     securitySchemes: {
       bearerAuth: {
         type: 'http',

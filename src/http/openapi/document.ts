@@ -40,6 +40,10 @@ export function buildOpenApiDocument(routes: readonly MountedRoute[], options: D
     (paths[openApiPath(route.path)] ??= {})[definition.method.toLowerCase()] = describeOperation(route, operationId);
   }
 
+  // A framework header that every operation states inline (as always sent) is referred to nowhere: left out.
+  const referenced = JSON.stringify(paths);
+  components.headers = Object.fromEntries(Object.entries(components.headers).filter(([name]) => referenced.includes(`"#/components/headers/${name}"`)));
+
   return {
     openapi: '3.1.0',
     info: {

@@ -13,7 +13,18 @@ import { exampleOf } from './examples';
 interface ErrorEntry {
   descriptions: string[];
   headers: Record<string, HeaderDoc>;
+  /** The headers every reason for this status sends: `required` in the document. */
+  always: Set<string>;
+  /** Answered by the HTTP server itself, before Koa (no X-Request-Id, no module headers). */
+  raw?: boolean;
 }
+
+/**
+ * Node's parser refuses a request line plus headers over its limit (16 KiB unless `--max-http-header-size`
+ * says otherwise) before any route runs: a long query string is enough, so any operation can get it
+ * (src/http/http-server.ts writes the envelope).
+ */
+const HEADERS_TOO_LARGE = 'Request line and headers larger than the server accepts (16 KiB by default): a long query string or header';
 
 const PARAMETER_PART = { params: 'path', query: 'query', headers: 'header' } as const;
 
@@ -43,15 +54,6 @@ function declaredByMiddleware(route: MountedRoute): { errors: ErrorResponses[]; 
   return { errors: entries.flatMap((entry) => (entry.errors ? [entry.errors] : [])), headers: Object.assign({}, ...entries.map((entry) => entry.headers)) };
 }
 
-/**
- * Whether a params schema can refuse anything. A path segment is always a string: a schema of plain strings
- * (`idParams`) refuses nothing, and an unknown or malformed id is the handler's 404, not a 422.
- */
-function canRefuse(schema: unknown): boolean {
-  const properties = Object.values((schema as { properties?: Record<string, Record<string, unknown>> }).properties ?? {});
-  const ANNOTATIONS = new Set(['type', 'description', 'title', 'examples']);
-  return properties.some((property) => property.type !== 'string' || Object.keys(property).some((key) => !ANNOTATIONS.has(key)));
-}
 
 /** Every error status this route can answer, with why and which headers come with it. */
 function errorEntries(route: MountedRoute): Map<number, ErrorEntry> {
@@ -59,9 +61,11 @@ function errorEntries(route: MountedRoute): Map<number, ErrorEntry> {
   const entries = new Map<number, ErrorEntry>();
   const add = (status: number, doc: string | ErrorDoc) => {
     const { description, headers = {} } = typeof doc === 'string' ? { description: doc } : doc;
-    const entry = entries.get(status) ?? { descriptions: [], headers: {} };
+    const existing = entries.get(status);
+    const entry = existing ?? { descriptions: [], headers: {}, always: new Set(Object.keys(headers)) };
     if (!entry.descriptions.includes(description)) entry.descriptions.push(description);
     Object.assign(entry.headers, headers);
+    if (existing) for (const name of entry.always) if (!(name in headers)) entry.always.delete(name);
     entries.set(status, entry);
   };
   if (definition.body) add(400, 'Malformed JSON, or a `__proto__` / `constructor.prototype` key');
@@ -73,22 +77,32 @@ function errorEntries(route: MountedRoute): Map<number, ErrorEntry> {
     add(413, 'Body larger than the configured limit (BODY_LIMIT)');
     add(415, 'A body that is not JSON');
   }
-  const validated = (['params', 'query', 'headers', 'body'] as const).filter((part) => definition[part] && (part !== 'params' || canRefuse(definition.params)));
+  // Any declared part can be refused, plain strings too: no text may hold U+0000 (text-rules.ts), a path id included.
+  const validated = (['params', 'query', 'headers', 'body'] as const).filter((part) => definition[part]);
   if (validated.length) add(422, `The ${validated.join(', ')} did not match the schema: \`errors\` names each field`);
   // A route of a module that keeps data can find the database unreachable: derived from that fact.
   if (route.usesStores) add(503, { description: 'The database is unreachable: try again shortly', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } });
   for (const declared of [definition.errors ?? {}, ...declaredByMiddleware(route).errors]) {
     for (const [status, doc] of Object.entries(declared)) add(Number(status), doc);
   }
+  entries.set(431, { descriptions: [HEADERS_TOO_LARGE], headers: {}, always: new Set(), raw: true });
   add(500, 'Unexpected error: the body says nothing more; the log has the request id');
   return entries;
 }
 
-/** The headers of one response: X-Request-Id (every answer), the module middleware's, the response's own. */
-function headerRefs(route: MountedRoute, headers: Record<string, HeaderDoc>): Record<string, JsonSchema> {
+/**
+ * The headers of one response: X-Request-Id (every answer Koa gives), the module middleware's, the response's
+ * own. Those in `required` are always sent: stated (`required: true`, so inline rather than a `$ref`);
+ * X-Request-Id is on every answer Koa gives, so its component says so.
+ */
+function headerRefs(route: MountedRoute, headers: Record<string, HeaderDoc>, required: ReadonlySet<string>): Record<string, JsonSchema> {
   const all: Record<string, HeaderDoc> = { 'X-Request-Id': FRAMEWORK_HEADERS['X-Request-Id'], ...declaredByMiddleware(route).headers, ...headers };
   return Object.fromEntries(
-    Object.entries(all).map(([name, header]) => [name, name in FRAMEWORK_HEADERS ? { $ref: `#/components/headers/${name}` } : plain(header)]),
+    Object.entries(all).map(([name, header]) => {
+      if (name === 'X-Request-Id') return [name, { $ref: '#/components/headers/X-Request-Id' }]; // required there
+      if (required.has(name)) return [name, { ...plain(header), required: true }];
+      return [name, name in FRAMEWORK_HEADERS ? { $ref: `#/components/headers/${name}` } : plain(header)];
+    }),
   );
 }
 
@@ -104,7 +118,7 @@ function successResponses(route: MountedRoute): Record<string, JsonSchema> {
   return Object.fromEntries(
     Object.entries(declared).map(([status, data]) => {
       const location: Record<string, HeaderDoc> = route.definition.location && status === '201' ? { Location: LOCATION_HEADER } : {};
-      const headers = headerRefs(route, { ...(route.definition.responseHeaders ?? {}), ...location });
+      const headers = headerRefs(route, { ...(route.definition.responseHeaders ?? {}), ...location }, new Set(Object.keys(location)));
       const response: JsonSchema = { description: STATUS_CODES[Number(status)] ?? 'Success', headers };
       if (data !== null) {
         // `data` required: a generated client types the payload as present, with no `| undefined` to guard.
@@ -132,7 +146,7 @@ function responses(route: MountedRoute): Record<string, JsonSchema> {
   for (const [status, entry] of [...errorEntries(route)].sort(([a], [b]) => a - b)) {
     all[status] = {
       description: entry.descriptions.join('; '),
-      headers: headerRefs(route, entry.headers),
+      ...(entry.raw ? {} : { headers: headerRefs(route, entry.headers, entry.always) }),
       content: jsonContent({ $ref: status === 422 ? SCHEMA_REF.validationFail : SCHEMA_REF.fail }, failExample(route, status)),
     };
   }
@@ -144,7 +158,11 @@ function parameters(route: MountedRoute): JsonSchema[] {
   const list: JsonSchema[] = [];
   const declaredPath = (definition.params as { properties?: Record<string, JsonSchema> } | undefined)?.properties ?? {};
   for (const name of pathParameterNames(route.path)) {
-    list.push({ name, in: 'path', required: true, schema: plain(declaredPath[name] ?? { type: 'string' }) });
+    const schema = plain(declaredPath[name] ?? { type: 'string' });
+    // The router matches a segment of one character or more (`/api/notes/` is the list route), so an empty
+    // value never reaches this operation: stated, for generators that would otherwise build one.
+    if (schema.type === 'string' && schema.minLength === undefined) schema.minLength = 1;
+    list.push({ name, in: 'path', required: true, schema });
   }
   for (const part of ['query', 'headers'] as const) {
     const schema = definition[part] as { properties?: Record<string, JsonSchema>; required?: string[] } | undefined;

@@ -41,7 +41,7 @@ export function readListQuery(resource: Resource, query: Record<string, unknown>
   const where: Condition[] = [];
   for (const [parameter, value] of Object.entries(query)) {
     const match = /^([A-Za-z0-9]+)(?:\[(in|gt|gte|lt|lte|null)\])?$/.exec(parameter);
-    if (!match || !resource.filters.includes(match[1]!)) continue; // limit, offset, cursor, sort
+    if (!match || !resource.filters.includes(match[1]!)) continue; // limit, offset, cursor, sort, q, ownerId
     const field = match[1]!;
     const comparison = (match[2] ?? 'eq') as Comparison;
     const kind = queryableDefinition(resource, field).kind;
@@ -57,5 +57,5 @@ export function readListQuery(resource: Resource, query: Record<string, unknown>
   const sort = readSort(query.sort);
   const window = readListWindow(query, settings, withTiebreak(sort), (field) => builtInKind(field) ?? resource.fields[field]?.kind, errors);
   if (errors.length > 0) throw unprocessable(errors);
-  return { where, sort, ...window };
+  return { where, sort, ...window, ...(typeof query.q === 'string' ? { search: query.q } : {}) };
 }

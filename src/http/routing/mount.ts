@@ -54,7 +54,9 @@ function propertyNames(schema: object | undefined): string[] | undefined {
 function checkDeclaration(definition: AnyRoute, path: string, where: string): number {
   if (!METHODS.has(definition.method)) throw new Error(`${where}: unsupported method ${String(definition.method)}`);
   if (typeof definition.handler !== 'function') throw new Error(`${where}: handler must be a function`);
-  const successes = statusKeys(definition.responses, 200, 299, 'responses', where);
+  // 3xx: a redirect (the handler calls ctx.redirect), declared without a body.
+  const successes = statusKeys(definition.responses, 200, 399, 'responses', where);
+  for (const status of successes) if (status >= 300 && definition.responses?.[status] !== null) throw new Error(`${where}: a redirect (${status}) has no body: declare it as null`);
   statusKeys(definition.errors, 400, 599, 'errors', where);
   const withBody = successes.filter((status) => definition.responses?.[status] != null);
   const status = definition.status ?? withBody[0] ?? 200;
@@ -105,14 +107,34 @@ function chain(route: MountedRoute, options: MountOptions): Middleware<RequestSt
   ];
 }
 
+/** The paths a route path matches, as a regular expression: each `:name` one segment, `*rest` anything. */
+function pathPattern(path: string): RegExp {
+  const escaped = path.replace(/\/$/, '').replace(/[.+?^$()|[\]\\]/g, '\\$&');
+  const pattern = escaped.replace(/\{\/\*[A-Za-z_]\w*\}/g, '(?:/.*)?').replace(/\*[A-Za-z_]\w*/g, '.*').replace(/:[A-Za-z_]\w*/g, '[^/]+');
+  return new RegExp(`^${pattern}/?$`);
+}
+
+/**
+ * The router answers a request with the first route that matches it: a route whose path an earlier route of
+ * the same method matches too (`GET /search` after `GET /:id`) would never run. Start-up names both.
+ */
+function refuseShadowedRoutes(routes: readonly MountedRoute[]): void {
+  routes.forEach((later, index) => {
+    const earlier = routes.slice(0, index).find((route) => route.definition.method === later.definition.method && pathPattern(route.path).test(later.path));
+    if (earlier) throw new Error(`${later.where} is never reached: ${earlier.where}, declared before it, matches its path. Declare it first, or give it another path`);
+  });
+}
+
 /** The mounted form of a module's (or the system's) routes under `prefix`, each declaration checked. */
 export function declareRoutes(prefix: string, routes: readonly AnyRoute[], module?: ModuleDefinition, usesStores = false): MountedRoute[] {
-  return routes.map((definition) => {
+  const mounted = routes.map((definition) => {
     const path = `${prefix}${definition.path === '/' && prefix ? '' : definition.path}`;
     const where = `route ${String(definition.method)} ${path}`;
     if (typeof definition.path !== 'string' || !definition.path.startsWith('/')) throw new Error(`${where}: path must start with /`);
     return { path, where, definition, successStatus: checkDeclaration(definition, path, where), module, usesStores };
   });
+  refuseShadowedRoutes(mounted);
+  return mounted;
 }
 
 /** Adds declared routes to a router, each with its chain composed once, here. */

@@ -1,10 +1,12 @@
 import type { Fields, FieldsOf } from '../../stores/kit/fields';
-import { ownerScope } from '../../stores/kit/owner-scope';
+import { ADMIN_ROLE, ownerScope, type OwnerScope } from '../../stores/kit/owner-scope';
 import { DEFAULT_LIST_SETTINGS, type ListSettings } from '../../stores/kit/pagination';
 import { referrersOf, type Resource } from '../../stores/kit/resource';
 import type { ResourceStore } from '../../stores/kit/resource-store';
-import { notFound } from '../errors';
+import type { AuthUser } from '../../auth/tokens';
+import { notFound, unprocessable } from '../errors';
 import { callerOf } from './caller';
+import { actionRoutes } from './resource-actions';
 import { readListQuery } from './list-query-params';
 import { includedRecordSchema, readInclude, withIncluded, withIncludeQuery, type StoreOf } from './resource-include';
 import { idParams, pageSchema } from './record-schemas';
@@ -33,7 +35,14 @@ function toFields(resource: Resource, body: Record<string, unknown>): Record<str
   return fields;
 }
 
-/** The five routes under /api/<resource.name>. */
+/** Whose records a list reads: the caller's, everyone's for an admin, or (`?ownerId=`, admins only) one user's, through the owner's indexes. */
+function listScope(caller: AuthUser, query: Record<string, unknown>): OwnerScope {
+  if (query.ownerId === undefined) return ownerScope(caller);
+  if (caller.role !== ADMIN_ROLE) throw unprocessable([{ field: 'query.ownerId', message: "is for admins only: a list holds the caller's own records" }]);
+  return { ownerId: String(query.ownerId) };
+}
+
+/** The five routes under /api/<resource.name>, and one per declared action. */
 export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, lists: ListSettings = DEFAULT_LIST_SETTINGS, storeOf?: StoreOf): AnyRoute[] {
   const plain = resource as unknown as Resource;
   const record = recordSchema(plain);
@@ -61,11 +70,14 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
       summary: "The caller's records (an admin's: everyone's), filtered and sorted, a page at a time",
       query: storeOf ? withIncludeQuery(plain, listQuerySchema(plain)) : listQuerySchema(plain),
       responses: { 200: pageSchema(storeOf ? includedRecordSchema(plain) : record) },
+      // The window's rules need the settings or each other, so they are checked after the schema passed each parameter.
+      errors: { 422: 'A cursor this list did not issue (or taken with another sort), `offset` with `cursor`, or an offset past LIST_MAX_OFFSET' },
       handler: async (ctx) => {
         const query = ctx.query as Record<string, unknown>;
         const include = storeOf ? readInclude(plain, query.include) : [];
-        const scope = ownerScope(callerOf(ctx));
+        const scope = listScope(callerOf(ctx), query);
         const page = await store.list(scope, readListQuery(plain, query, lists));
+        // The records the page points at, read in the same scope (a reference points at a record of the same owner).
         return storeOf ? withIncluded(plain, page, include, scope, storeOf) : page;
       },
     }),
@@ -88,7 +100,7 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
       body: updateBodySchema(plain),
       responses: { 200: record },
       errors: { 404: NOT_FOUND, ...clash },
-      handler: async (ctx) => (await store.update(ctx.params.id, ownerScope(callerOf(ctx)), body(ctx) as Partial<FieldsOf<F>>)) ?? missing(),
+      handler: async (ctx) => (await store.update(ctx.params.id, ownerScope(callerOf(ctx)), body(ctx) as never)) ?? missing(),
     }),
     route({
       method: 'DELETE',
@@ -102,5 +114,6 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
         if (!(await store.delete(ctx.params.id, ownerScope(callerOf(ctx))))) missing();
       },
     }),
+    ...actionRoutes(resource, store, record, NOT_FOUND),
   ];
 }

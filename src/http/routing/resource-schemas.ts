@@ -33,29 +33,44 @@ function bodyValue(definition: FieldDefinition): TSchema {
 
 const nullable = (schema: TSchema, definition: FieldDefinition) => (definition.optional ? Type.Union([schema, Type.Null()]) : schema);
 
-/** POST: the required fields and any optional ones, nothing else. */
+/** The fields a request body may carry: all but the read-only ones (a body naming one is a 422 naming it). */
+const writable = (resource: Resource) => fieldEntries(resource).filter(([, definition]) => !definition.readOnly);
+
+/** A declared default as JSON shows it. */
+const jsonDefault = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
+
+/** POST: the required fields and any optional or defaulted ones (the store fills the default), nothing else. */
 export function createBodySchema(resource: Resource) {
   const properties = Object.fromEntries(
-    fieldEntries(resource).map(([name, definition]) => [name, definition.optional ? Type.Optional(nullable(bodyValue(definition), definition)) : bodyValue(definition)]),
+    writable(resource).map(([name, definition]) => {
+      const value = nullable(bodyValue(definition), definition);
+      if (definition.default !== undefined) return [name, Type.Optional({ ...value, default: jsonDefault(definition.default), description: 'Left out: the default' })];
+      return [name, definition.optional ? Type.Optional(value) : value];
+    }),
   );
   return Type.Object(properties, { additionalProperties: false });
 }
 
-/** PATCH: any of the fields, at least one; null empties an optional one. */
+/** PATCH: any of the writable fields, at least one; null empties an optional one. */
 export function updateBodySchema(resource: Resource) {
-  const properties = Object.fromEntries(fieldEntries(resource).map(([name, definition]) => [name, Type.Optional(nullable(bodyValue(definition), definition))]));
+  const properties = Object.fromEntries(writable(resource).map(([name, definition]) => [name, Type.Optional(nullable(bodyValue(definition), definition))]));
   return Type.Object(properties, { additionalProperties: false, minProperties: 1 });
 }
 
-/** One record as answered; datetimes are ISO 8601 strings with milliseconds. */
+/** One record as answered; datetimes are ISO 8601 strings with milliseconds; read-only fields say so. */
 export function recordSchema(resource: Resource) {
-  const properties = Object.fromEntries(fieldEntries(resource).map(([name, definition]) => [name, nullable(definition.kind === 'datetime' ? timestamp : bodyValue(definition), definition)]));
+  const properties = Object.fromEntries(
+    fieldEntries(resource).map(([name, definition]) => {
+      const value = nullable(definition.kind === 'datetime' ? timestamp : bodyValue(definition), definition);
+      return [name, definition.readOnly ? { ...value, readOnly: true, description: 'Read-only: set by the store or an action' } : value];
+    }),
+  );
   return ownedRecordSchema(properties);
 }
 
 /** The kind of a field a list may filter or sort by, timestamps included. */
 export function queryableDefinition(resource: Resource, name: string): FieldDefinition {
-  return resource.fields[name] ?? { kind: 'datetime', optional: false };
+  return resource.fields[name] ?? { kind: 'datetime', optional: false, omittable: false };
 }
 
 /** A filter value in the query string, before it is read as the field's kind. */
@@ -77,6 +92,16 @@ export function listQuerySchema(resource: Resource) {
       description: 'One key, `-` for descending (default -createdAt, newest first); id breaks ties. Each order has its index: a page costs a page at any size.',
     }),
   );
+  properties.ownerId = Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Admins only: this user's records (anyone else: 422)" }));
+  if (resource.search.length > 0) {
+    properties.q = Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: `Records whose ${resource.search.join(' or ')} contains this text, ignoring case and accents (\`ecole\` finds \`École\`); \`%\` and \`_\` are plain characters. Not index-backed: reads the owner's records (an admin's list: everyone's) that the other filters leave until the page is full, at worst all of them.`,
+      }),
+    );
+  }
   for (const name of resource.filters) {
     const definition = queryableDefinition(resource, name);
     properties[name] = Type.Optional({ ...filterValue(definition), description: `Equal to (${definition.caseInsensitive ? 'ignoring case' : 'exactly'})` });

@@ -37,6 +37,8 @@ export type SuccessResponses = { [status: number]: Schema | null };
 export type HeaderDoc = {
   description: string;
   schema: JsonSchema;
+  /** Sent on every answer the header is declared on: `required` in the document. */
+  required?: boolean;
 };
 
 /** An error answer that the framework cannot derive from the declaration: the handler's own, or a middleware's. */

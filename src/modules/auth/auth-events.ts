@@ -1,9 +1,12 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 import type { Context } from 'koa';
+import type { SecondStepRefusal } from '../../auth/mfa/two-factor-login';
 import type { RefreshRefusal } from '../../auth/refresh-sessions';
 import { clientIp } from '../../http/client-ip';
 import type { Logger } from '../../logger';
 import { normaliseEmail } from '../../auth/stores/email';
+import type { Resolution as OidcResolution } from '../../auth/oidc/oidc-accounts';
+import type { OidcRefusal } from '../../observability/metrics';
 
 /** What happened at an auth route. Never a password or a token: emails only as a keyed hash. */
 export type AuthEvent =
@@ -17,6 +20,7 @@ export type AuthEvent =
   | { action: 'logout-all'; outcome: 'success'; userId: string; revoked: number }
   | { action: 'password-change'; outcome: 'success' | 'failure'; userId: string }
   | { action: 'register'; outcome: 'success'; userId: string }
+  | { action: 'register'; outcome: 'taken'; email: string }
   | { action: 'password-reset-request'; outcome: 'success' | 'ignored'; email: string }
   | { action: 'password-reset'; outcome: 'success'; userId: string }
   | { action: 'password-reset'; outcome: 'refused' }
@@ -28,12 +32,15 @@ export type AuthEvent =
   | { action: 'mfa-verify'; outcome: 'success'; userId: string; via: 'code' | 'recovery-code' }
   | { action: 'mfa-verify'; outcome: 'refused'; reason: MfaRefusal; userId?: string }
   | { action: 'mfa-verify'; outcome: 'throttled'; userId: string }
-  | { action: 'mfa-enroll'; outcome: 'started' | 'confirmed' | 'wrong-code'; userId: string }
+  | { action: 'mfa-enroll'; outcome: 'started' | 'confirmed' | 'wrong-code' | 'failure' | 'throttled'; userId: string }
   | { action: 'mfa-disable'; outcome: 'success' | 'failure'; userId: string }
+  | { action: 'oidc-login'; outcome: 'success' | 'mfa-required'; userId: string; provider: string; linked: OidcResolution }
+  | { action: 'oidc-login'; outcome: 'refused'; reason: OidcRefusal; provider: string }
+  | { action: 'oidc-unlink'; outcome: 'success' | 'refused'; userId: string; provider: string }
   | { action: 'rate-limit'; outcome: 'limited' };
 
-/** Why a second factor was refused: the challenge token, or the code. */
-export type MfaRefusal = 'invalid-token' | 'session-ended' | 'wrong-code' | 'replayed-code' | 'not-enrolled';
+/** Why a second factor was refused: the challenge token (invalid, from ended sessions, spent already), or the code. */
+export type MfaRefusal = SecondStepRefusal;
 
 export type AuthEventListener = (event: AuthEvent, ctx: Context) => void;
 
@@ -84,6 +91,8 @@ export class AuthEvents {
     if ('revoked' in event) line.revoked = event.revoked;
     if ('familyId' in event) line.familyId = event.familyId;
     if ('via' in event) line.via = event.via;
+    if ('provider' in event) line.provider = event.provider;
+    if ('linked' in event) line.linked = event.linked;
     const routine = outcome === 'success' || outcome === 'ignored' || outcome === 'mfa-required' || outcome === 'started' || outcome === 'confirmed';
     this.lines[routine ? 'info' : 'warn'](line, `auth ${action} ${outcome}`);
     for (const listener of this.listeners) listener(event, ctx);

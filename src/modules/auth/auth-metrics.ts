@@ -34,11 +34,17 @@ export function countAuthEvents(metrics: AuthMetrics): AuthEventListener {
         if (event.outcome === 'refused') return metrics.mfa(event.reason);
         return metrics.mfa(event.outcome === 'success' ? (event.via === 'code' ? 'success' : 'recovery-code') : 'throttled');
       case 'mfa-enroll':
+        if (event.outcome === 'failure' || event.outcome === 'throttled') return metrics.mfa('enrolment-refused');
         return metrics.mfa(event.outcome === 'confirmed' ? 'enabled' : event.outcome === 'started' ? 'enrolment-started' : 'wrong-code');
       case 'mfa-disable':
         return metrics.mfa(event.outcome === 'success' ? 'disabled' : 'disable-refused');
       case 'register':
-        return metrics.registration();
+        if (event.outcome === 'success') metrics.registration(); // a taken address is no registration
+        return;
+      case 'oidc-login':
+        return metrics.oidc(event.outcome === 'refused' ? event.reason : event.outcome);
+      case 'oidc-unlink':
+        return metrics.oidc(event.outcome === 'success' ? 'unlinked' : 'unlink-refused');
       case 'rate-limit':
         return metrics.rateLimited();
       default: {

@@ -10,10 +10,21 @@ import { RefreshSessions } from '../../auth/refresh-sessions';
 import { AccountLinks } from '../../auth/account-links';
 import { EmailVerification } from '../../auth/email-verification';
 import { PasswordReset } from '../../auth/password-reset';
-import { accountTokenStore, mfaStore, refreshTokenStore, userStore } from '../../auth/stores/definitions';
+import { accountTokenStore, identityStore, mfaStore, refreshTokenStore, userStore } from '../../auth/stores/definitions';
+import { FlowSeal } from '../../auth/oidc/flow-cookie';
+import { OidcAccounts } from '../../auth/oidc/oidc-accounts';
 import { ChallengeTokens } from '../../auth/mfa/challenge-tokens';
 import { SecondFactor } from '../../auth/mfa/second-factor';
 import { SecretBox } from '../../auth/mfa/secret-box';
+import { SpentChallenges } from '../../auth/mfa/spent-challenges';
+import { TwoFactorEnrolment } from '../../auth/mfa/two-factor-enrolment';
+import { TwoFactorLogin } from '../../auth/mfa/two-factor-login';
+import { AccountNotices } from '../../auth/account-notices';
+import { PasswordChange } from '../../auth/password-change';
+import { PasswordCheck } from '../../auth/password-check';
+import { PasswordLogin } from '../../auth/password-login';
+import { Registration } from '../../auth/registration';
+import { SessionRefresh } from '../../auth/session-refresh';
 import { MailOutbox } from '../../mail/outbox';
 import { smtpTransport } from '../../mail/smtp-transport';
 import { defineModule } from '../../services';
@@ -22,7 +33,8 @@ import { countAuthEvents } from './auth-metrics';
 import { REFRESH_COOKIE_SCHEME, refreshCookieSecurityScheme } from './cookie';
 import { noStore, noStoreHeaders } from './no-store';
 import { accountMailRoutes } from './account-mail-routes';
-import { authRateLimit, authRateLimitErrors, authRateLimitHeaders } from './rate-limit';
+import { authRateLimit, authRateLimitErrors, authRateLimitHeaders, counted } from './rate-limit';
+import { oidcRoutes } from './oidc-routes';
 import { authRoutes } from './routes';
 
 /**
@@ -30,7 +42,7 @@ import { authRoutes } from './routes';
  * one shared per-IP rate limit. It owns the users and refresh-token stores (src/auth/stores). Building it
  * starts two argon2 hashes (the demo user's password and the dummy hash for unknown users) and, with REDIS_URL, opens the Redis connection for the rate limit.
  */
-export const authModule = defineModule([userStore, refreshTokenStore, accountTokenStore, mfaStore], (services) => {
+export const authModule = defineModule([userStore, refreshTokenStore, accountTokenStore, mfaStore, identityStore], (services) => {
   const { config, logger, database, tokens, lifecycle, users, callers } = services;
   const hasher = new PasswordHasher(undefined, new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.maxQueued));
   const sessions = new RefreshSessions(tokens, database.store(refreshTokenStore), config.refreshRotation);
@@ -45,31 +57,41 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
   if (outbox) lifecycle.onClose('mail outbox', () => Promise.race([outbox.idle(), new Promise<void>((resolve) => setTimeout(resolve, 5000).unref())]));
   const links = mail && outbox && new AccountLinks(database.store(accountTokenStore), outbox, failureCounter, mail.linkBase, (email) => events.emailHash(email));
   const verification = mail && links && mail.emailVerification !== 'off' ? new EmailVerification(users, links, mail.emailVerificationTtlMs) : undefined;
+  const notices = outbox && new AccountNotices(outbox, failureCounter, (email) => events.emailHash(email));
+  const throttle = new LoginThrottle(failureCounter, config.loginThrottle, (email) => events.emailHash(email), new DeviceTokens(config.jwt.refreshSecret));
+  const passwords = new PasswordCheck(throttle, hasher, counted);
   // Two-factor login (MFA_ENCRYPTION_KEY): codes are counted per user with the login throttle's limits.
-  const mfa = config.mfa && {
-    factors: new SecondFactor(database.store(mfaStore), new SecretBox(config.mfa.keys), failureCounter, { failures: config.loginThrottle.pairFailures, windowMs: config.loginThrottle.windowMs }, config.mfa.issuer),
-    challenges: new ChallengeTokens(config.jwt.accessSecret, config.jwt.issuer, config.mfa.tokenTtlSeconds),
-  };
+  const factors = config.mfa && new SecondFactor(database.store(mfaStore), new SecretBox(config.mfa.keys), failureCounter, { failures: config.loginThrottle.pairFailures, windowMs: config.loginThrottle.windowMs }, config.mfa.issuer);
+  const twoFactorLogin =
+    config.mfa && factors && new TwoFactorLogin(users, factors, new ChallengeTokens(config.jwt.accessSecret, config.jwt.issuer, config.mfa.tokenTtlSeconds), new SpentChallenges(database.store(accountTokenStore)), counted);
+  const mfa = factors && twoFactorLogin && { factors, twoFactorLogin, enrolment: new TwoFactorEnrolment(factors, passwords, accounts, sessions, notices, counted, logger) };
+  const cookie = { maxAgeSeconds: config.jwt.refreshTtlSeconds, secure: config.cookieSecure };
   const routes = authRoutes({
     tokens,
     users,
-    credentials: new CredentialVerifier(users, hasher, logger),
     sessions,
     accounts,
-    callers,
-    hasher,
-    cookie: { maxAgeSeconds: config.jwt.refreshTtlSeconds, secure: config.cookieSecure },
+    throttle,
+    cookie,
     events,
-    throttle: new LoginThrottle(failureCounter, config.loginThrottle, (email) => events.emailHash(email), new DeviceTokens(config.jwt.refreshSecret)),
+    login: new PasswordLogin(new CredentialVerifier(users, hasher, logger), throttle, counted, { verificationRequired: mail?.emailVerification === 'required', twoFactor: twoFactorLogin }),
+    refresh: new SessionRefresh(sessions, callers),
+    passwordChange: new PasswordChange(passwords, hasher, accounts, sessions),
     corsOrigins: config.corsOrigins,
     publicOrigin: config.publicUrl && new URL(config.publicUrl).origin,
-    registrationEnabled: config.registrationEnabled,
+    // Registration (AUTH_REGISTRATION=true); with email verification, taken addresses answer like new ones.
+    registration: config.registrationEnabled ? new Registration(users, hasher, logger, verification && notices ? { verification, notices } : undefined) : undefined,
     passwordMinLength: config.passwordMinLength,
-    verification,
     verificationRequired: mail?.emailVerification === 'required',
     mfa,
-    logger,
   });
+  // Sign-in with OpenID Connect providers (OIDC_PROVIDERS, discovered at start-up: services.oidc): docs/authentication.md.
+  if (config.oidc) {
+    const providers = services.oidc ?? new Map(); // none only where nothing is served (the API document)
+    const linked = new OidcAccounts(users, database.store(identityStore));
+    const seal = new FlowSeal(config.jwt.refreshSecret);
+    routes.push(...oidcRoutes({ tokens, sessions, throttle, cookie, events, users, twoFactor: twoFactorLogin || undefined, providers, accounts: linked, seal, publicUrl: config.oidc.publicUrl }));
+  }
   if (mail && links) {
     const reset = new PasswordReset(users, links, accounts, hasher, mail.passwordResetTtlMs);
     routes.push(...accountMailRoutes(reset, verification, events, logger, config.passwordMinLength));

@@ -1,26 +1,34 @@
-import { passwordRefusal } from '../../auth/password-policy';
+import { PASSWORD_POLICY_REFUSAL } from '../../auth/password-policy';
+import type { PasswordChange } from '../../auth/password-change';
+import type { UserStore } from '../../auth/stores/user-store';
 import { unauthorized, unprocessable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
 import { route } from '../../http/routing/route';
-import { callerPasswordIsRight, storedCaller } from './caller-password';
-import { refreshCookie } from './cookie';
-import type { AuthRouteDeps } from './routes';
+import type { AuthEvents } from './auth-events';
+import { attemptOrigin, storedCaller, tooManyAttempts } from './caller-password';
+import { refreshCookie, type CookiePolicy } from './cookie';
 import { passwordChangeSchema } from './schemas';
 
-/**
- * POST /api/auth/password {currentPassword, newPassword}: the signed-in caller changes their password.
- * A wrong current password is a 401 counted by the login throttle (the same counters as login, so this
- * route is no side door for guessing). The new password follows the policy of registration. On success
- * every session of the user ends — a thief holding a refresh or access token is out — and the caller gets
- * a new refresh token in the cookie: 204.
- */
+export interface PasswordRouteDeps {
+  users: Pick<UserStore, 'findById'>;
+  passwordChange: PasswordChange;
+  events: AuthEvents;
+  cookie: CookiePolicy;
+  passwordMinLength: number;
+}
+
 const REFRESHED_COOKIE_HEADER = {
   description: 'A new refresh token for the caller (every other session has ended)',
   schema: { type: 'string', pattern: '^refreshToken=[^;]+;' },
 };
 
-export function passwordChangeRoute(deps: AuthRouteDeps) {
-  const { users, hasher, sessions, accounts, events, cookie } = deps;
+/**
+ * POST /api/auth/password {currentPassword, newPassword}: the HTTP side of PasswordChange (src/auth/password-change.ts):
+ * a wrong current password is a 401 (counted by the login throttle), a new one against the policy a 422; on
+ * success every session ends and the caller gets a new refresh cookie: 204.
+ */
+export function passwordChangeRoute(deps: PasswordRouteDeps) {
+  const { users, passwordChange, events, cookie } = deps;
   return route({
     method: 'POST',
     path: '/password',
@@ -31,24 +39,27 @@ export function passwordChangeRoute(deps: AuthRouteDeps) {
     responseHeaders: { 'Set-Cookie': REFRESHED_COOKIE_HEADER },
     errors: {
       401: 'The current password is wrong (counted by the login throttle)',
+      422: PASSWORD_POLICY_REFUSAL,
       429: { description: 'Too many failed attempts for this account', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
     },
     handler: async (ctx) => {
       const { currentPassword, newPassword } = ctx.request.body;
       const user = await storedCaller(users, ctx);
-      if (!(await callerPasswordIsRight(deps, ctx, user, currentPassword))) {
-        events.record(ctx, { action: 'password-change', outcome: 'failure', userId: user.id });
-        throw unauthorized('The current password is wrong');
+      const outcome = await passwordChange.change(user, currentPassword, newPassword, attemptOrigin(ctx));
+      if (!outcome.ok) {
+        switch (outcome.refused) {
+          case 'throttled':
+            throw tooManyAttempts(outcome.retryAfterSeconds);
+          case 'wrong-password':
+            events.record(ctx, { action: 'password-change', outcome: 'failure', userId: user.id });
+            throw unauthorized('The current password is wrong');
+          case 'policy':
+            throw unprocessable([{ field: 'newPassword', message: outcome.message }]);
+          case 'user-gone':
+            throw unauthorized();
+        }
       }
-      const refusal = passwordRefusal(newPassword, { email: user.email, name: user.name, currentPassword });
-      if (refusal) throw unprocessable([{ field: 'newPassword', message: refusal }]);
-
-      // One statement sets the hash and ends every session (the caller's access token too: they refresh with
-      // the new cookie); deleting the old refresh records after it is cleanup, not what ends them.
-      const sessionVersion = await accounts.changePassword(user.id, await hasher.hash(newPassword));
-      if (sessionVersion === undefined) throw unauthorized(); // deleted meanwhile
-      const issued = await sessions.issue({ id: user.id, sessionVersion });
-      ctx.append('Set-Cookie', refreshCookie(issued.token, cookie));
+      ctx.append('Set-Cookie', refreshCookie(outcome.session.token, cookie));
       events.record(ctx, { action: 'password-change', outcome: 'success', userId: user.id });
       return undefined; // 204
     },

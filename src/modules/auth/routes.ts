@@ -1,62 +1,46 @@
-import type { AccountSessions } from '../../auth/account-sessions';
-import type { CallerStates } from '../../auth/caller-states';
-import type { CredentialVerifier } from '../../auth/credentials';
-import type { LoginThrottle } from '../../auth/login-throttle';
-import { passwordRefusal } from '../../auth/password-policy';
-import type { EmailVerification } from '../../auth/email-verification';
-import type { Logger } from '../../logger';
-import type { PasswordHasher } from '../../auth/passwords';
-import type { RefreshSessions } from '../../auth/refresh-sessions';
-import type { TokenService } from '../../auth/tokens';
-import type { ChallengeTokens } from '../../auth/mfa/challenge-tokens';
-import type { SecondFactor } from '../../auth/mfa/second-factor';
+import { PASSWORD_POLICY_REFUSAL } from '../../auth/password-policy';
 import { Type } from '@sinclair/typebox';
-import { clientBucket } from '../../http/client-ip';
+import type { AccountSessions } from '../../auth/account-sessions';
+import type { PasswordLogin } from '../../auth/password-login';
+import type { Registration } from '../../auth/registration';
+import type { SessionRefresh } from '../../auth/session-refresh';
 import { conflict, HttpError, unauthorized, unprocessable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
 import { callerOf } from '../../http/routing/caller';
 import { route, type ErrorResponses, type ModuleDefinition } from '../../http/routing/route';
-import { DuplicateKeyError } from '../../stores/errors';
-import type { UserStore } from '../../auth/stores/user-store';
-import type { AuthEvents } from './auth-events';
-import { clearedRefreshCookie, readDeviceCookie, readRefreshCookie, REFRESH_COOKIE_SCHEME, refreshCookie, type CookiePolicy } from './cookie';
+import { attemptOrigin, tooManyAttempts } from './caller-password';
+import { clearedRefreshCookie, readRefreshCookie, REFRESH_COOKIE_SCHEME, refreshCookie } from './cookie';
 import { rejectCrossSite } from './csrf';
-import { mfaRoutes } from './mfa-routes';
-import { passwordChangeRoute } from './password-route';
-import { counted } from './rate-limit';
+import { mfaRoutes, type MfaRouteDeps } from './mfa-routes';
+import { passwordChangeRoute, type PasswordRouteDeps } from './password-route';
 import { accessTokenSchema, loginSchema, mfaChallengeSchema, registeredUserSchema, registerSchema, STORE_UNAVAILABLE } from './schemas';
-import { accessTokenResponse, REFRESH_COOKIE_HEADER, signIn } from './sign-in';
+import { accessTokenResponse, REFRESH_COOKIE_HEADER, signIn, type SignInDeps } from './sign-in';
 
-export interface AuthRouteDeps {
-  tokens: TokenService;
-  users: UserStore;
-  credentials: CredentialVerifier;
-  sessions: RefreshSessions;
+/**
+ * What the auth routes use: the flows (src/auth: login, refresh, registration, password change, two-factor)
+ * and the HTTP plumbing around them. The routes keep the HTTP part: bodies, cookies, statuses, events.
+ */
+export interface AuthRouteDeps extends SignInDeps, PasswordRouteDeps {
+  login: PasswordLogin;
+  refresh: SessionRefresh;
   /** Ends every session of a user (refresh tokens and the access tokens already out). */
   accounts: AccountSessions;
-  /** The users' current role and session version (the guards' cache). */
-  callers: CallerStates;
-  hasher: PasswordHasher;
-  cookie: CookiePolicy;
-  events: AuthEvents;
-  throttle: LoginThrottle;
   corsOrigins: readonly string[];
   /** The service's own origin from PUBLIC_URL, when configured (the CSRF check trusts it over the Host). */
   publicOrigin: string | undefined;
-  registrationEnabled: boolean;
-  passwordMinLength: number;
-  /** EMAIL_VERIFICATION on: registration mails a link. */
-  verification?: EmailVerification;
-  /** For what fails beside an answer (the verification link of a registration). */
-  logger: Logger;
+  /** AUTH_REGISTRATION=true. */
+  registration: Registration | undefined;
   /** EMAIL_VERIFICATION=required: login waits for it (403 until then). */
-  verificationRequired?: boolean;
+  verificationRequired: boolean;
   /** MFA_ENCRYPTION_KEY set: two-factor login (TOTP) for the users who turn it on. */
-  mfa?: { factors: SecondFactor; challenges: ChallengeTokens };
+  mfa: Pick<MfaRouteDeps, 'factors' | 'enrolment' | 'twoFactorLogin'> | undefined;
 }
 
 /** The login answer for a right password on an address not verified yet (EMAIL_VERIFICATION=required). */
 export const EMAIL_NOT_VERIFIED = 'Email address not verified: follow the link sent to it, or ask for a new one (POST /api/auth/resend-verification)';
+
+/** What registration answers, with email verification on, for a new and a taken address alike. */
+export const REGISTRATION_ACCEPTED = 'Check your mailbox: a link to confirm the address is on its way';
 
 const CLEARED_COOKIE_HEADER = { description: 'Clears the refresh cookie', schema: { type: 'string', pattern: '^refreshToken=;' } };
 const ROTATED_COOKIE_HEADER = {
@@ -64,9 +48,8 @@ const ROTATED_COOKIE_HEADER = {
   schema: { type: 'string', pattern: '^refreshToken=[^;]+;' },
 };
 
-
 export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
-  const { tokens, users, credentials, sessions, hasher, cookie, events, throttle } = deps;
+  const { tokens, sessions, cookie, events } = deps;
   const crossSiteGuard = rejectCrossSite(deps.corsOrigins, deps.publicOrigin);
   /** Every refresh failure: 401 and the cookie removed, so the browser stops sending a dead token. */
   const clearedCookie = clearedRefreshCookie(cookie); // the same header every time: built once
@@ -93,35 +76,27 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       },
       handler: async (ctx) => {
         const { email, password } = ctx.request.body;
-        // Counted before the password is checked, so parallel guesses cannot all pass, and a throttled
-        // guess costs no argon2 work and learns nothing.
-        const attempt = await counted(throttle.begin(email, clientBucket(ctx), readDeviceCookie(ctx)));
-        if (!attempt.allowed) {
-          events.record(ctx, { action: 'login', outcome: 'throttled', email });
-          throw new HttpError(429, `Too many failed logins for this account; try again in ${attempt.retryAfterSeconds} seconds`, {
-            headers: { 'Retry-After': String(attempt.retryAfterSeconds) },
-          });
+        const outcome = await deps.login.login(email, password, attemptOrigin(ctx));
+        switch (outcome.outcome) {
+          case 'throttled':
+            events.record(ctx, { action: 'login', outcome: 'throttled', email });
+            throw tooManyAttempts(outcome.retryAfterSeconds, 'failed logins');
+          case 'failure':
+            events.record(ctx, { action: 'login', outcome: 'failure', userId: outcome.userId, email });
+            throw unauthorized('Invalid email or password'); // one message: unknown user and wrong password alike
+          case 'unverified':
+            events.record(ctx, { action: 'login', outcome: 'unverified', userId: outcome.userId });
+            throw new HttpError(403, EMAIL_NOT_VERIFIED);
+          case 'mfa-required':
+            // The second factor comes next, at POST /mfa/verify, with this token.
+            events.record(ctx, { action: 'login', outcome: 'mfa-required', userId: outcome.userId });
+            return { mfaRequired: true as const, mfaToken: outcome.mfaToken };
+          case 'signed-in': {
+            const answer = await signIn(ctx, deps, outcome.user, outcome.trustedDevice);
+            events.record(ctx, { action: 'login', outcome: 'success', userId: outcome.user.id });
+            return answer;
+          }
         }
-        const check = await throttle.checking(attempt, () => credentials.verify(email, password));
-        if (!check.ok) {
-          events.record(ctx, { action: 'login', outcome: 'failure', userId: check.userId, email });
-          throw unauthorized('Invalid email or password'); // one message: unknown user and wrong password alike
-        }
-        const { user } = check;
-        await counted(throttle.succeeded(attempt));
-        if (deps.verificationRequired && !user.emailVerified) {
-          // The password was right (so this tells a guesser nothing), but the address is not proven yet.
-          events.record(ctx, { action: 'login', outcome: 'unverified', userId: user.id });
-          throw new HttpError(403, EMAIL_NOT_VERIFIED);
-        }
-        if (deps.mfa && (await deps.mfa.factors.enrolled(user.id))) {
-          // The password was right; the second factor comes next, at POST /mfa/verify, with this token.
-          events.record(ctx, { action: 'login', outcome: 'mfa-required', userId: user.id });
-          return { mfaRequired: true as const, mfaToken: deps.mfa.challenges.sign({ userId: user.id, sessionVersion: user.sessionVersion }) };
-        }
-        const answer = await signIn(ctx, deps, user, attempt.trustedDevice);
-        events.record(ctx, { action: 'login', outcome: 'success', userId: user.id });
-        return answer;
       },
     }),
     route({
@@ -141,37 +116,23 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       },
       before: [crossSiteGuard],
       handler: async (ctx) => {
-        const token = readRefreshCookie(ctx);
-        const session = token ? await sessions.refresh(token) : ({ ok: false, refused: 'missing-cookie' } as const);
-        if (!session.ok) {
-          if (session.refused === 'reused-token' && session.userId && session.familyId) {
+        const outcome = await deps.refresh.refresh(readRefreshCookie(ctx));
+        if (!outcome.ok) {
+          if (outcome.refused === 'reused-token' && outcome.userId && outcome.familyId) {
             // A replaced token came back after the grace window: stolen, or its successor was. The family is gone.
-            events.record(ctx, { action: 'refresh', outcome: 'reuse-detected', userId: session.userId, familyId: session.familyId });
+            events.record(ctx, { action: 'refresh', outcome: 'reuse-detected', userId: outcome.userId, familyId: outcome.familyId });
           } else {
-            events.record(ctx, { action: 'refresh', outcome: 'refused', reason: session.refused });
+            events.record(ctx, { action: 'refresh', outcome: 'refused', reason: outcome.refused, userId: outcome.userId });
           }
           throw refreshRefused();
         }
-        // The user may have been deleted, their role changed or their sessions ended since login: their current
-        // state, through the guards' cache (the same bound as every authenticated route: docs/security.md).
-        const state = await deps.callers.current(session.userId);
-        const user = state && { id: session.userId, ...state };
-        if (!user) {
-          events.record(ctx, { action: 'refresh', outcome: 'refused', reason: 'user-gone', userId: session.userId });
-          throw refreshRefused();
-        }
-        if (user.sessionVersion !== session.sessionVersion) {
-          // Issued before a logout everywhere, a password change or a role change: that session has ended.
-          events.record(ctx, { action: 'refresh', outcome: 'refused', reason: 'session-ended', userId: user.id });
-          throw refreshRefused();
-        }
-        if (session.rotated) {
+        if (outcome.rotated) {
           // The successor lives as long as the family (absolute expiry) or a full lifetime (sliding).
-          const maxAgeSeconds = Math.max(1, Math.floor((session.rotated.expiresAt.getTime() - Date.now()) / 1000));
-          ctx.append('Set-Cookie', refreshCookie(session.rotated.token, { ...cookie, maxAgeSeconds }));
+          const maxAgeSeconds = Math.max(1, Math.floor((outcome.rotated.expiresAt.getTime() - Date.now()) / 1000));
+          ctx.append('Set-Cookie', refreshCookie(outcome.rotated.token, { ...cookie, maxAgeSeconds }));
         }
-        events.record(ctx, { action: 'refresh', outcome: 'success', userId: user.id });
-        return accessTokenResponse(tokens, user);
+        events.record(ctx, { action: 'refresh', outcome: 'success', userId: outcome.user.id });
+        return accessTokenResponse(tokens, outcome.user);
       },
     }),
     route({
@@ -212,40 +173,61 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       },
     }),
     passwordChangeRoute(deps),
-    ...(deps.mfa ? mfaRoutes(deps, deps.mfa) : []),
+    ...(deps.mfa ? mfaRoutes({ ...deps, ...deps.mfa }) : []),
   ];
 
-  if (deps.registrationEnabled) {
-    // The seed's "registration customisation": off unless AUTH_REGISTRATION=true (with USER_STORE=database).
-    routes.push(
-      route({
-        method: 'POST',
-        path: '/register',
-        access: 'public',
-        summary: 'Create a user (role `user`)',
-        body: registerSchema(deps.passwordMinLength),
-        responses: { 201: registeredUserSchema },
-        location: (user) => `/api/users/${user.id}`, // what an admin reads it at
-        errors: { 409: 'The email is already registered' },
-        handler: async (ctx) => {
-          const { name, email, password } = ctx.request.body;
-          const refusal = passwordRefusal(password, { email, name });
-          if (refusal) throw unprocessable([{ field: 'password', message: refusal }]);
-          try {
-            const user = await users.create({ email, passwordHash: await hasher.hash(password), role: 'user', name: name.trim(), emailVerified: false });
-            events.record(ctx, { action: 'register', outcome: 'success', userId: user.id });
-            // The link goes by mail, beside the answer (the outbox never holds it up).
-            if (deps.verification) {
-              deps.verification.send(user).catch((error: unknown) => deps.logger.warn({ err: error, reqId: ctx.state.requestId }, 'verification link not sent'));
-            }
-            return { id: user.id, email: user.email, role: user.role, name: user.name }; // never the hash
-          } catch (error) {
-            if (error instanceof DuplicateKeyError) throw conflict('This email is already registered');
-            throw error;
-          }
-        },
-      }),
-    );
-  }
+  if (deps.registration) routes.push(registrationRoute(deps.registration, deps));
   return routes;
+}
+
+/**
+ * POST /register (the seed's "registration customisation": AUTH_REGISTRATION=true with USER_STORE=database),
+ * the HTTP side of Registration. With email verification on, a new and a taken address get the same 202
+ * (docs/accounts.md); without it, 201 with the user, or 409 for a taken address.
+ */
+function registrationRoute(registration: Registration, deps: Pick<AuthRouteDeps, 'events' | 'passwordMinLength'>) {
+  const { events } = deps;
+  const body = registerSchema(deps.passwordMinLength);
+  const summary = 'Create a user (role `user`)';
+  const refuse = (message: string) => unprocessable([{ field: 'password', message }]);
+  if (registration.answersAlike) {
+    return route({
+      method: 'POST',
+      path: '/register',
+      access: 'public',
+      summary,
+      description: 'With email verification on, the answer is the same whether the address is new or has an account (whose owner is told by mail that someone tried).',
+      body,
+      responses: { 202: Type.Object({ message: Type.String({ examples: [REGISTRATION_ACCEPTED] }) }) },
+      errors: { 422: PASSWORD_POLICY_REFUSAL },
+      handler: async (ctx) => {
+        const outcome = await registration.register(ctx.request.body, ctx.state.requestId);
+        if (outcome.outcome === 'refused') throw refuse(outcome.message);
+        if (outcome.outcome === 'taken') events.record(ctx, { action: 'register', outcome: 'taken', email: ctx.request.body.email });
+        else events.record(ctx, { action: 'register', outcome: 'success', userId: outcome.user.id });
+        return { message: REGISTRATION_ACCEPTED };
+      },
+    });
+  }
+  return route({
+    method: 'POST',
+    path: '/register',
+    access: 'public',
+    summary,
+    body,
+    responses: { 201: registeredUserSchema },
+    location: (user) => `/api/users/${user.id}`, // what an admin reads it at
+    errors: { 409: 'The email is already registered (without email verification, registration says so: docs/accounts.md)', 422: PASSWORD_POLICY_REFUSAL },
+    handler: async (ctx) => {
+      const outcome = await registration.register(ctx.request.body, ctx.state.requestId);
+      if (outcome.outcome === 'refused') throw refuse(outcome.message);
+      if (outcome.outcome === 'taken') {
+        events.record(ctx, { action: 'register', outcome: 'taken', email: ctx.request.body.email });
+        throw conflict('This email is already registered');
+      }
+      const { user } = outcome;
+      events.record(ctx, { action: 'register', outcome: 'success', userId: user.id });
+      return { id: user.id, email: user.email, role: user.role, name: user.name }; // never the hash
+    },
+  });
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { chosenPasswordSchema, PASSWORD_MAX_LENGTH } from '../../auth/password-policy';
+import { chosenPasswordSchema, PASSWORD_INPUT } from '../../auth/password-policy';
 
 // Request bodies and answers of the auth routes, as TypeBox schemas: the JSON Schema that validates a body
 // (and documents it in /openapi.json) and the type its handler sees come from one declaration.
@@ -14,7 +14,7 @@ export const emailSchema = Type.String({ format: 'email', maxLength: 254 });
 
 export const loginSchema = Type.Object({
   email: emailSchema,
-  password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH }),
+  password: Type.Unsafe<string>(PASSWORD_INPUT),
 });
 export type LoginBody = Static<typeof loginSchema>;
 
@@ -46,7 +46,7 @@ export const registeredUserSchema = Type.Object({
 /** Password change: the new password's length from PASSWORD_MIN_LENGTH; the rest of the policy runs in the handler. */
 export function passwordChangeSchema(passwordMinLength: number) {
   return Type.Object({
-    currentPassword: Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH }),
+    currentPassword: Type.Unsafe<string>(PASSWORD_INPUT),
     newPassword: Type.Unsafe<string>(chosenPasswordSchema(passwordMinLength)),
   });
 }

@@ -18,6 +18,14 @@ export const REFRESH_COOKIE_HEADER = {
   schema: { type: 'string', pattern: '^(refreshToken|loginDevice)=[^;]+;' },
 };
 
+/** What ends a login: the refresh session, the device cookie, the access token. */
+export interface SignInDeps {
+  tokens: TokenService;
+  sessions: RefreshSessions;
+  throttle: LoginThrottle;
+  cookie: CookiePolicy;
+}
+
 /**
  * The end of every login, with or without a second factor: a refresh session in the httpOnly cookie, a
  * device cookie for a client new to the account (it is a known device of the account from now on: the
@@ -25,7 +33,7 @@ export const REFRESH_COOKIE_HEADER = {
  */
 export async function signIn(
   ctx: Pick<Context, 'append'>,
-  deps: { tokens: TokenService; sessions: RefreshSessions; throttle: LoginThrottle; cookie: CookiePolicy },
+  deps: SignInDeps,
   user: UserRecord,
   knownDevice: boolean,
 ) {

@@ -1,4 +1,7 @@
+import { Type } from '@sinclair/typebox';
 import type { AccountSessions } from '../../auth/account-sessions';
+import { hasPassword } from '../../auth/passwords';
+import type { IdentityStore } from '../../auth/stores/identity-store';
 import type { MfaStore } from '../../auth/stores/mfa-store';
 import { LAST_ADMIN, USERS_ORDER, type UserDirectory, type UserStore } from '../../auth/stores/user-store';
 import type { FieldError } from '../../http/envelope';
@@ -11,7 +14,7 @@ import { idParams, pageQuery, pageSchema } from '../../http/routing/record-schem
 import { route, type ModuleDefinition } from '../../http/routing/route';
 import { isId } from '../../stores/ids';
 import { ADMIN_ROLE } from '../../stores/kit/owner-scope';
-import { publicUser, publicUserSchema, roleChangeSchema } from './schemas';
+import { linkedProvidersSchema, publicUser, publicUserSchema, roleChangeSchema } from './schemas';
 
 export interface UserRouteDeps {
   /** Whoever can log in (demo or database): enough for /me. */
@@ -21,6 +24,10 @@ export interface UserRouteDeps {
   sessions: AccountSessions;
   /** The users' two-factor credentials, removed with the user (database users only). */
   secondFactors: Pick<MfaStore, 'remove'> | undefined;
+  /** Identities at OpenID Connect providers, removed with the user (database users only). */
+  identities: Pick<IdentityStore, 'listByUser' | 'removeUser'> | undefined;
+  /** OIDC_PROVIDERS set: /me lists the caller's linked providers. */
+  listLinkedProviders: boolean;
   roles: readonly string[];
   /** LIST_MAX_OFFSET and LIST_COUNT_LIMIT. */
   lists: ListSettings;
@@ -32,20 +39,23 @@ const NOT_FOUND = { 404: 'No such user (an unknown or malformed id)' };
 const KEEP_ADMIN = { keepRole: ADMIN_ROLE };
 const lastAdmin = () => conflict('This is the last administrator: make another user admin first');
 
-export function userRoutes({ users, directory, sessions, secondFactors, roles, lists }: UserRouteDeps): ModuleDefinition['routes'] {
+export function userRoutes({ users, directory, sessions, secondFactors, identities, listLinkedProviders, roles, lists }: UserRouteDeps): ModuleDefinition['routes'] {
   const userSchema = publicUserSchema(roles);
+  const linked = listLinkedProviders ? identities : undefined;
   const me = route({
     method: 'GET',
     path: '/me',
     access: 'authenticated',
-    summary: 'The signed-in caller, as stored now (role included)',
-    responses: { 200: userSchema },
+    summary: linked ? 'The signed-in caller, as stored now (role included), and the providers linked to the account' : 'The signed-in caller, as stored now (role included)',
+    responses: { 200: linked ? Type.Composite([userSchema, linkedProvidersSchema]) : userSchema },
     errors: { 404: 'The user no longer exists' },
     // Read from the store, not the token: the role may have changed, and the token carries no email or name.
     handler: async (ctx) => {
       const user = await users.findById(callerOf(ctx).id);
       if (!user) throw notFound('This user no longer exists');
-      return publicUser(user);
+      if (!linked) return publicUser(user);
+      const providers = (await linked.listByUser(user.id)).map((identity) => ({ provider: identity.provider, linkedAt: identity.linkedAt.toISOString() }));
+      return { ...publicUser(user), hasPassword: hasPassword(user.passwordHash), linkedProviders: providers };
     },
   });
   if (!directory) return [me];
@@ -65,6 +75,7 @@ export function userRoutes({ users, directory, sessions, secondFactors, roles, l
       summary: 'Users, oldest first, a page at a time (by offset, or by cursor at any depth)',
       query: pageQuery,
       responses: { 200: pageSchema(userSchema) },
+      errors: { 422: 'A cursor this list did not issue, `offset` with `cursor`, or an offset past LIST_MAX_OFFSET' },
       handler: async (ctx) => {
         const errors: FieldError[] = [];
         const window = readListWindow(ctx.query, lists, withTiebreak(USERS_ORDER), (field) => (field === 'createdAt' ? 'datetime' : 'string'), errors);
@@ -110,7 +121,7 @@ export function userRoutes({ users, directory, sessions, secondFactors, roles, l
       method: 'DELETE',
       path: '/:id',
       access: ADMIN_ONLY,
-      summary: 'Delete a user, revoke their refresh tokens and remove their two-factor credential',
+      summary: 'Delete a user, revoke their refresh tokens, remove their two-factor credential and their linked provider identities',
       params: idParams,
       responses: { 204: null },
       errors: { ...NOT_FOUND, 409: 'The user is the last administrator' },
@@ -121,6 +132,7 @@ export function userRoutes({ users, directory, sessions, secondFactors, roles, l
         if (!deleted) throw notFound('No such user');
         await sessions.endAll(id); // no refresh token outlives its user; their access tokens fail the guards
         await secondFactors?.remove(id); // nor does their authenticator secret
+        await identities?.removeUser(id); // nor a link from a provider's identity (a new sign-in there starts afresh)
         return undefined; // 204
       },
     }),

@@ -25,3 +25,12 @@ export function publicUser(user: UserRecord) {
 export function roleChangeSchema(roles: readonly string[]) {
   return Type.Object({ role: roleSchema(roles) }, { additionalProperties: false });
 }
+
+/** GET /me with OIDC_PROVIDERS: how the caller can sign in besides (or instead of) a password. */
+export const linkedProvidersSchema = Type.Object({
+  hasPassword: Type.Boolean({ description: 'False for an account made by a provider sign-in until a password is set (by reset)' }),
+  linkedProviders: Type.Array(
+    Type.Object({ provider: Type.String({ description: 'The name in OIDC_PROVIDERS' }), linkedAt: Type.String({ format: 'date-time' }) }),
+    { description: 'Identities at OpenID Connect providers that sign in to this account, oldest first' },
+  ),
+});

@@ -20,10 +20,19 @@ export type FieldKind = keyof FieldValues;
 /** What happens to records that point at a record being deleted. */
 export type OnDelete = 'restrict' | 'cascade';
 
-export interface FieldDefinition<K extends FieldKind = FieldKind, Optional extends boolean = boolean> {
+export interface FieldDefinition<K extends FieldKind = FieldKind, Optional extends boolean = boolean, Omittable extends boolean = boolean> {
   readonly kind: K;
   /** May be null (and left out on create). */
   readonly optional: Optional;
+  /**
+   * May be left out on create: optional, defaulted or read-only. A type-level mark (FieldsOf reads it);
+   * at run time it says the same.
+   */
+  readonly omittable: Omittable;
+  /** The value the store gives the field on create when it is left out (every kind but reference). */
+  readonly default?: FieldValues[K];
+  /** Set by the store or an action only: a POST or PATCH body naming it is a 422. */
+  readonly readOnly?: boolean;
   /** string and text: the longest value accepted. */
   readonly maxLength?: number;
   /**
@@ -46,44 +55,59 @@ export type Fields = Record<string, FieldDefinition>;
 
 interface Options<Optional extends boolean> {
   optional?: Optional;
+  /** Set by the store or an action only (optional, or with a default): refused in request bodies. */
+  readOnly?: boolean;
 }
+
+/** What every kind but reference may add: a default applied on create. */
+interface Defaulted<V> {
+  default?: V;
+}
+
+/** Whether a field's options let a caller leave it out on create. */
+type OmittableOf<Optional extends boolean, O> = Optional extends true ? true : O extends { default: unknown } ? true : O extends { readOnly: true } ? true : false;
 
 // NoInfer: a field written inside a declaration typed `Fields` must not take `boolean` from that context.
-function make<K extends FieldKind, Optional extends boolean>(kind: K, options: Options<Optional> & Omit<FieldDefinition, 'kind' | 'optional'>): FieldDefinition<K, NoInfer<Optional>> {
+function make<K extends FieldKind, Optional extends boolean, O>(
+  kind: K,
+  options: Options<Optional> & Defaulted<FieldValues[K]> & Omit<FieldDefinition, 'kind' | 'optional' | 'omittable' | 'default'>,
+): FieldDefinition<K, NoInfer<Optional>, NoInfer<OmittableOf<Optional, O>>> {
   const { optional, ...rest } = options;
-  return Object.freeze({ ...rest, kind, optional: (optional ?? false) as Optional });
+  const omittable = optional === true || options.default !== undefined || options.readOnly === true;
+  return Object.freeze({ ...rest, kind, optional: (optional ?? false) as Optional, omittable: omittable as OmittableOf<Optional, O> });
 }
 
-/** The field kinds. `optional: true` lets a field be null. */
+/** The field kinds. `optional: true` lets a field be null; `default` fills it on create; `readOnly` keeps it out of request bodies. */
 export const field = {
   /** A short string (≤ maxLength, default 200), compared by code point, case- and space-sensitive unless `caseInsensitive`. */
-  string: <Optional extends boolean = false>(options: Options<Optional> & { maxLength?: number; caseInsensitive?: boolean } = {}) =>
-    make<'string', Optional>('string', { ...options, maxLength: options.maxLength ?? 200, caseInsensitive: options.caseInsensitive ?? false }),
+  string: <Optional extends boolean = false, const O extends Defaulted<string> & Options<Optional> = object>(options: O & Options<Optional> & { maxLength?: number; caseInsensitive?: boolean } = {} as O) =>
+    make<'string', Optional, O>('string', { ...options, maxLength: options.maxLength ?? 200, caseInsensitive: options.caseInsensitive ?? false }),
   /** Long text (≤ maxLength, default 10 000); not filtered, sorted or unique. */
-  text: <Optional extends boolean = false>(options: Options<Optional> & { maxLength?: number } = {}) => make<'text', Optional>('text', { ...options, maxLength: options.maxLength ?? 10_000 }),
+  text: <Optional extends boolean = false, const O extends Defaulted<string> & Options<Optional> = object>(options: O & Options<Optional> & { maxLength?: number } = {} as O) =>
+    make<'text', Optional, O>('text', { ...options, maxLength: options.maxLength ?? 10_000 }),
   /** A 32-bit signed integer. */
-  integer: <Optional extends boolean = false>(options: Options<Optional> = {}) => make<'integer', Optional>('integer', options),
+  integer: <Optional extends boolean = false, const O extends Defaulted<number> & Options<Optional> = object>(options: O & Options<Optional> = {} as O) => make<'integer', Optional, O>('integer', options),
   /** A double. */
-  number: <Optional extends boolean = false>(options: Options<Optional> = {}) => make<'number', Optional>('number', options),
-  boolean: <Optional extends boolean = false>(options: Options<Optional> = {}) => make<'boolean', Optional>('boolean', options),
+  number: <Optional extends boolean = false, const O extends Defaulted<number> & Options<Optional> = object>(options: O & Options<Optional> = {} as O) => make<'number', Optional, O>('number', options),
+  boolean: <Optional extends boolean = false, const O extends Defaulted<boolean> & Options<Optional> = object>(options: O & Options<Optional> = {} as O) => make<'boolean', Optional, O>('boolean', options),
   /** An instant with millisecond precision (ISO 8601 in JSON). */
-  datetime: <Optional extends boolean = false>(options: Options<Optional> = {}) => make<'datetime', Optional>('datetime', options),
+  datetime: <Optional extends boolean = false, const O extends Defaulted<Date> & Options<Optional> = object>(options: O & Options<Optional> = {} as O) => make<'datetime', Optional, O>('datetime', options),
   /**
    * The id of a record of another resource owned by the same user. `onDelete`: deleting that record is
    * refused while this one points at it ('restrict', the default: 409), or deletes this one too ('cascade').
    */
   reference: <Optional extends boolean = false>(resource: () => ReferencedResource, options: Options<Optional> & { onDelete?: OnDelete } = {}) =>
-    make<'reference', Optional>('reference', { optional: options.optional, references: { resource, onDelete: options.onDelete ?? 'restrict' } }),
+    make<'reference', Optional, Options<Optional>>('reference', { optional: options.optional, readOnly: options.readOnly, references: { resource, onDelete: options.onDelete ?? 'restrict' } }),
 };
 
 type ValueOf<F> = F extends FieldDefinition<infer K, infer Optional> ? FieldValues[K] | (Optional extends true ? null : never) : never;
-type OptionalNames<F extends Fields> = { [N in keyof F]: F[N] extends FieldDefinition<FieldKind, true> ? N : never }[keyof F];
+type OptionalNames<F extends Fields> = { [N in keyof F]: F[N] extends FieldDefinition<FieldKind, boolean, true> ? N : never }[keyof F];
 type RequiredNames<F extends Fields> = Exclude<keyof F, OptionalNames<F>>;
 
 /** A stored record: id, owner, timestamps and every declared field (an empty optional one is null). */
 export type RecordOf<F extends Fields> = OwnedRecord & { -readonly [N in keyof F]: ValueOf<F[N]> };
 
-/** What a caller sets on create: the required fields, optional ones if given. */
+/** What a caller sets on create: the required fields; optional, defaulted and read-only ones if given. */
 export type FieldsOf<F extends Fields> = { [N in RequiredNames<F>]: ValueOf<F[N]> } & { [N in OptionalNames<F>]?: ValueOf<F[N]> };
 
 /** `dueAt` → `due_at`: the column of a field. */

@@ -26,6 +26,8 @@ export interface ListQuery {
   offset: number;
   /** The sort values (id last) of the record a cursor page starts after; `offset` is then not used. */
   after?: readonly unknown[];
+  /** `?q=`: records where a searched field (resource.search) holds this text, as foldForSearch reads both (shadows.ts). */
+  search?: string;
   /** Count the matching records too, reading at most this many (the page's `total`, `totalCapped`). */
   countUpTo?: number;
 }

@@ -1,5 +1,5 @@
 import type { Fields, FieldsOf, RecordOf } from './fields';
-import type { ListQuery } from './list-query';
+import type { Condition, ListQuery } from './list-query';
 import type { OwnerScope } from './owner-scope';
 import type { Page } from './pagination';
 
@@ -19,8 +19,12 @@ export interface ResourceStore<F extends Fields> {
   create(ownerId: string, fields: FieldsOf<F>): Promise<RecordOf<F>>;
   findById(id: string, scope: OwnerScope): Promise<RecordOf<F> | null>;
   list(scope: OwnerScope, query: ListQuery): Promise<ResourcePage<RecordOf<F>>>;
-  /** The updated record (updatedAt refreshed), or null when not found in the scope. */
-  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>): Promise<RecordOf<F> | null>;
+  /**
+   * The updated record (updatedAt refreshed), or null when not found in the scope or when it does not meet
+   * `guard` (an action's precondition, e.g. `archivedAt` null). Read-only fields may be changed here: the
+   * routes keep them out of bodies, actions write them.
+   */
+  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>, guard?: readonly Condition[]): Promise<RecordOf<F> | null>;
   /** True when a record went (with those pointing at it by 'cascade'). */
   delete(id: string, scope: OwnerScope): Promise<boolean>;
 }

@@ -1,4 +1,5 @@
 import type { SqlMigration } from '../sql/migrations/migration';
+import { actionProblems, aKind, kindMatches, type ActionDeclaration } from './actions';
 import { refuseMultipleCascadePaths } from './cascade-paths';
 import { columnOf, type FieldDefinition, type Fields, type OnDelete, type ReferencedResource } from './fields';
 
@@ -25,6 +26,10 @@ export interface ResourceDeclaration<F extends Fields> {
   filters?: readonly QueryableName<F>[];
   /** Fields a list may be sorted by (id always breaks ties). Default order: newest first. */
   sort?: readonly QueryableName<F>[];
+  /** String and text fields `?q=` searches: a case- and accent-insensitive substring of any of them (shadows.ts). */
+  search?: readonly FieldName<F>[];
+  /** Named changes at `POST /api/<name>/:id/<action>` (actions.ts): `archive: { set: { archivedAt: 'now' }, unless: 'archivedAt' }`. */
+  actions?: Readonly<Record<string, ActionDeclaration<FieldName<F>>>>;
   /** The relational schema, oldest first: never edit one that has run, add the next. */
   migrations: readonly SqlMigration[];
 }
@@ -33,6 +38,8 @@ export interface Resource<F extends Fields = Fields> extends ResourceDeclaration
   readonly unique: readonly (readonly FieldName<F>[])[];
   readonly filters: readonly QueryableName<F>[];
   readonly sort: readonly QueryableName<F>[];
+  readonly search: readonly FieldName<F>[];
+  readonly actions: Readonly<Record<string, ActionDeclaration<FieldName<F>>>>;
   /** The resources this one points at (their tables must exist first). */
   readonly dependsOn: readonly Resource[];
 }
@@ -59,6 +66,15 @@ function check<F extends Fields>(declaration: ResourceDeclaration<F>): void {
     if (declaration.fields[name]?.kind === 'text') throw new Error(`${where}: '${name}' is text: it cannot be filtered, sorted or unique (use string)`);
   }
   for (const key of declaration.unique ?? []) if (key.length === 0) throw new Error(`${where}: an empty unique key`);
+  for (const [name, definition] of Object.entries(declaration.fields)) {
+    if (definition.default !== undefined && !kindMatches(definition, definition.default)) throw new Error(`${where}: the default of '${name}' is not ${aKind(definition)}`);
+    if (definition.readOnly && !definition.optional && definition.default === undefined) throw new Error(`${where}: '${name}' is read-only, so nobody can give it on create: make it optional or give it a default`);
+  }
+  for (const name of declaration.search ?? []) {
+    if (!['string', 'text'].includes(declaration.fields[name]?.kind ?? '')) throw new Error(`${where}: search '${name}' is not a string or text field`);
+  }
+  const problems = actionProblems(declaration.fields, declaration.actions ?? {});
+  if (problems.length > 0) throw new Error(`${where}: ${problems.join('; ')}`);
 }
 
 /** Checks a resource declaration and records its references; a mistake fails at start-up with its name. */
@@ -71,6 +87,8 @@ export function defineResource<F extends Fields>(declaration: ResourceDeclaratio
     unique: declaration.unique ?? [],
     filters: declaration.filters ?? [],
     sort: declaration.sort ?? [],
+    search: declaration.search ?? [],
+    actions: declaration.actions ?? {},
     get dependsOn() {
       return references.map(([, definition]) => definition.references!.resource() as Resource);
     },
@@ -90,3 +108,10 @@ export function fieldEntries(resource: Resource): [name: string, definition: Fie
 /** A resource of any fields, where only the declaration is walked (contract tests, registries). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each resource keeps its own field types where declared
 export type AnyResource = Resource<any>;
+
+/** The values of a record to create: those given, and each left-out field's default. */
+export function withDefaults(resource: Resource, fields: Record<string, unknown>): Record<string, unknown> {
+  const values = { ...fields };
+  for (const [name, definition] of Object.entries(resource.fields)) if (values[name] === undefined && definition.default !== undefined) values[name] = definition.default instanceof Date ? new Date(definition.default) : definition.default;
+  return values;
+}

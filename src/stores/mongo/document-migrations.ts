@@ -1,5 +1,6 @@
 import type { Connection } from 'mongoose';
 import { foldedNameOf } from '../kit/fields';
+import { searchNameOf } from '../kit/shadows';
 import { MIGRATIONS_TABLE, type DocumentChange, type SqlMigration } from '../sql/migrations/migration';
 
 // A resource's field renamed or removed on MongoDB: what a migration's `documents` says (written by
@@ -11,8 +12,8 @@ import { MIGRATIONS_TABLE, type DocumentChange, type SqlMigration } from '../sql
 /** The fields a change touches, each case-insensitive string's shadow with it (a field without one has nothing to move). */
 function withShadows(change: DocumentChange): { rename: Record<string, string>; unset: string[] } {
   const rename: Record<string, string> = {};
-  for (const [from, to] of Object.entries(change.rename ?? {})) Object.assign(rename, { [from]: to, [foldedNameOf(from)]: foldedNameOf(to) });
-  return { rename, unset: (change.unset ?? []).flatMap((name) => [name, foldedNameOf(name)]) };
+  for (const [from, to] of Object.entries(change.rename ?? {})) Object.assign(rename, { [from]: to, [foldedNameOf(from)]: foldedNameOf(to), [searchNameOf(from)]: searchNameOf(to) });
+  return { rename, unset: (change.unset ?? []).flatMap((name) => [name, foldedNameOf(name), searchNameOf(name)]) };
 }
 
 /** Applies one change: drops the indexes on the old fields (the models' indexes are built afterwards), then moves or removes them. */

@@ -4,11 +4,12 @@ import { isId } from '../ids';
 import type { MongoStoreContext } from '../kit/definition';
 import { fold, foldedNameOf, type FieldDefinition, type Fields, type FieldsOf, type RecordOf, type ReferencedResource } from '../kit/fields';
 import type { KeyCondition } from '../kit/keyset';
+import { foldForSearch, regexLiteral, searchNameOf, shadowsOf, withShadowValues } from '../kit/shadows';
 import { indexPaths, listIndexes } from '../kit/list-indexes';
 import { listPage } from '../kit/list-page';
 import type { Condition, ListQuery } from '../kit/list-query';
 import type { OwnerScope } from '../kit/owner-scope';
-import { fieldEntries, referrersOf, type Resource } from '../kit/resource';
+import { fieldEntries, referrersOf, withDefaults, type Resource } from '../kit/resource';
 import type { ResourcePage, ResourceStore } from '../kit/resource-store';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- documents of every resource pass through here */
@@ -29,8 +30,8 @@ function resourceModel(context: MongoStoreContext, resource: Resource): AnyModel
   for (const [name, field] of fieldEntries(resource)) {
     const spec = { type: MONGO_TYPES[field.kind], ...(field.optional ? { default: null } : { required: true }) };
     definition[name] = spec;
-    if (field.caseInsensitive) definition[foldedNameOf(name)] = { ...spec };
   }
+  for (const shadow of shadowsOf(resource)) definition[shadow.name] = { ...(definition[shadow.source] as object) };
   const schema = context.ownedRecordSchema(definition);
   for (const key of resource.unique) {
     const paths = key.map((name) => (resource.fields[name]?.caseInsensitive ? foldedNameOf(name) : name));
@@ -80,17 +81,20 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
   protected toRecord(document: Document): RecordOf<F> {
     const { _id, ...fields } = document;
     const record: Record<string, unknown> = { id: _id, ...fields };
-    for (const [name, definition] of fieldEntries(this.plain)) {
-      record[name] ??= null; // a field added after the document was written
-      if (definition.caseInsensitive) delete record[foldedNameOf(name)];
-    }
+    // A field added after the document was written reads as its default (what the column's DEFAULT gives a relational row), else null.
+    for (const [name, definition] of fieldEntries(this.plain)) record[name] = name in record ? (record[name] ?? null) : (definition.default ?? null);
+    for (const shadow of shadowsOf(this.plain)) delete record[shadow.name];
     return record as RecordOf<F>;
   }
 
   private withShadows(fields: Record<string, unknown>): Record<string, unknown> {
-    const values = { ...fields };
-    for (const [name, value] of Object.entries(fields)) if (this.definition(name)?.caseInsensitive) values[foldedNameOf(name)] = typeof value === 'string' ? fold(value) : value;
-    return values;
+    return withShadowValues(shadowsOf(this.plain), fields);
+  }
+
+  /** `?q=`: a searched field's shadow holds the folded text (an escaped, unanchored `$regex`: a scan of the scoped documents). */
+  private searching(text: string): Filter {
+    const pattern = regexLiteral(foldForSearch(text));
+    return { $or: this.plain.search.map((name) => ({ [searchNameOf(name)]: { $regex: pattern } })) };
   }
 
   private equals(name: string, value: unknown): Filter {
@@ -125,7 +129,7 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
 
   create(ownerId: string, fields: FieldsOf<F>): Promise<RecordOf<F>> {
     return this.writing(ownerId, undefined, fields as Record<string, unknown>, async () => {
-      const created = await this.model.create({ ...this.withShadows(fields as Record<string, unknown>), ownerId });
+      const created = await this.model.create({ ...this.withShadows(withDefaults(this.plain, fields as Record<string, unknown>)), ownerId });
       return this.toRecord(created.toObject() as Document);
     });
   }
@@ -139,7 +143,7 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
   }
 
   list(scope: OwnerScope, query: ListQuery): Promise<ResourcePage<RecordOf<F>>> {
-    const filtered = query.where.map((condition) => this.condition(condition));
+    const filtered = [...query.where.map((condition) => this.condition(condition)), ...(query.search === undefined ? [] : [this.searching(query.search)])];
     return this.context.run(() =>
       listPage<RecordOf<F>>(query, (field) => this.definition(field)?.optional === true, {
         read: async (segment, limit, offset) => {
@@ -158,15 +162,16 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
     );
   }
 
-  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>): Promise<RecordOf<F> | null> {
+  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>, guard: readonly Condition[] = []): Promise<RecordOf<F> | null> {
     if (!isId(id)) return Promise.resolve(null);
+    const guarded = guard.map((condition) => this.condition(condition));
     return this.context.run(async () => {
-      const current = await this.model.findOne(this.scoped(scope, [{ _id: id }])).maxTimeMS(this.context.timeoutMs).lean<Document>().exec();
+      const current = await this.model.findOne(this.scoped(scope, [{ _id: id }, ...guarded])).maxTimeMS(this.context.timeoutMs).lean<Document>().exec();
       if (!current) return null;
       return this.writing(String(current.ownerId), id, { ...current, ...(changes as Record<string, unknown>) }, async () => {
         // mongoose sets updatedAt in the same $set (timestamps), so it moves on every successful update.
         const document = await this.model
-          .findOneAndUpdate(this.scoped(scope, [{ _id: id }]), { $set: this.withShadows(changes as Record<string, unknown>) }, { returnDocument: 'after', runValidators: true })
+          .findOneAndUpdate(this.scoped(scope, [{ _id: id }, ...guarded]), { $set: this.withShadows(changes as Record<string, unknown>) }, { returnDocument: 'after', runValidators: true })
           .maxTimeMS(this.context.timeoutMs)
           .lean<Document>()
           .exec();

@@ -3,11 +3,12 @@ import { DuplicateKeyError, ForeignKeyViolationError, MissingReferenceError, Ref
 import { isId, newId } from '../ids';
 import type { SqlStoreContext } from '../kit/definition';
 import { fold, foldedNameOf, type FieldDefinition, type Fields, type FieldsOf, type RecordOf } from '../kit/fields';
+import { foldForSearch, likeContaining, searchNameOf, shadowsOf, withShadowValues } from '../kit/shadows';
 import type { KeyCondition, Segment } from '../kit/keyset';
 import { listPage } from '../kit/list-page';
 import type { Condition, ListQuery } from '../kit/list-query';
 import type { OwnerScope } from '../kit/owner-scope';
-import { fieldEntries, type Resource } from '../kit/resource';
+import { fieldEntries, withDefaults, type Resource } from '../kit/resource';
 import type { ResourcePage, ResourceStore } from '../kit/resource-store';
 import { defineRecordModel } from './record-model';
 
@@ -18,8 +19,8 @@ type Where = WhereOptions & Record<string | symbol, unknown>;
 function resourceModel(context: SqlStoreContext, resource: Resource): ModelStatic<Model> {
   const { DataTypes } = context;
   const attributes: ModelAttributes = {};
-  for (const [name, definition] of fieldEntries(resource)) {
-    const type = {
+  const typeOf = (definition: FieldDefinition) =>
+    ({
       string: DataTypes.STRING(definition.maxLength ?? 200),
       text: DataTypes.TEXT,
       integer: DataTypes.INTEGER,
@@ -27,10 +28,9 @@ function resourceModel(context: SqlStoreContext, resource: Resource): ModelStati
       boolean: DataTypes.BOOLEAN,
       datetime: DataTypes.DATE(3),
       reference: DataTypes.STRING(36),
-    }[definition.kind];
-    attributes[name] = { type, allowNull: definition.optional };
-    if (definition.caseInsensitive) attributes[foldedNameOf(name)] = { type, allowNull: definition.optional };
-  }
+    })[definition.kind];
+  for (const [name, definition] of fieldEntries(resource)) attributes[name] = { type: typeOf(definition), allowNull: definition.optional };
+  for (const shadow of shadowsOf(resource)) attributes[shadow.name] = { type: typeOf(shadow.definition), allowNull: shadow.definition.optional };
   return defineRecordModel(context.sequelize, resource.modelName, resource.table, attributes);
 }
 
@@ -74,20 +74,23 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
   /** A row as the record: every declared field present (null when empty), shadows left out. */
   protected toRecord(row: Model): RecordOf<F> {
     const record = row.get({ plain: true }) as Row;
-    for (const [name, definition] of fieldEntries(this.plain)) {
-      record[name] ??= null;
-      if (definition.caseInsensitive) delete record[foldedNameOf(name)];
-    }
+    for (const [name] of fieldEntries(this.plain)) record[name] ??= null;
+    for (const shadow of shadowsOf(this.plain)) delete record[shadow.name];
     return record as RecordOf<F>;
   }
 
-  /** The values to write: as given, plus the folded shadow of each case-insensitive field given. */
+  /** The values to write: as given, plus the shadow of each field given (shadows.ts). */
   private withShadows(fields: Row): Row {
-    const values: Row = { ...fields };
-    for (const [name, value] of Object.entries(fields)) {
-      if (this.definition(name)?.caseInsensitive) values[foldedNameOf(name)] = typeof value === 'string' ? fold(value) : value;
-    }
-    return values;
+    return withShadowValues(shadowsOf(this.plain), fields);
+  }
+
+  /** `?q=`: a searched field's shadow holds the folded text, by LIKE with `%`, `_` and `[` escaped (ESCAPE '!', which every engine reads alike). */
+  private searching(text: string): Where {
+    const { sequelize } = this.context;
+    const pattern = sequelize.escape(likeContaining(foldForSearch(text)));
+    const quote = (column: string) => sequelize.getQueryInterface().quoteIdentifier(column);
+    const column = (name: string) => this.model.getAttributes()[searchNameOf(name)]!.field!;
+    return { [this.Op.or]: this.plain.search.map((name) => sequelize.literal(`${quote(column(name))} LIKE ${pattern} ESCAPE '!'`)) };
   }
 
   /** `name = value` as every other engine means it (SQL Server ignores trailing spaces in `=`; its lengths do not). */
@@ -138,7 +141,7 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
 
   create(ownerId: string, fields: FieldsOf<F>): Promise<RecordOf<F>> {
     return this.writing(ownerId, undefined, fields as Row, () =>
-      this.context.run(async () => this.toRecord(await this.model.create({ ...this.withShadows(fields as Row), id: newId(), ownerId }))),
+      this.context.run(async () => this.toRecord(await this.model.create({ ...this.withShadows(withDefaults(this.plain, fields as Row)), id: newId(), ownerId }))),
     );
   }
 
@@ -151,7 +154,7 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
   }
 
   list(scope: OwnerScope, query: ListQuery): Promise<ResourcePage<RecordOf<F>>> {
-    const filtered = query.where.map((condition) => this.condition(condition));
+    const filtered = [...query.where.map((condition) => this.condition(condition)), ...(query.search === undefined ? [] : [this.searching(query.search)])];
     return this.context.run(() =>
       listPage<RecordOf<F>>(query, (field) => this.definition(field)?.optional === true, {
         read: async (segment, limit, offset) => {
@@ -165,15 +168,22 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
     );
   }
 
-  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>): Promise<RecordOf<F> | null> {
+  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>, guard: readonly Condition[] = []): Promise<RecordOf<F> | null> {
     if (!isId(id)) return Promise.resolve(null);
     return this.context.run(async () => {
-      const row = await this.model.findOne({ where: this.scoped(scope, [{ id }]) });
+      const where = this.scoped(scope, [{ id }, ...guard.map((condition) => this.condition(condition))]);
+      const row = await this.model.findOne({ where });
       if (!row) return null;
       const current = this.toRecord(row) as Row;
       return this.writing(String(current.ownerId), id, { ...current, ...(changes as Row) }, async () => {
         // updatedAt set here too, so it moves even when the changes equal what is stored.
-        row.set({ ...this.withShadows(changes as Row), updatedAt: new Date() });
+        const values = { ...this.withShadows(changes as Row), updatedAt: new Date() };
+        if (guard.length > 0) {
+          // The guard in the UPDATE's own WHERE: of two actions racing, one writes, the other finds nothing (409).
+          const [written] = await this.context.run(() => this.model.update(values, { where, silent: true })); // silent: our updatedAt, not another instant
+          return written === 0 ? null : ({ ...current, ...(changes as Row), updatedAt: values.updatedAt } as RecordOf<F>);
+        }
+        row.set(values);
         await this.context.run(() => row.save());
         return this.toRecord(row);
       });

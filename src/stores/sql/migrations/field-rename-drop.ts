@@ -14,10 +14,13 @@ import { indexesOf, select, type IndexShape } from './table-schema';
 //   - the indexes the kit names after columns (list indexes, unique keys, a reference's index) are renamed to
 //     the names a fresh create gives them;
 //   - a drop removes the field's indexes, unique keys and foreign key first, then the column(s).
-// A case-insensitive string's shadow `<column>_folded` goes with it. Each step can run again after a
+// A field's shadows (`<column>_folded`, `<column>_search`) go with it. Each step can run again after a
 // half-applied run (MySQL/MariaDB DDL is not transactional).
 
 type Dialect = ReturnType<QueryInterface['sequelize']['getDialect']>;
+
+/** The shadow columns the kit keeps beside a field (shadows.ts): they follow it. */
+const SHADOWS = ['_folded', '_search'];
 
 const dialectOf = (queryInterface: QueryInterface): Dialect => queryInterface.sequelize.getDialect();
 
@@ -70,12 +73,12 @@ function uniqueKeysOn(table: string, indexes: IndexShape[], columns: readonly st
 }
 
 /**
- * Renames a field's column `from` to `to` (and its `_folded` shadow), keeping its type, collation, foreign
+ * Renames a field's column `from` to `to` (and its shadows), keeping its type, collation, foreign
  * key, on-delete rule and indexes; the kit's index names follow. Its own inverse: down renames back.
  */
 export async function renameFieldColumn(queryInterface: QueryInterface, table: string, from: string, to: string): Promise<void> {
   const described = await queryInterface.describeTable(table);
-  const pairs: [string, string][] = [[from, to], [`${from}_folded`, `${to}_folded`]].filter(([old]) => old! in described) as [string, string][];
+  const pairs: [string, string][] = [[from, to], ...SHADOWS.map((suffix) => [`${from}${suffix}`, `${to}${suffix}`])].filter(([old]) => old! in described) as [string, string][];
   const renamed = (column: string) => pairs.find(([old]) => old === column)?.[1] ?? column;
   let indexes = await indexesOf(queryInterface, table);
   // SQL Server's unique keys index DATALENGTH(column) as a computed column, named after it: rebuilt around the rename.
@@ -153,10 +156,10 @@ async function rebuildSqlite(queryInterface: QueryInterface, table: string, chan
   }
 }
 
-/** Drops a field's column (and its `_folded` shadow) with the indexes, unique keys and foreign key on it. */
+/** Drops a field's column (and its shadows) with the indexes, unique keys and foreign key on it. */
 export async function dropFieldColumn(queryInterface: QueryInterface, table: string, column: string): Promise<void> {
   const described = await queryInterface.describeTable(table);
-  const columns = [column, `${column}_folded`].filter((name) => name in described);
+  const columns = [column, ...SHADOWS.map((suffix) => `${column}${suffix}`)].filter((name) => name in described);
   const dialect = dialectOf(queryInterface);
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
   // The foreign key first: MySQL/MariaDB refuse to drop the index it uses, SQL Server the column it holds.

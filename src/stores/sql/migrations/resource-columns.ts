@@ -1,4 +1,6 @@
 import type { ModelAttributeColumnOptions, QueryInterface } from 'sequelize';
+import { fold } from '../../kit/fields';
+import { foldForSearch } from '../../kit/shadows';
 import { dataTypesOf, millisecondTimestamp } from './column-types';
 import { createListIndexes } from './list-index-steps';
 import { createRecordTable } from './record-table';
@@ -12,8 +14,15 @@ import { addUniqueKey } from './unique-key';
 
 type Columns = Record<string, ModelAttributeColumnOptions>;
 
-interface FieldColumnOptions {
+interface FieldColumnOptions<V = never> {
   optional?: boolean;
+  /** The column's DEFAULT: what a row gets when an insert leaves it out (the declaration's `default`). */
+  default?: V;
+}
+
+/** string and text: `search` adds the shadow `<column>_search` that `?q=` matches (shadows.ts). */
+interface TextColumnOptions extends FieldColumnOptions<string> {
+  search?: boolean;
 }
 
 const flavours = new WeakMap<QueryInterface, Promise<'mariadb' | 'mysql'>>();
@@ -52,25 +61,42 @@ export async function binaryCollation(queryInterface: QueryInterface): Promise<s
 export async function fieldColumns(queryInterface: QueryInterface) {
   const DataTypes = dataTypesOf(queryInterface);
   const collation = await binaryCollation(queryInterface);
-  const mssql = queryInterface.sequelize.getDialect() === 'mssql';
-  const column = (type: ModelAttributeColumnOptions['type'], options: FieldColumnOptions): ModelAttributeColumnOptions => ({ type, allowNull: options.optional ?? false });
+  const dialect = queryInterface.sequelize.getDialect();
+  const mssql = dialect === 'mssql';
+  // MySQL 8 refuses a literal DEFAULT on TEXT (MariaDB takes it): there a text field's default is the store's alone.
+  const textDefaults = !['mysql', 'mariadb'].includes(dialect) || (await mysqlFlavour(queryInterface)) === 'mariadb';
+  const column = <V>(type: ModelAttributeColumnOptions['type'], options: FieldColumnOptions<V>): ModelAttributeColumnOptions => ({
+    type,
+    allowNull: options.optional ?? false,
+    ...(options.default === undefined ? {} : { defaultValue: options.default }),
+  });
   const varchar = (length: number) => `${mssql ? 'NVARCHAR' : 'VARCHAR'}(${length})${collation}`;
+  /** The column and its search shadow (same type; its DEFAULT folded like the values the store writes). */
+  const searchable = (name: string, type: string, options: TextColumnOptions): Columns => {
+    const columns: Columns = { [name]: column(type, options) };
+    // Always nullable: added later to a table with rows (addSearchColumn), it is filled after it exists; the store writes it with the field.
+    if (options.search) columns[`${name}_search`] = column(type, { optional: true, default: options.default === undefined ? undefined : foldForSearch(options.default) });
+    return columns;
+  };
   return {
-    /** A short string; `caseInsensitive` adds its lower-cased shadow `<column>_folded`, kept by the store. */
-    string(name: string, options: FieldColumnOptions & { maxLength?: number; caseInsensitive?: boolean } = {}): Columns {
-      const spec = column(varchar(options.maxLength ?? 200), options);
-      return options.caseInsensitive ? { [name]: spec, [`${name}_folded`]: { ...spec } } : { [name]: spec };
+    /** A short string; `caseInsensitive` adds its lower-cased shadow `<column>_folded`, kept by the store; `search` its `<column>_search`. */
+    string(name: string, options: TextColumnOptions & { maxLength?: number; caseInsensitive?: boolean } = {}): Columns {
+      const type = varchar(options.maxLength ?? 200);
+      const columns = searchable(name, type, options);
+      if (options.caseInsensitive) columns[`${name}_folded`] = column(type, { ...options, default: options.default === undefined ? undefined : fold(options.default) });
+      return columns;
     },
-    text: (name: string, options: FieldColumnOptions = {}): Columns => ({ [name]: column(mssql ? `NVARCHAR(MAX)${collation}` : `TEXT${collation}`, options) }),
-    integer: (name: string, options: FieldColumnOptions = {}): Columns => ({ [name]: column(DataTypes.INTEGER, options) }),
-    number: (name: string, options: FieldColumnOptions = {}): Columns => ({ [name]: column(DataTypes.DOUBLE, options) }),
-    boolean: (name: string, options: FieldColumnOptions = {}): Columns => ({ [name]: column(DataTypes.BOOLEAN, options) }),
-    datetime: (name: string, options: FieldColumnOptions = {}): Columns => ({ [name]: column(millisecondTimestamp(queryInterface), options) }),
+    text: (name: string, options: TextColumnOptions = {}): Columns =>
+      searchable(name, mssql ? `NVARCHAR(MAX)${collation}` : `TEXT${collation}`, textDefaults ? options : { ...options, default: undefined }),
+    integer: (name: string, options: FieldColumnOptions<number> = {}): Columns => ({ [name]: column(DataTypes.INTEGER, options) }),
+    number: (name: string, options: FieldColumnOptions<number> = {}): Columns => ({ [name]: column(DataTypes.DOUBLE, options) }),
+    boolean: (name: string, options: FieldColumnOptions<boolean> = {}): Columns => ({ [name]: column(DataTypes.BOOLEAN, options) }),
+    datetime: (name: string, options: FieldColumnOptions<Date> = {}): Columns => ({ [name]: column(millisecondTimestamp(queryInterface), options) }),
     /**
      * The id of a record of `table`, a foreign key. 'restrict' is NO ACTION (checked at the end of the
      * statement; SQL Server has no RESTRICT), 'cascade' deletes the row with the record it points at.
      */
-    reference(name: string, table: string, options: FieldColumnOptions & { onDelete?: 'restrict' | 'cascade' } = {}): Columns {
+    reference(name: string, table: string, options: Omit<FieldColumnOptions, 'default'> & { onDelete?: 'restrict' | 'cascade' } = {}): Columns {
       return {
         [name]: {
           ...column(DataTypes.STRING(36), options),

@@ -30,6 +30,8 @@ function expectedColumns(resource: Resource): ExpectedColumn[] {
     columns.push({ column, kind: definition.kind, nullable: definition.optional });
     if (definition.caseInsensitive) columns.push({ column: `${column}_folded`, kind: 'string', nullable: definition.optional });
   }
+  // The `?q=` shadow of each searched field: its kind, always nullable (resource-columns.ts).
+  for (const name of resource.search ?? []) columns.push({ column: `${columnOf(name)}_search`, kind: resource.fields[name]!.kind, nullable: true });
   return columns;
 }
 

@@ -1,0 +1,39 @@
+import { createResourceTable, defineResource, field, listIndexColumns, resourceModule, type SqlMigration } from '../../src/modules/kit';
+
+// The module `make bench-scale` measures: what
+//   npm run new:module -- notes title:string body:text? pinned:boolean --filter pinned,title --sort title,createdAt
+// writes (scripts/new-module/templates.ts), declared here so the bench needs no generated files in src/. A
+// generated migration spells its list indexes out, frozen; this one derives them from the declaration at
+// run time, as the generator does when it writes the file (createRecordTable already makes the
+// owner's newest-first index), so the bench always measures what a module generated today gets.
+
+const declaration = {
+  fields: {
+    title: field.string(),
+    body: field.text({ optional: true }),
+    pinned: field.boolean(),
+  },
+  filters: ['pinned', 'title'] as const,
+  sort: ['title', 'createdAt'] as const,
+};
+
+const createBenchNotes: SqlMigration = {
+  name: 'bench-scale-notes-0001-create-notes',
+  up: (queryInterface) =>
+    createResourceTable(
+      queryInterface,
+      'notes',
+      (c) => ({
+        ...c.string('title'),
+        ...c.text('body', { optional: true }),
+        ...c.boolean('pinned'),
+      }),
+      { indexes: listIndexColumns({ ...declaration, filters: [...declaration.filters], sort: [...declaration.sort] }).filter((columns) => columns.join() !== 'owner_id,created_at,id') },
+    ),
+  down: (queryInterface) => queryInterface.dropTable('notes'),
+};
+
+export const benchNotes = defineResource({ name: 'notes', table: 'notes', modelName: 'Note', ...declaration, migrations: [createBenchNotes] });
+
+/** Mounted at /api/notes, as the generated module would be. */
+export const benchNotesModule = resourceModule(benchNotes);

@@ -1,0 +1,133 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { columns, declaration, literal } from './field-types';
+import type { PlannedFile } from './generate';
+import { MIGRATIONS_LIST, withImport } from './source-edits';
+import { actionLine } from './templates';
+import { checkModuleName, moduleNames, parseAction, parseDefault, SpecError, type FieldSpec, type FieldType } from './spec';
+
+// npm run new:field on fields a module has already, and its actions: `notes pinned --default true` (the
+// column's DEFAULT, and the declaration's), `notes title --search` (the search shadow, filled from the
+// rows), `notes --action archive:archivedAt` (the action, and its read-only datetime if missing). Each
+// writes the next migration(s) and edits resource.ts; the rest follows from the declaration.
+
+export interface FieldChange {
+  filter?: boolean;
+  sort?: boolean;
+  search?: boolean;
+  default?: string;
+  actions?: readonly string[];
+}
+
+/** A field as resource.ts declares it: `    pinned: field.boolean({ optional: true }),`. */
+interface DeclaredField {
+  name: string;
+  type: FieldType;
+  options: string;
+  line: string;
+}
+
+const FIELD_LINE = /^ {4}(\w+): field\.(\w+)\((.*)\),$/gm;
+
+export function declaredFields(source: string): DeclaredField[] {
+  return [...source.matchAll(FIELD_LINE)].map(([line, name, type, options]) => ({ name: name!, type: type as FieldType, options: options!, line }));
+}
+
+/** The migrations' next number, `start` files on. */
+function nextNumber(root: string, module: string, start: number): string {
+  const folder = path.join(root, `src/modules/${module}/migrations`);
+  return String(readdirSync(folder).filter((name) => /^\d{4}-.*\.ts$/.test(name)).length + 1 + start).padStart(4, '0');
+}
+
+/** The declaration with one more migration (listed last, imported). */
+export function withMigration(source: string, constant: string, file: string): string {
+  const edited = source.replace(MIGRATIONS_LIST, (_all, open: string, items: string, close: string) => `${open}${items.trim()}, ${constant}${close}`);
+  return withImport(edited, `import { ${constant} } from './migrations/${file}';`);
+}
+
+/** A `  <key>: …,` entry inserted before `  migrations:` unless present; `add` edits the present one. */
+function withEntry(source: string, key: 'search' | 'actions', fresh: string, add: (current: string) => string): string {
+  const present = new RegExp(`\\n  ${key}: (\\[[^\\]]*\\]|\\{[\\s\\S]*?\\n  \\}),\\n`);
+  if (present.test(source)) return source.replace(present, (_all, current: string) => `\n  ${key}: ${add(current)},\n`);
+  return source.replace(/\n {2}migrations: \[/, `\n  ${key}: ${fresh},\n  migrations: [`);
+}
+
+export function withSearched(source: string, name: string): string {
+  return withEntry(source, 'search', `['${name}']`, (current) => (current.includes(`'${name}'`) ? current : current.replace(/\]$/, current === '[]' ? `'${name}']` : `, '${name}']`)));
+}
+
+function withAction(source: string, line: string): string {
+  return withEntry(source, 'actions', `{\n    ${line}\n  }`, (current) => current.replace(/\n {2}\}$/, `\n    ${line}\n  }`));
+}
+
+/** The field line with `default: …` set in its options. */
+function withDefault(source: string, field: DeclaredField, value: string): string {
+  const inner = field.options.replace(/^\{\s*|\s*\}$/g, '').replace(/(,\s*)?default: [^,}]+/, '').replace(/^,\s*/, '');
+  const options = `{ ${inner ? `${inner}, ` : ''}default: ${value} }`;
+  return source.replace(field.line, `    ${field.name}: field.${field.type}(${options}),`);
+}
+
+function migrationText(module: string, constant: string, name: string, comment: string, imports: string, up: string, down: string): string {
+  return `import { ${imports}, type SqlMigration } from '../../kit';
+
+// ${comment} Never edit once run.
+export const ${constant}: SqlMigration = {
+  name: '${module}-${name}',
+  up: (queryInterface) => ${up},
+  down: (queryInterface) => ${down},
+};
+`;
+}
+
+const pascal = (word: string) => word[0]!.toUpperCase() + word.slice(1);
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/** The migrations and the edited declaration of a change to an existing field and/or new actions. */
+export function planFieldChange(root: string, module: string | undefined, fieldName: string | undefined, change: FieldChange, numbered = 0, given?: string): { files: PlannedFile[]; source: string } {
+  checkModuleName(module);
+  const file = `src/modules/${module}/resource.ts`;
+  if (!existsSync(path.join(root, file))) throw new SpecError(`no module '${module}' declared with the kit (${file})`);
+  let source = given ?? readFileSync(path.join(root, file), 'utf8');
+  const { table } = moduleNames(module!);
+  const files: PlannedFile[] = [];
+  const migration = (constant: string, name: string, text: string) => {
+    files.push({ path: `src/modules/${module}/migrations/${name}.ts`, content: text, edit: false });
+    source = withMigration(source, constant, name);
+  };
+  const number = () => nextNumber(root, module!, numbered + files.length);
+  const fields = declaredFields(source);
+  if (fieldName !== undefined) {
+    const field = fields.find((candidate) => candidate.name === fieldName);
+    if (!field) throw new SpecError(`'${fieldName}' is not a field of ${module} (a new field is <name>:<type>, e.g. ${fieldName}:boolean=false)`);
+    const column = fieldName.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    const shadows = `{ caseInsensitive: ${/caseInsensitive: true/.test(field.options)}, search: ${new RegExp(`\\n  search: \\[[^\\]]*'${fieldName}'`).test(source) || change.search === true} }`;
+    if (change.default !== undefined) {
+      const value = literal(parseDefault(fieldName, field.type, change.default), field.type);
+      const previous = /default: ([^,}]+)/.exec(field.options)?.[1]?.trim() ?? 'null';
+      const n = number();
+      migration(`default${pascal(fieldName)}${n}`, `${n}-default-${kebab(fieldName)}`, migrationText(module!, `default${pascal(fieldName)}${n}`, `${n}-default-${kebab(fieldName)}`, `The column DEFAULT of ${fieldName} (SQLite keeps the first one: the store gives the default on create, on every engine).`, 'setFieldDefault', `setFieldDefault(queryInterface, '${table}', '${column}', ${value}, ${shadows})`, `setFieldDefault(queryInterface, '${table}', '${column}', ${previous}, ${shadows})`));
+      source = withDefault(source, declaredFields(source).find((candidate) => candidate.name === fieldName)!, value);
+    }
+    if (change.search) {
+      if (field.type !== 'string' && field.type !== 'text') throw new SpecError(`--search: '${fieldName}' (${field.type}) is not a string or text field: only those are searched`);
+      const maxLength = /maxLength: (\d+)/.exec(field.options)?.[1];
+      const n = number();
+      migration(`search${pascal(fieldName)}`, `${n}-search-${kebab(fieldName)}`, migrationText(module!, `search${pascal(fieldName)}`, `${n}-search-${kebab(fieldName)}`, `${fieldName}_search, the shadow ?q= matches, added and filled from the rows.`, 'addSearchColumn', `addSearchColumn(queryInterface, '${table}', '${column}', { kind: '${field.type}'${maxLength ? `, maxLength: ${maxLength}` : ''} })`, `queryInterface.removeColumn('${table}', '${column}_search')`));
+      source = withSearched(source, fieldName);
+    }
+  }
+  for (const value of change.actions ?? []) {
+    const specs: FieldSpec[] = declaredFields(source).map((field) => ({ name: field.name, column: field.name, type: field.type, optional: /optional: true/.test(field.options) }));
+    const { action, added } = parseAction(value, specs, new Set(specs.map((field) => field.name)));
+    if (new RegExp(`\\n    '?${action.name}'?: \\{`).test(source)) throw new SpecError(`--action ${value}: ${module} has an action '${action.name}' already`);
+    if (added) {
+      const n = number();
+      const constant = `add${pascal(added.name)}`;
+      migration(constant, `${n}-add-${kebab(added.name)}`, migrationText(module!, constant, `${n}-add-${kebab(added.name)}`, `${added.name} on ${table}, set by the ${action.name} action only: rows read it as null.`, 'addFieldColumns', `addFieldColumns(queryInterface, '${table}', (c) => ${columns(added)})`, `queryInterface.removeColumn('${table}', '${added.column}')`));
+      source = source.replace(/(\n {2}fields: \{\n[\s\S]*?)(\n {2}\},\n)/, (_all, body: string, close: string) => `${body}\n    ${added.name}: ${declaration(added)},${close}`);
+    }
+    source = withAction(source, actionLine(action));
+  }
+  if (files.length === 0 && !change.filter && !change.sort && (change.actions ?? []).length === 0) throw new SpecError('nothing to change: give --default <value>, --search, --filter, --sort or --action <name>:<field>');
+  return { files: [...files, { path: file, content: source, edit: true }], source };
+}

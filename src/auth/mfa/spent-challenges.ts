@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+import { DuplicateKeyError } from '../../stores/errors';
+import type { AccountTokenStore } from '../stores/account-token-store';
+import type { VerifiedChallenge } from './challenge-tokens';
+
+const PURPOSE = 'spent-mfa-challenge';
+
+/**
+ * The mfaTokens already spent: the first successful POST /mfa/verify records its token's id (`jti`) in the
+ * database with the token's expiry, and no replica accepts that token again. Recording is one insert on the
+ * table's key (the SHA-256 of the id), so of two verifies racing with one token exactly one records it
+ * (the loser gets DuplicateKeyError) — on the relational engines and on MongoDB (`_id`) alike. Expired
+ * records go with the clean-up job / TTL index: by then the token itself no longer verifies.
+ */
+export class SpentChallenges {
+  constructor(private readonly tokens: AccountTokenStore) {}
+
+  /** True when a verify succeeded with this token already (checked before the code is, so a spent token uses up nothing). */
+  async spent(challenge: VerifiedChallenge): Promise<boolean> {
+    return (await this.tokens.find(digestOf(challenge), PURPOSE)) !== null;
+  }
+
+  /** Spends the token: true for the first caller, false for every later or racing one. */
+  async spend(challenge: VerifiedChallenge): Promise<boolean> {
+    try {
+      await this.tokens.create({ digest: digestOf(challenge), userId: challenge.userId, purpose: PURPOSE, expiresAt: challenge.expiresAt });
+      return true;
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) return false;
+      throw error;
+    }
+  }
+}
+
+const digestOf = (challenge: VerifiedChallenge) => createHash('sha256').update(`mfa-challenge:${challenge.id}`).digest('hex');

@@ -1,0 +1,31 @@
+import type { CallerStates } from './caller-states';
+import type { RefreshRefusal, RefreshSessions } from './refresh-sessions';
+import type { AccessClaims, IssuedRefreshToken } from './tokens';
+
+export type RefreshOutcome =
+  | { ok: true; user: AccessClaims; rotated?: IssuedRefreshToken }
+  | { ok: false; refused: Exclude<RefreshRefusal, 'reused-token'>; userId?: string }
+  | { ok: false; refused: 'reused-token'; userId?: string; familyId?: string };
+
+/**
+ * POST /api/auth/refresh: the refresh token's session (RefreshSessions: signature, store, rotation and reuse),
+ * then the user as stored now, through the guards' cache (the same bound as every authenticated route,
+ * docs/security.md): a deleted user, or one whose sessions ended since (logout everywhere, a password change,
+ * a role change, two-factor login turned on), gets no access token. The new one carries the current role.
+ */
+export class SessionRefresh {
+  constructor(
+    private readonly sessions: RefreshSessions,
+    private readonly callers: CallerStates,
+  ) {}
+
+  async refresh(token: string | undefined): Promise<RefreshOutcome> {
+    if (!token) return { ok: false, refused: 'missing-cookie' };
+    const session = await this.sessions.refresh(token);
+    if (!session.ok) return session.refused === 'reused-token' ? { ok: false, refused: 'reused-token', userId: session.userId, familyId: session.familyId } : { ok: false, refused: session.refused, userId: session.userId };
+    const state = await this.callers.current(session.userId);
+    if (!state) return { ok: false, refused: 'user-gone', userId: session.userId };
+    if (state.sessionVersion !== session.sessionVersion) return { ok: false, refused: 'session-ended', userId: session.userId };
+    return { ok: true, user: { id: session.userId, ...state }, rotated: session.rotated };
+  }
+}

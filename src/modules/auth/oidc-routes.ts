@@ -1,0 +1,173 @@
+import { Type } from '@sinclair/typebox';
+import type { Context } from 'koa';
+import type { TwoFactorLogin } from '../../auth/mfa/two-factor-login';
+import type { FlowSeal } from '../../auth/oidc/flow-cookie';
+import type { AccountRefusal, OidcAccounts, Resolution } from '../../auth/oidc/oidc-accounts';
+import { ProviderRefusal } from '../../auth/oidc/provider-types';
+import type { OidcProvider } from '../../auth/oidc/providers';
+import { safeReturnTo } from '../../auth/oidc/return-to';
+import type { UserRecord, UserStore } from '../../auth/stores/user-store';
+import { conflict, HttpError, notFound } from '../../http/errors';
+import { callerOf } from '../../http/routing/caller';
+import { route, type ModuleDefinition } from '../../http/routing/route';
+import type { OidcRefusal } from '../../observability/metrics';
+import type { AuthEvents } from './auth-events';
+import { readDeviceCookie } from './cookie';
+import { clearedFlowCookie, flowCookie, readFlowCookie } from './oidc-cookie';
+import { REFRESH_COOKIE_HEADER, signIn, type SignInDeps } from './sign-in';
+
+export interface OidcRouteDeps extends SignInDeps {
+  /** The discovered providers by name (OIDC_PROVIDERS). */
+  providers: ReadonlyMap<string, OidcProvider>;
+  accounts: OidcAccounts;
+  seal: FlowSeal;
+  /** PUBLIC_URL: every redirect after a sign-in goes to a path on it. */
+  publicUrl: string;
+  users: UserStore;
+  events: AuthEvents;
+  /** MFA_ENCRYPTION_KEY set: a user with two-factor login on still gives a code. */
+  twoFactor: TwoFactorLogin | undefined;
+}
+
+const providerParams = Type.Object({ provider: Type.String({ pattern: '^[a-z][a-z0-9]{0,31}$', description: 'A name in OIDC_PROVIDERS' }) });
+const LOCATION = (what: string) => ({ description: what, schema: { type: 'string', format: 'uri' } });
+const FLOW_COOKIE_HEADER = { description: 'The sealed sign-in flow: `oidcFlow=<sealed>; Path=/api/auth/oidc; Max-Age=600; HttpOnly; SameSite=Lax` (+ `Secure`)', schema: { type: 'string', pattern: '^oidcFlow=' } };
+
+/** Each refusal of the account rules, as the browser is told it. */
+const ACCOUNT_REFUSALS: Record<AccountRefusal, HttpError> = {
+  'unverified-email': new HttpError(403, 'The provider has not verified an email address for this identity: it cannot sign in to or create an account here'),
+  'account-unverified': new HttpError(409, 'An account uses this address but has not verified it: verify the address (or reset the password) first, then sign in with the provider'),
+  'registration-closed': new HttpError(403, 'No account uses this address, and accounts are not created through this provider'),
+};
+const REFUSAL_KIND: Record<ProviderRefusal['kind'], OidcRefusal> = { denied: 'denied', exchange: 'exchange-failed', unreachable: 'unreachable' };
+
+/**
+ * Sign-in with OpenID Connect providers (OIDC_PROVIDERS, docs/authentication.md): the login redirect, the
+ * callback that lands in the same refresh-cookie session as a password login (or in the second factor),
+ * the list of providers, and unlinking one.
+ */
+export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
+  const { providers, accounts, seal, events, cookie } = deps;
+  const clearFlow = clearedFlowCookie(cookie);
+  const providerOf = (name: string) => {
+    const provider = providers.get(name);
+    if (!provider) throw notFound('No such sign-in provider');
+    return provider;
+  };
+  /** A refused callback: the envelope, the flow cookie cleared, no session; logged and counted. */
+  const refuse = (ctx: Context, provider: string, reason: OidcRefusal, error: HttpError) => {
+    events.record(ctx, { action: 'oidc-login', outcome: 'refused', reason, provider });
+    return new HttpError(error.status, error.message, { headers: { 'Set-Cookie': clearFlow } });
+  };
+  const landing = (returnTo: string) => `${deps.publicUrl}${returnTo}`;
+
+  /** The end of a callback for a known user: the second factor next, or a session exactly as a password login makes it. */
+  const finish = async (ctx: Context, provider: string, user: UserRecord, linked: Resolution, returnTo: string) => {
+    ctx.append('Set-Cookie', clearFlow);
+    // The provider was the first factor; for a user with two-factor login on, the code comes next, at
+    // POST /api/auth/mfa/verify with this token. In the fragment: browsers never send it to a server, so it reaches no log.
+    const mfaToken = await deps.twoFactor?.challenge(user);
+    if (mfaToken) {
+      events.record(ctx, { action: 'oidc-login', outcome: 'mfa-required', userId: user.id, provider, linked });
+      return ctx.redirect(`${landing(returnTo)}#mfaToken=${encodeURIComponent(mfaToken)}`);
+    }
+    await signIn(ctx, deps, user, deps.throttle.knowsDevice(user.email, readDeviceCookie(ctx)));
+    events.record(ctx, { action: 'oidc-login', outcome: 'success', userId: user.id, provider, linked });
+    ctx.redirect(landing(returnTo));
+  };
+
+  return [
+    route({
+      method: 'GET',
+      path: '/oidc',
+      access: 'public',
+      summary: 'The OpenID Connect providers one can sign in with, and where each sign-in starts',
+      responses: { 200: Type.Array(Type.Object({ name: Type.String(), loginUrl: Type.String({ description: 'Navigate the browser here (add ?returnTo=/path)' }) })) },
+      handler: () => [...providers.keys()].map((name) => ({ name, loginUrl: `${deps.publicUrl}/api/auth/oidc/${name}/login` })),
+    }),
+    route({
+      method: 'GET',
+      path: '/oidc/:provider/login',
+      access: 'public',
+      summary: "Sign in with a provider: redirects the browser to the provider's authorization endpoint",
+      description:
+        'Authorization code flow with PKCE (S256), `state` and `nonce`, bound to this browser by a sealed, short-lived httpOnly cookie. ' +
+        'After the provider, the callback redirects to PUBLIC_URL + `returnTo` (a path on that origin; anything else becomes `/`).',
+      params: providerParams,
+      query: Type.Object({ returnTo: Type.Optional(Type.String({ maxLength: 4000, description: 'A path on PUBLIC_URL, such as /account', examples: ['/account'] })) }),
+      responses: { 302: null },
+      responseHeaders: { Location: LOCATION("The provider's authorization endpoint"), 'Set-Cookie': FLOW_COOKIE_HEADER },
+      errors: { 404: 'No such provider' },
+      handler: async (ctx) => {
+        const provider = providerOf(ctx.params.provider);
+        const flow = provider.newFlow();
+        const location = await provider.authorizationUrl(flow);
+        ctx.append('Set-Cookie', flowCookie(seal.seal({ ...flow, provider: provider.name, returnTo: safeReturnTo(ctx.query.returnTo) }), cookie));
+        ctx.redirect(location);
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/oidc/:provider/callback',
+      access: 'public', // the flow cookie and the provider's code are the credentials
+      summary: 'Where the provider sends the browser back: signs in and redirects to PUBLIC_URL + returnTo',
+      description:
+        'Checks `state` against the flow cookie, exchanges the code with the PKCE verifier, validates the ID token (issuer, audience, nonce, expiry, signature), ' +
+        'finds the linked account (or links one by an address the provider verified, or creates one when the provider allows registration), then sets the ' +
+        'refresh cookie as POST /api/auth/login does; the client then calls POST /api/auth/refresh. For a user with two-factor login, no session yet: the ' +
+        'redirect carries `#mfaToken=<token>` for POST /api/auth/mfa/verify. Every refusal answers in the envelope and sets no session.',
+      params: providerParams,
+      responses: { 302: null },
+      responseHeaders: { Location: LOCATION('PUBLIC_URL + returnTo (+ `#mfaToken=…` when a second factor is due)'), 'Set-Cookie': REFRESH_COOKIE_HEADER },
+      errors: {
+        400: 'No sign-in in progress in this browser (no, expired or forged flow cookie), or the `state` does not match it',
+        401: 'The provider refused the sign-in (the user declined, …), or the code or the ID token failed (a replayed or expired code)',
+        403: 'The provider has not verified the address, or no account uses it and this provider does not create accounts',
+        404: 'No such provider',
+        409: 'An account uses the address but has not verified it',
+        502: 'The provider could not be reached',
+      },
+      handler: async (ctx) => {
+        const provider = providerOf(ctx.params.provider);
+        const flow = seal.open(readFlowCookie(ctx));
+        const query = new URLSearchParams(ctx.querystring);
+        if (!flow || flow.provider !== provider.name || query.get('state') !== flow.state) {
+          throw refuse(ctx, provider.name, 'bad-state', new HttpError(400, 'This sign-in was not started in this browser, or it expired: start again'));
+        }
+        let identity;
+        try {
+          identity = await provider.identify(query, flow);
+        } catch (error) {
+          if (!(error instanceof ProviderRefusal)) throw error;
+          throw refuse(ctx, provider.name, REFUSAL_KIND[error.kind], new HttpError(error.kind === 'unreachable' ? 502 : 401, error.message));
+        }
+        const found = await accounts.resolve(provider.settings, identity);
+        if (!found.ok) throw refuse(ctx, provider.name, found.refused, ACCOUNT_REFUSALS[found.refused]);
+        await finish(ctx, provider.name, found.user, found.how, flow.returnTo);
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/oidc/:provider/link',
+      access: 'authenticated',
+      summary: "Unlink the caller's identity at a provider (it no longer signs in to this account)",
+      params: providerParams,
+      responses: { 204: null },
+      errors: { 404: 'No such provider, or no identity of the caller there', 409: 'It is the last way to sign in (no password, no other provider): set a password first' },
+      handler: async (ctx) => {
+        const provider = providerOf(ctx.params.provider);
+        const caller = callerOf(ctx);
+        const user = await deps.users.findById(caller.id);
+        if (!user) throw notFound('This user no longer exists');
+        const outcome = await accounts.unlink(user, provider.issuer);
+        if (outcome === 'not-linked') throw notFound('No identity at this provider is linked to the account');
+        if (outcome === 'last-way') {
+          events.record(ctx, { action: 'oidc-unlink', outcome: 'refused', userId: user.id, provider: provider.name });
+          throw conflict('This is the last way to sign in to the account: set a password (reset it by email) or link another provider first');
+        }
+        events.record(ctx, { action: 'oidc-unlink', outcome: 'success', userId: user.id, provider: provider.name });
+        return undefined; // 204
+      },
+    }),
+  ];
+}

@@ -1,0 +1,67 @@
+import type { Op as SequelizeOp, QueryInterface } from 'sequelize';
+import { fold } from '../../kit/fields';
+import { foldForSearch } from '../../kit/shadows';
+import { fieldColumns } from './resource-columns';
+
+// Changes to a field of a table that may hold rows, as `npm run new:field` writes them: a default given or
+// taken away, a field made searchable. Each keeps the rest of the table as it is (no table rebuild).
+
+type Default = string | number | boolean | Date | null;
+
+/**
+ * Sets (or, with null, drops) the column DEFAULT of a field, and of its shadows (`_folded`, `_search`) with
+ * the value folded as the store folds it. PostgreSQL and MySQL/MariaDB `ALTER COLUMN … SET/DROP DEFAULT`
+ * (metadata only, no rewrite); SQL Server replaces the column's default constraint `DF_<table>_<column>`.
+ * SQLite cannot change a column's default without rebuilding the table: there the column keeps the
+ * default it was created with, and the store, which fills every default on create, is what applies it.
+ */
+export async function setFieldDefault(queryInterface: QueryInterface, table: string, column: string, value: Default, shadows: { caseInsensitive?: boolean; search?: boolean } = {}): Promise<void> {
+  const shadowValue = (folding: (text: string) => string) => (typeof value === 'string' ? folding(value) : value);
+  await setColumnDefault(queryInterface, table, column, value);
+  if (shadows.caseInsensitive) await setColumnDefault(queryInterface, table, `${column}_folded`, shadowValue(fold));
+  if (shadows.search) await setColumnDefault(queryInterface, table, `${column}_search`, shadowValue(foldForSearch));
+}
+
+async function setColumnDefault(queryInterface: QueryInterface, table: string, column: string, value: Default): Promise<void> {
+  const { sequelize } = queryInterface;
+  const [quotedTable, quotedColumn] = [queryInterface.quoteIdentifier(table), queryInterface.quoteIdentifier(column)];
+  const literal = value === null ? null : sequelize.escape(value as never);
+  switch (sequelize.getDialect()) {
+    case 'postgres':
+    case 'mysql':
+    case 'mariadb':
+      await sequelize.query(`ALTER TABLE ${quotedTable} ALTER COLUMN ${quotedColumn} ${literal === null ? 'DROP DEFAULT' : `SET DEFAULT ${literal}`}`);
+      return;
+    case 'mssql': {
+      // A column has at most one default constraint, whatever its name: drop it, then add ours.
+      const find = `SELECT @name = dc.name FROM sys.default_constraints dc JOIN sys.columns c ON c.object_id = dc.parent_object_id AND c.column_id = dc.parent_column_id WHERE dc.parent_object_id = OBJECT_ID(${sequelize.escape(table)}) AND c.name = ${sequelize.escape(column)}`;
+      const drop = `IF @name IS NOT NULL EXEC(N'ALTER TABLE ${quotedTable} DROP CONSTRAINT ' + QUOTENAME(@name))`;
+      const add = literal === null ? '' : `; ALTER TABLE ${quotedTable} ADD CONSTRAINT ${queryInterface.quoteIdentifier(`DF_${table}_${column}`)} DEFAULT ${literal} FOR ${quotedColumn}`;
+      await sequelize.query(`DECLARE @name sysname; ${find}; ${drop}${add}`);
+      return;
+    }
+    default:
+      return; // SQLite: see above
+  }
+}
+
+const BATCH = 500;
+
+/**
+ * Adds the `<column>_search` shadow that `?q=` matches to a string or text field of a table that may hold
+ * rows, and fills it from each row's value (in batches of 500, by id), as the store would have written it.
+ */
+export async function addSearchColumn(queryInterface: QueryInterface, table: string, column: string, field: { kind: 'string' | 'text'; maxLength?: number }): Promise<void> {
+  const c = await fieldColumns(queryInterface);
+  const built = field.kind === 'string' ? c.string(column, { optional: true, search: true, maxLength: field.maxLength }) : c.text(column, { optional: true, search: true });
+  const shadow = `${column}_search`;
+  if (!(shadow in (await queryInterface.describeTable(table)))) await queryInterface.addColumn(table, shadow, built[shadow]!);
+  const { Op } = queryInterface.sequelize.constructor as unknown as { Op: typeof SequelizeOp };
+  for (;;) {
+    // QueryInterface.select takes a find's options (its typings list only some of them).
+    const options = { attributes: ['id', column], where: { [shadow]: null, [column]: { [Op.ne]: null } }, order: [['id', 'ASC']], limit: BATCH };
+    const rows = (await queryInterface.select(null, table, options as Parameters<QueryInterface['select']>[2])) as unknown as Record<string, unknown>[];
+    for (const row of rows) await queryInterface.bulkUpdate(table, { [shadow]: foldForSearch(String(row[column])) }, { id: row.id });
+    if (rows.length < BATCH) return;
+  }
+}

@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CredentialVerifier } from '../../src/auth/credentials';
+import { FlowSeal, FLOW_TTL_SECONDS, type SignInFlow } from '../../src/auth/oidc/flow-cookie';
+import { discoverProviders } from '../../src/auth/oidc/providers';
+import { OidcDiscoveryError } from '../../src/auth/oidc/provider-types';
+import { safeReturnTo } from '../../src/auth/oidc/return-to';
+import { NO_PASSWORD, PasswordHasher } from '../../src/auth/passwords';
+import type { UserRecord, UserStore } from '../../src/auth/stores/user-store';
+import { loadConfig } from '../../src/config/config';
+import { configError } from '../support/config-error';
+import { authModule } from '../../src/modules/auth';
+import { buildTestApp, memoryLogger, TEST_SECRETS } from '../support/test-app';
+
+// The parts of OpenID Connect sign-in that need no provider: the settings, where the browser may return
+// to, the sealed flow cookie, a provider-made user's missing password, and discovery that fails naming
+// the variable. The whole flow against a real provider is test/auth/oidc-sign-in.test.ts.
+
+const BASE = { NODE_ENV: 'test', ...TEST_SECRETS, USER_STORE: 'database', PUBLIC_URL: 'https://app.example.test' };
+const CORP = { OIDC_PROVIDERS: 'corp', OIDC_CORP_ISSUER: 'https://login.example.com/realms/corp', OIDC_CORP_CLIENT_ID: 'api', OIDC_CORP_CLIENT_SECRET: 'secret' };
+
+describe('OIDC settings', () => {
+  it('are off without OIDC_PROVIDERS, and read per provider with it', () => {
+    expect(loadConfig(BASE).oidc).toBeUndefined();
+    const { oidc } = loadConfig({ ...BASE, ...CORP, OIDC_PROVIDERS: ' Corp ', OIDC_CORP_SCOPES: 'openid email', AUTH_REGISTRATION: 'true' });
+    expect(oidc).toEqual({
+      publicUrl: 'https://app.example.test',
+      providers: [{ name: 'corp', prefix: 'OIDC_CORP_', issuer: new URL('https://login.example.com/realms/corp'), clientId: 'api', clientSecret: 'secret', scopes: 'openid email', registration: true }],
+    });
+    expect(loadConfig({ ...BASE, ...CORP }).oidc!.providers[0]).toMatchObject({ scopes: 'openid email profile', registration: false });
+  });
+
+  it.each([
+    [{ OIDC_CORP_ISSUER: '' }, 'OIDC_CORP_ISSUER', 'is required'],
+    [{ OIDC_CORP_CLIENT_SECRET: '' }, 'OIDC_CORP_CLIENT_SECRET', 'is required'],
+    [{ OIDC_CORP_ISSUER: 'http://login.example.com' }, 'OIDC_CORP_ISSUER', 'must be an https:// URL'],
+    [{ OIDC_CORP_ISSUER: 'not a url' }, 'OIDC_CORP_ISSUER', 'must be the issuer URL'],
+    [{ OIDC_CORP_ISSUER: `https://login.example.com/${'r'.repeat(240)}` }, 'OIDC_CORP_ISSUER', 'must be the issuer URL'],
+    [{ OIDC_CORP_SCOPES: 'email profile' }, 'OIDC_CORP_SCOPES', 'must include openid'],
+    [{ OIDC_PROVIDERS: 'corp,corp' }, 'OIDC_PROVIDERS', 'lists the same provider twice'],
+    [{ OIDC_PROVIDERS: 'co-rp' }, 'OIDC_PROVIDERS', 'must be a comma-separated list'],
+    [{ PUBLIC_URL: '' }, 'OIDC_PROVIDERS', 'needs PUBLIC_URL'],
+    [{ USER_STORE: 'demo' }, 'OIDC_PROVIDERS', 'needs USER_STORE=database'],
+    [{ OIDC_CORP_REGISTRATION: 'maybe' }, 'OIDC_CORP_REGISTRATION', 'must be true or false'],
+  ])('refuses %j, naming %s', (change, variable, problem) => {
+    const error = configError({ ...BASE, ...CORP, ...change });
+    expect(error.variable).toBe(variable);
+    expect(error.message).toContain(problem);
+  });
+
+  it('takes a plain-HTTP issuer on this machine outside production only', () => {
+    expect(loadConfig({ ...BASE, ...CORP, OIDC_CORP_ISSUER: 'http://127.0.0.1:8080/realms/dev' }).oidc!.providers[0].issuer.href).toBe('http://127.0.0.1:8080/realms/dev');
+    const secrets = { JWT_SECRET: randomBytes(48).toString('base64'), REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64') };
+    const production = { ...BASE, ...CORP, ...secrets, NODE_ENV: 'production', OIDC_CORP_ISSUER: 'http://localhost:8080' };
+    expect(configError(production).variable).toBe('OIDC_CORP_ISSUER');
+    expect(loadConfig({ ...production, OIDC_CORP_ISSUER: 'https://login.example.com' }).oidc).toBeDefined();
+  });
+});
+
+describe('returnTo', () => {
+  it.each(['/', '/account', '/a/b?tab=x&y=1', '/search?q=%2F%2Fevil', '/%0d%0a'])('keeps the path %s', (path) => expect(safeReturnTo(path)).toBe(path));
+  it.each([undefined, '', 'account', 'https://evil.example/', '//evil.example', '/\\evil.example', '/a\r\nSet-Cookie:x', '/a b', '/a#frag', '/a\tb', '/../../x', `/${'a'.repeat(2001)}`, ['/a']])(
+    'falls back to / for %j',
+    (value) => expect(safeReturnTo(value)).toBe('/'),
+  );
+});
+
+describe('the sealed flow cookie', () => {
+  const flow: SignInFlow = { provider: 'corp', returnTo: '/x', state: 's', nonce: 'n', codeVerifier: 'v' };
+  const seal = new FlowSeal(TEST_SECRETS.REFRESH_TOKEN_SECRET);
+
+  it('opens what it sealed, until it expires; the browser cannot read the verifier', () => {
+    const sealed = seal.seal(flow, 1_000_000);
+    expect(sealed).not.toContain('"codeVerifier"');
+    expect(Buffer.from(sealed.split('.')[3], 'base64url').toString()).not.toContain('codeVerifier');
+    expect(seal.open(sealed, 1_000_000 + (FLOW_TTL_SECONDS - 1) * 1000)).toEqual(flow);
+    expect(seal.open(sealed, 1_000_000 + FLOW_TTL_SECONDS * 1000)).toBeUndefined();
+  });
+
+  it('refuses a changed value, another key’s seal, and garbage', () => {
+    const sealed = seal.seal(flow);
+    const parts = sealed.split('.');
+    parts[3] = `${parts[3].slice(0, -2)}${parts[3].endsWith('A') ? 'BB' : 'AA'}`;
+    expect(seal.open(parts.join('.'))).toBeUndefined();
+    expect(new FlowSeal('another-secret-0123456789abcdef0123456789').open(sealed)).toBeUndefined();
+    for (const garbage of [undefined, '', 'x', 'v1.a.b.c.d']) expect(seal.open(garbage)).toBeUndefined();
+  });
+});
+
+describe('a user without a password (made by a provider sign-in)', () => {
+  it('costs the argon2 work of an unknown user at login, and matches nothing', async () => {
+    const hasher = new PasswordHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
+    const user: UserRecord = { id: 'u1', email: 'a@example.com', passwordHash: NO_PASSWORD, role: 'user', name: null, sessionVersion: 0, emailVerified: true };
+    const users = { findByEmail: async () => user } as unknown as UserStore;
+    const verify = jest.spyOn(hasher, 'verify');
+    const check = await new CredentialVerifier(users, hasher, memoryLogger().logger).verify('a@example.com', NO_PASSWORD);
+    expect(check).toEqual({ ok: false, userId: 'u1' });
+    expect(verify).toHaveBeenCalledTimes(1);
+    expect(verify.mock.calls[0][0]).toMatch(/^\$argon2id\$/); // the dummy hash, not an instant refusal
+  });
+});
+
+/** A loopback port nobody listens on. */
+const closedPort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+
+describe('discovery at start-up', () => {
+  let server: Server;
+  let port: number;
+  beforeAll(async () => {
+    // Answers JSON that is no discovery document.
+    server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"hello":"world"}'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  const settings = (issuer: string) => loadConfig({ ...BASE, ...CORP, OIDC_CORP_ISSUER: issuer }).oidc!;
+
+  it('retries an unreachable issuer, then fails naming the variable', async () => {
+    const { logger, lines } = memoryLogger();
+    const closed = await closedPort();
+    const failure = discoverProviders(settings(`http://127.0.0.1:${closed}`), logger, 3, 5);
+    await expect(failure).rejects.toBeInstanceOf(OidcDiscoveryError);
+    await expect(failure).rejects.toThrow(new RegExp(`^OIDC_CORP_ISSUER: the OpenID Connect issuer http://127.0.0.1:${closed}/ could not be discovered after 3 attempt\\(s\\): connect ECONNREFUSED 127.0.0.1:${closed}$`));
+    expect(lines().filter((line) => line.msg === 'OpenID Connect issuer not reachable yet (OIDC_CORP_ISSUER)')).toHaveLength(2);
+  });
+
+  it('stops the service start-up, after retrying like the database, naming the variable', async () => {
+    const env = { ...CORP, DATABASE_URL: 'sqlite::memory:', OIDC_CORP_ISSUER: `http://127.0.0.1:${await closedPort()}` };
+    const started = Date.now();
+    await expect(buildTestApp({ env: { USER_STORE: 'database', PUBLIC_URL: BASE.PUBLIC_URL, ...env }, modules: [authModule] })).rejects.toThrow(/^OIDC_CORP_ISSUER: .* after 5 attempt\(s\)/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(15_000); // 1 + 2 + 4 + 8 s between the attempts
+  }, 45_000);
+
+  it('fails on an answer that is no discovery document for that issuer', async () => {
+    await expect(discoverProviders(settings(`http://127.0.0.1:${port}`), memoryLogger().logger, 1)).rejects.toThrow(/^OIDC_CORP_ISSUER: .* could not be discovered after 1 attempt\(s\): /);
+  });
+});

@@ -1,0 +1,31 @@
+// orval's fetch client (generated/orval/api.ts, `npm run client`) against the service: every answer is a union
+// discriminated by `status`, so checking the status is all a caller does before reading the body, the 422's
+// field errors included (`errors` is required, at least one, on that status only). Type-checked under
+// `tsc --strict` (tsconfig.json here), no casts, no `!`; run by scripts/ci/api-document.sh:
+//   API_BASE_URL=http://127.0.0.1:<port> node tools/api/orval-flow.ts
+import { getUsersMe, postAuthLogin, postAuthRegister } from './generated/orval/api.ts';
+
+const email = `orval-${Date.now()}@example.com`;
+const password = 'orval client harbour lantern 9';
+
+const registered = await postAuthRegister({ name: 'Orval', email, password });
+if (registered.status !== 201) throw new Error(`register: ${registered.status} ${registered.data.message}`);
+const userId: string = registered.data.data.id;
+if (registered.headers.get('location') !== `/api/users/${userId}`) throw new Error('register: no Location');
+
+const invalid = await postAuthLogin({ email: 'not-an-email', password: '' });
+if (invalid.status !== 422) throw new Error(`an invalid login answered ${invalid.status}, not 422`);
+const fields: string[] = invalid.data.errors.map((error) => error.field); // the status check is the only guard
+if (!fields.includes('email') || !fields.includes('password')) throw new Error(`422 fields: ${fields.join(', ')}`);
+
+const login = await postAuthLogin({ email, password });
+if (login.status !== 200) throw new Error(`login: ${login.status} ${login.data.message}`);
+const session = login.data.data;
+if ('mfaRequired' in session) throw new Error('login: a second factor was asked of a user without one');
+const me = await getUsersMe({ headers: { Authorization: `Bearer ${session.accessToken}` } });
+if (me.status !== 200) throw new Error(`me: ${me.status} ${me.data.message}`);
+if (me.data.data.id !== userId) throw new Error('me: not the registered user');
+
+const anonymous = await getUsersMe();
+if (anonymous.status !== 401) throw new Error(`me without a token answered ${anonymous.status}`);
+console.log(`orval flow: 201 register, 422 (${fields.join(', ')}), 200 login, 200 me, 401 without a token`);
