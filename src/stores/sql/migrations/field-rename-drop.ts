@@ -3,6 +3,7 @@ import { listIndexName } from '../../kit/list-indexes';
 import { fieldColumns } from './resource-columns';
 import { addIndexIfMissing } from './schema-steps';
 import { addUniqueKey } from './unique-key';
+import { definesColumn, rebuildSqlite } from './sqlite-rebuild';
 import { indexesOf, select, type IndexShape } from './table-schema';
 
 // Renaming and dropping a field's column(s) on a table that holds rows, keeping everything else as a fresh
@@ -114,47 +115,6 @@ async function foreignKeyNames(queryInterface: QueryInterface, table: string, co
   return (rows as { name: string }[]).map((row) => row.name);
 }
 
-/**
- * SQLite cannot drop a column its foreign keys use, nor add a required one: the table is rebuilt without
- * `column` (or with the column definition `added`), from its own definition (the other columns' types, ON
- * DELETE rules and every other index as they were), the documented twelve-step way (foreign keys off
- * meanwhile, checked after).
- */
-async function rebuildSqlite(queryInterface: QueryInterface, table: string, change: { without: string } | { added: string }): Promise<void> {
-  const column = 'without' in change ? change.without : '';
-  const quote = (name: string) => queryInterface.quoteIdentifier(name);
-  const objects = (await select(queryInterface, `SELECT type, name, sql FROM sqlite_master WHERE tbl_name = :table AND sql IS NOT NULL`, { table })) as { type: string; name: string; sql: string }[];
-  const create = objects.find((object) => object.type === 'table')!.sql;
-  const open = create.indexOf('(');
-  const parts: string[] = [];
-  let depth = 0;
-  let start = open + 1;
-  for (let position = open + 1; position < create.lastIndexOf(')'); position += 1) {
-    const character = create[position];
-    if (character === '(') depth += 1;
-    else if (character === ')') depth -= 1;
-    else if (character === ',' && depth === 0) {
-      parts.push(create.slice(start, position).trim());
-      start = position + 1;
-    }
-  }
-  parts.push(create.slice(start, create.lastIndexOf(')')).trim());
-  const kept = 'without' in change ? parts.filter((part) => !new RegExp(`^[\`"\\[]?${column}[\`"\\]]?\\s`).test(part)) : [...parts, change.added];
-  const columns = Object.keys(await queryInterface.describeTable(table)).filter((name) => name !== column).map(quote).join(', ');
-  const scratch = `${table}__rebuilt`;
-  await run(queryInterface, 'PRAGMA foreign_keys = OFF');
-  try {
-    await run(queryInterface, `CREATE TABLE ${quote(scratch)} (${kept.join(', ')})`);
-    await run(queryInterface, `INSERT INTO ${quote(scratch)} (${columns}) SELECT ${columns} FROM ${quote(table)}`);
-    await run(queryInterface, `DROP TABLE ${quote(table)}`);
-    await run(queryInterface, `ALTER TABLE ${quote(scratch)} RENAME TO ${quote(table)}`);
-    for (const index of objects.filter((object) => object.type === 'index')) await run(queryInterface, index.sql);
-    const violations = await select(queryInterface, `PRAGMA foreign_key_check(${quote(table)})`);
-    if (violations.length > 0) throw new Error(`rebuilding ${table} broke ${violations.length} foreign keys`);
-  } finally {
-    await run(queryInterface, 'PRAGMA foreign_keys = ON');
-  }
-}
 
 /** Drops a field's column (and its shadows) with the indexes, unique keys and foreign key on it. */
 export async function dropFieldColumn(queryInterface: QueryInterface, table: string, column: string): Promise<void> {
@@ -181,7 +141,7 @@ export async function dropFieldColumn(queryInterface: QueryInterface, table: str
     if (dialect === 'sqlite') {
       const keys = await select(queryInterface, `PRAGMA foreign_key_list(${queryInterface.quoteIdentifier(table)})`);
       if (keys.some((key) => key.from === name)) {
-        await rebuildSqlite(queryInterface, table, { without: name });
+        await rebuildSqlite(queryInterface, table, (parts) => parts.filter((part) => !definesColumn(part, name)), name);
         continue;
       }
     }
@@ -209,7 +169,7 @@ export async function restoreFieldColumns(queryInterface: QueryInterface, table:
       // SQLite adds no NOT NULL column without a default, even to an empty table: rebuilt with it.
       const generator = (queryInterface as unknown as { queryGenerator: { addColumnQuery(table: string, key: string, spec: unknown): string } }).queryGenerator;
       const statement = generator.addColumnQuery(table, name, (queryInterface.sequelize as unknown as { normalizeAttribute(spec: unknown): unknown }).normalizeAttribute(spec));
-      await rebuildSqlite(queryInterface, table, { added: statement.replace(/^ALTER TABLE \S+ ADD /, '').replace(/;$/, '') });
+      await rebuildSqlite(queryInterface, table, (parts) => [...parts, statement.replace(/^ALTER TABLE \S+ ADD /, '').replace(/;$/, '')]);
     } else {
       await queryInterface.addColumn(table, name, spec.allowNull === false && Number(row?.count ?? 0) > 0 ? { ...spec, allowNull: true } : spec);
     }
