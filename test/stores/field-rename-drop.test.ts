@@ -4,6 +4,7 @@ import type { Fields } from '../../src/stores/kit/fields';
 import type { AnyResource as Resource } from '../../src/stores/kit/resource';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
 import { dropFieldColumn, renamedIndexName, renameFieldColumn, restoreFieldColumns } from '../../src/stores/sql/migrations/field-rename-drop';
+import { setFieldRequired } from '../../src/stores/sql/migrations/field-nullability';
 import { tableDrift } from '../../src/stores/sql/migrations/table-drift';
 import { describeTableShape, type TableShape } from '../../src/stores/sql/migrations/table-schema';
 import type { SqlDatabase } from '../../src/stores/sql/sql-database';
@@ -165,6 +166,31 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
       expect(await tableDrift(qi(), defineResource<Fields>({ ...(dropped as Resource), name: 'fc-tags-colour', fields: { ...(dropped.fields as Fields), colour: field.string() } }))).toEqual(['column colour allows null, the field is required']);
       await dropFieldColumn(qi(), 'fc_tags', 'colour');
       expect(afterDrop).toEqual(await freshShape(dropped));
+    });
+
+    it('makes a field optional and required again over rows, keeping collation, keys and foreign key; refuses required while a row lacks a value', async () => {
+      await reset();
+      await createFresh(qi(), before);
+      const q = (name: string) => qi().quoteIdentifier(name);
+      const now = new Date().toISOString().replace('T', ' ').slice(0, 23);
+      await qi().sequelize.query(`INSERT INTO ${q('fc_notes')} (id, owner_id, title, created_at, updated_at) VALUES ('n1', 'o1', 'note', '${now}', '${now}')`);
+      await qi().sequelize.query(`INSERT INTO ${q('fc_tags')} (id, owner_id, name, note, created_at, updated_at) VALUES ('t1', 'o1', 'Dup', 'n1', '${now}', '${now}')`);
+      const relaxedName = defineResource<Fields>({ ...(before as Resource), name: 'fc-tags-relaxed', fields: { ...(before.fields as Fields), name: field.string({ optional: true }), note: field.reference(() => parent, { optional: true, onDelete: 'cascade' }) } });
+      const original = sorted(await describeTableShape(qi(), 'fc_tags'));
+      await setFieldRequired(qi(), 'fc_tags', 'name', false);
+      await setFieldRequired(qi(), 'fc_tags', 'note', false);
+      await setFieldRequired(qi(), 'fc_tags', 'note', false); // again: nothing to do
+      expect(await tableDrift(qi(), relaxedName)).toEqual([]);
+      await setFieldRequired(qi(), 'fc_tags', 'name', true);
+      await setFieldRequired(qi(), 'fc_tags', 'note', true);
+      expect(sorted(await describeTableShape(qi(), 'fc_tags'))).toEqual(original);
+      // A row without a value: required is refused, naming the table, the column and the count; ifPossible leaves it optional.
+      await setFieldRequired(qi(), 'fc_tags', 'rank', true).then(
+        () => Promise.reject(new Error('expected a refusal')),
+        (error: Error) => expect(error.message).toBe('cannot make fc_tags.rank required: 1 rows hold no value for it; give them one (a migration of your own, or by hand), then run the migrations again'),
+      );
+      await setFieldRequired(qi(), 'fc_tags', 'rank', true, { ifPossible: true });
+      expect(sorted(await describeTableShape(qi(), 'fc_tags'))).toEqual(original);
     });
 
     it('names each difference between a drifted table and its declaration', async () => {
