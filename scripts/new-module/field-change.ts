@@ -57,7 +57,7 @@ function withList(source: string, name: 'filters' | 'sort' | 'unique' | 'search'
   return source.replace(LIST(name), `\n  ${name}: ${spell(value)},\n`);
 }
 
-export function planFieldChange(root: string, module: string | undefined, fieldName: string | undefined, change: { rename?: string; drop?: boolean }): PlannedFile[] {
+export function planFieldChange(root: string, module: string | undefined, fieldName: string | undefined, change: { rename?: string; drop?: boolean; required?: boolean }): PlannedFile[] {
   checkModuleName(module);
   const file = `src/modules/${module}/resource.ts`;
   if (!existsSync(path.join(root, file))) throw new SpecError(`no module '${module}' declared with the kit (${file})`);
@@ -82,7 +82,21 @@ export function planFieldChange(root: string, module: string | undefined, fieldN
   let constant: string;
   let migration: string;
   let content: string;
-  if (change.rename !== undefined) {
+  if (change.required !== undefined) {
+    if (field.optional === !change.required) throw new SpecError(`field '${fieldName}' is ${change.required ? 'required' : 'optional'} already`);
+    const optionsOf = (text: string) => /\((\(\) => \w+, )?\{ (.*) \}\),$/.exec(text);
+    let changed: string;
+    if (change.required) {
+      changed = line.replace(/\{ optional: true \}/, '').replace('optional: true, ', '').replace(', ),', '),');
+    } else {
+      const existing = optionsOf(line);
+      changed = existing ? line.replace('{ ', '{ optional: true, ') : line.replace(/\(\),$/, '({ optional: true }),').replace(/(\(\) => \w+)\),$/, '$1, { optional: true }),');
+    }
+    edited = source.replace(line, changed);
+    constant = `make${pascal(fieldName)}${change.required ? 'Required' : 'Optional'}`;
+    migration = `${number}-make-${field.column.replace(/_/g, '-')}-${change.required ? 'required' : 'optional'}`;
+    content = nullabilityMigrationFile(module!, table, migration, constant, field, change.required);
+  } else if (change.rename !== undefined) {
     const to = change.rename;
     if (!FIELD_NAME.test(to) || to.length > 40) throw new SpecError(`field '${to}': names are camelCase letters and digits, starting with a letter (at most 40)`);
     if (RESERVED_FIELDS.has(to)) throw new SpecError(`field '${to}': reserved (every record has id, ownerId, createdAt and updatedAt already)`);
@@ -169,6 +183,21 @@ export const ${constant}: SqlMigration = {
     ${steps.join('\n    ')}
   },
   documents: { collection: '${table}', unset: ['${field.name}'] },
+};
+`;
+}
+
+function nullabilityMigrationFile(module: string, table: string, migration: string, constant: string, field: DeclaredField, required: boolean): string {
+  const step = (makeRequired: boolean, lenient: boolean) => `setFieldRequired(queryInterface, '${table}', '${field.column}', ${makeRequired}${lenient ? ', { ifPossible: true }' : ''})`;
+  return `import { setFieldRequired, type SqlMigration } from '../../kit';
+
+// ${table}.${field.column} ${required ? 'refuses' : 'takes'} null from now on: only that changes; its type, collation, default, keys and
+// foreign key stay (docs/databases.md, "Changing a field").${required ? ' Refused while a row holds no value for it: give them one first.' : ''}
+// MongoDB's documents need nothing: the store checks what a record holds. Never edit once run.
+export const ${constant}: SqlMigration = {
+  name: '${module}-${migration}',
+  up: (queryInterface) => ${step(required, false)},
+  ${required ? '' : '// Over rows without a value it stays optional: the start-up comparison then says so.\n  '}down: (queryInterface) => ${step(!required, !required)},
 };
 `;
 }

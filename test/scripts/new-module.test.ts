@@ -120,13 +120,31 @@ describe('npm run new:module', () => {
     expect(migration).toContain("documents: { collection: 'tags', unset: ['note'] },");
   });
 
+  it('new:field --optional / --required edit the declaration and write the nullability change, its down lenient where it must be', () => {
+    expect(run(dir, ['notes', 'title:string']).status).toBe(0);
+    expect(run(dir, ['tags', 'name:string', 'note:ref:notes:cascade', 'rank:integer?']).status).toBe(0);
+    expect(run(dir, ['tags', 'note', '--optional'], 'field').status).toBe(0);
+    expect(run(dir, ['tags', 'name', '--optional'], 'field').status).toBe(0);
+    expect(run(dir, ['tags', 'rank', '--required'], 'field').status).toBe(0);
+    const resource = readFileSync(path.join(dir, 'src/modules/tags/resource.ts'), 'utf8');
+    expect(resource).toContain("    name: field.string({ optional: true }),\n    note: field.reference(() => notesResource, { optional: true, onDelete: 'cascade' }),\n    rank: field.integer(),\n");
+    const optional = readFileSync(path.join(dir, 'src/modules/tags/migrations/0002-make-note-optional.ts'), 'utf8');
+    expect(optional).toContain("up: (queryInterface) => setFieldRequired(queryInterface, 'tags', 'note', false),");
+    expect(optional).toContain("down: (queryInterface) => setFieldRequired(queryInterface, 'tags', 'note', true, { ifPossible: true }),");
+    const required = readFileSync(path.join(dir, 'src/modules/tags/migrations/0004-make-rank-required.ts'), 'utf8');
+    expect(required).toContain("up: (queryInterface) => setFieldRequired(queryInterface, 'tags', 'rank', true),");
+    expect(required).toContain("down: (queryInterface) => setFieldRequired(queryInterface, 'tags', 'rank', false),");
+  });
+
   it.each([
     [['notes', 'nope', '--rename', 'other'], /module 'notes' has no field 'nope'/],
     [['notes', 'title', '--rename', 'body'], /has a field 'body' already/],
     [['notes', 'title', '--rename', 'Bad'], /camelCase/],
     [['notes', 'title', '--rename', 'createdAt'], /reserved/],
-    [['notes', 'body', '--drop', '--rename', 'x'], /--rename and --drop go alone/],
-    [['notes', 'title', '--drop', '--sort'], /--rename and --drop go alone/],
+    [['notes', 'body', '--drop', '--rename', 'x'], /--rename, --drop, --required and --optional go alone/],
+    [['notes', 'title', '--drop', '--sort'], /--rename, --drop, --required and --optional go alone/],
+    [['notes', 'title', '--required'], /field 'title' is required already/],
+    [['notes', 'body', '--optional'], /field 'body' is optional already/],
   ])('new:field refuses the change %j and writes nothing', (args, message) => {
     expect(run(dir, ['notes', 'title:string', 'body:text?']).status).toBe(0);
     const before = readFileSync(path.join(dir, 'src/modules/notes/resource.ts'), 'utf8');
