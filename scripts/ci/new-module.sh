@@ -68,6 +68,11 @@ npm run --silent new:field -- tags note --drop
 for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
   DATABASE_URL="$url" npx tsx scripts/ci/populated-change.ts verify
 done
+npm run --silent new:field -- tags label --optional
+npm run --silent new:field -- tags label --required
+for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
+  DATABASE_URL="$url" npx tsx scripts/ci/populated-change.ts verify
+done
 
 echo "== a join module (references only), ?include=, then remove:module"
 npm run --silent new:module -- note-tags note:ref:notes:cascade tag:ref:tags:cascade --unique note,tag --filter note,tag
