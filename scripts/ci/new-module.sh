@@ -6,7 +6,11 @@
 #  2. `npm run new:field -- notes priority:integer? --filter --sort`, `… notes title --search` and `… notes rank --default 0`
 #     on databases that hold notes (a SQLite file, PostgreSQL, MariaDB): its list indexes are built online, the earlier
 #     records read the new field as null and are found by ?q= (scripts/ci/populated-field.ts), and the modules' tests pass again;
-#  3. `duplicates` finds no pair between the two generated modules.
+#  3. `npm run new:field -- tags name --rename label` and `-- tags note --drop` on databases that hold tags:
+#     the start-up comparison finds the table exactly as declared (scripts/ci/populated-change.ts), the rows
+#     and the code-point comparison kept; then the join module note-tags generates and passes,
+#     and `npm run remove:module -- note-tags` leaves the suite green;
+#  4. `duplicates` finds no pair between the two generated modules.
 # The scratch copy and the databases are removed afterwards.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -25,7 +29,7 @@ ln -s "$repo/node_modules" "$scratch/node_modules"
 cd "$scratch"
 npm run --silent new:module -- notes title:string body:text? pinned:boolean=false dueAt:datetime? rank:integer? score:number? \
   --unique title --filter pinned,title,dueAt,rank --sort dueAt,title,createdAt --search body --action archive:archivedAt
-npm run --silent new:module -- tags name:string note:ref:notes --unique note,name --filter note,name --sort name,createdAt
+npm run --silent new:module -- tags name:string note:ref:notes:cascade --unique note,name --filter note,name --sort name,createdAt
 
 echo "== lint, typecheck and the API document with the generated modules"
 npx eslint src/modules test/modules
@@ -54,6 +58,33 @@ for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
   DATABASE_URL="$url" npx tsx scripts/ci/populated-field.ts verify
 done
 npx jest --runInBand test/modules
+
+echo "== new:field --rename and --drop on databases that hold rows"
+for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
+  DATABASE_URL="$url" npx tsx scripts/ci/populated-change.ts populate
+done
+npm run --silent new:field -- tags name --rename label
+npm run --silent new:field -- tags note --drop
+for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
+  DATABASE_URL="$url" npx tsx scripts/ci/populated-change.ts verify
+done
+npm run --silent new:field -- tags label --optional
+npm run --silent new:field -- tags label --required
+for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
+  DATABASE_URL="$url" npx tsx scripts/ci/populated-change.ts verify
+done
+
+echo "== a join module (references only), ?include=, then remove:module"
+npm run --silent new:module -- note-tags note:ref:notes:cascade tag:ref:tags:cascade --unique note,tag --filter note,tag
+npx eslint src/modules test/modules
+npm run --silent typecheck
+npm run --silent openapi -- --check
+npx jest --runInBand test/modules test/stores/store-contract.test.ts
+npm run --silent remove:module -- note-tags
+npx eslint src/modules test/modules
+npm run --silent typecheck
+npm run --silent openapi -- --check
+npx jest --runInBand test/modules test/stores/store-contract.test.ts
 native_db_stop
 
 echo "== duplicates between the two generated modules"

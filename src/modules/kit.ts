@@ -25,6 +25,8 @@ export { resourceModule } from './resource-module';
 export { addFieldColumns, createResourceTable, fieldColumns, indexReferences } from '../stores/sql/migrations/resource-columns';
 export { addUniqueKey, removeUniqueKey } from '../stores/sql/migrations/unique-key';
 export { addSearchColumn, setFieldDefault } from '../stores/sql/migrations/field-changes';
+export { dropFieldColumn, renameFieldColumn, restoreFieldColumns } from '../stores/sql/migrations/field-rename-drop';
+export { setFieldRequired } from '../stores/sql/migrations/field-nullability';
 export { addListIndexes, createListIndexes, listIndexColumns, removeListIndexes } from '../stores/sql/migrations/list-index-steps';
 export { DEFAULT_LIST_SETTINGS, DEFAULT_PAGE_SIZE, MAX_PAGE_OFFSET, MAX_PAGE_SIZE, type ListSettings, type Page, type PageRequest } from '../stores/kit/pagination';
 export type { OwnedRecord } from '../stores/kit/record-store';

@@ -17,7 +17,8 @@ export function resourceModule<F extends Fields>(resource: Resource<F>, options:
     return {
       name: resource.name,
       description: options.description ?? `The ${resource.name.replace(/-/g, ' ')}: each signed-in user works on their own records, role admin on all of them`,
-      routes: [...resourceRoutes(resource, opened, config.lists), ...(options.routes?.(opened) ?? [])],
+      // ?include= reads the referenced resources' stores (opened with this one: they are its dependencies).
+      routes: [...resourceRoutes(resource, opened, config.lists, (target) => database.store(resourceStore(target))), ...(options.routes?.(opened) ?? [])],
     };
   });
 }

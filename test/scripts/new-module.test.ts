@@ -10,7 +10,7 @@ import path from 'node:path';
 const root = path.resolve(__dirname, '../..');
 const tsx = path.join(root, 'node_modules/.bin/tsx');
 
-function run(cwd: string, args: string[], command: 'index' | 'field' = 'index') {
+function run(cwd: string, args: string[], command: 'index' | 'field' | 'remove' = 'index') {
   const result = spawnSync(tsx, [path.join(root, `scripts/new-module/${command}.ts`), ...args], { cwd, encoding: 'utf8', timeout: 30_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -87,6 +87,99 @@ describe('npm run new:module', () => {
     expect(result.stderr).toMatch(message);
     expect(readFileSync(path.join(dir, 'src/modules/notes/resource.ts'), 'utf8')).toBe(before);
     expect(existsSync(path.join(dir, 'src/modules/notes/migrations/0002-add-priority.ts'))).toBe(false);
+  });
+
+  it('new:field --rename renames the field in the declaration (fields, unique, filters, sort) and writes the in-place rename, MongoDB included', () => {
+    expect(run(dir, ['notes', 'title:string']).status).toBe(0);
+    expect(run(dir, ['tags', 'name:string', 'note:ref:notes:cascade', '--unique', 'note,name', '--filter', 'note,name', '--sort', 'name']).status).toBe(0);
+    const result = run(dir, ['tags', 'name', '--rename', 'label'], 'field');
+    expect(result.status).toBe(0);
+    const resource = readFileSync(path.join(dir, 'src/modules/tags/resource.ts'), 'utf8');
+    expect(resource).toContain('    label: field.string(),\n    note: field.reference(() => notesResource, { onDelete: \'cascade\' }),\n  },');
+    expect(resource).toContain("  unique: [['note', 'label']],\n  filters: ['note', 'label'],\n  sort: ['label'],");
+    expect(resource).toContain('migrations: [createTags, renameNameToLabel],');
+    const migration = readFileSync(path.join(dir, 'src/modules/tags/migrations/0002-rename-name-to-label.ts'), 'utf8');
+    expect(migration).toContain("up: (queryInterface) => renameFieldColumn(queryInterface, 'tags', 'name', 'label'),");
+    expect(migration).toContain("down: (queryInterface) => renameFieldColumn(queryInterface, 'tags', 'label', 'name'),");
+    expect(migration).toContain("documents: { collection: 'tags', rename: { name: 'label' } },");
+  });
+
+  it('new:field --drop removes the field, its unique keys and list entries and an unused import; the down brings back its keys and indexes', () => {
+    expect(run(dir, ['notes', 'title:string']).status).toBe(0);
+    expect(run(dir, ['tags', 'name:string', 'note:ref:notes:cascade', '--unique', 'note,name', '--filter', 'note,name', '--sort', 'name']).status).toBe(0);
+    expect(run(dir, ['tags', 'note', '--drop'], 'field').status).toBe(0);
+    const resource = readFileSync(path.join(dir, 'src/modules/tags/resource.ts'), 'utf8');
+    expect(resource).not.toContain('notesResource');
+    expect(resource).not.toContain('unique:');
+    expect(resource).toContain("  filters: ['name'],\n  sort: ['name'],");
+    const migration = readFileSync(path.join(dir, 'src/modules/tags/migrations/0002-drop-note.ts'), 'utf8');
+    expect(migration).toContain("up: (queryInterface) => dropFieldColumn(queryInterface, 'tags', 'note'),");
+    expect(migration).toContain("await restoreFieldColumns(queryInterface, 'tags', (c) => c.reference('note', 'notes', { onDelete: 'cascade' }));");
+    expect(migration).toContain("await addUniqueKey(queryInterface, 'tags', ['note', 'name']);");
+    expect(migration).toContain("await createListIndexes(queryInterface, 'tags', [['owner_id', 'note', 'name', 'id'], ['owner_id', 'note', 'created_at', 'id']]);");
+    expect(migration).toContain("documents: { collection: 'tags', unset: ['note'] },");
+  });
+
+  it('new:field --optional / --required edit the declaration and write the nullability change, its down lenient where it must be', () => {
+    expect(run(dir, ['notes', 'title:string']).status).toBe(0);
+    expect(run(dir, ['tags', 'name:string', 'note:ref:notes:cascade', 'rank:integer?']).status).toBe(0);
+    expect(run(dir, ['tags', 'note', '--optional'], 'field').status).toBe(0);
+    expect(run(dir, ['tags', 'name', '--optional'], 'field').status).toBe(0);
+    expect(run(dir, ['tags', 'rank', '--required'], 'field').status).toBe(0);
+    const resource = readFileSync(path.join(dir, 'src/modules/tags/resource.ts'), 'utf8');
+    expect(resource).toContain("    name: field.string({ optional: true }),\n    note: field.reference(() => notesResource, { optional: true, onDelete: 'cascade' }),\n    rank: field.integer(),\n");
+    const optional = readFileSync(path.join(dir, 'src/modules/tags/migrations/0002-make-note-optional.ts'), 'utf8');
+    expect(optional).toContain("up: (queryInterface) => setFieldRequired(queryInterface, 'tags', 'note', false),");
+    expect(optional).toContain("down: (queryInterface) => setFieldRequired(queryInterface, 'tags', 'note', true, { ifPossible: true }),");
+    const required = readFileSync(path.join(dir, 'src/modules/tags/migrations/0004-make-rank-required.ts'), 'utf8');
+    expect(required).toContain("up: (queryInterface) => setFieldRequired(queryInterface, 'tags', 'rank', true),");
+    expect(required).toContain("down: (queryInterface) => setFieldRequired(queryInterface, 'tags', 'rank', false),");
+  });
+
+  it.each([
+    [['notes', 'nope', '--rename', 'other'], /module 'notes' has no field 'nope'/],
+    [['notes', 'title', '--rename', 'body'], /has a field 'body' already/],
+    [['notes', 'title', '--rename', 'Bad'], /camelCase/],
+    [['notes', 'title', '--rename', 'createdAt'], /reserved/],
+    [['notes', 'body', '--drop', '--rename', 'x'], /--rename, --drop, --required and --optional go alone/],
+    [['notes', 'title', '--drop', '--sort'], /--rename, --drop, --required and --optional go alone/],
+    [['notes', 'title', '--required'], /field 'title' is required already/],
+    [['notes', 'body', '--optional'], /field 'body' is optional already/],
+  ])('new:field refuses the change %j and writes nothing', (args, message) => {
+    expect(run(dir, ['notes', 'title:string', 'body:text?']).status).toBe(0);
+    const before = readFileSync(path.join(dir, 'src/modules/notes/resource.ts'), 'utf8');
+    const result = run(dir, args, 'field');
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(readFileSync(path.join(dir, 'src/modules/notes/resource.ts'), 'utf8')).toBe(before);
+  });
+
+  it('remove:module keeps the module\'s migrations (moved, with one dropping its table), unlists it and deletes the rest; refused while referenced', () => {
+    expect(run(dir, ['notes', 'title:string']).status).toBe(0);
+    expect(run(dir, ['tags', 'name:string', 'note:ref:notes:cascade']).status).toBe(0);
+    const refused = run(dir, ['notes'], 'remove');
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/module tags points at 'notes'/);
+    expect(existsSync(path.join(dir, 'src/modules/notes/resource.ts'))).toBe(true);
+
+    expect(run(dir, ['tags'], 'remove').status).toBe(0);
+    expect(existsSync(path.join(dir, 'src/modules/tags'))).toBe(false);
+    expect(existsSync(path.join(dir, 'test/modules/tags'))).toBe(false);
+    const registry = readFileSync(path.join(dir, 'src/modules/index.ts'), 'utf8');
+    expect(registry).not.toContain('tagsModule');
+    expect(registry).toMatch(/= \[authModule, notesModule, removedModules\];/);
+    expect(readFileSync(path.join(dir, 'src/modules/removed/tags/migrations/0001-create-tags.ts'), 'utf8')).toContain("from '../../../kit'");
+    const removal = readFileSync(path.join(dir, 'src/modules/removed/tags/migrations/0002-remove-module.ts'), 'utf8');
+    expect(removal).toContain("name: 'tags-0002-remove-module',");
+    expect(removal).toContain("up: (queryInterface) => queryInterface.dropTable('tags'),");
+    expect(removal).toContain('for (const migration of [createTags]) await migration.up(queryInterface);');
+    expect(readFileSync(path.join(dir, 'src/modules/removed/tags/index.ts'), 'utf8')).toContain('export const tagsMigrations: SqlMigration[] = [createTags, removeTags];');
+    expect(readFileSync(path.join(dir, 'src/modules/removed/index.ts'), 'utf8')).toContain('migrations: [...tagsMigrations],');
+
+    // Removed later, notes' history follows tags' (the order a fresh database replays them in).
+    expect(run(dir, ['notes'], 'remove').status).toBe(0);
+    expect(readFileSync(path.join(dir, 'src/modules/removed/index.ts'), 'utf8')).toContain('migrations: [...tagsMigrations, ...notesMigrations],');
+    expect(readFileSync(path.join(dir, 'src/modules/index.ts'), 'utf8')).toMatch(/= \[authModule, removedModules\];/);
   });
 
   it('--dry-run lists the files and writes nothing', () => {

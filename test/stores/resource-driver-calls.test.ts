@@ -5,6 +5,8 @@ import { newId } from '../../src/stores/ids';
 import type { MongoStoreContext, SqlStoreContext } from '../../src/stores/kit/definition';
 import type { ListQuery } from '../../src/stores/kit/list-query';
 import { MongoResourceStore } from '../../src/stores/mongo/resource-mongo-store';
+import { withIncluded } from '../../src/http/routing/resource-include';
+import type { Resource } from '../../src/stores/kit/resource';
 import { ownedRecordSchema, recordSchema } from '../../src/stores/mongo/record-schema';
 import { binaryCollation } from '../../src/stores/sql/migrations/resource-columns';
 import { addUniqueKey } from '../../src/stores/sql/migrations/unique-key';
@@ -226,6 +228,15 @@ describe('MongoDB: what the store asks of mongoose', () => {
       { $and: [...own, { dueAt: { $lt: after[0] } }] },
       { $and: [...own, { dueAt: null }] },
     ]);
+  });
+
+  it('?include= reads the records a page points at in one find per field, in the caller scope, by _id', async () => {
+    const filters: unknown[] = [];
+    jest.spyOn(connection.models.KitNote!, 'find').mockImplementation(chain([{ _id: 'n1', ownerId: 'o', title: 't' }], filters) as never);
+    const page = { items: [{ id: 't1', note: 'n1' }, { id: 't2', note: 'n1' }, { id: 't3', note: 'n2' }], limit: 3, offset: 0, nextCursor: null };
+    const answered = await withIncluded(tags as unknown as Resource, page as never, ['note'], { ownerId: 'o' }, () => stores.notes as never);
+    expect(filters).toEqual([{ $and: [{ ownerId: 'o' }, { $or: [{ _id: 'n1' }, { _id: 'n2' }] }] }]);
+    expect(answered.items.map((item) => (item as unknown as { included: { note: { id: string } | null } }).included.note?.id ?? null)).toEqual(['n1', 'n1', null]);
   });
 
   it('declares the list indexes of every sort key and filter, for the owner and across owners', () => {

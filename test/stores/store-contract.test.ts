@@ -15,6 +15,7 @@ import { useEngineDatabase } from '../support/engine-database';
 import { testEngines } from '../support/engines';
 import { blackHole, closedPort, TcpProxy } from '../support/tcp-proxy';
 import { refreshTokenStore, userStore } from '../../src/auth/stores/definitions';
+import { checkMigrationsUndo } from '../support/migration-round-trip';
 import { registeredStores } from '../support/registered-stores';
 import type { SqlRefreshTokenStore } from '../../src/auth/stores/sql-refresh-token-store';
 import { migrationsOf } from '../../src/stores/kit/registry';
@@ -264,6 +265,16 @@ for (const target of engines) {
         }
       }, 60_000);
     });
+
+    if (target.engine !== 'mongodb') {
+      // Near the end on purpose: it drops the schema and builds it again.
+      describe('migrations', () => {
+        it('every registered migration (the generated modules\' included) undoes cleanly, each named if not', async () => {
+          const applied = await checkMigrationsUndo(database as SqlDatabase);
+          expect(applied).toEqual(migrationsOf(registeredStores).map((migration) => migration.name));
+        }, 120_000);
+      });
+    }
 
     if (target.engine !== 'sqlite' && target.engine !== 'mongodb') {
       // Last on purpose: it drops the schema and builds it again.

@@ -4,7 +4,7 @@ import type { AnyResource } from '../../src/stores/kit/resource';
 import type { ModuleFactory } from '../../src/services';
 import { DEFAULT_LIST_SETTINGS } from '../../src/stores/kit/pagination';
 import { conflictMessage } from '../../src/stores/kit/actions';
-import { asJson, defaultedFields, plainFields, sampleValue, valuesFor, wrongValue, type Values } from './resource-samples';
+import { asJson, changesFor, defaultedFields, sampleValue, storeOf, valuesFor, wrongValue, type Values } from './resource-samples';
 import { buildTestApp, type TestApp } from './test-app';
 
 // The routes contract of any resource over real HTTP on the real app (in-memory SQLite): owner scoping,
@@ -46,7 +46,7 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
 
     it('keeps records to their owner: another user gets 404, an admin sees and changes it', async () => {
       const created = await create('alice');
-      const changes = asJson(Object.fromEntries(plainFields(resource).map(([name, definition]) => [name, sampleValue(definition)])));
+      const changes = asJson(await changesFor(t.services.database, resource, people.alice!.id));
       await http().get(`${path}/${created.id}`).set('Authorization', as('bob')).expect(404);
       await http().patch(`${path}/${created.id}`).set('Authorization', as('bob')).send(changes).expect(404);
       await http().delete(`${path}/${created.id}`).set('Authorization', as('bob')).expect(404);
@@ -140,6 +140,29 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
         expect(res.body.errors).toEqual([{ field: name, message: 'No such record, or not yours' }]);
       });
     }
+
+    const references = Object.entries(resource.fields as Fields).filter(([, definition]) => definition.kind === 'reference');
+    (references.length > 0 ? it : it.skip)('?include= answers each item with the records its references point at, one store call per field per page', async () => {
+      for (let i = 0; i < 3; i += 1) await create('dave');
+      const include = references.map(([name]) => name);
+      const targets = references.map(([, definition]) => storeOf(t.services.database, definition.references!.resource() as AnyResource));
+      const calls = targets.map((store) => jest.spyOn(store, 'list'));
+      try {
+        const page = await http().get(`${path}?include=${include.join(',')}&limit=3`).set('Authorization', as('dave')).expect(200);
+        expect(calls.map((call) => call.mock.calls.length)).toEqual(targets.map((store) => targets.filter((other) => other === store).length));
+        for (const item of page.body.data.items) {
+          for (const [index, name] of include.entries()) {
+            const expected = await targets[index]!.findById(item[name], { ownerId: people.dave!.id });
+            expect(item.included[name]).toEqual(expected === null ? null : JSON.parse(JSON.stringify(expected)));
+          }
+        }
+      } finally {
+        for (const call of calls) call.mockRestore();
+      }
+      const plain = await http().get(`${path}?limit=1`).set('Authorization', as('dave')).expect(200);
+      expect(plain.body.data.items[0]).not.toHaveProperty('included');
+      await http().get(`${path}?include=nothing`).set('Authorization', as('dave')).expect(422);
+    });
 
     it('fills left-out defaulted fields, and says so in the document', async () => {
       const created = (await http().post(path).set('Authorization', as('alice')).send(await body('alice', true)).expect(201)).body.data;

@@ -72,6 +72,17 @@ export function plainFields(resource: Resource): [string, FieldDefinition][] {
   return Object.entries(resource.fields as Fields).filter(([, definition]) => definition.kind !== 'reference' && !definition.readOnly);
 }
 
+/**
+ * Changes for an update, all different from the record's values: a fresh value for each field that is not a
+ * reference; a resource of references only (a join resource) has each pointed at another fresh record of
+ * the same owner instead, which is a change too.
+ */
+export async function changesFor(database: Database, resource: Resource, ownerId: string): Promise<Values> {
+  const plain = plainFields(resource);
+  if (plain.length > 0) return Object.fromEntries(plain.map(([name, definition]) => [name, sampleValue(definition)]));
+  return valuesFor(database, resource, ownerId);
+}
+
 /** The fields with a declared default, and the value a record gets when the field is left out. */
 export function defaultedFields(resource: Resource): [string, unknown][] {
   return Object.entries(resource.fields as Fields).flatMap(([name, definition]) => (definition.default === undefined ? [] : [[name, definition.default] as [string, unknown]]));

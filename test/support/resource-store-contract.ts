@@ -6,7 +6,7 @@ import { referrersOf, type AnyResource, type Resource } from '../../src/stores/k
 import { resourceStore } from '../../src/stores/kit/resource-definition';
 import { useEngineDatabase } from './engine-database';
 import { testEngines } from './engines';
-import { defaultedFields, plainFields, sampleValue, SEARCH_CASES, SEARCH_VALUES, storeOf, valuesFor, type Values } from './resource-samples';
+import { changesFor, defaultedFields, sampleValue, SEARCH_CASES, SEARCH_VALUES, storeOf, valuesFor, type Values } from './resource-samples';
 
 // The store contract of any resource, run on every engine with the same cases (what a generated module's
 // test file calls, with its resource). Everything is derived from the declaration: fields, unique keys,
@@ -129,7 +129,7 @@ export function describeResourceStore(resource: AnyResource): void {
         const ownerId = owner();
         const created = await create(ownerId);
         await pause(5);
-        const changes = Object.fromEntries(plainFields(resource).map(([name, definition]) => [name, sampleValue(definition)]));
+        const changes = await changesFor(databaseOf(), resource, ownerId);
         expect(await store().update(created.id, { ownerId: owner() }, changes as never)).toBeNull();
         const updated = await store().update(created.id, { ownerId }, changes as never);
         expect(updated).toMatchObject({ ...changes, id: created.id, ownerId, createdAt: created.createdAt });

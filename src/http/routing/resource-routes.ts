@@ -8,6 +8,7 @@ import { notFound, unprocessable } from '../errors';
 import { callerOf } from './caller';
 import { actionRoutes } from './resource-actions';
 import { readListQuery } from './list-query-params';
+import { includedRecordSchema, readInclude, withIncluded, withIncludeQuery, type StoreOf } from './resource-include';
 import { idParams, pageSchema } from './record-schemas';
 import { createBodySchema, listQuerySchema, recordSchema, updateBodySchema } from './resource-schemas';
 import { route, type AnyRoute, type ErrorResponses } from './route';
@@ -42,7 +43,7 @@ function listScope(caller: AuthUser, query: Record<string, unknown>): OwnerScope
 }
 
 /** The five routes under /api/<resource.name>, and one per declared action. */
-export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, lists: ListSettings = DEFAULT_LIST_SETTINGS): AnyRoute[] {
+export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, lists: ListSettings = DEFAULT_LIST_SETTINGS, storeOf?: StoreOf): AnyRoute[] {
   const plain = resource as unknown as Resource;
   const record = recordSchema(plain);
   const clash: ErrorResponses = resource.unique.length > 0 ? { 409: `A record with the same ${resource.unique.map((key) => key.join(' and ')).join(', or ')} exists already` } : {};
@@ -67,13 +68,17 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
       path: '/',
       access: 'authenticated',
       summary: "The caller's records (an admin's: everyone's), filtered and sorted, a page at a time",
-      query: listQuerySchema(plain),
-      responses: { 200: pageSchema(record) },
+      query: storeOf ? withIncludeQuery(plain, listQuerySchema(plain)) : listQuerySchema(plain),
+      responses: { 200: pageSchema(storeOf ? includedRecordSchema(plain) : record) },
       // The window's rules need the settings or each other, so they are checked after the schema passed each parameter.
       errors: { 422: 'A cursor this list did not issue (or taken with another sort), `offset` with `cursor`, or an offset past LIST_MAX_OFFSET' },
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const query = ctx.query as Record<string, unknown>;
-        return store.list(listScope(callerOf(ctx), query), readListQuery(plain, query, lists));
+        const include = storeOf ? readInclude(plain, query.include) : [];
+        const scope = listScope(callerOf(ctx), query);
+        const page = await store.list(scope, readListQuery(plain, query, lists));
+        // The records the page points at, read in the same scope (a reference points at a record of the same owner).
+        return storeOf ? withIncluded(plain, page, include, scope, storeOf) : page;
       },
     }),
     route({

@@ -1,5 +1,6 @@
 import { MongoResourceStore } from '../mongo/resource-mongo-store';
 import { missingListIndexes } from '../sql/migrations/list-index-steps';
+import { tableDrift } from '../sql/migrations/table-drift';
 import { SqlResourceStore } from '../sql/resource-sql-store';
 import type { StoreDefinition } from './definition';
 import type { Fields } from './fields';
@@ -23,10 +24,14 @@ export function resourceStore<F extends Fields>(resource: Resource<F>): StoreDef
       return resource.dependsOn.map((target) => resourceStore(target));
     },
     checkRelational: async (queryInterface) => {
+      const drift = await tableDrift(queryInterface, resource as unknown as Resource);
+      const problems = drift.length > 0 ? [`resource '${resource.name}': table ${resource.table} differs from its declaration: ${drift.join('; ')}. Run the migrations, or write the one that makes them agree`] : [];
+      if (drift.some((problem) => problem.endsWith('does not exist'))) return problems; // nor its indexes: one message says it
       const missing = await missingListIndexes(queryInterface, resource as unknown as Resource);
-      if (missing.length === 0) return [];
+      if (missing.length === 0) return problems;
       const list = missing.map(({ columns, serves }) => `(${columns.join(', ')}) for ${serves}`).join('; ');
       return [
+        ...problems,
         `resource '${resource.name}': table ${resource.table} lacks the list indexes its declaration needs: ${list}. ` +
           `Run the migrations, or write the one that adds them: npm run new:indexes -- ${resource.name}`,
       ];

@@ -5,7 +5,8 @@ import { describeLocation } from '../describe-location';
 import { StoreUnavailableError } from '../errors';
 import { guarded } from '../guard';
 import type { MongoStoreContext, StoreDefinition } from '../kit/definition';
-import { OpenedStores, type AnyStoreDefinition } from '../kit/registry';
+import { migrationsOf, OpenedStores, type AnyStoreDefinition } from '../kit/registry';
+import { applyDocumentChanges } from './document-migrations';
 import type { Database } from '../types';
 import { findMissingIndexes } from './index-check';
 import { translateMongoError } from './mongo-errors';
@@ -75,10 +76,13 @@ export class MongoDatabase implements Database {
   /**
    * Creates every index every registered model declares (idempotent), collection by collection: what a
    * store declares is what gets built, with no list to keep in step. indexesMissing() checks the result.
+   * Fields renamed or removed by the stores' migrations are moved first (document-migrations.ts).
    */
   async migrate(): Promise<void> {
     await guarded(
       async () => {
+        const changed = await applyDocumentChanges(this.connection, migrationsOf(this.options.stores));
+        if (changed.length > 0) this.logger.info({ applied: changed }, 'mongodb document migrations applied');
         for (const model of Object.values(this.connection.models)) await model.createIndexes();
       },
       Math.max(this.options.timeoutMs, 30_000),

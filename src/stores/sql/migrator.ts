@@ -62,10 +62,10 @@ export class Migrator {
     private readonly lockWaitMs: number,
   ) {}
 
-  /** Applies every pending migration; returns the names applied (none when up to date). */
-  up(): Promise<string[]> {
+  /** Applies every pending migration (or the next `step` ones); returns the names applied (none when up to date). */
+  up(step?: number): Promise<string[]> {
     return withMigrationLock(this.sequelize, this.engine, this.lockWaitMs, async () => {
-      const applied = await createUmzug(this.sequelize, this.engine, this.migrations, this.logger).up();
+      const applied = await createUmzug(this.sequelize, this.engine, this.migrations, this.logger).up(step === undefined ? {} : { step });
       return applied.map((migration) => migration.name);
     });
   }

@@ -1,4 +1,5 @@
 import { dataTypesOf, millisecondTimestamp } from '../../../stores/sql/migrations/column-types';
+import { dropFieldColumn } from '../../../stores/sql/migrations/field-rename-drop';
 import type { SqlMigration } from '../../../stores/sql/migrations/migration';
 import { addColumnIfMissing, addIndexIfMissing } from '../../../stores/sql/migrations/schema-steps';
 
@@ -17,9 +18,9 @@ export const addRefreshTokenFamilies: SqlMigration = {
     await queryInterface.sequelize.query('UPDATE refresh_tokens SET family_id = token WHERE family_id IS NULL');
     await addIndexIfMissing(queryInterface, 'refresh_tokens', ['family_id'], 'refresh_tokens_family_id');
   },
+  // dropFieldColumn, not Sequelize's removeColumn: on SQLite that rebuilds the table without its other indexes.
   async down(queryInterface) {
-    await queryInterface.removeIndex('refresh_tokens', 'refresh_tokens_family_id');
-    await queryInterface.removeColumn('refresh_tokens', 'retired_at');
-    await queryInterface.removeColumn('refresh_tokens', 'family_id');
+    await dropFieldColumn(queryInterface, 'refresh_tokens', 'retired_at');
+    await dropFieldColumn(queryInterface, 'refresh_tokens', 'family_id');
   },
 };

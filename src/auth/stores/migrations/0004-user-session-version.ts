@@ -1,6 +1,7 @@
 import { dataTypesOf } from '../../../stores/sql/migrations/column-types';
 import type { SqlMigration } from '../../../stores/sql/migrations/migration';
 import { addColumnIfMissing } from '../../../stores/sql/migrations/schema-steps';
+import { dropFieldColumn } from '../../../stores/sql/migrations/field-rename-drop';
 
 // The per-user session version (src/auth/caller-states.ts): raised when every session must end, and
 // compared with the version an access token carries. Existing users start at 0, as do tokens issued
@@ -12,6 +13,6 @@ export const addUserSessionVersion: SqlMigration = {
     await addColumnIfMissing(queryInterface, 'users', 'session_version', { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 });
   },
   async down(queryInterface) {
-    await queryInterface.removeColumn('users', 'session_version');
+    await dropFieldColumn(queryInterface, 'users', 'session_version'); // not removeColumn: on SQLite that rebuilds the table without its indexes
   },
 };

@@ -1,6 +1,7 @@
 import { dataTypesOf } from '../../../stores/sql/migrations/column-types';
 import type { SqlMigration } from '../../../stores/sql/migrations/migration';
 import { addColumnIfMissing } from '../../../stores/sql/migrations/schema-steps';
+import { dropFieldColumn } from '../../../stores/sql/migrations/field-rename-drop';
 
 // Whether a user's address is proven (EMAIL_VERIFICATION, docs/accounts.md). New rows start unverified unless
 // the service says otherwise; the users that exist when this runs were made before verification existed
@@ -15,6 +16,6 @@ export const addUsersEmailVerified: SqlMigration = {
     await queryInterface.bulkUpdate('users', { email_verified: true }, {});
   },
   async down(queryInterface) {
-    await queryInterface.removeColumn('users', 'email_verified');
+    await dropFieldColumn(queryInterface, 'users', 'email_verified'); // not removeColumn: on SQLite that rebuilds the table without its indexes
   },
 };

@@ -23,6 +23,6 @@ async function makeBinary(queryInterface: QueryInterface): Promise<void> {
 export const makeUsersEmailBinary: SqlMigration = {
   name: '0009-users-email-binary',
   up: makeBinary,
-  // Kept on the way down: the old collation would refuse rows the binary one holds (josé@ beside jose@).
   down: async () => undefined,
+  keptOnDown: 'the old collation would refuse rows the binary one holds (josé@ beside jose@)',
 };

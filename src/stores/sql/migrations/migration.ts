@@ -10,6 +10,30 @@ export interface SqlMigration {
    * statements that refuse one, such as CREATE INDEX CONCURRENTLY. Its steps must then be safe to run again.
    */
   transaction?: boolean;
+  /**
+   * Why this migration's down deliberately leaves the schema as its up made it (a one-way change). Without
+   * it, a down must undo its up exactly: the store suites check every registered migration that way and
+   * name the first that does not (test/support/migration-round-trip.ts).
+   */
+  keptOnDown?: string;
+  /**
+   * The same change on MongoDB's documents, where a resource's fields are renamed or removed: applied once
+   * by MongoDatabase.migrate() (recorded under this migration's name in the `schema_migrations` collection),
+   * before the models' indexes are built. The relational steps above are not run there.
+   */
+  documents?: DocumentChange;
+}
+
+/**
+ * Fields of a collection's documents renamed (`$rename`, a case-insensitive string's `<name>Folded` shadow
+ * with it) or removed (`$unset`, its shadow too); indexes on the old fields are dropped. Or the collection dropped.
+ */
+export interface DocumentChange {
+  collection: string;
+  /** The whole collection goes (a module removed). */
+  drop?: boolean;
+  rename?: Readonly<Record<string, string>>;
+  unset?: readonly string[];
 }
 
 /** Applied migrations are recorded in this table (umzug's SequelizeStorage, column `name`). */

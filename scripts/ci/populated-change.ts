@@ -1,0 +1,48 @@
+// new:field --rename and --drop on tables that hold rows, as a team meets them: `populate` migrates and writes
+// tags (each pointing at a note) of the generated modules; after `npm run new:field -- tags name --rename label`
+// and `npm run new:field -- tags note --drop`, `verify` migrates again and checks that the start-up comparison
+// finds the tags table exactly as its new declaration says (columns, types, nullability, binary collation,
+// indexes, foreign keys, unique keys), that the rows kept their names under `label`, and that `label` still
+// compares by code point ('dup' is not 'Dup'). DATABASE_URL names the database.
+// Usage: tsx scripts/ci/populated-change.ts populate|verify
+import { loadConfig } from '../../src/config/config';
+import { createLogger } from '../../src/logger';
+import { resourceStore } from '../../src/stores/kit/resource-definition';
+import { createDatabase } from '../../src/stores/create-database';
+import type { AnyResource } from '../../src/stores/kit/resource';
+
+const OWNER = 'ci-populated-change';
+
+async function main(mode: string): Promise<void> {
+  // Loaded at run time: the scratch copy's modules, as the generator left them.
+  const { notesResource } = (await import(`${process.cwd()}/src/modules/notes/resource`)) as { notesResource: AnyResource };
+  const { tagsResource } = (await import(`${process.cwd()}/src/modules/tags/resource`)) as { tagsResource: AnyResource };
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: process.env.DATABASE_URL ?? '' });
+  const database = createDatabase(config, createLogger({ env: 'test', logLevel: 'silent' }), [resourceStore(notesResource), resourceStore(tagsResource)], { cleanupJob: false, connectAttempts: 3 });
+  await database.connect();
+  try {
+    await database.migrate();
+    const tags = database.store(resourceStore(tagsResource));
+    if (mode === 'populate') {
+      const note = await database.store(resourceStore(notesResource)).create(OWNER, { title: `populated-change-${Date.now()}` });
+      for (const name of ['Dup', 'dup']) await tags.create(OWNER, { name, note: note.id });
+      console.log(`populated-change: ${config.database.engine}: 2 tags written`);
+      return;
+    }
+    await database.checkSchema(); // throws SchemaDriftError naming each difference
+    const page = await tags.list({ ownerId: OWNER }, { where: [], sort: [], limit: 100, offset: 0 });
+    const labels = page.items.map((item) => item.label).sort();
+    if (labels.join() !== 'Dup,dup' || page.items.some((item) => 'name' in item || 'note' in item)) throw new Error(`expected the tags renamed and without note, got ${JSON.stringify(page.items)}`);
+    // The binary collation survived: 'dup' finds one tag, not 'Dup' too (MariaDB's default collation would find both).
+    const exact = await tags.list({ ownerId: OWNER }, { where: [{ field: 'label', comparison: 'eq', value: 'dup' }], sort: [], limit: 100, offset: 0 });
+    if (exact.items.length !== 1) throw new Error(`label = 'dup' found ${exact.items.length} tags: the column lost its binary collation`);
+    console.log(`populated-change: ${config.database.engine}: the renamed and dropped table matches its declaration; rows kept; collation intact`);
+  } finally {
+    await database.close();
+  }
+}
+
+main(process.argv[2] ?? '').catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,178 @@
+import type { ModelAttributeColumnOptions, QueryInterface } from 'sequelize';
+import { listIndexName } from '../../kit/list-indexes';
+import { fieldColumns } from './resource-columns';
+import { addIndexIfMissing } from './schema-steps';
+import { addUniqueKey } from './unique-key';
+import { definesColumn, rebuildSqlite } from './sqlite-rebuild';
+import { indexesOf, select, type IndexShape } from './table-schema';
+
+// Renaming and dropping a field's column(s) on a table that holds rows, keeping everything else as a fresh
+// create would have it (what `npm run new:field -- <module> <field> --rename|--drop` writes):
+//   - the column is renamed in place (ALTER TABLE … RENAME COLUMN; SQL Server sp_rename): its type, its
+//     binary collation, its foreign key with the ON DELETE rule and the indexes on it stay; never Sequelize's
+//     renameColumn, which rebuilds a SQLite table without its indexes and ON DELETE and restates the
+//     column on MySQL/MariaDB with the table's default collation;
+//   - the indexes the kit names after columns (list indexes, unique keys, a reference's index) are renamed to
+//     the names a fresh create gives them;
+//   - a drop removes the field's indexes, unique keys and foreign key first, then the column(s).
+// A field's shadows (`<column>_folded`, `<column>_search`) go with it. Each step can run again after a
+// half-applied run (MySQL/MariaDB DDL is not transactional).
+
+type Dialect = ReturnType<QueryInterface['sequelize']['getDialect']>;
+
+/** The shadow columns the kit keeps beside a field (shadows.ts): they follow it. */
+const SHADOWS = ['_folded', '_search'];
+
+const dialectOf = (queryInterface: QueryInterface): Dialect => queryInterface.sequelize.getDialect();
+
+async function run(queryInterface: QueryInterface, sql: string): Promise<void> {
+  await queryInterface.sequelize.query(sql);
+}
+
+/** The name a fresh create gives an index on `columns`, if `name` is one the kit derives from `before`; else `name`. */
+export function renamedIndexName(table: string, name: string, before: readonly string[], columns: readonly string[]): string {
+  const key = (list: readonly string[]) => list.filter((column, index) => !(index === 0 && column === 'owner_id') && !column.endsWith('_bytes'));
+  if (name === listIndexName(table, before)) return listIndexName(table, columns);
+  if (name === `${table}_${key(before).join('_')}_unique`) return `${table}_${key(columns).join('_')}_unique`;
+  if (name === `${table}_${before.join('_')}`) return `${table}_${columns.join('_')}`;
+  return name;
+}
+
+async function renameColumn(queryInterface: QueryInterface, table: string, from: string, to: string): Promise<void> {
+  const quote = (name: string) => queryInterface.quoteIdentifier(name);
+  if (dialectOf(queryInterface) === 'mssql') await run(queryInterface, `EXEC sp_rename N'${table}.${from}', N'${to}', N'COLUMN'`);
+  else await run(queryInterface, `ALTER TABLE ${quote(table)} RENAME COLUMN ${quote(from)} TO ${quote(to)}`);
+}
+
+/** Renames an index in place; SQLite, which cannot, has it rebuilt from its own definition under the new name. */
+async function renameIndex(queryInterface: QueryInterface, table: string, from: string, to: string): Promise<void> {
+  const quote = (name: string) => queryInterface.quoteIdentifier(name);
+  switch (dialectOf(queryInterface)) {
+    case 'postgres':
+      return run(queryInterface, `ALTER INDEX ${quote(from)} RENAME TO ${quote(to)}`);
+    case 'mysql':
+    case 'mariadb':
+      return run(queryInterface, `ALTER TABLE ${quote(table)} RENAME INDEX ${quote(from)} TO ${quote(to)}`);
+    case 'mssql':
+      return run(queryInterface, `EXEC sp_rename N'${table}.${from}', N'${to}', N'INDEX'`);
+    default: {
+      const [rows] = await queryInterface.sequelize.query(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name = :from`, { replacements: { from } });
+      const definition = String((rows as { sql: string }[])[0]?.sql ?? '');
+      const renamed = definition.replace(/^(CREATE (?:UNIQUE )?INDEX )(?:`[^`]+`|"[^"]+"|\S+)/i, `$1${quote(to)}`);
+      await run(queryInterface, `DROP INDEX ${quote(from)}`);
+      return run(queryInterface, renamed);
+    }
+  }
+}
+
+/** The unique keys (the kit's, by name) that hold one of these columns, as addUniqueKey was given them. */
+function uniqueKeysOn(table: string, indexes: IndexShape[], columns: readonly string[]): { index: IndexShape; key: string[] }[] {
+  return indexes
+    .filter((index) => index.unique && index.columns.some((column) => columns.includes(column)))
+    .map((index) => ({ index, key: index.columns.filter((column, position) => !(position === 0 && column === 'owner_id') && !column.endsWith('_bytes')) }))
+    .filter(({ index, key }) => index.name === `${table}_${key.join('_')}_unique`);
+}
+
+/**
+ * Renames a field's column `from` to `to` (and its shadows), keeping its type, collation, foreign
+ * key, on-delete rule and indexes; the kit's index names follow. Its own inverse: down renames back.
+ */
+export async function renameFieldColumn(queryInterface: QueryInterface, table: string, from: string, to: string): Promise<void> {
+  const described = await queryInterface.describeTable(table);
+  const pairs: [string, string][] = [[from, to], ...SHADOWS.map((suffix) => [`${from}${suffix}`, `${to}${suffix}`])].filter(([old]) => old! in described) as [string, string][];
+  const renamed = (column: string) => pairs.find(([old]) => old === column)?.[1] ?? column;
+  let indexes = await indexesOf(queryInterface, table);
+  // SQL Server's unique keys index DATALENGTH(column) as a computed column, named after it: rebuilt around the rename.
+  const rebuilt = dialectOf(queryInterface) === 'mssql' ? uniqueKeysOn(table, indexes, pairs.map(([old]) => old)) : [];
+  for (const { index } of rebuilt) {
+    await queryInterface.removeIndex(table, index.name);
+    // Only the renamed columns' lengths: another string of the key keeps its own, which other keys may share.
+    for (const column of index.columns.filter((name) => pairs.some(([old]) => name === `${old}_bytes`))) await queryInterface.removeColumn(table, column);
+  }
+  for (const [old, next] of pairs) await renameColumn(queryInterface, table, old, next);
+  indexes = await indexesOf(queryInterface, table);
+  for (const index of indexes) {
+    const before = index.columns.map((column) => pairs.find(([, next]) => next === column)?.[0] ?? column);
+    const name = renamedIndexName(table, index.name, before, index.columns);
+    if (name !== index.name) await renameIndex(queryInterface, table, index.name, name);
+  }
+  for (const { key } of rebuilt) await addUniqueKey(queryInterface, table, key.map(renamed));
+  if (dialectOf(queryInterface) === 'postgres') {
+    // PostgreSQL named the foreign key after the column when the table was made: the name follows too.
+    const [rows] = await queryInterface.sequelize.query(`SELECT conname FROM pg_constraint WHERE conrelid = to_regclass(:table) AND conname = :name`, { replacements: { table, name: `${table}_${from}_fkey` } });
+    if ((rows as unknown[]).length > 0) await run(queryInterface, `ALTER TABLE ${queryInterface.quoteIdentifier(table)} RENAME CONSTRAINT ${queryInterface.quoteIdentifier(`${table}_${from}_fkey`)} TO ${queryInterface.quoteIdentifier(`${table}_${to}_fkey`)}`);
+  }
+}
+
+/** The names of the foreign key constraints on `column` (MySQL/MariaDB and SQL Server drop them before the column). */
+async function foreignKeyNames(queryInterface: QueryInterface, table: string, column: string): Promise<string[]> {
+  const dialect = dialectOf(queryInterface);
+  const sql =
+    dialect === 'mssql'
+      ? 'SELECT fk.name AS name FROM sys.foreign_keys fk JOIN sys.foreign_key_columns fkc ON fkc.constraint_object_id = fk.object_id JOIN sys.columns c ON c.object_id = fkc.parent_object_id AND c.column_id = fkc.parent_column_id WHERE fk.parent_object_id = OBJECT_ID(:table) AND c.name = :column'
+      : 'SELECT CONSTRAINT_NAME AS name FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = :table AND COLUMN_NAME = :column AND REFERENCED_TABLE_NAME IS NOT NULL';
+  const [rows] = await queryInterface.sequelize.query(sql, { replacements: { table, column } });
+  return (rows as { name: string }[]).map((row) => row.name);
+}
+
+
+/** Drops a field's column (and its shadows) with the indexes, unique keys and foreign key on it. */
+export async function dropFieldColumn(queryInterface: QueryInterface, table: string, column: string): Promise<void> {
+  const described = await queryInterface.describeTable(table);
+  const columns = [column, ...SHADOWS.map((suffix) => `${column}${suffix}`)].filter((name) => name in described);
+  const dialect = dialectOf(queryInterface);
+  const quote = (name: string) => queryInterface.quoteIdentifier(name);
+  // The foreign key first: MySQL/MariaDB refuse to drop the index it uses, SQL Server the column it holds.
+  for (const name of columns) {
+    if (dialect === 'mysql' || dialect === 'mariadb') for (const key of await foreignKeyNames(queryInterface, table, name)) await run(queryInterface, `ALTER TABLE ${quote(table)} DROP FOREIGN KEY ${quote(key)}`);
+    if (dialect === 'mssql') for (const key of await foreignKeyNames(queryInterface, table, name)) await run(queryInterface, `ALTER TABLE ${quote(table)} DROP CONSTRAINT ${quote(key)}`);
+  }
+  for (const index of await indexesOf(queryInterface, table)) {
+    if (!index.columns.some((name) => columns.includes(name))) continue;
+    await queryInterface.removeIndex(table, index.name);
+    if (dialect === 'mssql') for (const length of index.columns.filter((name) => columns.some((column) => name === `${column}_bytes`) && name in described)) await queryInterface.removeColumn(table, length);
+  }
+  if (dialect === 'mssql') {
+    // Another string's length that only a removed key used goes too, as a fresh create would not have it.
+    const indexed = new Set((await indexesOf(queryInterface, table)).flatMap((index) => index.columns));
+    for (const length of Object.keys(described).filter((name) => name.endsWith('_bytes') && !indexed.has(name) && !columns.some((column) => name === `${column}_bytes`))) await queryInterface.removeColumn(table, length);
+  }
+  for (const name of columns) {
+    if (dialect === 'sqlite') {
+      const keys = await select(queryInterface, `PRAGMA foreign_key_list(${queryInterface.quoteIdentifier(table)})`);
+      if (keys.some((key) => key.from === name)) {
+        await rebuildSqlite(queryInterface, table, (parts) => parts.filter((part) => !definesColumn(part, name)), name);
+        continue;
+      }
+    }
+    await run(queryInterface, `ALTER TABLE ${quote(table)} DROP COLUMN ${quote(name)}`);
+  }
+}
+
+type Columns = Record<string, ModelAttributeColumnOptions>;
+type ColumnBuilders = Awaited<ReturnType<typeof fieldColumns>>;
+
+/**
+ * Brings back a dropped field's column(s) as declared (a dropped field's down), empty: the values went with
+ * the drop. A required field on a table that holds rows cannot be NOT NULL then: it comes back nullable, and
+ * the start-up comparison names it ("allows null, the field is required") until its rows have values. Its
+ * unique keys and list indexes are the caller's next steps.
+ */
+export async function restoreFieldColumns(queryInterface: QueryInterface, table: string, columns: (c: ColumnBuilders) => Columns): Promise<void> {
+  const built = columns(await fieldColumns(queryInterface));
+  const existing = await queryInterface.describeTable(table);
+  const quote = (name: string) => queryInterface.quoteIdentifier(name);
+  for (const [name, spec] of Object.entries(built)) {
+    if (name in existing) continue; // a retry after a half-applied run
+    const [row] = spec.allowNull === false ? await select(queryInterface, `SELECT COUNT(*) AS ${quote('count')} FROM ${quote(table)}`) : [];
+    if (spec.allowNull === false && Number(row?.count ?? 0) === 0 && dialectOf(queryInterface) === 'sqlite') {
+      // SQLite adds no NOT NULL column without a default, even to an empty table: rebuilt with it.
+      const generator = (queryInterface as unknown as { queryGenerator: { addColumnQuery(table: string, key: string, spec: unknown): string } }).queryGenerator;
+      const statement = generator.addColumnQuery(table, name, (queryInterface.sequelize as unknown as { normalizeAttribute(spec: unknown): unknown }).normalizeAttribute(spec));
+      await rebuildSqlite(queryInterface, table, (parts) => [...parts, statement.replace(/^ALTER TABLE \S+ ADD /, '').replace(/;$/, '')]);
+    } else {
+      await queryInterface.addColumn(table, name, spec.allowNull === false && Number(row?.count ?? 0) > 0 ? { ...spec, allowNull: true } : spec);
+    }
+    if (spec.references) await addIndexIfMissing(queryInterface, table, [name], `${table}_${name}`);
+  }
+}
