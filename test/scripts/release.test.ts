@@ -13,6 +13,7 @@ const TOKEN = 'ghp_R3leaseT0kenN0tForLabels';
 const recorder = (log: string) => `#!/usr/bin/env bash
 printf '%s\\n' "$*" >>"${log}"
 case "$1 $2" in
+  "manifest inspect") echo "no such manifest: $*" >&2; exit 1 ;; # the version is not in the registry yet
   "image inspect") case "$*" in *RepoDigests*) echo "127.0.0.1:5000/app@sha256:${'a'.repeat(64)}" ;; *) echo 1048576 ;; esac ;;
   "history "*) echo "  1MB	COPY . ." ;;
 esac
