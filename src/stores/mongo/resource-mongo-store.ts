@@ -1,5 +1,5 @@
 import type { Model, SchemaDefinition } from 'mongoose';
-import { DuplicateKeyError, MissingReferenceError, ReferencedRecordError, UniqueKeyError } from '../errors';
+import { ReferencedRecordError } from '../errors';
 import { isId } from '../ids';
 import type { MongoStoreContext } from '../kit/definition';
 import { fold, foldedNameOf, type FieldDefinition, type Fields, type FieldsOf, type RecordOf, type ReferencedResource } from '../kit/fields';
@@ -11,6 +11,7 @@ import type { Condition, ListQuery } from '../kit/list-query';
 import type { OwnerScope } from '../kit/owner-scope';
 import { fieldEntries, referrersOf, withDefaults, type Resource } from '../kit/resource';
 import type { ResourcePage, ResourceStore } from '../kit/resource-store';
+import { writeUnderRules, type WriteLookups } from '../kit/write-rules';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- documents of every resource pass through here */
 type AnyModel = Model<any>;
@@ -67,6 +68,8 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
     protected readonly resource: Resource<F>,
   ) {
     this.model = resourceModel(context, resource as unknown as Resource);
+    // The models its reference checks read, defined once up front rather than on the first write.
+    for (const [, definition] of fieldEntries(this.plain)) if (definition.references) referencedModel(context, definition.references.resource());
   }
 
   /** The declaration without its field types: what the generic code below walks. */
@@ -190,30 +193,19 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
     });
   }
 
-  private async writing<T>(ownerId: string, id: string | undefined, values: Record<string, unknown>, write: () => Promise<T>): Promise<T> {
-    for (const [name, definition] of fieldEntries(this.plain)) {
-      const value = values[name];
-      if (definition.kind !== 'reference' || value === null || value === undefined) continue;
-      const target = referencedModel(this.context, definition.references!.resource());
-      const found = typeof value === 'string' && isId(value) && (await this.context.run(() => target.exists({ _id: value, ownerId }).maxTimeMS(this.context.timeoutMs).exec())) !== null;
-      if (!found) throw new MissingReferenceError(name);
-    }
-    try {
-      return await this.context.run(write);
-    } catch (error) {
-      if (error instanceof DuplicateKeyError) throw new UniqueKeyError(await this.clashingKey(ownerId, id, values), { cause: error });
-      throw error;
-    }
+  /** The write rules (write-rules.ts), with this family's look-ups; the write itself under the store deadline. */
+  private writing<T>(ownerId: string, id: string | undefined, values: Record<string, unknown>, write: () => Promise<T>): Promise<T> {
+    return writeUnderRules(this.plain, ownerId, id, values, this.lookups, () => this.context.run(write));
   }
 
-  private async clashingKey(ownerId: string, id: string | undefined, values: Record<string, unknown>): Promise<readonly string[]> {
-    for (const key of this.resource.unique) {
-      if (key.some((name) => values[name] === null || values[name] === undefined)) continue;
-      const filter = this.scoped({ ownerId }, [...key.map((name) => this.equals(name, values[name])), ...(id ? [{ _id: { $ne: id } }] : [])]);
-      if (await this.context.run(() => this.model.exists(filter).maxTimeMS(this.context.timeoutMs).exec())) return key;
-    }
-    return this.resource.unique[0] ?? ['id'];
-  }
+  private readonly lookups: WriteLookups = {
+    recordOfOwner: async (target, id, ownerId) =>
+      (await this.context.run(() => referencedModel(this.context, target).exists({ _id: id, ownerId }).maxTimeMS(this.context.timeoutMs).exec())) !== null,
+    keyHeld: async (key, values, ownerId, exceptId) => {
+      const filter = this.scoped({ ownerId }, [...key.map((name) => this.equals(name, values[name])), ...(exceptId ? [{ _id: { $ne: exceptId } }] : [])]);
+      return (await this.context.run(() => this.model.exists(filter).maxTimeMS(this.context.timeoutMs).exec())) !== null;
+    },
+  };
 }
 
 /**

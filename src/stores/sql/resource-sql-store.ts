@@ -1,5 +1,5 @@
 import type { Model, ModelAttributes, ModelStatic, Op as SequelizeOp, WhereOptions } from 'sequelize';
-import { DuplicateKeyError, ForeignKeyViolationError, MissingReferenceError, ReferencedRecordError, UniqueKeyError } from '../errors';
+import { ForeignKeyViolationError, ReferencedRecordError } from '../errors';
 import { isId, newId } from '../ids';
 import type { SqlStoreContext } from '../kit/definition';
 import { fold, foldedNameOf, type FieldDefinition, type Fields, type FieldsOf, type RecordOf } from '../kit/fields';
@@ -10,6 +10,7 @@ import type { Condition, ListQuery } from '../kit/list-query';
 import type { OwnerScope } from '../kit/owner-scope';
 import { fieldEntries, withDefaults, type Resource } from '../kit/resource';
 import type { ResourcePage, ResourceStore } from '../kit/resource-store';
+import { writeUnderRules, type WriteLookups } from '../kit/write-rules';
 import { defineRecordModel } from './record-model';
 
 type Row = Record<string, unknown>;
@@ -199,45 +200,16 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
       });
   }
 
-  /**
-   * Runs a write of `values` (the record as it will be) for `ownerId`: its references are checked first,
-   * and the engine's refusals come back as the resource's errors, naming the fields.
-   */
-  private async writing<T>(ownerId: string, id: string | undefined, values: Row, write: () => Promise<T>): Promise<T> {
-    await this.checkReferences(ownerId, values);
-    try {
-      return await write();
-    } catch (error) {
-      if (error instanceof DuplicateKeyError) throw new UniqueKeyError(await this.clashingKey(ownerId, id, values), { cause: error });
-      if (error instanceof ForeignKeyViolationError) throw new MissingReferenceError(this.referenceNames()[0] ?? 'id', { cause: error });
-      throw error;
-    }
+  /** The write rules (write-rules.ts), with this family's look-ups. */
+  private writing<T>(ownerId: string, id: string | undefined, values: Row, write: () => Promise<T>): Promise<T> {
+    return writeUnderRules(this.plain, ownerId, id, values, this.lookups, write);
   }
 
-  private referenceNames(): string[] {
-    return fieldEntries(this.plain)
-      .filter(([, definition]) => definition.kind === 'reference')
-      .map(([name]) => name);
-  }
-
-  /** Each reference given names a record of the same owner, or MissingReferenceError names the field. */
-  private async checkReferences(ownerId: string, values: Row): Promise<void> {
-    for (const name of this.referenceNames()) {
-      const value = values[name];
-      if (value === null || value === undefined) continue;
-      const target = this.definition(name)!.references!.resource();
-      const found = typeof value === 'string' && isId(value) && (await this.context.run(() => referencedModel(this.context, target).count({ where: { id: value, ownerId } }))) > 0;
-      if (!found) throw new MissingReferenceError(name);
-    }
-  }
-
-  /** Which unique key the values clash on (the first declared one when a racing write has gone since). */
-  private async clashingKey(ownerId: string, id: string | undefined, values: Row): Promise<readonly string[]> {
-    for (const key of this.resource.unique) {
-      if (key.some((name) => values[name] === null || values[name] === undefined)) continue;
-      const where = this.scoped({ ownerId }, [...key.map((name) => this.equals(name, values[name])), ...(id ? [{ id: { [this.Op.ne]: id } }] : [])]);
-      if ((await this.context.run(() => this.model.count({ where }))) > 0) return key;
-    }
-    return this.resource.unique[0] ?? ['id'];
-  }
+  private readonly lookups: WriteLookups = {
+    recordOfOwner: async (target, id, ownerId) => (await this.context.run(() => referencedModel(this.context, target).count({ where: { id, ownerId } }))) > 0,
+    keyHeld: async (key, values, ownerId, exceptId) => {
+      const where = this.scoped({ ownerId }, [...key.map((name) => this.equals(name, values[name])), ...(exceptId ? [{ id: { [this.Op.ne]: exceptId } }] : [])]);
+      return (await this.context.run(() => this.model.count({ where }))) > 0;
+    },
+  };
 }
