@@ -1,8 +1,5 @@
 import { connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import { createHttpServer } from '../../src/http/http-server';
-import { buildTestApp, type TestApp } from '../support/test-app';
+import { useListeningApp } from '../support/listening-app';
 
 /** Sends raw bytes and reads everything until the server closes the connection (bounded). */
 function exchange(port: number, bytes: string): Promise<string> {
@@ -24,30 +21,18 @@ function exchange(port: number, bytes: string): Promise<string> {
 }
 
 describe('requests the HTTP parser rejects still get the fail envelope', () => {
-  let t: TestApp;
-  let server: Server;
-  let port: number;
-
-  beforeAll(async () => {
-    t = await buildTestApp();
-    server = createHttpServer(t.app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
-  });
-  afterAll(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await t.close();
-  });
+  const listening = useListeningApp();
+  const port = () => listening.port();
 
   it('malformed request line: 400 with the envelope, then close', async () => {
-    const answer = await exchange(port, 'NOT HTTP AT ALL\r\n\r\n');
+    const answer = await exchange(port(), 'NOT HTTP AT ALL\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(answer).toMatch(/Connection: close/);
     expect(answer.split('\r\n\r\n')[1]).toBe('{"status":"fail","message":"Malformed HTTP request"}');
   });
 
   it('headers over the size limit: 431, as Node would answer, with the envelope', async () => {
-    const answer = await exchange(port, `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const answer = await exchange(port(), `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(answer).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
     expect(JSON.parse(answer.split('\r\n\r\n')[1])).toEqual({ status: 'fail', message: 'Request headers too large' });
   });

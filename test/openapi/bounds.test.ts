@@ -1,9 +1,7 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import request from 'supertest';
 import type { Response } from 'supertest';
-import { createHttpServer } from '../../src/http/http-server';
 import { modules } from '../../src/modules';
+import { useListeningApp } from '../support/listening-app';
 import { DocumentConformance } from '../support/openapi-conformance';
 import { buildTestApp, type TestApp } from '../support/test-app';
 
@@ -55,28 +53,15 @@ describe('the document states the bounds the service enforces', () => {
 });
 
 describe('a request line over the HTTP server limit', () => {
-  let t: TestApp;
-  let server: Server;
-  let port: number;
-
-  beforeAll(async () => {
-    t = await buildTestApp({ env: ENV, modules });
-    server = createHttpServer(t.app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
-  });
-  afterAll(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await t.close();
-  });
+  const listening = useListeningApp({ env: ENV, modules });
 
   it('a long query string is answered 431 with the fail envelope, as the operation declares', async () => {
-    const document = (await request(t.app.callback()).get('/openapi.json').expect(200)).body;
+    const document = (await request(listening.app().app.callback()).get('/openapi.json').expect(200)).body;
     const conformance = new DocumentConformance(document);
-    const { authorization } = await t.signIn('admin');
+    const { authorization } = await listening.app().signIn('admin');
     // 3,000 characters of é: 18,000 bytes once percent-encoded, over Node's 16 KiB before any route runs (a
     // list's 4,000-character `[in]` parameter can do the same).
-    const answer = await fetch(`http://127.0.0.1:${port}/api/users?limit=5&cursor=${encodeURIComponent('é'.repeat(3000))}`, { headers: { authorization } });
+    const answer = await fetch(`http://127.0.0.1:${listening.port()}/api/users?limit=5&cursor=${encodeURIComponent('é'.repeat(3000))}`, { headers: { authorization } });
     expect(answer.status).toBe(431);
     const body = await answer.json();
     expect(body).toEqual({ status: 'fail', message: 'Request headers too large' });
