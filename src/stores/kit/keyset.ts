@@ -22,47 +22,55 @@ export interface KeyCondition {
   value?: unknown;
 }
 
-/** One range of the order's index: its conditions, and the keys its rows are ordered by. */
+/**
+ * One range of the order's index: its conditions, and the order its rows are read in. The order is always
+ * the page's whole order: keys a segment holds equal are constant in it, and naming them keeps the ORDER BY
+ * the index's own, so no engine reads the range another way (MariaDB, ordered by the later keys alone, seeks
+ * the owner and filters the bound while it walks: a cursor page would cost its depth).
+ */
 export interface Segment {
   where: KeyCondition[];
   order: SortKey[];
-  /** Keys whose nulls this segment excludes (an engine orders them without NULLS FIRST/LAST). */
+  /** Keys this segment bounds or holds equal: an engine orders them without NULLS FIRST/LAST. */
   nonNull: string[];
 }
 
-/** The rows with these leading keys equal, then the rest of the order, split at a nullable next key. */
-function from(order: readonly SortKey[], equal: KeyCondition[], nullable: (field: string) => boolean): Segment[] {
+/** The conditions of the rows with these leading keys equal, then the rest of the order, split at a nullable next key. */
+function from(order: readonly SortKey[], equal: KeyCondition[], nullable: (field: string) => boolean): KeyCondition[][] {
   const [key, ...rest] = order;
-  if (!key || !nullable(key.field)) return [{ where: equal, order: [...order], nonNull: [] }];
-  const nulls: Segment[] = from(rest, [...equal, { field: key.field, is: 'same', value: null }], nullable);
-  const values: Segment = { where: [...equal, { field: key.field, is: 'notNull' }], order: [...order], nonNull: [key.field] };
+  if (!key || !nullable(key.field)) return [equal];
+  const nulls = from(rest, [...equal, { field: key.field, is: 'same', value: null }], nullable);
+  const values = [...equal, { field: key.field, is: 'notNull' as const }];
   return key.descending ? [values, ...nulls] : [...nulls, values];
+}
+
+/** The conditions of each segment after the record whose sort values are `after`, in the order their rows come. */
+function after(order: readonly SortKey[], values: readonly unknown[], nullable: (field: string) => boolean): KeyCondition[][] {
+  const segments: KeyCondition[][] = [];
+  // Deepest first: rows equal on every key before the last one come right after the cursor.
+  for (let index = order.length - 1; index >= 0; index -= 1) {
+    const key = order[index]!;
+    const value = values[index];
+    const equal = order.slice(0, index).map((previous, i): KeyCondition => ({ field: previous.field, is: 'same', value: values[i] }));
+    if (!key.descending) {
+      // Ascending: nulls first, so after a null come the values; after a value, the greater ones.
+      segments.push([...equal, value === null ? { field: key.field, is: 'notNull' } : { field: key.field, is: 'greater', value }]);
+    } else if (value !== null) {
+      // Descending: the smaller values, then (nullable keys) the nulls, which come last.
+      segments.push([...equal, { field: key.field, is: 'less', value }]);
+      if (nullable(key.field)) segments.push(...from(order.slice(index + 1), [...equal, { field: key.field, is: 'same', value: null }], nullable));
+    } // descending after a null: nothing comes after it on this key
+  }
+  return segments;
 }
 
 /**
  * The segments of a page in `order` (id last), from its start or after the record whose sort values are
- * `after`, in the order their rows come. `nullable` says which keys may be null.
+ * `values`, in the order their rows come. `nullable` says which keys may be null.
  */
-export function pageSegments(order: readonly SortKey[], after: readonly unknown[] | undefined, nullable: (field: string) => boolean): Segment[] {
-  if (!after) return from(order, [], nullable);
-  const segments: Segment[] = [];
-  // Deepest first: rows equal on every key before the last one come right after the cursor.
-  for (let index = order.length - 1; index >= 0; index -= 1) {
-    const key = order[index]!;
-    const value = after[index];
-    const equal = order.slice(0, index).map((previous, i): KeyCondition => ({ field: previous.field, is: 'same', value: after[i] }));
-    const rest = order.slice(index + 1);
-    if (!key.descending) {
-      // Ascending: nulls first, so after a null come the values; after a value, the greater ones.
-      const bound: KeyCondition = value === null ? { field: key.field, is: 'notNull' } : { field: key.field, is: 'greater', value };
-      segments.push({ where: [...equal, bound], order: order.slice(index), nonNull: [key.field] });
-    } else if (value !== null) {
-      // Descending: the smaller values, then (nullable keys) the nulls, which come last.
-      segments.push({ where: [...equal, { field: key.field, is: 'less', value }], order: order.slice(index), nonNull: [key.field] });
-      if (nullable(key.field)) segments.push(...from(rest, [...equal, { field: key.field, is: 'same', value: null }], nullable));
-    } // descending after a null: nothing comes after it on this key
-  }
-  return segments;
+export function pageSegments(order: readonly SortKey[], values: readonly unknown[] | undefined, nullable: (field: string) => boolean): Segment[] {
+  const conditions = values ? after(order, values, nullable) : from(order, [], nullable);
+  return conditions.map((where) => ({ where, order: [...order], nonNull: where.map((condition) => condition.field) }));
 }
 
 /** Reads the segments in turn until `wanted` rows are there (the page, plus one to tell a next page exists). */

@@ -152,7 +152,8 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
         read: async (segment, limit, offset) => {
           const documents = await this.model
             .find(this.scoped(scope, [...filtered, ...segment.where.map((condition) => this.keyCondition(condition))]))
-            .sort(Object.fromEntries(segment.order.map(({ field, descending }) => [path(field), descending ? -1 : 1])))
+            // The index's own order (owner, keys, _id), as on the relational engines.
+            .sort(Object.fromEntries([...(scope.ownerId === undefined ? [] : [{ field: 'ownerId', descending: segment.order[0]?.descending ?? false }]), ...segment.order].map(({ field, descending }) => [path(field), descending ? -1 : 1])))
             .skip(offset)
             .limit(limit)
             .maxTimeMS(this.context.timeoutMs)

@@ -131,10 +131,15 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
     return { [field]: { [is === 'greater' ? Op.gt : Op.lt]: value } };
   }
 
-  /** ORDER BY of a segment. PostgreSQL alone orders nulls last by default: it is told NULLS FIRST/LAST where nulls can occur. */
-  private orderOf(segment: Segment): [string, string][] {
+  /**
+   * ORDER BY of a segment, led by the owner when the list is one owner's: the index's own order (owner, keys,
+   * id), constant columns included, so every engine reads the segment as a range of it (keyset.ts). PostgreSQL
+   * alone orders nulls last by default: it is told NULLS FIRST/LAST where nulls can occur.
+   */
+  private orderOf(segment: Segment, scope: OwnerScope): [string, string][] {
     const postgres = this.context.engine === 'postgres';
-    return segment.order.map(({ field, descending }) => {
+    const lead = scope.ownerId === undefined ? [] : [{ field: 'ownerId', descending: segment.order[0]?.descending ?? false }];
+    return [...lead, ...segment.order].map(({ field, descending }) => {
       const nulls = postgres && this.definition(field)?.optional && !segment.nonNull.includes(field) ? (descending ? ' NULLS LAST' : ' NULLS FIRST') : '';
       return [field, `${descending ? 'DESC' : 'ASC'}${nulls}`];
     });
@@ -160,7 +165,7 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
       listPage<RecordOf<F>>(query, (field) => this.definition(field)?.optional === true, {
         read: async (segment, limit, offset) => {
           const where = this.scoped(scope, [...filtered, ...segment.where.map((condition) => this.keyCondition(condition))]);
-          const rows = await this.model.findAll({ where, order: this.orderOf(segment), limit, offset });
+          const rows = await this.model.findAll({ where, order: this.orderOf(segment, scope), limit, offset });
           return rows.map((row) => this.toRecord(row));
         },
         // Ids only, at most `upTo` of them: a bounded read of the list's index, not a COUNT of the whole owner.
