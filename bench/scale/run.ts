@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config/config';
 import { modules as registeredModules } from '../../src/modules';
 import { startService, type RunningService } from '../../src/service';
 import { isId } from '../../src/stores/ids';
+import { encodeCursor } from '../../src/stores/kit/cursor';
 import { ADMIN_ROLE } from '../../src/stores/kit/owner-scope';
 import { get, measureKind, resolvePath, type Outcome, type PageKind } from './measure';
 import { createListIndexes, listIndexColumns, removeListIndexes } from '../../src/stores/sql/migrations/list-index-steps';
@@ -27,6 +28,17 @@ const RESULTS_DIR = join(__dirname, '..', 'results');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const seconds = (since: number) => (performance.now() - since) / 1000;
 
+/**
+ * A cursor deep into every owner's list, made as the service makes one (the seeded titles are three of 50
+ * words; their created_at spans the past year): what is left after it is about 2 % of the list, so a page
+ * there costs its depth unless it is a range of the index.
+ */
+function deepCursor(sort: 'title' | '-createdAt'): string {
+  if (sort === 'title') return encodeCursor([{ field: 'title', descending: false }, { field: 'id', descending: false }], { title: 'zinnia', id: '00000000-0000-7000-8000-000000000000' });
+  const early = new Date(Date.now() - 357 * 86_400_000);
+  return encodeCursor([{ field: 'createdAt', descending: true }, { field: 'id', descending: true }], { createdAt: early, id: 'ffffffff-ffff-7fff-bfff-ffffffffffff' });
+}
+
 function noteKinds(pageSize: number): PageKind[] {
   const base = `/api/notes?limit=${pageSize}`;
   return [
@@ -36,6 +48,8 @@ function noteKinds(pageSize: number): PageKind[] {
     { id: 'title-cursor-3', title: 'third page by cursor, by title', path: `${base}&sort=title`, follow: 2 },
     { id: 'pinned', title: 'filtered pinned=true, newest first', path: `${base}&pinned=true` },
     { id: 'title-desc', title: 'first page sorted by -title', path: `${base}&sort=-title` },
+    { id: 'deep', title: 'a page by cursor 98 % deep, newest first', path: `${base}&cursor=${deepCursor('-createdAt')}` },
+    { id: 'title-deep', title: 'a page by cursor 98 % deep, by title', path: `${base}&sort=title&cursor=${deepCursor('title')}` },
     { id: 'count', title: 'first page with ?count=true', path: `${base}&count=true`, optional: true },
   ];
 }
