@@ -44,10 +44,13 @@ function baseWords(): Set<string> {
 
 const isLetter = (character: string) => /\p{L}/u.test(character);
 
-/** The word itself, l33t undone, lowercased; undefined when it holds something no rule set writes (a space). */
+/**
+ * The word itself, l33t undone, lowercased; undefined when it is no list entry's shape. One hyphen,
+ * apostrophe or space between letters stays: the name lists hold `ann-marie`, `o'brien` and `la verne`.
+ */
 function plain(core: string): string | undefined {
   const undone = [...core.toLowerCase()].map((character) => L33T[character] ?? character).join('');
-  return /^\p{L}+$/u.test(undone) ? undone : undefined;
+  return /^\p{L}+(?:['’ -]\p{L}+)*$/u.test(undone) ? undone : undefined;
 }
 
 /** True for a base word: listed, or one of the user's own words, or either said twice (`summersummer`). */
