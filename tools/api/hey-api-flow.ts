@@ -13,6 +13,7 @@ const password = 'hey api client quarry lantern 4';
 
 const registered = await postAuthRegister({ body: { name: 'Hey', email, password } });
 if (registered.error) throw new Error(`register: ${registered.response?.status} ${registered.error.message}`);
+if (!('id' in registered.data.data)) throw new Error('register: a 201 with the user was expected (no email verification here)');
 const userId: string = registered.data.data.id;
 
 const invalid = await postAuthLogin({ body: { email: 'not-an-email', password: '' } });

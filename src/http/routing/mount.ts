@@ -84,9 +84,10 @@ function respond(definition: AnyRoute, status: number): Middleware<RequestState>
   return async (ctx) => {
     const data = await handler(ctx as unknown as RouteContext);
     if (data !== undefined) {
-      ctx.status = status;
+      ctx.status = definition.statusOf ? (definition.statusOf as (answered: unknown) => number)(data) : status;
       ctx.body = success(data);
-      if (definition.location) ctx.set('Location', (definition.location as (created: unknown) => string)(data));
+      const location = definition.location ? (definition.location as (created: unknown) => string | undefined)(data) : undefined;
+      if (location !== undefined) ctx.set('Location', location);
     } else if (ctx.body === undefined || ctx.body === null) {
       ctx.status = 204;
     }

@@ -127,7 +127,12 @@ export interface RouteDefinition<
    * For a route that creates something (201): where the created resource is read, from what the handler
    * returned. The answer carries it as `Location`, and the document declares the header.
    */
-  location?: (data: ResponseData<R>) => string;
+  location?: (data: ResponseData<R>) => string | undefined;
+  /**
+   * Which declared success status this data is answered with, for a route declaring several with a body
+   * (registration: 201 with the user, or 202 when a new and a taken address must answer alike).
+   */
+  statusOf?: (data: ResponseData<R>) => number;
 
   /** For the API document: one line, a longer text (Markdown), groups (default: the module's name). */
   summary?: string;
