@@ -46,8 +46,8 @@ export function userRoutes({ users, directory, sessions, secondFactors, identiti
     method: 'GET',
     path: '/me',
     access: 'authenticated',
-    summary: linked ? 'The signed-in caller, as stored now (role included), and the providers linked to the account' : 'The signed-in caller, as stored now (role included)',
-    responses: { 200: linked ? Type.Composite([userSchema, linkedProvidersSchema]) : userSchema },
+    summary: 'The signed-in caller, as stored now (role included); with OIDC_PROVIDERS, the providers linked to the account',
+    responses: { 200: Type.Composite([userSchema, linkedProvidersSchema]) },
     errors: { 404: 'The user no longer exists' },
     // Read from the store, not the token: the role may have changed, and the token carries no email or name.
     handler: async (ctx) => {

@@ -26,11 +26,15 @@ export function roleChangeSchema(roles: readonly string[]) {
   return Type.Object({ role: roleSchema(roles) }, { additionalProperties: false });
 }
 
-/** GET /me with OIDC_PROVIDERS: how the caller can sign in besides (or instead of) a password. */
+/**
+ * GET /me: how the caller can sign in besides (or instead of) a password. Present only with OIDC_PROVIDERS, so
+ * optional in the one document every setting shares.
+ */
 export const linkedProvidersSchema = Type.Object({
-  hasPassword: Type.Boolean({ description: 'False for an account made by a provider sign-in until a password is set (by reset)' }),
-  linkedProviders: Type.Array(
-    Type.Object({ provider: Type.String({ description: 'The name in OIDC_PROVIDERS' }), linkedAt: Type.String({ format: 'date-time' }) }),
-    { description: 'Identities at OpenID Connect providers that sign in to this account, oldest first' },
+  hasPassword: Type.Optional(Type.Boolean({ description: 'With OIDC_PROVIDERS: false for an account made by a provider sign-in until a password is set (by reset)' })),
+  linkedProviders: Type.Optional(
+    Type.Array(Type.Object({ provider: Type.String({ description: 'The name in OIDC_PROVIDERS' }), linkedAt: Type.String({ format: 'date-time' }) }), {
+      description: 'With OIDC_PROVIDERS: identities at OpenID Connect providers that sign in to this account, oldest first',
+    }),
   ),
 });
