@@ -71,7 +71,7 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
       query: storeOf ? withIncludeQuery(plain, listQuerySchema(plain)) : listQuerySchema(plain),
       responses: { 200: pageSchema(storeOf ? includedRecordSchema(plain) : record) },
       // The window's rules need the settings or each other, so they are checked after the schema passed each parameter.
-      errors: { 422: 'A cursor this list did not issue (or taken with another sort), `offset` with `cursor`, or an offset past LIST_MAX_OFFSET' },
+      errors: { 422: 'A cursor this list did not issue or took with another sort (`query.cursor`); an offset with a cursor, or past LIST_MAX_OFFSET (`query.offset`)' },
       handler: async (ctx) => {
         const query = ctx.query as Record<string, unknown>;
         const include = storeOf ? readInclude(plain, query.include) : [];

@@ -75,7 +75,7 @@ export function userRoutes({ users, directory, sessions, secondFactors, identiti
       summary: 'Users, oldest first, a page at a time (by offset, or by cursor at any depth)',
       query: pageQuery,
       responses: { 200: pageSchema(userSchema) },
-      errors: { 422: 'A cursor this list did not issue, `offset` with `cursor`, or an offset past LIST_MAX_OFFSET' },
+      errors: { 422: 'A cursor this list did not issue or took with another sort (`query.cursor`); an offset with a cursor, or past LIST_MAX_OFFSET (`query.offset`)' },
       handler: async (ctx) => {
         const errors: FieldError[] = [];
         const window = readListWindow(ctx.query, lists, withTiebreak(USERS_ORDER), (field) => (field === 'createdAt' ? 'datetime' : 'string'), errors);
