@@ -67,6 +67,7 @@ function withDefault(source: string, field: DeclaredField, value: string): strin
   return source.replace(field.line, `    ${field.name}: field.${field.type}(${options}),`);
 }
 
+/** A migration's text; its down drops with dropFieldColumn, which keeps the table's other indexes on SQLite (removeColumn rebuilds the table without them). */
 function migrationText(module: string, constant: string, name: string, comment: string, imports: string, up: string, down: string): string {
   return `import { ${imports}, type SqlMigration } from '../../kit';
 
@@ -112,7 +113,7 @@ export function planFieldChange(root: string, module: string | undefined, fieldN
       if (field.type !== 'string' && field.type !== 'text') throw new SpecError(`--search: '${fieldName}' (${field.type}) is not a string or text field: only those are searched`);
       const maxLength = /maxLength: (\d+)/.exec(field.options)?.[1];
       const n = number();
-      migration(`search${pascal(fieldName)}`, `${n}-search-${kebab(fieldName)}`, migrationText(module!, `search${pascal(fieldName)}`, `${n}-search-${kebab(fieldName)}`, `${fieldName}_search, the shadow ?q= matches, added and filled from the rows.`, 'addSearchColumn', `addSearchColumn(queryInterface, '${table}', '${column}', { kind: '${field.type}'${maxLength ? `, maxLength: ${maxLength}` : ''} })`, `queryInterface.removeColumn('${table}', '${column}_search')`));
+      migration(`search${pascal(fieldName)}`, `${n}-search-${kebab(fieldName)}`, migrationText(module!, `search${pascal(fieldName)}`, `${n}-search-${kebab(fieldName)}`, `${fieldName}_search, the shadow ?q= matches, added and filled from the rows.`, 'addSearchColumn, dropFieldColumn', `addSearchColumn(queryInterface, '${table}', '${column}', { kind: '${field.type}'${maxLength ? `, maxLength: ${maxLength}` : ''} })`, `dropFieldColumn(queryInterface, '${table}', '${column}_search')`));
       source = withSearched(source, fieldName);
     }
   }
@@ -123,7 +124,7 @@ export function planFieldChange(root: string, module: string | undefined, fieldN
     if (added) {
       const n = number();
       const constant = `add${pascal(added.name)}`;
-      migration(constant, `${n}-add-${kebab(added.name)}`, migrationText(module!, constant, `${n}-add-${kebab(added.name)}`, `${added.name} on ${table}, set by the ${action.name} action only: rows read it as null.`, 'addFieldColumns', `addFieldColumns(queryInterface, '${table}', (c) => ${columns(added)})`, `queryInterface.removeColumn('${table}', '${added.column}')`));
+      migration(constant, `${n}-add-${kebab(added.name)}`, migrationText(module!, constant, `${n}-add-${kebab(added.name)}`, `${added.name} on ${table}, set by the ${action.name} action only: rows read it as null.`, 'addFieldColumns, dropFieldColumn', `addFieldColumns(queryInterface, '${table}', (c) => ${columns(added)})`, `dropFieldColumn(queryInterface, '${table}', '${added.column}')`));
       source = source.replace(/(\n {2}fields: \{\n[\s\S]*?)(\n {2}\},\n)/, (_all, body: string, close: string) => `${body}\n    ${added.name}: ${declaration(added)},${close}`);
     }
     source = withAction(source, actionLine(action));

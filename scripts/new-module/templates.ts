@@ -110,14 +110,14 @@ describeResourceRoutes(${n.resource}, ${n.module});
 
 /** A migration adding one field to a table that may hold rows (npm run new:field). */
 export function addFieldMigrationFile(spec: { name: string; table: string }, field: FieldSpec, number: string, constant: string): string {
-  return `import { addFieldColumns, type SqlMigration } from '../../kit';
+  return `import { addFieldColumns, dropFieldColumn, type SqlMigration } from '../../kit';
 
 // ${field.name} on ${spec.table}, which may hold rows: they read it as ${field.default === undefined ? 'null' : 'its default'}. Never edit once run.
 export const ${constant}: SqlMigration = {
   name: '${spec.name}-${number}-add-${field.column.replace(/_/g, '-')}',
   up: (queryInterface) => addFieldColumns(queryInterface, '${spec.table}', (c) => ${columns(field)}),
   down: async (queryInterface) => {
-${[...(field.search ? [`${field.column}_search`] : []), field.column].map((column) => `    await queryInterface.removeColumn('${spec.table}', '${column}');`).join('\n')}
+${[...(field.search ? [`${field.column}_search`] : []), field.column].map((column) => `    await dropFieldColumn(queryInterface, '${spec.table}', '${column}');`).join('\n')}
   },
 };
 `;
