@@ -91,7 +91,9 @@ echo "== duplicates between the two generated modules"
 if ! command -v duplicates >/dev/null; then
   echo "SKIPPED: the duplicates tool is not installed on this machine"
 else
-  pairs=$(duplicates --repo "$scratch/src/modules" --most 50 | grep -E '^D[0-9]+ (notes|tags)/.* ~ (notes|tags)/' || true)
+  # Rows marked boilerplate share only a shape of thin lines (the migrations' literal lists of index columns):
+  # declarations, not logic written twice.
+  pairs=$(duplicates --repo "$scratch/src/modules" --most 50 | grep -E '^D[0-9]+ (notes|tags)/.* ~ (notes|tags)/' | grep -v 'boilerplate$' || true)
   if [ -n "$pairs" ]; then
     echo "the generated modules repeat each other:"
     echo "$pairs"
