@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { MIGRATIONS_LIST, withImport, type PlannedFile } from './generate';
 import { checkModuleName, moduleNames, SpecError, type FieldSpec, type FieldType } from './spec';
 import { declaredIndexColumns } from './templates';
+import { declarationFile, FIELDS_BLOCK } from './source-edits';
 
 // npm run new:field -- <module> <field> --rename <new name> | --drop
 // A field of a kit module renamed or removed on a table that may hold rows: a migration that renames the
@@ -12,7 +13,6 @@ import { declaredIndexColumns } from './templates';
 
 const FIELD_NAME = /^[a-z][a-zA-Z0-9]*$/;
 const RESERVED_FIELDS = new Set(['id', 'ownerId', 'createdAt', 'updatedAt', 'constructor', 'prototype', 'toString', 'valueOf']);
-const FIELDS_BLOCK = /(\n {2}fields: \{\n)([\s\S]*?)(\n {2}\},\n)/;
 const FIELD_LINE = /^ {4}(\w+): field\.(\w+)\((.*)\),$/;
 const LIST = (name: 'filters' | 'sort' | 'unique' | 'search') => new RegExp(`\\n {2}${name}: (\\[.*\\]),\\n`);
 
@@ -59,8 +59,7 @@ function withList(source: string, name: 'filters' | 'sort' | 'unique' | 'search'
 
 export function planFieldChange(root: string, module: string | undefined, fieldName: string | undefined, change: { rename?: string; drop?: boolean; required?: boolean }): PlannedFile[] {
   checkModuleName(module);
-  const file = `src/modules/${module}/resource.ts`;
-  if (!existsSync(path.join(root, file))) throw new SpecError(`no module '${module}' declared with the kit (${file})`);
+  const file = declarationFile(root, module);
   if (!fieldName) throw new SpecError('the field to change is needed, e.g. npm run new:field -- tags name --rename label');
   const source = readFileSync(path.join(root, file), 'utf8');
   const block = FIELDS_BLOCK.exec(source);

@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { columns, declaration, literal } from './field-types';
 import type { PlannedFile } from './generate';
-import { MIGRATIONS_LIST, withImport } from './source-edits';
+import { declarationFile, MIGRATIONS_LIST, withImport } from './source-edits';
 import { actionLine } from './templates';
 import { checkModuleName, moduleNames, parseAction, parseDefault, SpecError, type FieldSpec, type FieldType } from './spec';
 
@@ -86,8 +86,7 @@ const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase(
 /** The migrations and the edited declaration of a change to an existing field and/or new actions. */
 export function planFieldChange(root: string, module: string | undefined, fieldName: string | undefined, change: FieldChange, numbered = 0, given?: string): { files: PlannedFile[]; source: string } {
   checkModuleName(module);
-  const file = `src/modules/${module}/resource.ts`;
-  if (!existsSync(path.join(root, file))) throw new SpecError(`no module '${module}' declared with the kit (${file})`);
+  const file = declarationFile(root, module);
   let source = given ?? readFileSync(path.join(root, file), 'utf8');
   const { table } = moduleNames(module!);
   const files: PlannedFile[] = [];

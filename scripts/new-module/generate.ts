@@ -4,7 +4,7 @@ import { checkModuleName, moduleNames, parseField, parseSpec, SpecError, type Mo
 import { addFieldMigrationFile, indexFile, migrationFile, names, resourceFile, testFile } from './templates';
 import { declaration } from './field-types';
 import { planFieldChange, withSearched, type FieldChange } from './field-changes';
-import { MIGRATIONS_LIST, withImport } from './source-edits';
+import { declarationFile, FIELDS_BLOCK, MIGRATIONS_LIST, withImport } from './source-edits';
 
 export { MIGRATIONS_LIST, withImport };
 
@@ -80,7 +80,6 @@ export function plan(root: string, name: string | undefined, fieldArguments: rea
   ];
 }
 
-const FIELDS_BLOCK = /(\n {2}fields: \{\n)([\s\S]*?)(\n {2}\},\n)/;
 
 /** The new migration and the edited declaration that adds one field to a kit module (npm run new:field). */
 const DECLARED_LIST = (name: 'filters' | 'sort') => new RegExp(`(\\n {2}${name}: \\[)([^\\]]*)(\\],\\n)`);
@@ -96,8 +95,7 @@ export function planField(root: string, module: string | undefined, fieldArgumen
   // A field the module has already (or none: actions only): field-changes.ts.
   if (fieldArgument === undefined || !fieldArgument.includes(':')) return planExistingField(root, module, fieldArgument, listed);
   checkModuleName(module);
-  const file = `src/modules/${module}/resource.ts`;
-  if (!existsSync(path.join(root, file))) throw new SpecError(`no module '${module}' declared with the kit (${file})`);
+  const file = declarationFile(root, module);
   if (!fieldArgument) throw new SpecError('a field is needed, e.g. dueAt:datetime?');
   const source = readFileSync(path.join(root, file), 'utf8');
   const block = FIELDS_BLOCK.exec(source);

@@ -4,7 +4,7 @@
 // before list indexes were derived): the module's migrations run on an in-memory SQLite database, the
 // declaration's indexes are compared with what they made (the start-up check's comparison), and the
 // missing ones are written out, frozen, as `000N-add-list-indexes.ts`, built online on a table with rows.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
@@ -13,6 +13,7 @@ import { missingListIndexes } from '../../src/stores/sql/migrations/list-index-s
 import { SqlDatabase } from '../../src/stores/sql/sql-database';
 import { MIGRATIONS_LIST, withImport, write, type PlannedFile } from './generate';
 import { checkModuleName, moduleNames, SpecError } from './spec';
+import { declarationFile } from './source-edits';
 
 const USAGE = 'usage: npm run new:indexes -- <module> [--dry-run]\n  e.g.   npm run new:indexes -- notes';
 
@@ -53,8 +54,7 @@ export const ${constant}: SqlMigration = {
 /** The migration adding the missing list indexes and the declaration listing it, or nothing when none is missing. */
 export async function planIndexes(root: string, module: string | undefined): Promise<PlannedFile[]> {
   checkModuleName(module);
-  const file = `src/modules/${module}/resource.ts`;
-  if (!existsSync(path.join(root, file))) throw new SpecError(`no module '${module}' declared with the kit (${file})`);
+  const file = declarationFile(root, module);
   const source = readFileSync(path.join(root, file), 'utf8');
   if (!MIGRATIONS_LIST.test(source)) throw new SpecError(`${file}: cannot find its 'migrations: [ … ]' list`);
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the module's declaration, as the service loads it

@@ -10,6 +10,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { MIGRATIONS_LIST, write, type PlannedFile } from './generate';
 import { checkModuleName, moduleNames, SpecError } from './spec';
+import { declarationFile } from './source-edits';
 
 const USAGE = 'usage: npm run remove:module -- <name> [--dry-run]\n  e.g.   npm run remove:module -- tags';
 const REGISTRY = 'src/modules/index.ts';
@@ -50,8 +51,7 @@ export const removedModules = defineModule([removedModulesStore], () => ({ name:
 export function planRemoval(root: string, module: string | undefined): Removal {
   checkModuleName(module);
   const folder = `src/modules/${module}`;
-  const file = `${folder}/resource.ts`;
-  if (!existsSync(path.join(root, file))) throw new SpecError(`no module '${module}' declared with the kit (${file})`);
+  const file = declarationFile(root, module);
   const pointing = referrers(root, module!);
   if (pointing.length > 0) throw new SpecError(`module${pointing.length > 1 ? 's' : ''} ${pointing.join(', ')} point${pointing.length > 1 ? '' : 's'} at '${module}': drop those references first (npm run new:field -- ${pointing[0]} <field> --drop)`);
   if (existsSync(path.join(root, REMOVED, module!))) throw new SpecError(`${REMOVED}/${module} exists already`);

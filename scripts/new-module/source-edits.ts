@@ -1,4 +1,17 @@
 // Edits of a module's declaration text that the generator's commands share.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { SpecError } from './spec';
+
+/** A declaration's `fields: { … }` block. */
+export const FIELDS_BLOCK = /(\n {2}fields: \{\n)([\s\S]*?)(\n {2}\},\n)/;
+
+/** The declaration file of a kit module under `root` (`src/modules/<module>/resource.ts`), or a SpecError when there is none. */
+export function declarationFile(root: string, module: string | undefined): string {
+  const file = `src/modules/${module}/resource.ts`;
+  if (!existsSync(path.join(root, file))) throw new SpecError(`no module '${module}' declared with the kit (${file})`);
+  return file;
+}
 
 /** A declaration's `migrations: [ … ]` list. */
 export const MIGRATIONS_LIST = /(\n {2}migrations: \[)([^\]]*)(\],\n)/;
