@@ -7,6 +7,7 @@ import { usersModule } from '../../src/modules/users';
 import { testEngines, type StartedEngine } from '../support/engines';
 import { OidcTestProvider, ProviderBrowser, type ProviderAnswer } from '../support/oidc-test-provider';
 import { buildTestApp, type TestApp } from '../support/test-app';
+import { withSegmentChanged } from '../support/tamper';
 
 // Sign-in with an OpenID Connect provider, over HTTP, against a real provider (oidc-provider on loopback,
 // its development login and consent pages) on every engine here: a first sign-in creates and links the
@@ -163,7 +164,7 @@ for (const target of engines) {
       for (const attempt of [
         callback(forged, flowCookie),
         http().get(`/api/auth/oidc/test/callback${back.search}`), // another browser: no flow cookie
-        callback(back, `${flowCookie.slice(0, -2)}xx`), // tampered seal
+        callback(back, withSegmentChanged(flowCookie, 4)), // tampered seal (its tag)
         callback(back, (await startLogin()).flowCookie), // this browser's other, newer flow
         callback(back, flowCookie, 'corp'), // the flow of another provider
       ]) {
