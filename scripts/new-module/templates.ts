@@ -1,5 +1,5 @@
 import { listIndexColumns } from '../../src/stores/sql/migrations/list-index-steps';
-import { columns, declaration } from './field-types';
+import { columns, declaration, literal } from './field-types';
 import { moduleNames, type ActionSpec, type FieldSpec, type ModuleSpec } from './spec';
 
 // The files of a generated module, as text: declarations only. The CRUD routes, both stores, the schemas,
@@ -112,10 +112,10 @@ describeResourceRoutes(${n.resource}, ${n.module});
 export function addFieldMigrationFile(spec: { name: string; table: string }, field: FieldSpec, number: string, constant: string): string {
   return `import { addFieldColumns, dropFieldColumn, type SqlMigration } from '../../kit';
 
-// ${field.name} on ${spec.table}, which may hold rows: they read it as ${field.default === undefined ? 'null' : 'its default'}. Never edit once run.
+// ${field.name} on ${spec.table}, which may hold rows: they read it as ${field.default === undefined ? 'null' : "its default (MongoDB's documents are given it too)"}. Never edit once run.
 export const ${constant}: SqlMigration = {
   name: '${spec.name}-${number}-add-${field.column.replace(/_/g, '-')}',
-  up: (queryInterface) => addFieldColumns(queryInterface, '${spec.table}', (c) => ${columns(field)}),
+  up: (queryInterface) => addFieldColumns(queryInterface, '${spec.table}', (c) => ${columns(field)}),${field.default === undefined ? '' : `\n  documents: { collection: '${spec.table}', fill: [{ field: '${field.name}', default: ${literal(field.default, field.type)}${field.search ? ', search: true' : ''} }] },`}
   down: async (queryInterface) => {
 ${[...(field.search ? [`${field.column}_search`] : []), field.column].map((column) => `    await dropFieldColumn(queryInterface, '${spec.table}', '${column}');`).join('\n')}
   },

@@ -72,6 +72,13 @@ describe('npm run new:module', () => {
     expect(resource).toContain("import { addDueAt } from './migrations/0002-add-due-at';");
     expect(resource).toContain('    title: field.string(),\n    dueAt: field.datetime({ optional: true }),\n  },');
     expect(resource).toContain('migrations: [createNotes, addDueAt],');
+    expect(migration).not.toContain('documents:'); // documents without it read null, as rows do
+
+    // A field with a default: the rows get it from the column's DEFAULT, MongoDB's documents from the fill.
+    expect(run(dir, ['notes', "status:string=Élan", '--search'], 'field').status).toBe(0);
+    const withDefault = readFileSync(path.join(dir, 'src/modules/notes/migrations/0003-add-status.ts'), 'utf8');
+    expect(withDefault).toContain("c.string('status', { default: 'Élan', search: true })");
+    expect(withDefault).toContain("  documents: { collection: 'notes', fill: [{ field: 'status', default: 'Élan', search: true }] },");
   });
 
   it.each([
@@ -247,6 +254,7 @@ describe('npm run new:module', () => {
     expect(read('migrations/0002-default-pinned.ts')).toContain("up: (queryInterface) => setFieldDefault(queryInterface, 'notes', 'pinned', true, { caseInsensitive: false, search: false }),");
     expect(read('migrations/0002-default-pinned.ts')).toContain("down: (queryInterface) => setFieldDefault(queryInterface, 'notes', 'pinned', null,");
     expect(read('migrations/0003-search-title.ts')).toContain("addSearchColumn(queryInterface, 'notes', 'title', { kind: 'string' })");
+    expect(read('migrations/0003-search-title.ts')).toContain("  documents: { collection: 'notes', fill: [{ field: 'title', search: true }] },");
     expect(read('migrations/0004-add-archived-at.ts')).toContain("c.datetime('archived_at', { optional: true })");
     expect(read('migrations/0005-add-body.ts')).toContain("c.text('body', { optional: true, search: true })");
     expect(read('migrations/0006-add-published-at.ts')).toContain("c.datetime('published_at', { optional: true })");

@@ -1,5 +1,5 @@
 import type { Connection } from 'mongoose';
-import { applyDocumentChanges } from '../../src/stores/mongo/document-migrations';
+import { applyDocumentChanges, FILL_BATCH } from '../../src/stores/mongo/document-migrations';
 import type { SqlMigration } from '../../src/stores/sql/migrations/migration';
 
 // What MongoDB is asked when a migration renames or drops a field (no server runs here): the indexes on the
@@ -59,5 +59,59 @@ describe('MongoDB document changes (a field renamed or dropped)', () => {
     const fresh = fakeConnection([], []);
     expect(await applyDocumentChanges(fresh.connection, [renameName])).toEqual([renameName.name]);
     expect(fresh.calls.map((call) => call[1])).toEqual(['find', 'insertOne']);
+  });
+});
+
+describe('MongoDB document fills (a field added with a default, a field made searchable)', () => {
+  /** A collection whose finds answer these batches in turn, recording every call. */
+  function fillingConnection(batches: Record<string, unknown>[][]) {
+    const calls: unknown[][] = [];
+    const notes = {
+      indexes: async () => [],
+      updateMany: async (filter: unknown, update: unknown) => void calls.push(['updateMany', filter, update]),
+      find: (filter: unknown, options: unknown) => {
+        const call: unknown[] = ['find', filter, options];
+        calls.push(call);
+        const cursor = { sort: (order: unknown) => (call.push({ sort: order }), cursor), limit: (n: number) => (call.push({ limit: n }), cursor), toArray: async () => batches.shift() ?? [] };
+        return cursor;
+      },
+      bulkWrite: async (operations: unknown, options: unknown) => void calls.push(['bulkWrite', operations, options]),
+    };
+    const record = { find: () => ({ toArray: async () => [] }), insertOne: async () => undefined };
+    const db = { collection: (name: string) => (name === 'notes' ? notes : record), listCollections: (filter: unknown) => ({ toArray: async () => [filter] }) };
+    return { connection: { db } as unknown as Connection, calls };
+  }
+
+  it('gives the documents without a new field its default and the default\'s shadows, as a column DEFAULT fills the rows', async () => {
+    const addStatus: SqlMigration = { name: 'notes-0002-add-status', up: noop, down: noop, documents: { collection: 'notes', fill: [{ field: 'status', default: 'Élan', caseInsensitive: true, search: true }] } };
+    const { connection, calls } = fillingConnection([]);
+    await applyDocumentChanges(connection, [addStatus]);
+    expect(calls[0]).toEqual(['updateMany', { status: { $exists: false } }, { $set: { status: 'Élan', statusFolded: 'élan', statusSearch: 'elan' } }]);
+    const addPinned: SqlMigration = { name: 'notes-0003-add-pinned', up: noop, down: noop, documents: { collection: 'notes', fill: [{ field: 'pinned', default: false }] } };
+    const boolean = fillingConnection([]);
+    await applyDocumentChanges(boolean.connection, [addPinned]);
+    expect(boolean.calls).toEqual([['updateMany', { pinned: { $exists: false } }, { $set: { pinned: false } }]]);
+  });
+
+  it('computes a searched field\'s shadow in _id order, batch after batch, each update guarded by the text it folded', async () => {
+    const searchTitle: SqlMigration = { name: 'notes-0004-search-title', up: noop, down: noop, documents: { collection: 'notes', fill: [{ field: 'title', search: true }] } };
+    const full = Array.from({ length: FILL_BATCH }, (_, i) => ({ _id: `id-${String(i).padStart(4, '0')}`, title: i === 0 ? 'École' : `Note ${i}` }));
+    const { connection, calls } = fillingConnection([full, [{ _id: 'id-9999', title: 'ÇA VA' }]]);
+    await applyDocumentChanges(connection, [searchTitle]);
+    expect(calls.map((call) => call[0])).toEqual(['find', 'bulkWrite', 'find', 'bulkWrite']);
+    expect(calls[0]).toEqual(['find', { title: { $type: 'string' }, titleSearch: null }, { projection: { title: 1 } }, { sort: { _id: 1 } }, { limit: FILL_BATCH }]);
+    const firstWrites = calls[1]![1] as { updateOne: unknown }[];
+    expect(firstWrites).toHaveLength(FILL_BATCH);
+    expect(firstWrites[0]).toEqual({ updateOne: { filter: { _id: 'id-0000', title: 'École', titleSearch: null }, update: { $set: { titleSearch: 'ecole' } } } });
+    expect(calls[1]![2]).toEqual({ ordered: false });
+    expect(calls[2]![1]).toEqual({ title: { $type: 'string' }, titleSearch: null, _id: { $gt: full[FILL_BATCH - 1]!._id } });
+    expect(calls[3]![1]).toEqual([{ updateOne: { filter: { _id: 'id-9999', title: 'ÇA VA', titleSearch: null }, update: { $set: { titleSearch: 'ca va' } } } }]);
+  });
+
+  it('reads once and writes nothing when every document has its shadow', async () => {
+    const searchTitle: SqlMigration = { name: 'notes-0004-search-title', up: noop, down: noop, documents: { collection: 'notes', fill: [{ field: 'title', search: true }] } };
+    const { connection, calls } = fillingConnection([]);
+    await applyDocumentChanges(connection, [searchTitle]);
+    expect(calls.map((call) => call[0])).toEqual(['find']);
   });
 });

@@ -26,7 +26,8 @@ export interface SqlMigration {
 
 /**
  * Fields of a collection's documents renamed (`$rename`, a case-insensitive string's `<name>Folded` shadow
- * with it) or removed (`$unset`, its shadow too); indexes on the old fields are dropped. Or the collection dropped.
+ * with it) or removed (`$unset`, its shadow too); indexes on the old fields are dropped. Or the collection
+ * dropped. Or fields filled in documents written before them, as the relational steps fill the rows.
  */
 export interface DocumentChange {
   collection: string;
@@ -34,6 +35,21 @@ export interface DocumentChange {
   drop?: boolean;
   rename?: Readonly<Record<string, string>>;
   unset?: readonly string[];
+  fill?: readonly FieldFill[];
+}
+
+/**
+ * What documents written before a change lack, filled as a relational column's DEFAULT (or the backfill of a
+ * new shadow column) fills the rows: without it, `?pinned=false` or `?q=` would miss them on MongoDB only.
+ */
+export interface FieldFill {
+  field: string;
+  /** Documents without the field get this value, with its shadows (a field added with a default). */
+  default?: string | number | boolean | Date;
+  /** The field is case-insensitive: its `<field>Folded` shadow is filled with the default. */
+  caseInsensitive?: boolean;
+  /** The field is searched: its `<field>Search` shadow is computed for every document that lacks it. */
+  search?: boolean;
 }
 
 /** Applied migrations are recorded in this table (umzug's SequelizeStorage, column `name`). */
