@@ -5,6 +5,7 @@ import { addFieldMigrationFile, indexFile, migrationFile, names, resourceFile, t
 import { declaration } from './field-types';
 import { planFieldChange, withSearched, type FieldChange } from './field-changes';
 import { declarationFile, FIELDS_BLOCK, MIGRATIONS_LIST, withImport } from './source-edits';
+import { refuseCascadeLayout } from './cascade-layout';
 
 export { MIGRATIONS_LIST, withImport };
 
@@ -71,8 +72,10 @@ export function plan(root: string, name: string | undefined, fieldArguments: rea
   const registry = readFileSync(path.join(root, REGISTRY), 'utf8');
   if (new RegExp(`from '\\./${spec.name}'`).test(registry)) throw new SpecError(`module '${spec.name}' is registered already in ${REGISTRY}`);
   const { migrationFile: migrationName } = names(spec);
+  const resource = resourceFile(spec);
+  refuseCascadeLayout(root, spec.name, resource);
   return [
-    { path: `${folder}/resource.ts`, content: resourceFile(spec), edit: false },
+    { path: `${folder}/resource.ts`, content: resource, edit: false },
     { path: `${folder}/index.ts`, content: indexFile(spec), edit: false },
     { path: `${folder}/migrations/${migrationName}.ts`, content: migrationFile(spec), edit: false },
     { path: `${tests}/${spec.name}.test.ts`, content: testFile(spec), edit: false },
@@ -125,6 +128,7 @@ export function planField(root: string, module: string | undefined, fieldArgumen
     if (listed.sort) edited = withListed(edited, 'sort', field.name, file);
   }
   if (field.search) edited = withSearched(edited, field.name);
+  if (field.reference) refuseCascadeLayout(root, module!, edited);
   const added: PlannedFile = { path: `${folder}/${migration}.ts`, content: addFieldMigrationFile({ name: module!, table }, field, number, constant), edit: false };
   if ((listed.actions ?? []).length === 0) return [added, { path: file, content: edited, edit: true }];
   const { files } = planFieldChange(root, module, undefined, { actions: listed.actions }, 1, edited);

@@ -161,6 +161,31 @@ describe('npm run new:module', () => {
     expect(readFileSync(path.join(dir, 'src/modules/notes/resource.ts'), 'utf8')).toBe(before);
   });
 
+  it('refuses a layout SQL Server would refuse (two cascade paths from one table), as the kit would at start-up, and writes nothing', () => {
+    expect(run(dir, ['notes', 'title:string']).status).toBe(0);
+    const registered = readFileSync(path.join(dir, 'src/modules/index.ts'), 'utf8');
+    const twice = run(dir, ['tags', 'name:string', 'note:ref:notes:cascade', 'pinnedTo:ref:notes:cascade?']);
+    expect(twice.status).toBe(2);
+    expect(twice.stderr).toMatch(/resource 'tags': deleting a 'notes' record would reach it by 2 cascade paths, tags\.note → notes and tags\.pinnedTo → notes/);
+    expect(existsSync(path.join(dir, 'src/modules/tags'))).toBe(false);
+    expect(existsSync(path.join(dir, 'test/modules/tags'))).toBe(false);
+    expect(readFileSync(path.join(dir, 'src/modules/index.ts'), 'utf8')).toBe(registered);
+
+    // A diamond: lists and tags cascade from notes; a tagging cascading from both reaches notes twice.
+    expect(run(dir, ['lists', 'name:string', 'note:ref:notes:cascade']).status).toBe(0);
+    expect(run(dir, ['tags', 'name:string', 'note:ref:notes:cascade']).status).toBe(0);
+    const diamond = run(dir, ['taggings', 'tag:ref:tags:cascade', 'list:ref:lists:cascade']);
+    expect(diamond.stderr).toMatch(/resource 'taggings': deleting a 'notes' record would reach it by 2 cascade paths, taggings\.tag → tags\.note → notes and taggings\.list → lists\.note → notes/);
+    expect(run(dir, ['taggings', 'tag:ref:tags:cascade', 'list:ref:lists:restrict']).status).toBe(0);
+    // new:field asks the same: a shortcut from taggings straight to notes.
+    const before = readFileSync(path.join(dir, 'src/modules/taggings/resource.ts'), 'utf8');
+    const shortcut = run(dir, ['taggings', 'note:ref:notes:cascade?'], 'field');
+    expect(shortcut.status).toBe(2);
+    expect(shortcut.stderr).toMatch(/2 cascade paths, taggings\.tag → tags\.note → notes and taggings\.note → notes/);
+    expect(readFileSync(path.join(dir, 'src/modules/taggings/resource.ts'), 'utf8')).toBe(before);
+    expect(run(dir, ['taggings', 'note:ref:notes?'], 'field').status).toBe(0);
+  });
+
   it('remove:module keeps the module\'s migrations (moved, with one dropping its table), unlists it and deletes the rest; refused while referenced', () => {
     expect(run(dir, ['notes', 'title:string']).status).toBe(0);
     expect(run(dir, ['tags', 'name:string', 'note:ref:notes:cascade']).status).toBe(0);
