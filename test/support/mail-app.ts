@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { authModule } from '../../src/modules/auth';
 import { usersModule } from '../../src/modules/users';
@@ -38,7 +39,7 @@ export function useMailApp(target: EngineTarget, env: Record<string, string> = {
   }, 60_000);
   const register = async () => {
     counter += 1;
-    const email = `mail-${counter}-${Date.now()}@example.com`;
+    const email = `mail-${counter}-${randomUUID().slice(0, 8)}@example.com`; // unique across files sharing a database
     // With email verification on, 202 and a message (a taken address answers alike); without, 201 and the user.
     await http().post('/api/auth/register').send({ name: 'Mail Tester', email, password: MAIL_TEST_PASSWORD }).expect(verificationOn ? 202 : 201);
     return email;
