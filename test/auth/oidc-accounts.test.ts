@@ -32,7 +32,7 @@ function memoryStores() {
     listByUser: async (userId) => [...links.values()].filter((link) => link.userId === userId),
     link: async (link) => {
       if (links.has(`${link.issuer} ${link.subject}`)) throw new DuplicateKeyError();
-      const linked = { ...link, linkedAt: new Date() };
+      const linked = { ...link, linkedAt: link.linkedAt ?? new Date() };
       links.set(`${link.issuer} ${link.subject}`, linked);
       return linked;
     },
@@ -93,5 +93,19 @@ describe('OidcAccounts', () => {
     await identityStore.link({ issuer: 'https://other.example.com', subject: 'x', userId: user.id, provider: 'google' });
     expect(await accounts.unlink(user, ISSUER)).toBe(1);
     expect(await accounts.unlink({ ...user, passwordHash: '$argon2id$…' }, 'https://other.example.com')).toBe(1);
+  });
+
+  it('of two unlinks at once of a password-less user\'s last two providers, one is refused and its identity stays as it was', async () => {
+    const { userStore, identityStore, links } = memoryStores();
+    const accounts = new OidcAccounts(userStore, identityStore);
+    const { user } = (await accounts.resolve(open, identity())) as { user: UserRecord };
+    await identityStore.link({ issuer: 'https://other.example.com', subject: 'x', userId: user.id, provider: 'google' });
+    const before = [...links.values()];
+    // Each await of these in-memory stores lets the other unlink run: both list two identities, both delete.
+    const outcomes = await Promise.all([accounts.unlink(user, ISSUER), accounts.unlink(user, 'https://other.example.com')]);
+    const left = [...links.values()];
+    expect(left.length).toBeGreaterThanOrEqual(1);
+    expect(outcomes.filter((outcome) => outcome === 'last-way')).toHaveLength(left.length); // each refusal put its identity back
+    for (const kept of left) expect(before).toContainEqual(kept); // linkedAt and all
   });
 });

@@ -1,6 +1,7 @@
 import { generate } from 'otplib';
 import request from 'supertest';
 import { PasswordHasher } from '../../src/auth/passwords';
+import { OidcAccounts } from '../../src/auth/oidc/oidc-accounts';
 import { identityStore } from '../../src/auth/stores/definitions';
 import { authModule } from '../../src/modules/auth';
 import { usersModule } from '../../src/modules/users';
@@ -266,6 +267,21 @@ for (const target of engines) {
       await http().delete(`/api/users/${linkedUser}`).set('Authorization', admin.authorization).expect(204);
       expect(await identities.listByUser(linkedUser)).toEqual([]);
       expect(local.id).toBeDefined();
+    });
+
+    it('two unlinks at once of a password-less user\'s last two identities leave one (on this engine\'s store)', async () => {
+      const identities = app().services.database.store(identityStore);
+      const accounts = new OidcAccounts(app().services.users, identities);
+      for (let round = 0; round < 5; round += 1) {
+        const user = await me(await bearerAfter(await signInAs({ account: endUser().account }, 302)));
+        const [first] = await identities.listByUser(user.id as string);
+        await identities.link({ issuer: 'https://other-idp.example.com', subject: `other-${round}-${Date.now()}`, userId: user.id as string, provider: 'other' });
+        const record = (await app().services.users.findById(user.id as string))!;
+        const outcomes = await Promise.all([accounts.unlink(record, first!.issuer), accounts.unlink(record, 'https://other-idp.example.com')]);
+        const left = await identities.listByUser(user.id as string);
+        expect(left.length).toBeGreaterThanOrEqual(1);
+        expect(outcomes.filter((outcome) => outcome === 'last-way')).toHaveLength(left.length);
+      }
     });
 
     it('lists the providers, and answers 404 for one not configured', async () => {

@@ -65,9 +65,26 @@ export class OidcAccounts {
    */
   async unlink(user: UserRecord, issuer: string): Promise<'not-linked' | 'last-way' | number> {
     const identities = await this.identities.listByUser(user.id);
-    if (!identities.some((identity) => identity.issuer === issuer)) return 'not-linked';
-    if (!hasPassword(user.passwordHash) && identities.every((identity) => identity.issuer === issuer)) return 'last-way';
-    return this.identities.unlink(user.id, issuer);
+    const unlinking = identities.filter((identity) => identity.issuer === issuer);
+    if (unlinking.length === 0) return 'not-linked';
+    if (hasPassword(user.passwordHash)) return this.identities.unlink(user.id, issuer);
+    if (identities.length === unlinking.length) return 'last-way';
+    const unlinked = await this.identities.unlink(user.id, issuer);
+    // Two unlinks at once (the user's last two providers) each saw the other's identity and went ahead: no
+    // lock spans the check and the delete on every engine. Whoever then finds none left puts theirs back,
+    // so at least one way in remains whatever the interleaving; of two such requests one or both are refused.
+    if ((await this.identities.listByUser(user.id)).length > 0) return unlinked;
+    for (const identity of unlinking) await this.relink(identity);
+    return 'last-way';
+  }
+
+  /** An unlinked identity put back as it was (unless a sign-in through it linked it again meanwhile). */
+  private async relink(identity: LinkedIdentity): Promise<void> {
+    try {
+      await this.identities.link(identity);
+    } catch (error) {
+      if (!(error instanceof DuplicateKeyError)) throw error;
+    }
   }
 
   private async link(provider: string, identity: ProviderIdentity, user: UserRecord, how: Resolution): Promise<AccountResult> {

@@ -17,8 +17,8 @@ export interface IdentityStore {
   find(issuer: string, subject: string): Promise<LinkedIdentity | null>;
   /** The user's identities, oldest first. */
   listByUser(userId: string): Promise<LinkedIdentity[]>;
-  /** Throws DuplicateKeyError when (issuer, subject) is linked already (to anyone). */
-  link(identity: Omit<LinkedIdentity, 'linkedAt'>): Promise<LinkedIdentity>;
+  /** Throws DuplicateKeyError when (issuer, subject) is linked already (to anyone). Linked now unless `linkedAt` says when (an identity put back). */
+  link(identity: Omit<LinkedIdentity, 'linkedAt'> & { linkedAt?: Date }): Promise<LinkedIdentity>;
   /** The user's identities at this issuer go; how many went. */
   unlink(userId: string, issuer: string): Promise<number>;
   /** Every identity of the user goes (a deleted user); how many went. */

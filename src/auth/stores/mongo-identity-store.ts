@@ -50,9 +50,9 @@ export class MongoIdentityStore implements IdentityStore {
     });
   }
 
-  link(identity: Omit<LinkedIdentity, 'linkedAt'>): Promise<LinkedIdentity> {
+  link({ linkedAt, ...identity }: Omit<LinkedIdentity, 'linkedAt'> & { linkedAt?: Date }): Promise<LinkedIdentity> {
     return this.context.run(async () => {
-      const createdAt = new Date();
+      const createdAt = linkedAt ?? new Date();
       await this.Identity.create({ ...identity, createdAt });
       return { ...identity, linkedAt: createdAt };
     });
