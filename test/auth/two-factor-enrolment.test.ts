@@ -1,4 +1,4 @@
-import { generate } from 'otplib';
+import { codeAt } from '../support/totp-codes';
 import type request from 'supertest';
 import { mfaStore } from '../../src/auth/stores/definitions';
 import { testEngines } from '../support/engines';
@@ -9,7 +9,6 @@ import { MAIL_TEST_PASSWORD as PASSWORD, useMailApp } from '../support/mail-app'
 // session of the user, mails the owner a notice (a real SMTP server on loopback) and is logged.
 
 const MFA_KEY = 'test-mfa-sealing-key-0123456789abcdef0123456789';
-const codeAt = (secret: string, offsetSteps = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + offsetSteps * 30 });
 const refreshCookieOf = (res: request.Response) => ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((cookie) => cookie.startsWith('refreshToken='))?.split(';')[0];
 
 const engines = testEngines();

@@ -1,4 +1,4 @@
-import { generate } from 'otplib';
+import { codeAt, wrongCodes } from '../support/totp-codes';
 import type request from 'supertest';
 import { SecretBox } from '../../src/auth/mfa/secret-box';
 import { mfaStore } from '../../src/auth/stores/definitions';
@@ -15,7 +15,6 @@ const MFA_KEY = 'test-mfa-sealing-key-0123456789abcdef0123456789';
 const cookiesOf = (res: request.Response) => ([] as string[]).concat(res.headers['set-cookie'] ?? []);
 const refreshCookieOf = (res: request.Response) => cookiesOf(res).find((cookie) => cookie.startsWith('refreshToken='))!.split(';')[0]!;
 /** The code of the time step `offsetSteps` from now. */
-const codeAt = (secret: string, offsetSteps = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + offsetSteps * 30 });
 
 const engines = testEngines();
 for (const target of engines.filter((engine) => engine.skipReason)) console.warn(`[two-factor login] ${target.engine}: SKIPPED — ${target.skipReason}`);
@@ -53,7 +52,7 @@ for (const target of engines) {
       const { mfaToken } = challenged.body.data as { mfaToken: string };
       await http().get('/api/users/me').set('Authorization', `Bearer ${mfaToken}`).expect(401); // it is no access token
 
-      expect((await verify(mfaToken, { code: '000000' }).expect(401)).body).toEqual({ status: 'fail', message: 'Wrong, expired or already used code' });
+      expect((await verify(mfaToken, { code: (await wrongCodes(secret))[0] }).expect(401)).body).toEqual({ status: 'fail', message: 'Wrong, expired or already used code' });
       const next = await codeAt(secret, 1); // the confirmation used this step's code
       const signedIn = await verify(mfaToken, { code: next }).expect(200);
       expect(signedIn.body.data).toMatchObject({ accessToken: expect.any(String), tokenType: 'Bearer' });
@@ -113,16 +112,16 @@ for (const target of engines) {
     it('throttles codes like passwords: after five wrong ones even the right code waits', async () => {
       const { email, secret } = await enrolled();
       const { mfaToken } = (await login(email).expect(200)).body.data;
-      for (let i = 0; i < 5; i += 1) await verify(mfaToken, { code: String(100000 + i) }).expect(401);
+      for (const code of await wrongCodes(secret, 5)) await verify(mfaToken, { code }).expect(401);
       const throttled = await verify(mfaToken, { code: await codeAt(secret, 1) }).expect(429);
       expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
     });
 
     it('a right factor forgets the wrong codes before it: four wrong, right, four wrong, right again', async () => {
-      const { email, recoveryCodes } = await enrolled();
+      const { email, secret, recoveryCodes } = await enrolled();
       for (const recoveryCode of recoveryCodes.slice(0, 2)) {
         const { mfaToken } = (await login(email).expect(200)).body.data;
-        for (let i = 0; i < 4; i += 1) await verify(mfaToken, { code: String(200000 + i) }).expect(401);
+        for (const code of await wrongCodes(secret, 4)) await verify(mfaToken, { code }).expect(401);
         await verify(mfaToken, { recoveryCode }).expect(200); // with the count kept, the second round would be the 9th failure: 429
       }
     });
@@ -137,7 +136,7 @@ for (const target of engines) {
     it('disabling takes the password and a code; then login needs none', async () => {
       const { email, secret, bearer } = await enrolled();
       await http().post('/api/auth/mfa/disable').set('Authorization', bearer).send({ password: 'not the password at all', code: await codeAt(secret, 1) }).expect(401);
-      await http().post('/api/auth/mfa/disable').set('Authorization', bearer).send({ password: PASSWORD, code: '000000' }).expect(401);
+      await http().post('/api/auth/mfa/disable').set('Authorization', bearer).send({ password: PASSWORD, code: (await wrongCodes(secret))[0] }).expect(401);
       await http().post('/api/auth/mfa/disable').set('Authorization', bearer).send({ password: PASSWORD, code: await codeAt(secret, 1) }).expect(204);
       expect((await login(email).expect(200)).body.data).toHaveProperty('accessToken');
       expect((await mail.waitFor(email, 2)).map((sent) => sent.subject)).toEqual(['Two-factor login was turned on', 'Two-factor login was turned off']);
