@@ -92,7 +92,8 @@ DOCKER_BUILD_FLAGS ?= # e.g. --network host, where builds reach the registry onl
 DB ?= postgres
 DATABASES := postgres mysql mongo mssql
 COMPOSE ?= $(shell docker compose version >/dev/null 2>&1 && echo 'docker compose' || echo docker-compose)
-ALL_PROFILES := $(addprefix --profile ,$(DATABASES) redis)
+ALL_PROFILES := $(addprefix --profile ,$(DATABASES) redis mail oidc)
+OIDC_DEV_IMAGE ?= koa-api-service-oidc-dev:local
 
 .PHONY: image check-db up down logs test-image
 
@@ -106,10 +107,12 @@ image: ## build the container image (IMAGE=koa-api-service:local; DOCKER_BUILD_F
 check-db:
 	@case " $(DATABASES) " in *" $(DB) "*) ;; *) echo "DB must be one of: $(DATABASES)"; exit 2 ;; esac
 
-up: check-db image ## start the app + database in the background: DB=postgres|mysql|mongo|mssql, REDIS=1 adds Redis
-	$(if $(REDIS),REDIS_URL=redis://redis:6379) APP_IMAGE=$(IMAGE) \
-	  $(COMPOSE) --profile $(DB) $(if $(REDIS),--profile redis) up -d --no-build
+up: check-db image ## start the app + database in the background: DB=postgres|mysql|mongo|mssql, REDIS=1 adds Redis, OIDC=1 a development sign-in provider
+	$(if $(OIDC),docker build $(DOCKER_BUILD_FLAGS) -t $(OIDC_DEV_IMAGE) dev/oidc-provider)
+	$(if $(REDIS),REDIS_URL=redis://redis:6379) $(if $(OIDC),OIDC_PROVIDERS=dev USER_STORE=database PUBLIC_URL=http://localhost:$${APP_PORT:-3000} OIDC_DEV_IMAGE=$(OIDC_DEV_IMAGE)) APP_IMAGE=$(IMAGE) \
+	  $(COMPOSE) --profile $(DB) $(if $(REDIS),--profile redis) $(if $(OIDC),--profile oidc) up -d --no-build
 	@echo "app-$(DB): http://127.0.0.1:$${APP_PORT:-3000}  (make logs, make down)"
+	$(if $(OIDC),@echo "sign in: http://localhost:$${APP_PORT:-3000}/api/auth/oidc/dev/login (any name, e.g. ada)")
 
 down: ## stop and remove the containers of every profile (named volumes are kept: add -v by hand to drop data)
 	$(COMPOSE) $(ALL_PROFILES) down --remove-orphans

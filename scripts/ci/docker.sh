@@ -4,7 +4,8 @@
 #   2. make test-image: build the image, check its contents, run it, smoke-test it, stop it gracefully;
 #   3. validate every Compose profile with docker-compose (v1) and, when present, docker compose (v2);
 #   4. run the postgres (+ redis) and mysql profiles for real on the stand-ins and smoke-test the app in each;
-#      the mail profile: a password-reset mail read back from MailDev (scripts/ci/mail-profile.sh);
+#      the mail profile: a password-reset mail read back from MailDev (scripts/ci/mail-profile.sh); the oidc
+#      profile: a sign-in through its development provider (scripts/ci/oidc-profile.sh);
 #   5. the three-replica stack (docker-compose.scale.yml, HAProxy): shared rate limit, then a rolling restart
 #      under traffic that must lose nothing (`make test-scale`, on the image built in step 2).
 # MongoDB and SQL Server have no stand-in here: their profiles are validated, and run for real in the
@@ -39,7 +40,7 @@ clients=(docker-compose)
 if docker compose version >/dev/null 2>&1; then clients+=("docker compose"); fi
 for client in "${clients[@]}"; do
   read -r -a compose <<<"$client"
-  for profile in postgres mysql mongo mssql redis mail; do
+  for profile in postgres mysql mongo mssql redis mail oidc; do
     "${compose[@]}" --profile "$profile" config -q
   done
   # The scale stack requires its secrets; any value does for validation.
@@ -52,6 +53,7 @@ export POSTGRES_IMAGE=local/postgres:15 MYSQL_IMAGE=local/mysql:mariadb REDIS_IM
 COMPOSE=docker-compose scripts/compose-smoke.sh postgres redis
 COMPOSE=docker-compose scripts/compose-smoke.sh mysql
 MAILDEV_IMAGE=local/maildev:2 scripts/ci/mail-profile.sh
+DOCKER_BUILD_FLAGS="--network host" scripts/ci/oidc-profile.sh
 scale_started=$(date +%s)
 HAPROXY_IMAGE=local/haproxy:3 npx tsx scripts/reliability/scale.ts
 echo "docker.sh: test-scale took $(($(date +%s) - scale_started)) s"

@@ -27,6 +27,8 @@ export interface OidcSettings {
 
 const NAME = /^[a-z][a-z0-9]{0,31}$/;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+/** A name under `.localhost` (RFC 6761 §6.3: this machine's), such as the Compose `oidc` profile's `oidc-dev.localhost`. */
+const isLocal = (hostname: string) => LOOPBACK.has(hostname) || hostname.endsWith('.localhost');
 
 function issuerUrl(env: Env, variable: string, production: boolean): URL {
   const value = read(env, variable);
@@ -39,7 +41,7 @@ function issuerUrl(env: Env, variable: string, production: boolean): URL {
   }
   if (!url || url.search || url.hash || url.username || url.password || url.href.length > 255) throw new ConfigError(variable, 'must be the issuer URL, such as https://accounts.google.com');
   // Plain HTTP only to this machine (a provider for development or tests), never in production.
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname) && !production)) {
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLocal(url.hostname) && !production)) {
     throw new ConfigError(variable, 'must be an https:// URL (http:// only to localhost outside production)');
   }
   return url;

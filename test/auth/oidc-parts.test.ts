@@ -56,6 +56,10 @@ describe('OIDC settings', () => {
     const production = { ...BASE, ...CORP, ...secrets, NODE_ENV: 'production', OIDC_CORP_ISSUER: 'http://localhost:8080' };
     expect(configError(production).variable).toBe('OIDC_CORP_ISSUER');
     expect(loadConfig({ ...production, OIDC_CORP_ISSUER: 'https://login.example.com' }).oidc).toBeDefined();
+    // A .localhost name (the Compose oidc profile's provider) counts as this machine's; a lookalike does not.
+    expect(loadConfig({ ...BASE, ...CORP, OIDC_CORP_ISSUER: 'http://oidc-dev.localhost:9400' }).oidc!.providers[0].issuer.host).toBe('oidc-dev.localhost:9400');
+    expect(configError({ ...BASE, ...CORP, OIDC_CORP_ISSUER: 'http://oidc-dev.localhost.example.com' }).variable).toBe('OIDC_CORP_ISSUER');
+    expect(configError({ ...production, OIDC_CORP_ISSUER: 'http://oidc-dev.localhost:9400' }).variable).toBe('OIDC_CORP_ISSUER');
   });
 });
 

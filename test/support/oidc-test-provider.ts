@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
-// The real OpenID Connect provider of the tests (test/support/oidc-provider.mjs, oidc-provider) in a child
+// The real OpenID Connect provider of the tests (dev/oidc-provider/server.mjs, oidc-provider) in a child
 // process on loopback, and a minimal browser that signs in on its development login and consent pages.
 
 export interface TestClient {
@@ -18,8 +18,8 @@ export class OidcTestProvider {
   constructor(private readonly clients: TestClient[]) {}
 
   async start(): Promise<string> {
-    const child = spawn(process.execPath, [path.join(__dirname, 'oidc-provider.mjs')], {
-      env: { PATH: process.env.PATH ?? '', OIDC_TEST_CLIENTS: JSON.stringify(this.clients) },
+    const child = spawn(process.execPath, [path.join(__dirname, '../../dev/oidc-provider/server.mjs')], {
+      env: { PATH: process.env.PATH ?? '', OIDC_DEV_CLIENTS: JSON.stringify(this.clients) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
@@ -45,7 +45,7 @@ export class OidcTestProvider {
 
 /** How the end-user answers the provider's pages: who they sign in as, and whether they consent. */
 export interface ProviderAnswer {
-  /** `<sub>~<email>~<1 verified | 0 not>` (see oidc-provider.mjs). */
+  /** `<sub>~<email>~<1 verified | 0 not>`, or a plain name (see dev/oidc-provider/server.mjs). */
   account: string;
   consent?: boolean;
 }
@@ -57,7 +57,14 @@ export interface ProviderAnswer {
 export class ProviderBrowser {
   private readonly jar = new Map<string, string>();
 
-  constructor(private readonly returnsTo: string) {}
+  /**
+   * `reach` maps a URL to the one actually fetched: a name this machine cannot resolve (the Compose profile's
+   * `oidc-dev.localhost`, which browsers send to loopback themselves) to where the provider listens.
+   */
+  constructor(
+    private readonly returnsTo: string,
+    private readonly reach: (url: string) => string = (url) => url,
+  ) {}
 
   async signIn(authorizationUrl: string, answer: ProviderAnswer): Promise<URL> {
     let response = await this.go(authorizationUrl);
@@ -87,7 +94,7 @@ export class ProviderBrowser {
 
   private async go(url: string, form?: URLSearchParams): Promise<Response> {
     const cookie = [...this.jar].map(([name, value]) => `${name}=${value}`).join('; ');
-    const response = await fetch(url, {
+    const response = await fetch(this.reach(url), {
       method: form ? 'POST' : 'GET',
       redirect: 'manual',
       headers: { ...(cookie ? { cookie } : {}), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
