@@ -87,9 +87,11 @@ digest=$(awk -F@ -v name="$registry" '$1 == name { print $2; exit }' <<<"$repo_d
 pinned="$registry@$digest"
 echo "release: pushed $registry:sha-$short → $pinned"
 
-# The compose file as a user runs it: the app from the registry by digest (still overridable), no build.
-sed -e "s#image: \${APP_IMAGE:-koa-api-service:local}#image: \${APP_IMAGE:-$pinned}#" -e '/^  build:$/,/^    context: \.$/d' docker-compose.yml >"$out/docker-compose.yml"
-if ! grep -qF "$pinned" "$out/docker-compose.yml" || grep -q 'build:' "$out/docker-compose.yml"; then
+# The compose file as a user runs it: the app from the registry by digest (still overridable), no build; the
+# oidc profile's development provider, built from the source for local work, is left out.
+sed -e "s#image: \${APP_IMAGE:-koa-api-service:local}#image: \${APP_IMAGE:-$pinned}#" -e '/^  build:$/,/^    context: \.$/d' \
+  -e '/^  # ---- OpenID Connect for local work/,/^volumes:$/{/^volumes:$/!d;}' docker-compose.yml >"$out/docker-compose.yml"
+if ! grep -qF "$pinned" "$out/docker-compose.yml" || grep -q 'build:\|oidc-dev:' "$out/docker-compose.yml"; then
   echo "release: could not pin the app image in the compose file" >&2
   exit 1
 fi

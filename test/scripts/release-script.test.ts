@@ -89,7 +89,9 @@ describe('scripts/release.sh', () => {
       `pushed ${REGISTRY}:1.2.3 after the compose file`,
       `pushed ${REGISTRY}:stable after the compose file`,
     ]);
-    expect(readFileSync(join(repo, 'release/1.2.3/docker-compose.yml'), 'utf8')).toContain(`${REGISTRY}@${DIGEST}`);
+    const compose = readFileSync(join(repo, 'release/1.2.3/docker-compose.yml'), 'utf8');
+    expect(compose).toContain(`${REGISTRY}@${DIGEST}`);
+    expect(compose).not.toMatch(/build:|oidc-dev:/); // nothing built from the source: the development provider stays behind
   });
 
   it('refuses a version the registry holds already, before building or pushing anything', () => {
