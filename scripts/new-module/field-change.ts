@@ -1,9 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { MIGRATIONS_LIST, withImport, type PlannedFile } from './generate';
 import { checkModuleName, moduleNames, SpecError, type FieldSpec, type FieldType } from './spec';
 import { declaredIndexColumns } from './templates';
-import { declarationFile, FIELDS_BLOCK } from './source-edits';
+import { FIELDS_BLOCK, readDeclaration } from './source-edits';
 
 // npm run new:field -- <module> <field> --rename <new name> | --drop
 // A field of a kit module renamed or removed on a table that may hold rows: a migration that renames the
@@ -59,12 +59,9 @@ function withList(source: string, name: 'filters' | 'sort' | 'unique' | 'search'
 
 export function planFieldChange(root: string, module: string | undefined, fieldName: string | undefined, change: { rename?: string; drop?: boolean; required?: boolean }): PlannedFile[] {
   checkModuleName(module);
-  const file = declarationFile(root, module);
+  const { file, source, fieldsBody } = readDeclaration(root, module);
   if (!fieldName) throw new SpecError('the field to change is needed, e.g. npm run new:field -- tags name --rename label');
-  const source = readFileSync(path.join(root, file), 'utf8');
-  const block = FIELDS_BLOCK.exec(source);
-  if (!block || !MIGRATIONS_LIST.test(source)) throw new SpecError(`${file}: cannot find its 'fields: { … }' block and 'migrations: [ … ]' list`);
-  const lines = block[2]!.split('\n');
+  const lines = fieldsBody.split('\n');
   const line = lines.find((text) => text.startsWith(`    ${fieldName}:`));
   if (!line) throw new SpecError(`module '${module}' has no field '${fieldName}'`);
   const field = readField(line, source, file);

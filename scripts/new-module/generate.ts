@@ -4,7 +4,7 @@ import { checkModuleName, moduleNames, parseField, parseSpec, SpecError, type Mo
 import { addFieldMigrationFile, indexFile, migrationFile, names, resourceFile, testFile } from './templates';
 import { declaration } from './field-types';
 import { planFieldChange, withSearched, type FieldChange } from './field-changes';
-import { declarationFile, FIELDS_BLOCK, MIGRATIONS_LIST, withImport } from './source-edits';
+import { FIELDS_BLOCK, MIGRATIONS_LIST, readDeclaration, withImport } from './source-edits';
 import { refuseCascadeLayout } from './cascade-layout';
 
 export { MIGRATIONS_LIST, withImport };
@@ -98,12 +98,9 @@ export function planField(root: string, module: string | undefined, fieldArgumen
   // A field the module has already (or none: actions only): field-changes.ts.
   if (fieldArgument === undefined || !fieldArgument.includes(':')) return planExistingField(root, module, fieldArgument, listed);
   checkModuleName(module);
-  const file = declarationFile(root, module);
+  const { file, source, fieldsBody } = readDeclaration(root, module);
   if (!fieldArgument) throw new SpecError('a field is needed, e.g. dueAt:datetime?');
-  const source = readFileSync(path.join(root, file), 'utf8');
-  const block = FIELDS_BLOCK.exec(source);
-  if (!block || !MIGRATIONS_LIST.test(source)) throw new SpecError(`${file}: cannot find its 'fields: { … }' block and 'migrations: [ … ]' list`);
-  const seen = new Set([...block[2]!.matchAll(/^ {4}(\w+):/gm)].map((match) => match[1]!));
+  const seen = new Set([...fieldsBody.matchAll(/^ {4}(\w+):/gm)].map((match) => match[1]!));
   const field = parseField(fieldArgument, seen, (target) => target !== module && resourceExists(root)(target));
   if (!field.optional && field.default === undefined) {
     throw new SpecError(`field '${field.name}': the table may hold rows, which have no value for it: add it optional (${fieldArgument}?) or with a default (${fieldArgument}=<value>)`);

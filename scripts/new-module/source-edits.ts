@@ -1,5 +1,5 @@
 // Edits of a module's declaration text that the generator's commands share.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SpecError } from './spec';
 
@@ -15,6 +15,15 @@ export function declarationFile(root: string, module: string | undefined): strin
 
 /** A declaration's `migrations: [ … ]` list. */
 export const MIGRATIONS_LIST = /(\n {2}migrations: \[)([^\]]*)(\],\n)/;
+
+/** A kit module's declaration as text with the body of its fields block, or a SpecError when either the file or the block and list the generator edits are missing. */
+export function readDeclaration(root: string, module: string | undefined): { file: string; source: string; fieldsBody: string } {
+  const file = declarationFile(root, module);
+  const source = readFileSync(path.join(root, file), 'utf8');
+  const block = FIELDS_BLOCK.exec(source);
+  if (!block || !MIGRATIONS_LIST.test(source)) throw new SpecError(`${file}: cannot find its 'fields: { … }' block and 'migrations: [ … ]' list`);
+  return { file, source, fieldsBody: block[2]! };
+}
 
 /** The source with a line inserted after its last import. */
 export function withImport(source: string, line: string): string {
