@@ -1,8 +1,7 @@
-import type { QueryInterface } from 'sequelize';
+import { UniqueConstraintError, type QueryInterface } from 'sequelize';
 import { createResourceTable, defineResource, field, listIndexColumns } from '../../src/modules/kit';
 import type { Fields } from '../../src/stores/kit/fields';
 import type { AnyResource as Resource } from '../../src/stores/kit/resource';
-import { resourceStore } from '../../src/stores/kit/resource-definition';
 import { dropFieldColumn, renamedIndexName, renameFieldColumn, restoreFieldColumns } from '../../src/stores/sql/migrations/field-rename-drop';
 import { setFieldRequired } from '../../src/stores/sql/migrations/field-nullability';
 import { tableDrift } from '../../src/stores/sql/migrations/table-drift';
@@ -107,9 +106,7 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
     it('renames in place: the populated table is then what a fresh create of the new declaration makes, and its rows stay', async () => {
       await reset();
       await createFresh(qi(), before);
-      const database = opened.database();
-      const noteStore = () => database.store(resourceStore(parent));
-      void noteStore; // the stores are not registered here: rows are written with SQL, as an old release would have
+      // The stores are not registered here: rows are written with SQL, as an old release would have.
       const q = (name: string) => qi().quoteIdentifier(name);
       const now = new Date().toISOString().replace('T', ' ').slice(0, 23);
       await qi().sequelize.query(`INSERT INTO ${q('fc_notes')} (id, owner_id, title, created_at, updated_at) VALUES ('n1', 'o1', 'note', '${now}', '${now}')`);
@@ -126,7 +123,9 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
       const [rows] = await qi().sequelize.query(`SELECT title FROM ${q('fc_tags')} ORDER BY id`);
       expect((rows as { title: string }[]).map((row) => row.title)).toEqual(['Dup', 'dup', 'dup ']);
       // The binary collation and the unique key survived: 'dup' and 'Dup' still differ, and an exact repeat is refused.
-      await expect(qi().sequelize.query(`INSERT INTO ${q('fc_tags')} (id, owner_id, title, parent, created_at, updated_at) VALUES ('t4', 'o1', 'dup', 'n1', '${now}', '${now}')`)).rejects.toThrow();
+      await expect(qi().sequelize.query(`INSERT INTO ${q('fc_tags')} (id, owner_id, title, parent, created_at, updated_at) VALUES ('t4', 'o1', 'dup', 'n1', '${now}', '${now}')`)).rejects.toBeInstanceOf(UniqueConstraintError);
+      await qi().sequelize.query(`INSERT INTO ${q('fc_tags')} (id, owner_id, title, parent, created_at, updated_at) VALUES ('t5', 'o1', 'DUP', 'n1', '${now}', '${now}')`);
+      await qi().sequelize.query(`DELETE FROM ${q('fc_tags')} WHERE id = 't5'`);
       // ON DELETE CASCADE survived.
       await qi().sequelize.query(`DELETE FROM ${q('fc_notes')} WHERE id = 'n1'`);
       const [left] = await qi().sequelize.query(`SELECT id FROM ${q('fc_tags')}`);

@@ -164,7 +164,7 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
       await http().get(`${path}?include=nothing`).set('Authorization', as('dave')).expect(422);
     });
 
-    it('fills left-out defaulted fields, and says so in the document', async () => {
+    (defaultedFields(resource).length > 0 ? it : it.skip)('fills left-out defaulted fields, and says so in the document', async () => {
       const created = (await http().post(path).set('Authorization', as('alice')).send(await body('alice', true)).expect(201)).body.data;
       for (const [name, value] of defaultedFields(resource)) expect({ name, value: created[name] }).toEqual({ name, value: asJson({ value }).value });
       const document = await http().get('/openapi.json').expect(200);
