@@ -4,7 +4,7 @@ import { isId } from '../ids';
 import type { MongoStoreContext } from '../kit/definition';
 import { fold, foldedNameOf, type FieldDefinition, type Fields, type FieldsOf, type RecordOf, type ReferencedResource } from '../kit/fields';
 import type { KeyCondition } from '../kit/keyset';
-import { foldForSearch, regexLiteral, searchNameOf, shadowsOf, withShadowValues } from '../kit/shadows';
+import { foldForSearch, regexLiteral, searchNameOf, shadowsOf, withShadowValues, type Shadow } from '../kit/shadows';
 import { indexPaths, listIndexes } from '../kit/list-indexes';
 import { listPage } from '../kit/list-page';
 import type { Condition, ListQuery } from '../kit/list-query';
@@ -61,6 +61,8 @@ function referencedModel(context: MongoStoreContext, target: ReferencedResource)
  * checked here, and their on-delete rules applied here, as foreign keys do on the relational engines.
  */
 export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
+  /** The shadow columns kept beside the declared fields (shadows.ts), derived once: every row read and every write walks them. */
+  private readonly shadows: readonly Shadow[];
   protected readonly model: AnyModel;
 
   constructor(
@@ -68,6 +70,7 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
     protected readonly resource: Resource<F>,
   ) {
     this.model = resourceModel(context, resource as unknown as Resource);
+    this.shadows = shadowsOf(this.plain);
     // The models its reference checks read, defined once up front rather than on the first write.
     for (const [, definition] of fieldEntries(this.plain)) if (definition.references) referencedModel(context, definition.references.resource());
   }
@@ -86,12 +89,12 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
     const record: Record<string, unknown> = { id: _id, ...fields };
     // A field added after the document was written reads as its default (what the column's DEFAULT gives a relational row), else null.
     for (const [name, definition] of fieldEntries(this.plain)) record[name] = name in record ? (record[name] ?? null) : (definition.default ?? null);
-    for (const shadow of shadowsOf(this.plain)) delete record[shadow.name];
+    for (const shadow of this.shadows) delete record[shadow.name];
     return record as RecordOf<F>;
   }
 
   private withShadows(fields: Record<string, unknown>): Record<string, unknown> {
-    return withShadowValues(shadowsOf(this.plain), fields);
+    return withShadowValues(this.shadows, fields);
   }
 
   /** `?q=`: a searched field's shadow holds the folded text (an escaped, unanchored `$regex`: a scan of the scoped documents). */

@@ -3,7 +3,7 @@ import { ForeignKeyViolationError, ReferencedRecordError } from '../errors';
 import { isId, newId } from '../ids';
 import type { SqlStoreContext } from '../kit/definition';
 import { fold, foldedNameOf, type FieldDefinition, type Fields, type FieldsOf, type RecordOf } from '../kit/fields';
-import { foldForSearch, likeContaining, searchNameOf, shadowsOf, withShadowValues } from '../kit/shadows';
+import { foldForSearch, likeContaining, searchNameOf, shadowsOf, withShadowValues, type Shadow } from '../kit/shadows';
 import type { KeyCondition, Segment } from '../kit/keyset';
 import { listPage } from '../kit/list-page';
 import type { Condition, ListQuery } from '../kit/list-query';
@@ -52,6 +52,8 @@ function referencedModel(context: SqlStoreContext, target: { table: string; mode
  * as the resource's errors.
  */
 export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
+  /** The shadow columns kept beside the declared fields (shadows.ts), derived once: every row read and every write walks them. */
+  private readonly shadows: readonly Shadow[];
   protected readonly model: ModelStatic<Model>;
   private readonly Op: typeof SequelizeOp;
 
@@ -61,6 +63,7 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
   ) {
     this.model = resourceModel(context, resource as unknown as Resource);
     this.Op = (context.sequelize.constructor as unknown as { Op: typeof SequelizeOp }).Op;
+    this.shadows = shadowsOf(this.plain);
   }
 
   /** The declaration without its field types: what the generic code below walks. */
@@ -76,13 +79,13 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
   protected toRecord(row: Model): RecordOf<F> {
     const record = row.get({ plain: true }) as Row;
     for (const [name] of fieldEntries(this.plain)) record[name] ??= null;
-    for (const shadow of shadowsOf(this.plain)) delete record[shadow.name];
+    for (const shadow of this.shadows) delete record[shadow.name];
     return record as RecordOf<F>;
   }
 
   /** The values to write: as given, plus the shadow of each field given (shadows.ts). */
   private withShadows(fields: Row): Row {
-    return withShadowValues(shadowsOf(this.plain), fields);
+    return withShadowValues(this.shadows, fields);
   }
 
   /** `?q=`: a searched field's shadow holds the folded text, by LIKE with `%`, `_` and `[` escaped (ESCAPE '!', which every engine reads alike). */
