@@ -73,6 +73,15 @@ export function pageSegments(order: readonly SortKey[], values: readonly unknown
   return conditions.map((where) => ({ where, order: [...order], nonNull: where.map((condition) => condition.field) }));
 }
 
+/**
+ * A segment's order as its index holds it: led by the owner when the list is one owner's, the index being
+ * (owner, keys, id). Ordering by the index's own columns, constant ones included, lets every engine read the
+ * segment as a range of it (MariaDB, ordered by the later keys alone, seeked the owner and filtered the rest).
+ */
+export function indexOrder(segment: Segment, ownerScoped: boolean): SortKey[] {
+  return ownerScoped ? [{ field: 'ownerId', descending: segment.order[0]?.descending ?? false }, ...segment.order] : [...segment.order];
+}
+
 /** Reads the segments in turn until `wanted` rows are there (the page, plus one to tell a next page exists). */
 export async function readSegments<Row>(segments: readonly Segment[], wanted: number, read: (segment: Segment, limit: number) => Promise<Row[]>): Promise<Row[]> {
   const rows: Row[] = [];

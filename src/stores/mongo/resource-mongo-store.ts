@@ -3,7 +3,7 @@ import { ReferencedRecordError } from '../errors';
 import { isId } from '../ids';
 import type { MongoStoreContext } from '../kit/definition';
 import { fold, foldedNameOf, type FieldDefinition, type Fields, type FieldsOf, type RecordOf, type ReferencedResource } from '../kit/fields';
-import type { KeyCondition } from '../kit/keyset';
+import { indexOrder, type KeyCondition } from '../kit/keyset';
 import { foldForSearch, regexLiteral, searchNameOf, shadowsOf, withShadowValues, type Shadow } from '../kit/shadows';
 import { indexPaths, listIndexes } from '../kit/list-indexes';
 import { listPage } from '../kit/list-page';
@@ -155,8 +155,7 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
         read: async (segment, limit, offset) => {
           const documents = await this.model
             .find(this.scoped(scope, [...filtered, ...segment.where.map((condition) => this.keyCondition(condition))]))
-            // The index's own order (owner, keys, _id), as on the relational engines.
-            .sort(Object.fromEntries([...(scope.ownerId === undefined ? [] : [{ field: 'ownerId', descending: segment.order[0]?.descending ?? false }]), ...segment.order].map(({ field, descending }) => [path(field), descending ? -1 : 1])))
+            .sort(Object.fromEntries(indexOrder(segment, scope.ownerId !== undefined).map(({ field, descending }) => [path(field), descending ? -1 : 1])))
             .skip(offset)
             .limit(limit)
             .maxTimeMS(this.context.timeoutMs)

@@ -4,7 +4,7 @@ import { isId, newId } from '../ids';
 import type { SqlStoreContext } from '../kit/definition';
 import { fold, foldedNameOf, type FieldDefinition, type Fields, type FieldsOf, type RecordOf } from '../kit/fields';
 import { foldForSearch, likeContaining, searchNameOf, shadowsOf, withShadowValues, type Shadow } from '../kit/shadows';
-import type { KeyCondition, Segment } from '../kit/keyset';
+import { indexOrder, type KeyCondition, type Segment } from '../kit/keyset';
 import { listPage } from '../kit/list-page';
 import type { Condition, ListQuery } from '../kit/list-query';
 import type { OwnerScope } from '../kit/owner-scope';
@@ -141,8 +141,7 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
    */
   private orderOf(segment: Segment, scope: OwnerScope): OrderItem[] {
     const postgres = this.context.engine === 'postgres';
-    const lead = scope.ownerId === undefined ? [] : [{ field: 'ownerId', descending: segment.order[0]?.descending ?? false }];
-    return [...lead, ...segment.order].map(({ field, descending }) => {
+    return indexOrder(segment, scope.ownerId !== undefined).map(({ field, descending }) => {
       const nulls = postgres && this.definition(field)?.optional && !segment.nonNull.includes(field) ? (descending ? ' NULLS LAST' : ' NULLS FIRST') : '';
       // The table's column, not the answer's alias (ORDER BY `ownerId`): MariaDB's plan then shows the index order it reads.
       const column = this.model.getAttributes()[field]?.field ?? field;
