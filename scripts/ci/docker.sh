@@ -52,8 +52,8 @@ export APP_IMAGE=$image
 export POSTGRES_IMAGE=local/postgres:15 MYSQL_IMAGE=local/mysql:mariadb REDIS_IMAGE=local/redis:7
 COMPOSE=docker-compose scripts/compose-smoke.sh postgres redis
 COMPOSE=docker-compose scripts/compose-smoke.sh mysql
-MAILDEV_IMAGE=local/maildev:2 scripts/ci/mail-profile.sh
-DOCKER_BUILD_FLAGS="--network host" scripts/ci/oidc-profile.sh
+COMPOSE=docker-compose MAILDEV_IMAGE=local/maildev:2 scripts/ci/mail-profile.sh
+COMPOSE=docker-compose DOCKER_BUILD_FLAGS="--network host" scripts/ci/oidc-profile.sh
 scale_started=$(date +%s)
 HAPROXY_IMAGE=local/haproxy:3 npx tsx scripts/reliability/scale.ts
 echo "docker.sh: test-scale took $(($(date +%s) - scale_started)) s"

@@ -11,7 +11,11 @@ export APP_PORT MAIL_UI_PORT
 APP_PORT=$(free_port)
 MAIL_UI_PORT=$(free_port)
 export SMTP_URL=smtp://maildev:1025 PUBLIC_URL=http://localhost:3000 USER_STORE=database
-compose=(docker-compose -p "$project" --profile postgres --profile mail)
+if [ -z "${COMPOSE:-}" ]; then
+  if docker compose version >/dev/null 2>&1; then COMPOSE="docker compose"; else COMPOSE=docker-compose; fi
+fi
+read -r -a compose_cli <<<"$COMPOSE"
+compose=("${compose_cli[@]}" -p "$project" --profile postgres --profile mail)
 # shellcheck disable=SC2317 # called by the EXIT trap
 down() {
   local status=$?
