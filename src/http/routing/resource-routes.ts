@@ -1,6 +1,6 @@
 import type { Fields, FieldsOf } from '../../stores/kit/fields';
 import { ADMIN_ROLE, ownerScope, type OwnerScope } from '../../stores/kit/owner-scope';
-import { DEFAULT_LIST_SETTINGS, type ListSettings } from '../../stores/kit/pagination';
+import type { ListSettings } from '../../stores/kit/pagination';
 import { referrersOf, type Resource } from '../../stores/kit/resource';
 import type { ResourceStore } from '../../stores/kit/resource-store';
 import type { AuthUser } from '../../auth/tokens';
@@ -43,7 +43,7 @@ function listScope(caller: AuthUser, query: Record<string, unknown>): OwnerScope
 }
 
 /** The five routes under /api/<resource.name>, and one per declared action. */
-export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, lists: ListSettings = DEFAULT_LIST_SETTINGS, storeOf?: StoreOf): AnyRoute[] {
+export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, lists: ListSettings, storeOf: StoreOf): AnyRoute[] {
   const plain = resource as unknown as Resource;
   const record = recordSchema(plain);
   const clash: ErrorResponses = resource.unique.length > 0 ? { 409: `A record with the same ${resource.unique.map((key) => key.join(' and ')).join(', or ')} exists already` } : {};
@@ -68,17 +68,17 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
       path: '/',
       access: 'authenticated',
       summary: "The caller's records (an admin's: everyone's), filtered and sorted, a page at a time",
-      query: storeOf ? withIncludeQuery(plain, listQuerySchema(plain)) : listQuerySchema(plain),
-      responses: { 200: pageSchema(storeOf ? includedRecordSchema(plain) : record) },
+      query: withIncludeQuery(plain, listQuerySchema(plain)),
+      responses: { 200: pageSchema(includedRecordSchema(plain)) },
       // The window's rules need the settings or each other, so they are checked after the schema passed each parameter.
       errors: { 422: 'A cursor this list did not issue or took with another sort (`query.cursor`); an offset with a cursor, or past LIST_MAX_OFFSET (`query.offset`)' },
       handler: async (ctx) => {
         const query = ctx.query as Record<string, unknown>;
-        const include = storeOf ? readInclude(plain, query.include) : [];
+        const include = readInclude(query.include);
         const scope = listScope(callerOf(ctx), query);
         const page = await store.list(scope, readListQuery(plain, query, lists));
         // The records the page points at, read in the same scope (a reference points at a record of the same owner).
-        return storeOf ? withIncluded(plain, page, include, scope, storeOf) : page;
+        return withIncluded(plain, page, include, scope, storeOf);
       },
     }),
     route({
