@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { DuplicateKeyError } from '../../stores/errors';
 import type { AccountTokenStore } from '../stores/account-token-store';
 import type { VerifiedChallenge } from './challenge-tokens';
+import { digestOf } from '../account-links';
 
 const PURPOSE = 'spent-mfa-challenge';
 
@@ -17,13 +17,13 @@ export class SpentChallenges {
 
   /** True when a verify succeeded with this token already (checked before the code is, so a spent token uses up nothing). */
   async spent(challenge: VerifiedChallenge): Promise<boolean> {
-    return (await this.tokens.find(digestOf(challenge), PURPOSE)) !== null;
+    return (await this.tokens.find(challengeDigest(challenge), PURPOSE)) !== null;
   }
 
   /** Spends the token: true for the first caller, false for every later or racing one. */
   async spend(challenge: VerifiedChallenge): Promise<boolean> {
     try {
-      await this.tokens.create({ digest: digestOf(challenge), userId: challenge.userId, purpose: PURPOSE, expiresAt: challenge.expiresAt });
+      await this.tokens.create({ digest: challengeDigest(challenge), userId: challenge.userId, purpose: PURPOSE, expiresAt: challenge.expiresAt });
       return true;
     } catch (error) {
       if (error instanceof DuplicateKeyError) return false;
@@ -32,4 +32,4 @@ export class SpentChallenges {
   }
 }
 
-const digestOf = (challenge: VerifiedChallenge) => createHash('sha256').update(`mfa-challenge:${challenge.id}`).digest('hex');
+const challengeDigest = (challenge: VerifiedChallenge) => digestOf(`mfa-challenge:${challenge.id}`);
