@@ -54,11 +54,6 @@ export class OidcAccounts {
     }
   }
 
-  /** The user's linked identities, oldest first. */
-  list(userId: string): Promise<LinkedIdentity[]> {
-    return this.identities.listByUser(userId);
-  }
-
   /**
    * Unlinks the user's identity at `issuer`, unless it is their last way to sign in (no password and no
    * other identity): 'not-linked', 'last-way', or the number unlinked.

@@ -12,9 +12,11 @@ export const SCHEMA_REF = {
 
 /** Headers sent by the framework or its rate limit, described once; operations refer to them by name. */
 export const FRAMEWORK_HEADERS: Record<string, HeaderDoc> = {
+  // Set by the outermost middleware, so every answer Koa gives carries it.
   'X-Request-Id': {
     description: "The request's id: the caller's X-Request-Id when short and plain, else a new UUID",
     schema: { type: 'string' },
+    required: true,
   },
   'WWW-Authenticate': { description: 'The Bearer challenge (RFC 6750)', schema: { type: 'string' } },
   'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 0 } },
@@ -40,8 +42,7 @@ export function baseComponents(): { schemas: Record<string, JsonSchema>; headers
       ValidationFailEnvelope: validationFail,
       FieldError: plain(FieldErrorSchema),
     },
-    // X-Request-Id is set by the outermost middleware, so every answer Koa gives carries it.
-    headers: Object.fromEntries(Object.entries(FRAMEWORK_HEADERS).map(([name, header]) => [name, name === 'X-Request-Id' ? { ...plain(header), required: true } : plain(header)])),
+    headers: Object.fromEntries(Object.entries(FRAMEWORK_HEADERS).map(([name, header]) => [name, plain(header)])),
     securitySchemes: {
       bearerAuth: {
         type: 'http',

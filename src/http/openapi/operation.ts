@@ -92,14 +92,14 @@ function errorEntries(route: MountedRoute): Map<number, ErrorEntry> {
 
 /**
  * The headers of one response: X-Request-Id (every answer Koa gives), the module middleware's, the response's
- * own. Those in `required` are always sent: stated (`required: true`, so inline rather than a `$ref`);
- * X-Request-Id is on every answer Koa gives, so its component says so.
+ * own. Those in `required` are always sent: stated (`required: true`, so inline rather than a `$ref`); a
+ * framework header always sent (X-Request-Id) says so in its component.
  */
 function headerRefs(route: MountedRoute, headers: Record<string, HeaderDoc>, required: ReadonlySet<string>): Record<string, JsonSchema> {
   const all: Record<string, HeaderDoc> = { 'X-Request-Id': FRAMEWORK_HEADERS['X-Request-Id'], ...declaredByMiddleware(route).headers, ...headers };
   return Object.fromEntries(
     Object.entries(all).map(([name, header]) => {
-      if (name === 'X-Request-Id') return [name, { $ref: '#/components/headers/X-Request-Id' }]; // required there
+      if (FRAMEWORK_HEADERS[name]?.required) return [name, { $ref: `#/components/headers/${name}` }]; // its component says it is always sent
       if (required.has(name)) return [name, { ...plain(header), required: true }];
       return [name, name in FRAMEWORK_HEADERS ? { $ref: `#/components/headers/${name}` } : plain(header)];
     }),
