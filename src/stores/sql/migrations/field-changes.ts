@@ -2,6 +2,7 @@ import type { Op as SequelizeOp, QueryInterface } from 'sequelize';
 import { fold } from '../../kit/fields';
 import { foldForSearch } from '../../kit/shadows';
 import { fieldColumns } from './resource-columns';
+import { addColumnIfMissing } from './schema-steps';
 
 // Changes to a field of a table that may hold rows, as `npm run new:field` writes them: a default given or
 // taken away, a field made searchable. Each keeps the rest of the table as it is (no table rebuild).
@@ -49,19 +50,24 @@ const BATCH = 500;
 
 /**
  * Adds the `<column>_search` shadow that `?q=` matches to a string or text field of a table that may hold
- * rows, and fills it from each row's value (in batches of 500, by id), as the store would have written it.
+ * rows, and fills it from each row's value (in batches of 500, in id order, each batch after the last), as
+ * the store would have written it. A row is updated only if it still holds the text that was folded, as on
+ * MongoDB (document-migrations.ts): one rewritten meanwhile by the previous release keeps no stale shadow.
  */
 export async function addSearchColumn(queryInterface: QueryInterface, table: string, column: string, field: { kind: 'string' | 'text'; maxLength?: number }): Promise<void> {
   const c = await fieldColumns(queryInterface);
   const built = field.kind === 'string' ? c.string(column, { optional: true, search: true, maxLength: field.maxLength }) : c.text(column, { optional: true, search: true });
   const shadow = `${column}_search`;
-  if (!(shadow in (await queryInterface.describeTable(table)))) await queryInterface.addColumn(table, shadow, built[shadow]!);
+  await addColumnIfMissing(queryInterface, table, shadow, built[shadow]!);
   const { Op } = queryInterface.sequelize.constructor as unknown as { Op: typeof SequelizeOp };
+  let after: unknown;
   for (;;) {
     // QueryInterface.select takes a find's options (its typings list only some of them).
-    const options = { attributes: ['id', column], where: { [shadow]: null, [column]: { [Op.ne]: null } }, order: [['id', 'ASC']], limit: BATCH };
+    const where = { [shadow]: null, [column]: { [Op.ne]: null }, ...(after === undefined ? {} : { id: { [Op.gt]: after } }) };
+    const options = { attributes: ['id', column], where, order: [['id', 'ASC']], limit: BATCH };
     const rows = (await queryInterface.select(null, table, options as Parameters<QueryInterface['select']>[2])) as unknown as Record<string, unknown>[];
-    for (const row of rows) await queryInterface.bulkUpdate(table, { [shadow]: foldForSearch(String(row[column])) }, { id: row.id });
+    for (const row of rows) await queryInterface.bulkUpdate(table, { [shadow]: foldForSearch(String(row[column])) }, { id: row.id, [column]: row[column], [shadow]: null });
     if (rows.length < BATCH) return;
+    after = rows[rows.length - 1]!.id;
   }
 }
