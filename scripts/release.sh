@@ -88,11 +88,16 @@ pinned="$registry@$digest"
 echo "release: pushed $registry:sha-$short → $pinned"
 
 # The compose file as a user runs it: the app from the registry by digest (still overridable), no build; the
-# oidc profile's development provider, built from the source for local work, is left out.
+# oidc profile's development provider (built from the source for local work; its block is the last service)
+# and the app's settings for it are left out.
 sed -e "s#image: \${APP_IMAGE:-koa-api-service:local}#image: \${APP_IMAGE:-$pinned}#" -e '/^  build:$/,/^    context: \.$/d' \
-  -e '/^  # ---- OpenID Connect for local work/,/^volumes:$/{/^volumes:$/!d;}' docker-compose.yml >"$out/docker-compose.yml"
-if ! grep -qF "$pinned" "$out/docker-compose.yml" || grep -q 'build:\|oidc-dev:' "$out/docker-compose.yml"; then
+  -e '/^  # ---- OpenID Connect for local work/,/^volumes:$/{/^volumes:$/!d;}' -e '/^  OIDC_DEV_/d' docker-compose.yml >"$out/docker-compose.yml"
+if ! grep -qF "$pinned" "$out/docker-compose.yml" || grep -q 'build:' "$out/docker-compose.yml"; then
   echo "release: could not pin the app image in the compose file" >&2
+  exit 1
+fi
+if grep -q '^  oidc-dev:\|^  OIDC_DEV_' "$out/docker-compose.yml"; then
+  echo "release: could not leave the oidc profile's development provider out of the compose file" >&2
   exit 1
 fi
 cp docker/release/env.example "$out/.env.example"

@@ -91,7 +91,7 @@ describe('scripts/release.sh', () => {
     ]);
     const compose = readFileSync(join(repo, 'release/1.2.3/docker-compose.yml'), 'utf8');
     expect(compose).toContain(`${REGISTRY}@${DIGEST}`);
-    expect(compose).not.toMatch(/build:|oidc-dev:/); // nothing built from the source: the development provider stays behind
+    expect(compose).not.toMatch(/build:|^ {2}oidc-dev:|^ {2}OIDC_DEV_/m); // nothing built from the source: the development provider and its settings stay behind
   });
 
   it('refuses a version the registry holds already, before building or pushing anything', () => {
