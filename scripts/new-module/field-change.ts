@@ -1,9 +1,7 @@
-import { readdirSync } from 'node:fs';
-import path from 'node:path';
-import { MIGRATIONS_LIST, withImport, type PlannedFile } from './generate';
+import type { PlannedFile } from './generate';
 import { checkModuleName, moduleNames, SpecError, type FieldSpec, type FieldType } from './spec';
 import { declaredIndexColumns } from './templates';
-import { FIELDS_BLOCK, readDeclaration } from './source-edits';
+import { FIELDS_BLOCK, nextMigrationNumber, readDeclaration, withMigration } from './source-edits';
 
 // npm run new:field -- <module> <field> --rename <new name> | --drop
 // A field of a kit module renamed or removed on a table that may hold rows: a migration that renames the
@@ -73,7 +71,7 @@ export function planFieldChange(root: string, module: string | undefined, fieldN
   const actions = /\n {2}actions: \{\n([\s\S]*?)\n {2}\},\n/.exec(source)?.[1] ?? '';
   if (new RegExp(`\\b${fieldName}\\b`).test(actions)) throw new SpecError(`field '${fieldName}' is used by an action of '${module}': change the action first`);
   const folder = `src/modules/${module}/migrations`;
-  const number = String(readdirSync(path.join(root, folder)).filter((name) => /^\d{4}-.*\.ts$/.test(name)).length + 1).padStart(4, '0');
+  const number = nextMigrationNumber(root, module!);
   let edited: string;
   let constant: string;
   let migration: string;
@@ -122,8 +120,7 @@ export function planFieldChange(root: string, module: string | undefined, fieldN
     const keys = unique.filter((key) => key.includes(fieldName)).map((key) => key.map(keyColumn));
     content = dropMigrationFile(module!, table, migration, constant, { ...field, search: search.includes(fieldName) }, keys, indexes);
   }
-  edited = edited.replace(MIGRATIONS_LIST, (_all, open: string, items: string, close: string) => `${open}${items.trim()}, ${constant}${close}`);
-  edited = withImport(edited, `import { ${constant} } from './migrations/${migration}';`);
+  edited = withMigration(edited, constant, migration);
   return [
     { path: `${folder}/${migration}.ts`, content, edit: false },
     { path: file, content: edited, edit: true },

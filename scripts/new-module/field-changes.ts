@@ -1,8 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { columns, declaration, literal } from './field-types';
 import type { PlannedFile } from './generate';
-import { declarationFile, MIGRATIONS_LIST, withImport } from './source-edits';
+import { declarationFile, nextMigrationNumber, withMigration } from './source-edits';
 import { actionLine } from './templates';
 import { checkModuleName, moduleNames, parseAction, parseDefault, SpecError, type FieldSpec, type FieldType } from './spec';
 
@@ -31,18 +31,6 @@ const FIELD_LINE = /^ {4}(\w+): field\.(\w+)\((.*)\),$/gm;
 
 export function declaredFields(source: string): DeclaredField[] {
   return [...source.matchAll(FIELD_LINE)].map(([line, name, type, options]) => ({ name: name!, type: type as FieldType, options: options!, line }));
-}
-
-/** The migrations' next number, `start` files on. */
-function nextNumber(root: string, module: string, start: number): string {
-  const folder = path.join(root, `src/modules/${module}/migrations`);
-  return String(readdirSync(folder).filter((name) => /^\d{4}-.*\.ts$/.test(name)).length + 1 + start).padStart(4, '0');
-}
-
-/** The declaration with one more migration (listed last, imported). */
-export function withMigration(source: string, constant: string, file: string): string {
-  const edited = source.replace(MIGRATIONS_LIST, (_all, open: string, items: string, close: string) => `${open}${items.trim()}, ${constant}${close}`);
-  return withImport(edited, `import { ${constant} } from './migrations/${file}';`);
 }
 
 /** A `  <key>: …,` entry inserted before `  migrations:` unless present; `add` edits the present one. */
@@ -94,7 +82,7 @@ export function planFieldChange(root: string, module: string | undefined, fieldN
     files.push({ path: `src/modules/${module}/migrations/${name}.ts`, content: text, edit: false });
     source = withMigration(source, constant, name);
   };
-  const number = () => nextNumber(root, module!, numbered + files.length);
+  const number = () => nextMigrationNumber(root, module!, numbered + files.length);
   const fields = declaredFields(source);
   if (fieldName !== undefined) {
     const field = fields.find((candidate) => candidate.name === fieldName);

@@ -1,13 +1,11 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { checkModuleName, moduleNames, parseField, parseSpec, SpecError, type ModuleOptions, type ModuleSpec } from './spec';
 import { addFieldMigrationFile, indexFile, migrationFile, names, resourceFile, testFile } from './templates';
 import { declaration } from './field-types';
 import { planFieldChange, withSearched, type FieldChange } from './field-changes';
-import { FIELDS_BLOCK, MIGRATIONS_LIST, readDeclaration, withImport } from './source-edits';
+import { FIELDS_BLOCK, nextMigrationNumber, readDeclaration, withImport, withMigration } from './source-edits';
 import { refuseCascadeLayout } from './cascade-layout';
-
-export { MIGRATIONS_LIST, withImport };
 
 export interface PlannedFile {
   /** Relative to the repository root. */
@@ -111,13 +109,12 @@ export function planField(root: string, module: string | undefined, fieldArgumen
     field.search = true;
   }
   const folder = `src/modules/${module}/migrations`;
-  const number = String(readdirSync(path.join(root, folder)).filter((name) => /^\d{4}-.*\.ts$/.test(name)).length + 1).padStart(4, '0');
+  const number = nextMigrationNumber(root, module!);
   const constant = `add${field.name[0]!.toUpperCase()}${field.name.slice(1)}`;
   const migration = `${number}-add-${field.column.replace(/_/g, '-')}`;
   const { table } = moduleNames(module!);
   let edited = source.replace(FIELDS_BLOCK, (_all, open: string, body: string, close: string) => `${open}${body}\n    ${field.name}: ${declaration(field)},${close}`);
-  edited = edited.replace(MIGRATIONS_LIST, (_all, open: string, items: string, close: string) => `${open}${items.trim()}, ${constant}${close}`);
-  edited = withImport(edited, `import { ${constant} } from './migrations/${migration}';`);
+  edited = withMigration(edited, constant, migration);
   if (field.reference && !edited.includes(`import { ${field.reference.resource} }`)) edited = withImport(edited, `import { ${field.reference.resource} } from '../${field.reference.module}/resource';`);
   if (listed.filter || listed.sort) {
     if (field.type === 'text') throw new SpecError(`field '${field.name}' is text: it cannot be filtered or sorted (use string)`);

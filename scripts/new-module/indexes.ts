@@ -4,16 +4,16 @@
 // before list indexes were derived): the module's migrations run on an in-memory SQLite database, the
 // declaration's indexes are compared with what they made (the start-up check's comparison), and the
 // missing ones are written out, frozen, as `000N-add-list-indexes.ts`, built online on a table with rows.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
 import type { AnyResource } from '../../src/stores/kit/resource';
 import { missingListIndexes } from '../../src/stores/sql/migrations/list-index-steps';
 import { SqlDatabase } from '../../src/stores/sql/sql-database';
-import { MIGRATIONS_LIST, withImport, write, type PlannedFile } from './generate';
+import { write, type PlannedFile } from './generate';
 import { checkModuleName, moduleNames, SpecError } from './spec';
-import { declarationFile } from './source-edits';
+import { declarationFile, MIGRATIONS_LIST, nextMigrationNumber, withMigration } from './source-edits';
 
 const USAGE = 'usage: npm run new:indexes -- <module> [--dry-run]\n  e.g.   npm run new:indexes -- notes';
 
@@ -64,11 +64,10 @@ export async function planIndexes(root: string, module: string | undefined): Pro
   const indexes = await missingColumns(resource);
   if (indexes.length === 0) return [];
   const folder = `src/modules/${module}/migrations`;
-  const number = String(readdirSync(path.join(root, folder)).filter((name) => /^\d{4}-.*\.ts$/.test(name)).length + 1).padStart(4, '0');
+  const number = nextMigrationNumber(root, module!);
   const constant = `addListIndexes${number}`;
   const migration = `${number}-add-list-indexes`;
-  let edited = source.replace(MIGRATIONS_LIST, (_all, open: string, items: string, close: string) => `${open}${items.trim()}, ${constant}${close}`);
-  edited = withImport(edited, `import { ${constant} } from './migrations/${migration}';`);
+  const edited = withMigration(source, constant, migration);
   return [
     { path: `${folder}/${migration}.ts`, content: migrationText(module!, moduleNames(module!).table, number, constant, indexes), edit: false },
     { path: file, content: edited, edit: true },

@@ -8,9 +8,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { MIGRATIONS_LIST, write, type PlannedFile } from './generate';
+import { write, type PlannedFile } from './generate';
 import { checkModuleName, moduleNames, SpecError } from './spec';
-import { declarationFile } from './source-edits';
+import { declarationFile, MIGRATIONS_LIST, withImport } from './source-edits';
 
 const USAGE = 'usage: npm run remove:module -- <name> [--dry-run]\n  e.g.   npm run remove:module -- tags';
 const REGISTRY = 'src/modules/index.ts';
@@ -118,13 +118,7 @@ function registryWithout(source: string, module: string): string {
     if (!names.includes('removedModules')) names.push('removedModules');
     return `${open}${names.join(', ')}${close}`;
   });
-  if (!edited.includes("from './removed'")) {
-    const lines = edited.split('\n');
-    const lastImport = lines.reduce((last, text, index) => (text.startsWith('import ') ? index : last), -1);
-    lines.splice(lastImport + 1, 0, "import { removedModules } from './removed';");
-    edited = lines.join('\n');
-  }
-  return edited;
+  return edited.includes("from './removed'") ? edited : withImport(edited, "import { removedModules } from './removed';");
 }
 
 function main(argv: string[]): number {

@@ -1,5 +1,5 @@
 // Edits of a module's declaration text that the generator's commands share.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SpecError } from './spec';
 
@@ -31,4 +31,16 @@ export function withImport(source: string, line: string): string {
   const lastImport = lines.reduce((last, text, index) => (text.startsWith('import ') ? index : last), -1);
   lines.splice(lastImport + 1, 0, line);
   return lines.join('\n');
+}
+
+/** The number of a module's next migration (`0003`), `start` files after those written already. */
+export function nextMigrationNumber(root: string, module: string, start = 0): string {
+  const folder = path.join(root, `src/modules/${module}/migrations`);
+  return String(readdirSync(folder).filter((name) => /^\d{4}-.*\.ts$/.test(name)).length + 1 + start).padStart(4, '0');
+}
+
+/** The declaration with one more migration (listed last, imported). */
+export function withMigration(source: string, constant: string, file: string): string {
+  const edited = source.replace(MIGRATIONS_LIST, (_all, open: string, items: string, close: string) => `${open}${items.trim()}, ${constant}${close}`);
+  return withImport(edited, `import { ${constant} } from './migrations/${file}';`);
 }
