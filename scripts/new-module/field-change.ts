@@ -1,7 +1,7 @@
 import type { PlannedFile } from './generate';
 import { checkModuleName, moduleNames, SpecError, type FieldSpec, type FieldType } from './spec';
 import { declaredIndexColumns } from './templates';
-import { FIELDS_BLOCK, nextMigrationNumber, readDeclaration, withMigration } from './source-edits';
+import { DEFAULT_OPTION, FIELDS_BLOCK, nextMigrationNumber, readDeclaration, withMigration } from './source-edits';
 
 // npm run new:field -- <module> <field> --rename <new name> | --drop
 // A field of a kit module renamed or removed on a table that may hold rows: a migration that renames the
@@ -29,7 +29,7 @@ function readField(line: string, source: string, file: string): DeclaredField {
   if (!match) throw new SpecError(`${file}: cannot read the field declared as '${line.trim()}'`);
   const [, name, kind, args] = match as unknown as [string, string, string, string];
   const type = kind as FieldType;
-  const defaultLiteral = /default: ('(?:[^'\\]|\\.)*'|new Date\('[^']*'\)|-?[\d.]+|true|false)/.exec(args)?.[1];
+  const defaultLiteral = DEFAULT_OPTION.exec(args)?.[1];
   const spec: DeclaredField = { name, column: columnOf(name), type, optional: /optional: true/.test(args), caseInsensitive: /caseInsensitive: true/.test(args), defaultLiteral };
   if (type === 'reference') {
     const resource = /\(\) => (\w+)/.exec(args)?.[1];

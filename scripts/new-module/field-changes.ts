@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { columns, declaration, literal } from './field-types';
 import type { PlannedFile } from './generate';
-import { declarationFile, nextMigrationNumber, withMigration } from './source-edits';
+import { declarationFile, DEFAULT_OPTION, nextMigrationNumber, withMigration } from './source-edits';
 import { actionLine } from './templates';
 import { checkModuleName, moduleNames, parseAction, parseDefault, SpecError, type FieldSpec, type FieldType } from './spec';
 
@@ -50,7 +50,7 @@ function withAction(source: string, line: string): string {
 
 /** The field line with `default: …` set in its options. */
 function withDefault(source: string, field: DeclaredField, value: string): string {
-  const inner = field.options.replace(/^\{\s*|\s*\}$/g, '').replace(/(,\s*)?default: [^,}]+/, '').replace(/^,\s*/, '');
+  const inner = field.options.replace(/^\{\s*|\s*\}$/g, '').replace(new RegExp(`(,\\s*)?${DEFAULT_OPTION.source}`), '').replace(/^,\s*/, '');
   const options = `{ ${inner ? `${inner}, ` : ''}default: ${value} }`;
   return source.replace(field.line, `    ${field.name}: field.${field.type}(${options}),`);
 }
@@ -91,7 +91,7 @@ export function planFieldChange(root: string, module: string | undefined, fieldN
     const shadows = `{ caseInsensitive: ${/caseInsensitive: true/.test(field.options)}, search: ${new RegExp(`\\n  search: \\[[^\\]]*'${fieldName}'`).test(source) || change.search === true} }`;
     if (change.default !== undefined) {
       const value = literal(parseDefault(fieldName, field.type, change.default), field.type);
-      const previous = /default: ([^,}]+)/.exec(field.options)?.[1]?.trim() ?? 'null';
+      const previous = DEFAULT_OPTION.exec(field.options)?.[1] ?? 'null';
       const n = number();
       migration(`default${pascal(fieldName)}${n}`, `${n}-default-${kebab(fieldName)}`, migrationText(module!, `default${pascal(fieldName)}${n}`, `${n}-default-${kebab(fieldName)}`, `The column DEFAULT of ${fieldName} (SQLite keeps the first one: the store gives the default on create, on every engine).`, 'setFieldDefault', `setFieldDefault(queryInterface, '${table}', '${column}', ${value}, ${shadows})`, `setFieldDefault(queryInterface, '${table}', '${column}', ${previous}, ${shadows})`));
       source = withDefault(source, declaredFields(source).find((candidate) => candidate.name === fieldName)!, value);

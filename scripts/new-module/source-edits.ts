@@ -13,6 +13,9 @@ export function declarationFile(root: string, module: string | undefined): strin
   return file;
 }
 
+/** A field's `default: …` option as the generator writes it (a quoted string may hold commas and braces); group 1 is the literal. */
+export const DEFAULT_OPTION = /default: ('(?:[^'\\]|\\.)*'|new Date\('[^']*'\)|-?[\d.]+|true|false)/;
+
 /** A declaration's `migrations: [ … ]` list. */
 export const MIGRATIONS_LIST = /(\n {2}migrations: \[)([^\]]*)(\],\n)/;
 

@@ -270,6 +270,16 @@ describe('npm run new:module', () => {
     for (const column of ["c.string('title', { search: true })", "c.text('body', { optional: true, search: true })", "c.boolean('pinned', { default: false })", "c.datetime('archived_at', { optional: true })"]) expect(migration).toContain(column);
   });
 
+  it('new:field --default reads and replaces a string default holding a comma or a brace', () => {
+    expect(run(dir, ['notes', 'title:string', 'label:string=a, {b}']).status).toBe(0);
+    expect(run(dir, ['notes', 'label', '--default', "c, it's"], 'field').status).toBe(0);
+    const resource = readFileSync(path.join(dir, 'src/modules/notes/resource.ts'), 'utf8');
+    expect(resource).toContain("    label: field.string({ default: 'c, it\\'s' }),\n");
+    const migration = readFileSync(path.join(dir, 'src/modules/notes/migrations/0002-default-label.ts'), 'utf8');
+    expect(migration).toContain("up: (queryInterface) => setFieldDefault(queryInterface, 'notes', 'label', 'c, it\\'s', ");
+    expect(migration).toContain("down: (queryInterface) => setFieldDefault(queryInterface, 'notes', 'label', 'a, {b}', ");
+  });
+
   it('new:field changes an existing field (--default, --search) and adds actions, each in a migration of its own', () => {
     expect(run(dir, ['notes', 'title:string', 'pinned:boolean?']).status).toBe(0);
     expect(run(dir, ['notes', 'pinned', '--default', 'true'], 'field').status).toBe(0);
