@@ -28,7 +28,7 @@ const createBenchNotes: SqlMigration = {
         ...c.text('body', { optional: true }),
         ...c.boolean('pinned'),
       }),
-      { indexes: listIndexColumns({ ...declaration, filters: [...declaration.filters], sort: [...declaration.sort] }).filter((columns) => columns.join() !== 'owner_id,created_at,id') },
+      { indexes: listIndexColumns({ ...declaration, filters: [...declaration.filters], sort: [...declaration.sort] }) },
     ),
   down: (queryInterface) => queryInterface.dropTable('notes'),
 };

@@ -67,7 +67,7 @@ export const ${n.module} = resourceModule(${n.resource});
 /** The list indexes a declaration of these fields, filters and sort keys needs, as column lists (createRecordTable's own left out). */
 export function declaredIndexColumns(spec: Pick<ModuleSpec, 'fields' | 'filters' | 'sort'>): string[][] {
   const fields = Object.fromEntries(spec.fields.map((f) => [f.name, { kind: f.type, optional: f.optional, omittable: f.optional, caseInsensitive: 'caseInsensitive' in f && f.caseInsensitive === true }]));
-  return listIndexColumns({ fields, filters: spec.filters, sort: spec.sort }).filter((columns) => columns.join() !== 'owner_id,created_at,id');
+  return listIndexColumns({ fields, filters: spec.filters, sort: spec.sort });
 }
 
 export function migrationFile(spec: ModuleSpec): string {

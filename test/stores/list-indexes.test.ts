@@ -1,6 +1,6 @@
 import { SchemaDriftError } from '../../src/stores/errors';
 import { createRecordTable, defineResource, field, fieldColumns, type SqlMigration } from '../../src/modules/kit';
-import { listIndexes } from '../../src/stores/kit/list-indexes';
+import { indexColumns, listIndexes } from '../../src/stores/kit/list-indexes';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
 import { addListIndexes, listIndexColumns, removeListIndexes } from '../../src/stores/sql/migrations/list-index-steps';
 import type { SqlDatabase } from '../../src/stores/sql/sql-database';
@@ -33,10 +33,11 @@ const legacy = defineResource({
 
 describe('the list indexes a declaration needs', () => {
   it('has one per sort key (owner and across owners), one per equality filter and sort key, one per range filter', () => {
+    expect(listIndexes(legacy).map(indexColumns)).toContainEqual(['owner_id', 'created_at', 'id']);
+    // What a migration adds: all but the owner's newest-first order, which every record table has from its creation.
     expect(listIndexColumns(legacy)).toEqual([
       ['owner_id', 'title', 'id'],
       ['title', 'id'],
-      ['owner_id', 'created_at', 'id'],
       ['created_at', 'id'],
       ['owner_id', 'pinned', 'title', 'id'],
       ['owner_id', 'pinned', 'created_at', 'id'],
@@ -63,7 +64,7 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
       expect((refused as Error).message).toContain('npm run new:indexes -- li-notes');
       expect((refused as Error).message).not.toContain('(owner_id, created_at, id)'); // that one the table has
 
-      const missing = listIndexColumns(legacy).filter((columns) => columns.join() !== 'owner_id,created_at,id');
+      const missing = listIndexColumns(legacy);
       await addListIndexes(sql().queryInterface(), 'li_notes', missing);
       await addListIndexes(sql().queryInterface(), 'li_notes', missing); // again, as after a half-applied run: nothing to do
       await expect(sql().checkSchema()).resolves.toBeUndefined();

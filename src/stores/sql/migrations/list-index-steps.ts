@@ -1,6 +1,7 @@
 import type { QueryInterface } from 'sequelize';
 import { indexColumns, listIndexes, listIndexName } from '../../kit/list-indexes';
 import type { Resource } from '../../kit/resource';
+import { OWNER_CREATED_INDEX } from './record-table';
 
 // The list indexes of a resource's table (src/stores/kit/list-indexes.ts says which), as migrations write
 // them: on a new table plainly, on a table that may hold rows without blocking its writes where the engine
@@ -62,9 +63,11 @@ export async function removeListIndexes(queryInterface: QueryInterface, table: s
   }
 }
 
-/** Every list index a resource's declaration needs, as column lists (what a migration of its table spells out). */
+/** The list indexes a resource's declaration needs beyond the record table's own, as column lists (what a migration of its table spells out). */
 export function listIndexColumns(resource: Pick<Resource, 'fields' | 'filters' | 'sort'>): string[][] {
-  return listIndexes(resource).map(indexColumns);
+  return listIndexes(resource)
+    .map(indexColumns)
+    .filter((columns) => columns.join() !== OWNER_CREATED_INDEX.join());
 }
 
 /** The list indexes the resource's table lacks (matched by columns, whatever their names), with what each serves. */
