@@ -24,9 +24,10 @@ export interface BenchSettings {
   maxRunSeconds: number;
 }
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
-function bounded(env: Env, name: string, fallback: number, min: number, max: number): number {
+/** A whole-number setting within [min, max], or `fallback` when unset. */
+export function bounded(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   const value = Number(raw);

@@ -1,5 +1,6 @@
 // The knobs of `make bench-scale`, from the environment, each bounded so no setting makes the run endless.
 // docs/performance.md ("Lists at scale") describes them.
+import { bounded, type Env } from '../settings';
 
 export type ScaleEngine = 'sqlite' | 'postgres' | 'mysql';
 export const SCALE_ENGINES: readonly ScaleEngine[] = ['sqlite', 'postgres', 'mysql'];
@@ -23,15 +24,6 @@ export interface ScaleSettings {
   databaseTimeout: string;
 }
 
-type Env = Record<string, string | undefined>;
-
-function bounded(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be a whole number from ${min} to ${max} (got '${raw}')`);
-  return value;
-}
 
 function list(env: Env, name: string, fallback: string): string[] {
   return (env[name]?.trim() || fallback)

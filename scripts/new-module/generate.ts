@@ -97,7 +97,6 @@ export function planField(root: string, module: string | undefined, fieldArgumen
   if (fieldArgument === undefined || !fieldArgument.includes(':')) return planExistingField(root, module, fieldArgument, listed);
   checkModuleName(module);
   const { file, source, fieldsBody } = readDeclaration(root, module);
-  if (!fieldArgument) throw new SpecError('a field is needed, e.g. dueAt:datetime?');
   const seen = new Set([...fieldsBody.matchAll(/^ {4}(\w+):/gm)].map((match) => match[1]!));
   const field = parseField(fieldArgument, seen, (target) => target !== module && resourceExists(root)(target));
   if (!field.optional && field.default === undefined) {

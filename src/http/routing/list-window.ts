@@ -16,6 +16,9 @@ export interface ListWindow {
   countUpTo?: number;
 }
 
+/** What a list answers 422 for after its query schema passed: the window's rules (documented on every list). */
+export const LIST_WINDOW_REFUSALS = 'A cursor this list did not issue or took with another sort (`query.cursor`); an offset with a cursor, or past LIST_MAX_OFFSET (`query.offset`)';
+
 /** The window of a validated list query in `order` (tiebreak included); each broken rule is pushed to `errors`. */
 export function readListWindow(query: Record<string, unknown>, settings: ListSettings, order: readonly SortKey[], kindOf: (field: string) => FieldKind | undefined, errors: FieldError[]): ListWindow {
   const offset = query.offset === undefined ? 0 : Number(query.offset);

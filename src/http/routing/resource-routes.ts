@@ -8,6 +8,7 @@ import { notFound, unprocessable } from '../errors';
 import { callerOf } from './caller';
 import { actionRoutes } from './resource-actions';
 import { readListQuery } from './list-query-params';
+import { LIST_WINDOW_REFUSALS } from './list-window';
 import { includedRecordSchema, readInclude, withIncluded, withIncludeQuery, type StoreOf } from './resource-include';
 import { idParams, pageSchema } from './record-schemas';
 import { createBodySchema, listQuerySchema, recordSchema, updateBodySchema } from './resource-schemas';
@@ -71,7 +72,7 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
       query: withIncludeQuery(plain, listQuerySchema(plain)),
       responses: { 200: pageSchema(includedRecordSchema(plain)) },
       // The window's rules need the settings or each other, so they are checked after the schema passed each parameter.
-      errors: { 422: 'A cursor this list did not issue or took with another sort (`query.cursor`); an offset with a cursor, or past LIST_MAX_OFFSET (`query.offset`)' },
+      errors: { 422: LIST_WINDOW_REFUSALS },
       handler: async (ctx) => {
         const query = ctx.query as Record<string, unknown>;
         const include = readInclude(query.include);

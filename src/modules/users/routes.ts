@@ -5,7 +5,7 @@ import type { IdentityStore } from '../../auth/stores/identity-store';
 import type { MfaStore } from '../../auth/stores/mfa-store';
 import { LAST_ADMIN, USERS_ORDER, type UserDirectory, type UserStore } from '../../auth/stores/user-store';
 import type { FieldError } from '../../http/envelope';
-import { readListWindow } from '../../http/routing/list-window';
+import { LIST_WINDOW_REFUSALS, readListWindow } from '../../http/routing/list-window';
 import { withTiebreak } from '../../stores/kit/list-query';
 import type { ListSettings } from '../../stores/kit/pagination';
 import { conflict, notFound, unprocessable } from '../../http/errors';
@@ -75,7 +75,7 @@ export function userRoutes({ users, directory, sessions, secondFactors, identiti
       summary: 'Users, oldest first, a page at a time (by offset, or by cursor at any depth)',
       query: pageQuery,
       responses: { 200: pageSchema(userSchema) },
-      errors: { 422: 'A cursor this list did not issue or took with another sort (`query.cursor`); an offset with a cursor, or past LIST_MAX_OFFSET (`query.offset`)' },
+      errors: { 422: LIST_WINDOW_REFUSALS },
       handler: async (ctx) => {
         const errors: FieldError[] = [];
         const window = readListWindow(ctx.query, lists, withTiebreak(USERS_ORDER), (field) => (field === 'createdAt' ? 'datetime' : 'string'), errors);
