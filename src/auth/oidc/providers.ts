@@ -122,30 +122,34 @@ export class OidcProvider {
 }
 
 /**
- * Discovers every configured provider at start-up, each retried like the database (5 attempts, 1 s doubling
- * to at most 8 s): a provider still starting does not fail the service, one that stays unreachable or
- * answers nonsense does, with an error naming its OIDC_<NAME>_ISSUER.
+ * Discovers every configured provider at start-up, all at once, each retried like the database (5 attempts,
+ * 1 s doubling to at most 8 s): a provider still starting does not fail the service, one that stays
+ * unreachable or answers nonsense does, with an error naming its OIDC_<NAME>_ISSUER (the first listed, when
+ * several fail). Start-up waits for the slowest provider, not for the sum of them.
  */
 export async function discoverProviders(settings: OidcSettings, logger: Logger, attempts = 5, firstDelayMs = 1_000): Promise<Map<string, OidcProvider>> {
-  const providers = new Map<string, OidcProvider>();
-  for (const provider of settings.providers) {
-    const variable = `${provider.prefix}ISSUER`;
-    let delayMs = firstDelayMs;
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        providers.set(provider.name, await OidcProvider.discover(provider, settings.publicUrl));
-        logger.info({ provider: provider.name, issuer: provider.issuer.href }, 'OpenID Connect provider discovered');
-        break;
-      } catch (error) {
-        const reason = describe(error);
-        if (attempt >= attempts) {
-          throw new OidcDiscoveryError(`${variable}: the OpenID Connect issuer ${provider.issuer.href} could not be discovered after ${attempts} attempt(s): ${reason}`, { cause: error });
-        }
-        logger.warn({ provider: provider.name, attempt, attempts, retryInMs: delayMs, reason }, `OpenID Connect issuer not reachable yet (${variable})`);
-        await new Promise((resolve) => setTimeout(resolve, delayMs));
-        delayMs = Math.min(delayMs * 2, 8_000);
+  const outcomes = await Promise.allSettled(settings.providers.map((provider) => discoverWithRetries(provider, settings.publicUrl, logger, attempts, firstDelayMs)));
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return new Map((outcomes as PromiseFulfilledResult<OidcProvider>[]).map((outcome, index) => [settings.providers[index]!.name, outcome.value]));
+}
+
+async function discoverWithRetries(provider: OidcProviderSettings, publicUrl: string, logger: Logger, attempts: number, firstDelayMs: number): Promise<OidcProvider> {
+  const variable = `${provider.prefix}ISSUER`;
+  let delayMs = firstDelayMs;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const discovered = await OidcProvider.discover(provider, publicUrl);
+      logger.info({ provider: provider.name, issuer: provider.issuer.href }, 'OpenID Connect provider discovered');
+      return discovered;
+    } catch (error) {
+      const reason = describe(error);
+      if (attempt >= attempts) {
+        throw new OidcDiscoveryError(`${variable}: the OpenID Connect issuer ${provider.issuer.href} could not be discovered after ${attempts} attempt(s): ${reason}`, { cause: error });
       }
+      logger.warn({ provider: provider.name, attempt, attempts, retryInMs: delayMs, reason }, `OpenID Connect issuer not reachable yet (${variable})`);
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      delayMs = Math.min(delayMs * 2, 8_000);
     }
   }
-  return providers;
 }
