@@ -19,17 +19,28 @@ const COMMON_WORDS = 20_000;
 /** l33t spellings rule sets undo first. */
 const L33T: Record<string, string> = { '4': 'a', '@': 'a', '8': 'b', '(': 'c', '3': 'e', '6': 'g', '9': 'g', '1': 'i', '!': 'i', '|': 'l', '0': 'o', '5': 's', $: 's', '7': 't', '+': 't', '2': 'z' };
 
+let common: Set<string> | undefined;
 let bases: Set<string> | undefined;
 
-/** Built on first use (~150,000 words; the same dictionaries zxcvbn-ts loads for the estimate). */
+/**
+ * About 49,000 passwords seen most often in breaches, from zxcvbn-ts's common dictionary (a kept package):
+ * refused as they are (password-policy.ts) and taken as bases here. Loaded on first use: a service without
+ * registration or password change never holds the ~4 MB set.
+ */
+export function commonPasswords(): Set<string> {
+  if (!common) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- deliberately lazy, see above
+    common = new Set((require('@zxcvbn-ts/language-common') as typeof LanguageCommon).dictionary['passwords-common'] as string[]);
+  }
+  return common;
+}
+
+/** The other bases, built on first use (~100,000 words; the same dictionaries zxcvbn-ts loads for the estimate). */
 function baseWords(): Set<string> {
   if (!bases) {
-    /* eslint-disable @typescript-eslint/no-require-imports -- loaded only by a service that lets users choose passwords */
-    const common = require('@zxcvbn-ts/language-common') as typeof LanguageCommon;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only by a service that lets users choose passwords
     const en = require('@zxcvbn-ts/language-en') as typeof LanguageEn;
-    /* eslint-enable @typescript-eslint/no-require-imports */
     const lists: readonly (readonly string[])[] = [
-      common.dictionary['passwords-common'] as string[],
       en.dictionary['seasons-en'] as string[],
       en.dictionary['months-en'] as string[],
       en.dictionary['daysOfWeek-en'] as string[],
@@ -56,7 +67,7 @@ function plain(core: string): string | undefined {
 /** True for a base word: listed, or one of the user's own words, or either said twice (`summersummer`). */
 function isBase(word: string, own: ReadonlySet<string>): boolean {
   if (word.length < MIN_BASE) return false;
-  const known = (candidate: string) => baseWords().has(candidate) || own.has(candidate);
+  const known = (candidate: string) => commonPasswords().has(candidate) || baseWords().has(candidate) || own.has(candidate);
   if (known(word)) return true;
   const half = word.length / 2;
   return Number.isInteger(half) && word.slice(0, half) === word.slice(half) && known(word.slice(0, half));

@@ -1,4 +1,4 @@
-import { decoratedWord, keyboardWalkShare } from './password-patterns';
+import { commonPasswords, decoratedWord, keyboardWalkShare } from './password-patterns';
 import { MIN_PASSWORD_SCORE, passwordScore } from './password-strength';
 import { normaliseEmail } from './stores/email';
 
@@ -42,21 +42,6 @@ export function chosenPasswordSchema(minLength: number) {
  */
 const KEYBOARD_WALK_SHARE = 0.7;
 
-let commonPasswords: Set<string> | undefined;
-
-/**
- * About 49,000 passwords seen most often in breaches, from zxcvbn-ts's common dictionary (a kept package).
- * Loaded on first use: a service without registration or password change never holds the ~4 MB set.
- */
-function common(): Set<string> {
-  if (!commonPasswords) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- deliberately lazy, see above
-    const { dictionary } = require('@zxcvbn-ts/language-common') as { dictionary: Record<string, string[]> };
-    commonPasswords = new Set(dictionary['passwords-common']);
-  }
-  return commonPasswords;
-}
-
 /** What is known of the account choosing a password: its email, and its name and current password where there are. */
 export interface PasswordContext {
   email: string;
@@ -74,7 +59,7 @@ export function passwordRefusal(password: string, context: PasswordContext): str
   const [local] = address.split('@');
   if (lowered === address || lowered === local) return 'must not be your email address';
   if (context.currentPassword !== undefined && lowered === context.currentPassword.toLowerCase()) return 'must differ from the current password';
-  if (common().has(lowered)) return 'is too common: it appears in lists of breached passwords';
+  if (commonPasswords().has(lowered)) return 'is too common: it appears in lists of breached passwords';
   const name = context.name ?? '';
   const inputs = [address, local, ...local.split(/[._+-]/), name, ...name.split(/\s+/), context.currentPassword ?? ''];
   if (keyboardWalkShare(password) >= KEYBOARD_WALK_SHARE) return 'is a walk along the keyboard (like 1qaz2wsx3edc): password crackers try those first';
