@@ -1,5 +1,6 @@
 import type { QueryInterface } from 'sequelize';
-import { addUniqueKey } from './unique-key';
+import { foreignKeyNames } from './field-rename-drop';
+import { addUniqueKey, uniqueKeyOf } from './unique-key';
 import { definesColumn, rebuildSqlite } from './sqlite-rebuild';
 import { describeTableShape, select } from './table-schema';
 
@@ -54,13 +55,12 @@ async function alterMssql(queryInterface: QueryInterface, table: string, column:
   const shape = (await describeTableShape(queryInterface, table))!;
   const indexes = shape.indexes.filter((index) => index.columns.includes(column));
   const foreignKeys = shape.foreignKeys.filter((key) => key.column === column);
-  const [named] = await select(queryInterface, 'SELECT fk.name AS [name] FROM sys.foreign_keys fk JOIN sys.foreign_key_columns fkc ON fkc.constraint_object_id = fk.object_id JOIN sys.columns c ON c.object_id = fkc.parent_object_id AND c.column_id = fkc.parent_column_id WHERE fk.parent_object_id = OBJECT_ID(:table) AND c.name = :column', { table, column });
-  if (named) await queryInterface.sequelize.query(`ALTER TABLE ${quote(table)} DROP CONSTRAINT ${quote(String(named.name))}`);
+  for (const name of await foreignKeyNames(queryInterface, table, column)) await queryInterface.sequelize.query(`ALTER TABLE ${quote(table)} DROP CONSTRAINT ${quote(name)}`);
   for (const index of indexes) await queryInterface.removeIndex(table, index.name);
   await queryInterface.sequelize.query(`ALTER TABLE ${quote(table)} ALTER COLUMN ${quote(column)} ${type} ${required ? 'NOT NULL' : 'NULL'}`);
   for (const index of indexes) {
-    const key = index.columns.filter((name, position) => !(position === 0 && name === 'owner_id') && !name.endsWith('_bytes'));
-    if (index.unique && index.name === `${table}_${key.join('_')}_unique`) await addUniqueKey(queryInterface, table, key);
+    const key = uniqueKeyOf(table, index);
+    if (key) await addUniqueKey(queryInterface, table, key);
     else await queryInterface.addIndex(table, index.columns, { name: index.name, unique: index.unique });
   }
   for (const key of foreignKeys) {

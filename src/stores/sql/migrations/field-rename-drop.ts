@@ -2,7 +2,7 @@ import type { ModelAttributeColumnOptions, QueryInterface } from 'sequelize';
 import { listIndexName } from '../../kit/list-indexes';
 import { fieldColumns } from './resource-columns';
 import { addIndexIfMissing } from './schema-steps';
-import { addUniqueKey } from './unique-key';
+import { addUniqueKey, uniqueKeyColumns, uniqueKeyName, uniqueKeyOf } from './unique-key';
 import { definesColumn, rebuildSqlite } from './sqlite-rebuild';
 import { indexesOf, select, type IndexShape } from './table-schema';
 
@@ -31,9 +31,8 @@ async function run(queryInterface: QueryInterface, sql: string): Promise<void> {
 
 /** The name a fresh create gives an index on `columns`, if `name` is one the kit derives from `before`; else `name`. */
 export function renamedIndexName(table: string, name: string, before: readonly string[], columns: readonly string[]): string {
-  const key = (list: readonly string[]) => list.filter((column, index) => !(index === 0 && column === 'owner_id') && !column.endsWith('_bytes'));
   if (name === listIndexName(table, before)) return listIndexName(table, columns);
-  if (name === `${table}_${key(before).join('_')}_unique`) return `${table}_${key(columns).join('_')}_unique`;
+  if (name === uniqueKeyName(table, uniqueKeyColumns(before))) return uniqueKeyName(table, uniqueKeyColumns(columns));
   if (name === `${table}_${before.join('_')}`) return `${table}_${columns.join('_')}`;
   return name;
 }
@@ -68,9 +67,11 @@ async function renameIndex(queryInterface: QueryInterface, table: string, from: 
 /** The unique keys (the kit's, by name) that hold one of these columns, as addUniqueKey was given them. */
 function uniqueKeysOn(table: string, indexes: IndexShape[], columns: readonly string[]): { index: IndexShape; key: string[] }[] {
   return indexes
-    .filter((index) => index.unique && index.columns.some((column) => columns.includes(column)))
-    .map((index) => ({ index, key: index.columns.filter((column, position) => !(position === 0 && column === 'owner_id') && !column.endsWith('_bytes')) }))
-    .filter(({ index, key }) => index.name === `${table}_${key.join('_')}_unique`);
+    .filter((index) => index.columns.some((column) => columns.includes(column)))
+    .flatMap((index) => {
+      const key = uniqueKeyOf(table, index);
+      return key ? [{ index, key }] : [];
+    });
 }
 
 /**
@@ -104,8 +105,8 @@ export async function renameFieldColumn(queryInterface: QueryInterface, table: s
   }
 }
 
-/** The names of the foreign key constraints on `column` (MySQL/MariaDB and SQL Server drop them before the column). */
-async function foreignKeyNames(queryInterface: QueryInterface, table: string, column: string): Promise<string[]> {
+/** The names of the foreign key constraints on `column` (MySQL/MariaDB and SQL Server drop them before changing or dropping the column). */
+export async function foreignKeyNames(queryInterface: QueryInterface, table: string, column: string): Promise<string[]> {
   const dialect = dialectOf(queryInterface);
   const sql =
     dialect === 'mssql'

@@ -29,6 +29,22 @@ async function firstDuplicate(queryInterface: QueryInterface, table: string, col
   return row ? { row, count: Number(row.duplicates) } : undefined;
 }
 
+/** The name addUniqueKey gives the key on these columns. */
+export function uniqueKeyName(table: string, columns: readonly string[]): string {
+  return `${table}_${columns.join('_')}_unique`;
+}
+
+/** An index's columns as addUniqueKey was given them: the leading owner_id and SQL Server's `_bytes` length columns left out. */
+export function uniqueKeyColumns(columns: readonly string[]): string[] {
+  return columns.filter((column, position) => !(position === 0 && column === 'owner_id') && !column.endsWith('_bytes'));
+}
+
+/** The key of a unique index addUniqueKey made (recognised by its name), or undefined for any other index. */
+export function uniqueKeyOf(table: string, index: { name: string; unique: boolean; columns: readonly string[] }): string[] | undefined {
+  const key = uniqueKeyColumns(index.columns);
+  return index.unique && index.name === uniqueKeyName(table, key) ? key : undefined;
+}
+
 /**
  * Adds a unique index on (owner_id, …columns), named `<table>_<columns>_unique`. Rows with an empty (null)
  * column never clash, on every engine: PostgreSQL, SQLite and SQL Server index only the rows where all are
@@ -37,7 +53,7 @@ async function firstDuplicate(queryInterface: QueryInterface, table: string, col
  * persisted computed column, so 'a' and 'a ' do not clash there either.
  */
 export async function addUniqueKey(queryInterface: QueryInterface, table: string, columns: readonly string[]): Promise<void> {
-  const name = `${table}_${columns.join('_')}_unique`;
+  const name = uniqueKeyName(table, columns);
   const indexes = (await queryInterface.showIndex(table)) as { name: string }[];
   if (indexes.some((index) => index.name === name)) return; // a retry after a half-applied run (MySQL DDL is not transactional)
   const key = ['owner_id', ...columns];
@@ -68,5 +84,5 @@ function notNullOperator(queryInterface: QueryInterface): symbol {
 
 /** Drops what addUniqueKey added (a migration's down). */
 export async function removeUniqueKey(queryInterface: QueryInterface, table: string, columns: readonly string[]): Promise<void> {
-  await queryInterface.removeIndex(table, `${table}_${columns.join('_')}_unique`);
+  await queryInterface.removeIndex(table, uniqueKeyName(table, columns));
 }
