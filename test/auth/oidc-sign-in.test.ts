@@ -1,4 +1,3 @@
-import { generate } from 'otplib';
 import request from 'supertest';
 import { PasswordHasher } from '../../src/auth/passwords';
 import { OidcAccounts } from '../../src/auth/oidc/oidc-accounts';
@@ -9,6 +8,8 @@ import { testEngines, type StartedEngine } from '../support/engines';
 import { OidcTestProvider, ProviderBrowser, type ProviderAnswer } from '../support/oidc-test-provider';
 import { buildTestApp, type TestApp } from '../support/test-app';
 import { withSegmentChanged } from '../support/tamper';
+import { codeAt } from '../support/totp-codes';
+import { setCookies } from '../support/auth-helpers';
 
 // Sign-in with an OpenID Connect provider, over HTTP, against a real provider (oidc-provider on loopback,
 // its development login and consent pages) on every engine here: a first sign-in creates and links the
@@ -21,8 +22,7 @@ const PUBLIC_URL = 'https://app.example.test';
 const SECRET = 'oidc-test-client-secret-0123456789';
 const MFA_KEY = 'test-mfa-sealing-key-0123456789abcdef0123456789';
 const PASSWORD = 'correct horse battery staple 42';
-const cookiesOf = (res: request.Response) => ([] as string[]).concat(res.headers['set-cookie'] ?? []);
-const named = (res: request.Response, name: string) => cookiesOf(res).find((cookie) => cookie.startsWith(`${name}=`));
+const named = (res: request.Response, name: string) => setCookies(res).find((cookie) => cookie.startsWith(`${name}=`));
 const callbackOf = (name: string) => `${PUBLIC_URL}/api/auth/oidc/${name}/callback`;
 
 let counter = 0;
@@ -234,15 +234,14 @@ for (const target of engines) {
       const account = `mfa-${Date.now()}~${email}~1`;
       const bearer = await bearerAfter(await signInAs({ account }, 302));
       const { secret } = (await http().post('/api/auth/mfa/enroll').set('Authorization', bearer).send({ password: PASSWORD }).expect(200)).body.data;
-      const epoch = Math.floor(Date.now() / 1000);
-      await http().post('/api/auth/mfa/confirm').set('Authorization', bearer).send({ code: await generate({ secret, epoch }) }).expect(200);
+      await http().post('/api/auth/mfa/confirm').set('Authorization', bearer).send({ code: await codeAt(secret) }).expect(200);
 
       const challenged = await signInAs({ account }, 302, { returnTo: '/home' });
       expect(named(challenged, 'refreshToken')).toBeUndefined();
       const location = new URL(challenged.headers.location as string);
       expect(`${location.origin}${location.pathname}`).toBe(`${PUBLIC_URL}/home`);
       const mfaToken = new URLSearchParams(location.hash.slice(1)).get('mfaToken')!;
-      const verified = await http().post('/api/auth/mfa/verify').send({ mfaToken, code: await generate({ secret, epoch: epoch + 30 }) }).expect(200);
+      const verified = await http().post('/api/auth/mfa/verify').send({ mfaToken, code: await codeAt(secret, 1) }).expect(200);
       expect(named(verified, 'refreshToken')).toBeDefined();
       expect(app().logLines().filter((line) => line.action === 'oidc-login').at(-1)).toMatchObject({ outcome: 'mfa-required', linked: 'linked' });
     });

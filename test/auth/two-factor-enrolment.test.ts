@@ -1,4 +1,5 @@
 import { codeAt } from '../support/totp-codes';
+import { refreshTokenFrom } from '../support/auth-helpers';
 import type request from 'supertest';
 import { mfaStore } from '../../src/auth/stores/definitions';
 import { testEngines } from '../support/engines';
@@ -9,7 +10,7 @@ import { MAIL_TEST_PASSWORD as PASSWORD, useMailApp } from '../support/mail-app'
 // session of the user, mails the owner a notice (a real SMTP server on loopback) and is logged.
 
 const MFA_KEY = 'test-mfa-sealing-key-0123456789abcdef0123456789';
-const refreshCookieOf = (res: request.Response) => ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((cookie) => cookie.startsWith('refreshToken='))?.split(';')[0];
+const refreshCookieOf = (res: request.Response) => `refreshToken=${refreshTokenFrom(res)}`;
 
 const engines = testEngines();
 for (const target of engines.filter((engine) => engine.skipReason)) console.warn(`[two-factor enrolment] ${target.engine}: SKIPPED — ${target.skipReason}`);
@@ -24,7 +25,7 @@ for (const target of engines) {
       const email = await register();
       const session = await login(email).expect(200);
       const user = (await app().services.users.findByEmail(email))!;
-      return { email, userId: user.id, bearer: `Bearer ${session.body.data.accessToken}`, cookie: refreshCookieOf(session)! };
+      return { email, userId: user.id, bearer: `Bearer ${session.body.data.accessToken}`, cookie: refreshCookieOf(session) };
     };
     const stored = (userId: string) => app().services.database.store(mfaStore).find(userId);
 
@@ -71,7 +72,7 @@ for (const target of engines) {
       const confirmed = await http().post('/api/auth/mfa/confirm').set('Authorization', bearer).send({ code: await codeAt(secret) }).expect(200);
 
       await http().get('/api/users/me').set('Authorization', otherBearer).expect(401);
-      await http().post('/api/auth/refresh').set('Cookie', refreshCookieOf(other)!).expect(401);
+      await http().post('/api/auth/refresh').set('Cookie', refreshCookieOf(other)).expect(401);
       await http().post('/api/auth/refresh').set('Cookie', cookie).expect(401); // the caller's old session too
       await http().get('/api/users/me').set('Authorization', bearer).expect(401);
       const renewed = await http().post('/api/auth/refresh').set('Cookie', refreshCookieOf(confirmed)!).expect(200); // the new one works
