@@ -1,6 +1,6 @@
 // npm run new:module -- <name> <field>:<type>[?] ... [--unique a,b] [--filter a,b] [--sort a,b] [--dry-run]
 // npm run new:field -- <module> <field>:<type>?|<existing field> [--default v] [--search] [--filter] [--sort] [--action a:f] [--dry-run]
-// npm run new:field -- <module> <field> --rename <new name> | --drop | --required | --optional [--dry-run]   (field-change.ts)
+// npm run new:field -- <module> <field> --rename <new name> | --drop | --required | --optional [--dry-run]   (column-change.ts)
 // new:module writes a module declared with the kit under src/modules/<name>/ (resource.ts: fields, unique keys,
 // filters, sort keys; its first migration; index.ts), its test file under test/modules/<name>/ (the kit's
 // contract suites) and registers it in src/modules/index.ts. new:field adds a field to such a module: a new
@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { plan, planField, splitArguments, write, type PlannedFile } from './generate';
-import { planFieldChange } from './field-change';
+import { planColumnChange } from './column-change';
 import { FIELD_TYPES, SpecError } from './spec';
 
 const USAGE = {
@@ -48,7 +48,7 @@ export function main(command: 'module' | 'field', argv: string[]): number {
       command === 'module'
         ? plan(process.cwd(), name, fields, options)
         : changes === 1
-          ? planFieldChange(process.cwd(), name, fields[0], { rename, drop: flags.has('--drop'), required })
+          ? planColumnChange(process.cwd(), name, fields[0], { rename, drop: flags.has('--drop'), required })
           : planField(process.cwd(), name, fields[0], listed);
     if (dryRun) {
       process.stdout.write(`would write (dry run, nothing written):\n${files.map((f) => `  ${f.edit ? 'edit  ' : 'create'} ${f.path}`).join('\n')}\n`);

@@ -55,7 +55,7 @@ function withList(source: string, name: 'filters' | 'sort' | 'unique' | 'search'
   return source.replace(LIST(name), `\n  ${name}: ${spell(value)},\n`);
 }
 
-export function planFieldChange(root: string, module: string | undefined, fieldName: string | undefined, change: { rename?: string; drop?: boolean; required?: boolean }): PlannedFile[] {
+export function planColumnChange(root: string, module: string | undefined, fieldName: string | undefined, change: { rename?: string; drop?: boolean; required?: boolean }): PlannedFile[] {
   checkModuleName(module);
   const { file, source, fieldsBody } = readDeclaration(root, module);
   if (!fieldName) throw new SpecError('the field to change is needed, e.g. npm run new:field -- tags name --rename label');
