@@ -26,8 +26,23 @@ export interface CookiePolicy {
   secure: boolean;
 }
 
-function serialise(value: string, attributes: string[], secure: boolean, name = REFRESH_COOKIE): string {
-  return [`${name}=${value}`, `Path=${REFRESH_COOKIE_PATH}`, ...attributes, 'HttpOnly', 'SameSite=Strict', ...(secure ? ['Secure'] : [])].join('; ');
+/** An httpOnly cookie of the auth routes: its name, path and SameSite rule. */
+export interface AuthCookie {
+  name: string;
+  path: string;
+  sameSite: 'Strict' | 'Lax';
+}
+
+/** The attributes that remove a cookie: expired now. */
+export const EXPIRED = ['Max-Age=0', 'Expires=Thu, 01 Jan 1970 00:00:00 GMT'];
+
+/** The Set-Cookie value of an auth cookie (`Secure` when the policy says so). */
+export function serialiseCookie(cookie: AuthCookie, value: string, attributes: readonly string[], secure: boolean): string {
+  return [`${cookie.name}=${value}`, `Path=${cookie.path}`, ...attributes, 'HttpOnly', `SameSite=${cookie.sameSite}`, ...(secure ? ['Secure'] : [])].join('; ');
+}
+
+function serialise(value: string, attributes: readonly string[], secure: boolean, name = REFRESH_COOKIE): string {
+  return serialiseCookie({ name, path: REFRESH_COOKIE_PATH, sameSite: 'Strict' }, value, attributes, secure);
 }
 
 /** The Set-Cookie value that stores a refresh token (a JWT: base64url and dots, all legal cookie characters). */
@@ -37,7 +52,7 @@ export function refreshCookie(token: string, policy: CookiePolicy): string {
 
 /** The Set-Cookie value that removes the cookie: same name and path, expired. */
 export function clearedRefreshCookie(policy: Pick<CookiePolicy, 'secure'>): string {
-  return serialise('', ['Max-Age=0', 'Expires=Thu, 01 Jan 1970 00:00:00 GMT'], policy.secure);
+  return serialise('', EXPIRED, policy.secure);
 }
 
 /** The refresh token the client sent, if any. */
