@@ -61,10 +61,12 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
   const throttle = new LoginThrottle(failureCounter, config.loginThrottle, (email) => events.emailHash(email), new DeviceTokens(config.jwt.refreshSecret));
   const passwords = new PasswordCheck(throttle, hasher, counted);
   // Two-factor login (MFA_ENCRYPTION_KEY): codes are counted per user with the login throttle's limits.
-  const factors = config.mfa && new SecondFactor(database.store(mfaStore), new SecretBox(config.mfa.keys), failureCounter, { failures: config.loginThrottle.pairFailures, windowMs: config.loginThrottle.windowMs }, config.mfa.issuer);
-  const twoFactorLogin =
-    config.mfa && factors && new TwoFactorLogin(users, factors, new ChallengeTokens(config.jwt.accessSecret, config.jwt.issuer, config.mfa.tokenTtlSeconds), new SpentChallenges(database.store(accountTokenStore)), counted);
-  const mfa = factors && twoFactorLogin && { factors, twoFactorLogin, enrolment: new TwoFactorEnrolment(factors, passwords, accounts, sessions, notices, counted, logger) };
+  const mfa = config.mfa && twoFactorParts(config.mfa);
+  function twoFactorParts(settings: NonNullable<typeof config.mfa>) {
+    const factors = new SecondFactor(database.store(mfaStore), new SecretBox(settings.keys), failureCounter, { failures: config.loginThrottle.pairFailures, windowMs: config.loginThrottle.windowMs }, settings.issuer);
+    const twoFactorLogin = new TwoFactorLogin(users, factors, new ChallengeTokens(config.jwt.accessSecret, config.jwt.issuer, settings.tokenTtlSeconds), new SpentChallenges(database.store(accountTokenStore)), counted);
+    return { factors, twoFactorLogin, enrolment: new TwoFactorEnrolment(factors, passwords, accounts, sessions, notices, counted, logger) };
+  }
   const cookie = { maxAgeSeconds: config.jwt.refreshTtlSeconds, secure: config.cookieSecure };
   const routes = authRoutes({
     tokens,
@@ -74,7 +76,7 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
     throttle,
     cookie,
     events,
-    login: new PasswordLogin(new CredentialVerifier(users, hasher, logger), throttle, counted, { verificationRequired: mail?.emailVerification === 'required', twoFactor: twoFactorLogin }),
+    login: new PasswordLogin(new CredentialVerifier(users, hasher, logger), throttle, counted, { verificationRequired: mail?.emailVerification === 'required', twoFactor: mfa?.twoFactorLogin }),
     refresh: new SessionRefresh(sessions, callers),
     passwordChange: new PasswordChange(passwords, hasher, accounts, sessions),
     corsOrigins: config.corsOrigins,
@@ -90,7 +92,7 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
     const providers = services.oidc ?? new Map(); // none only where nothing is served (the API document)
     const linked = new OidcAccounts(users, database.store(identityStore));
     const seal = new FlowSeal(config.jwt.refreshSecret);
-    routes.push(...oidcRoutes({ tokens, sessions, throttle, cookie, events, users, twoFactor: twoFactorLogin || undefined, providers, accounts: linked, seal, publicUrl: config.oidc.publicUrl }));
+    routes.push(...oidcRoutes({ tokens, sessions, throttle, cookie, events, users, twoFactor: mfa?.twoFactorLogin, providers, accounts: linked, seal, publicUrl: config.oidc.publicUrl }));
   }
   if (mail && links) {
     const reset = new PasswordReset(users, links, accounts, hasher, mail.passwordResetTtlMs);
