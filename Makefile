@@ -48,6 +48,11 @@ bench-scale: $(INSTALL_STAMP) ## lists at 10^3/10^5/10^6 rows on SQLite, Postgre
 
 .PHONY: bench-scale
 
+measure-secrets: $(INSTALL_STAMP) ## the production secret judge on fresh randomness: random secrets refused, phrases let through (SECRETS_SAMPLE, 20000)
+	npx tsx scripts/measure-secret-judge.ts
+
+.PHONY: measure-secrets
+
 .PHONY: release
 release: $(INSTALL_STAMP) ## push the image to REGISTRY by VERSION, commit and CHANNEL (refused when the registry has VERSION); write release/VERSION/
 	scripts/release.sh

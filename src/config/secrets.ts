@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from './errors';
 import { estimates, type Guessable } from './guessability';
+import { capitalsChanceLog10, classChanceLog10 } from './letter-cases';
 import { letterParts, structureEstimate, type WordEstimate } from './secret-structure';
 
 // The two token secrets (JWT_SECRET, REFRESH_TOKEN_SECRET): required in production, random per process
@@ -82,8 +83,21 @@ export function readSecrets(
 
 /** 2^128 guesses: what a 256-bit HMAC key must at least withstand (RFC 8725 §3.5 asks for keys nobody can guess). */
 export const MIN_SECRET_BITS = 128;
-/** A secret this much made of words, names, numbers, versions and separators is a phrase, whatever its length. */
-export const MAX_GUESSABLE_SHARE = 0.4;
+/**
+ * log10 of the chance that random bytes written out reach a phrase share of 1 (words, names, numbers,
+ * versions and separators, secret-structure.ts), scaled by the share: random text reaches share s with a
+ * chance of about 10^(−11·s) (measured on 10^5 secrets of each encoding: 0.2 about 10^−2.2, 0.3 about
+ * 10^−3.3, 0.4 rarer than 10^−4.4; 43 characters of base64url strays the most; `make measure-secrets`).
+ */
+const SHARE_CHANCE_LOG10 = -11;
+/**
+ * A secret is a phrase when the chance that random bytes look as much like one — its phrase share, its
+ * classes of character and its capitals (letter-cases.ts), multiplied — is below 10^−8.5. The witnesses are
+ * not quite independent, so the product is a score more than a probability; the bar sits halfway between
+ * what was measured (`make measure-secrets`): the least likely of 6·10^5 random base64 secrets came to
+ * 10^−7.8, the most likely of 1.3·10^5 generated phrases that reach 2^128 part by part to 10^−9.0.
+ */
+export const MAX_PHRASE_CHANCE_LOG10 = -8.5;
 /** 10^8 guesses: zxcvbn's score 3, the bar for a password a user chooses (src/auth/password-strength.ts). */
 const MIN_PASSWORD_GUESSES_LOG10 = 8;
 
@@ -92,6 +106,8 @@ export interface SecretJudgement {
   bits: number;
   /** Share of its characters in words, names, years, numbers, versions and separators. */
   guessableShare: number;
+  /** log10 of the chance that random bytes look this much like a phrase (share, classes and capitals together). */
+  phraseChanceLog10: number;
   guessable: boolean;
 }
 
@@ -103,18 +119,19 @@ export function judgeStructure(secrets: readonly string[]): SecretJudgement[] {
   );
   return secrets.map((secret) => {
     const structure = structureEstimate(secret, wordEstimates);
-    return verdict(structure.bits, structure.guessableShare);
+    return verdict(secret, structure.bits, structure.guessableShare);
   });
 }
 
-/** Judges secrets: each must reach 2^128 guesses by zxcvbn-ts's estimate of the whole and part by part, and not be mostly a phrase. */
+/** Judges secrets: each must reach 2^128 guesses by zxcvbn-ts's estimate of the whole and part by part, and not read as a phrase. */
 export function judgeSecrets(secrets: readonly string[]): SecretJudgement[] {
   const whole = estimates(secrets.map((text) => ({ text, inputs: [] })));
-  return judgeStructure(secrets).map((structure, index) => verdict(Math.min(structure.bits, whole[index].guessesLog10 * Math.log2(10)), structure.guessableShare));
+  return judgeStructure(secrets).map((structure, index) => verdict(secrets[index], Math.min(structure.bits, whole[index].guessesLog10 * Math.log2(10)), structure.guessableShare));
 }
 
-function verdict(bits: number, guessableShare: number): SecretJudgement {
-  return { bits, guessableShare, guessable: bits < MIN_SECRET_BITS || guessableShare >= MAX_GUESSABLE_SHARE };
+function verdict(secret: string, bits: number, guessableShare: number): SecretJudgement {
+  const phraseChanceLog10 = SHARE_CHANCE_LOG10 * guessableShare + classChanceLog10(secret) + capitalsChanceLog10(secret);
+  return { bits, guessableShare, phraseChanceLog10, guessable: bits < MIN_SECRET_BITS || phraseChanceLog10 < MAX_PHRASE_CHANCE_LOG10 };
 }
 
 /**

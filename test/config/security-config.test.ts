@@ -1,13 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/config/config';
 import { configError } from '../support/config-error';
 import { guessesLog10 } from '../../src/config/guessability';
 import { looksRandom } from '../../src/config/secrets';
+import { seededRandom } from '../support/made-up-secrets';
 
 // The configuration rules added by the security audit (issue 11): demo credentials in production, secret
 // entropy, the access-token lifetime bound, token claims, PUBLIC_URL and the password length policy.
 
-const STRONG = { JWT_SECRET: randomBytes(48).toString('base64'), REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64') };
+/** Seeded: the random secrets are the same every run, so no run depends on its draw (`make measure-secrets` samples fresh). */
+const random = seededRandom('security config');
+const STRONG = { JWT_SECRET: random.bytes(48).toString('base64'), REFRESH_TOKEN_SECRET: random.bytes(48).toString('base64') };
 const PRODUCTION = { NODE_ENV: 'production', ...STRONG, DEMO_USER_PASSWORD: 'a changed demo passphrase, long enough' };
 
 
@@ -39,7 +41,7 @@ describe('secrets in production', () => {
     ['a placeholder', 'changeme-changeme-changeme-changeme-changeme'],
     ['a repeated hex pattern', '0123456789abcdef'.repeat(4)],
     ['hex with few digits', 'deadbeef'.repeat(8)],
-    ['too short to be 32 random bytes in base64', randomBytes(24).toString('base64')],
+    ['too short to be 32 random bytes in base64', random.bytes(24).toString('base64')],
     ['a password-manager style string (not base64 or hex)', 'S3cure!Pa55word#With$Symbols%And^More&Length*'],
   ])('refuses %s, naming the variable and not the value', (_case, secret) => {
     const error = configError({ ...PRODUCTION, JWT_SECRET: secret });
@@ -52,11 +54,11 @@ describe('secrets in production', () => {
   it('accepts every secret the documented commands make (2,000 of each kind)', () => {
     for (let i = 0; i < 2000; i += 1) {
       for (const secret of [
-        randomBytes(48).toString('base64'),
-        randomBytes(32).toString('base64'),
-        randomBytes(32).toString('base64url'),
-        randomBytes(32).toString('hex'),
-        randomBytes(32).toString('hex').toUpperCase(),
+        random.bytes(48).toString('base64'),
+        random.bytes(32).toString('base64'),
+        random.bytes(32).toString('base64url'),
+        random.bytes(32).toString('hex'),
+        random.bytes(32).toString('hex').toUpperCase(),
       ]) {
         if (!looksRandom(secret)) throw new Error(`refused a random secret: ${secret}`);
       }
@@ -135,9 +137,9 @@ describe('guessable secrets and demo passwords in production (zxcvbn-ts estimate
 
   it('estimates the secrets the documented commands make at 2^128 guesses or more', () => {
     const secrets = Array.from({ length: 4 }, () => [
-      randomBytes(48).toString('base64'),
-      randomBytes(32).toString('base64url'),
-      randomBytes(32).toString('hex'),
+      random.bytes(48).toString('base64'),
+      random.bytes(32).toString('base64url'),
+      random.bytes(32).toString('hex'),
     ]).flat();
     const estimates = guessesLog10(secrets.map((text) => ({ text, inputs: [] })));
     expect(Math.min(...estimates)).toBeGreaterThanOrEqual(128 * Math.log10(2));
