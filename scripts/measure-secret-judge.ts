@@ -4,7 +4,8 @@
 // exits 1 when it found either mistake. SECRETS_SAMPLE (default 20000) secrets of each base64 kind and of
 // phrases, a tenth of that of hex (its many distinct digit runs make the dictionary estimate slow).
 import { judgeStructure, looksRandom, MIN_SECRET_BITS, type SecretJudgement } from '../src/config/secrets';
-import { cryptoRandom, phraseMaker, randomSecretKinds } from '../test/support/made-up-secrets';
+import { phraseMaker, randomSecretKinds } from '../test/support/made-up-secrets';
+import { cryptoRandom } from '../test/support/seeded-random';
 
 const SAMPLE = Number(process.env.SECRETS_SAMPLE ?? 20_000);
 /** The dictionary estimate runs in one child process per call, bounded in time: judge in slices. */

@@ -2,8 +2,8 @@
 // character in its share of the alphabet — base64 has 26 lowercase, 26 uppercase and 12 other characters of
 // 64, hex 6 letters and 10 digits of 16 — and what follows a character is as random as the character. People
 // write words in one spelling (far from those shares) or capitalised (a capital is followed by a lowercase
-// letter nearly always). Each is a chance under random text, and proves nothing alone
-// (random text strays now and then); secrets.ts weighs them together with the phrase share.
+// letter nearly always). Each is a chance under random text and proves nothing alone (random text strays
+// now and then); secrets.ts weighs them together with the phrase share.
 
 interface Encoding {
   /** The class of each character, as an index into `shares`. */
@@ -22,9 +22,9 @@ const encodingOf = (text: string): Encoding => (/^(?:[0-9a-f]+|[0-9A-F]+)$/.test
 
 /**
  * log10 of the chance that the encoding's random output of this length has classes at least this far from
- * their shares: Pearson's χ² of the class counts, read with two degrees of freedom, where the chance is
- * exactly e^(−χ²/2). Hex has one degree of freedom, for which e^(−χ²/2) bounds the chance from above
- * (erfc t ≤ e^(−t²)), so hex is never judged stranger than it is.
+ * their shares: Pearson's χ² of the class counts, which at these lengths follows the χ² distribution
+ * closely; with two degrees of freedom (base64) its tail is e^(−χ²/2). Hex has one, for which e^(−χ²/2)
+ * bounds the tail from above (erfc t ≤ e^(−t²)), so hex is never judged stranger than it is.
  */
 export function classChanceLog10(secret: string): number {
   const text = secret.replace(/=+$/, '');

@@ -2,7 +2,8 @@ import { loadConfig } from '../../src/config/config';
 import { capitalsChanceLog10, classChanceLog10 } from '../../src/config/letter-cases';
 import { judgeSecrets, judgeStructure, looksRandom, MIN_SECRET_BITS } from '../../src/config/secrets';
 import { configError } from '../support/config-error';
-import { phraseMaker, randomSecretKinds, seededRandom } from '../support/made-up-secrets';
+import { phraseMaker, randomSecretKinds } from '../support/made-up-secrets';
+import { seededRandom } from '../support/seeded-random';
 
 // Production secrets are judged by a principle, not a list: at least 2^128 guesses when words, names, years,
 // versions and separators are counted as the guesses they are, and not reading as a phrase (the share of such

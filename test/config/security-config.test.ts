@@ -2,7 +2,7 @@ import { loadConfig } from '../../src/config/config';
 import { configError } from '../support/config-error';
 import { guessesLog10 } from '../../src/config/guessability';
 import { looksRandom } from '../../src/config/secrets';
-import { seededRandom } from '../support/made-up-secrets';
+import { seededRandom } from '../support/seeded-random';
 
 // The configuration rules added by the security audit (issue 11): demo credentials in production, secret
 // entropy, the access-token lifetime bound, token claims, PUBLIC_URL and the password length policy.

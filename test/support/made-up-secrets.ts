@@ -1,32 +1,10 @@
-import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { dictionary as en } from '@zxcvbn-ts/language-en';
+import type { RandomSource } from './seeded-random';
 
 // Secrets as people make them and as the documented commands print them, for the tests of the production
 // secret judge (test/config/secret-principle.test.ts, drawn from a seeded stream so every run judges the
 // same sample) and for `make measure-secrets` (fresh randomness, large samples: the rates the tests cannot
 // afford to find).
-
-/** Where the draws come from. */
-export interface RandomSource {
-  /** An integer in [0, max). */
-  int(max: number): number;
-  bytes(length: number): Buffer;
-}
-
-export const cryptoRandom: RandomSource = { int: (max) => randomInt(max), bytes: (length) => randomBytes(length) };
-
-/** A reproducible stream (SHA-256 of the seed and a counter); `int` has a modulo bias of at most max/2^32. */
-export function seededRandom(seed: string): RandomSource {
-  let counter = 0;
-  let pool = Buffer.alloc(0);
-  const bytes = (length: number): Buffer => {
-    while (pool.length < length) pool = Buffer.concat([pool, createHash('sha256').update(`${seed}:${(counter += 1)}`).digest()]);
-    const drawn = Buffer.from(pool.subarray(0, length));
-    pool = pool.subarray(length);
-    return drawn;
-  };
-  return { bytes, int: (max) => bytes(4).readUInt32BE() % max };
-}
 
 /** What `openssl rand -hex 32`, `-base64 32|48` and Node's base64url print, by name. */
 export function randomSecretKinds(random: RandomSource): Record<string, () => string> {
