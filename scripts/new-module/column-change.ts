@@ -1,3 +1,4 @@
+import { foldedColumnOf } from '../../src/stores/kit/fields';
 import type { PlannedFile } from './generate';
 import { checkModuleName, moduleNames, SpecError, type FieldSpec, type FieldType } from './spec';
 import { declaredIndexColumns } from './templates';
@@ -113,9 +114,9 @@ export function planColumnChange(root: string, module: string | undefined, field
     const fields = lines.filter((text) => FIELD_LINE.test(text)).map((text) => readField(text, source, file));
     const keyColumn = (name: string) => {
       const declared = fields.find((candidate) => candidate.name === name)!;
-      return declared.caseInsensitive ? `${declared.column}_folded` : declared.column;
+      return declared.caseInsensitive ? foldedColumnOf(declared.column) : declared.column;
     };
-    const dropped = [field.column, `${field.column}_folded`];
+    const dropped = [field.column, foldedColumnOf(field.column)];
     const indexes = declaredIndexColumns({ fields, filters, sort }).filter((list) => list.some((column) => dropped.includes(column)));
     const keys = unique.filter((key) => key.includes(fieldName)).map((key) => key.map(keyColumn));
     content = dropMigrationFile(module!, table, migration, constant, { ...field, search: search.includes(fieldName) }, keys, indexes);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { searchColumnOf } from '../../src/stores/kit/shadows';
 import { columns, declaration, literal } from './field-types';
 import type { PlannedFile } from './generate';
 import { declarationFile, DEFAULT_OPTION, nextMigrationNumber, withMigration } from './source-edits';
@@ -100,7 +101,7 @@ export function planFieldChange(root: string, module: string | undefined, fieldN
       if (field.type !== 'string' && field.type !== 'text') throw new SpecError(`--search: '${fieldName}' (${field.type}) is not a string or text field: only those are searched`);
       const maxLength = /maxLength: (\d+)/.exec(field.options)?.[1];
       const n = number();
-      migration(`search${pascal(fieldName)}`, `${n}-search-${kebab(fieldName)}`, migrationText(module!, `search${pascal(fieldName)}`, `${n}-search-${kebab(fieldName)}`, `${fieldName}_search, the shadow ?q= matches, added and filled from the rows (MongoDB's documents given theirs).`, 'addSearchColumn, dropFieldColumn', `addSearchColumn(queryInterface, '${table}', '${column}', { kind: '${field.type}'${maxLength ? `, maxLength: ${maxLength}` : ''} })`, `dropFieldColumn(queryInterface, '${table}', '${column}_search')`, `{ collection: '${table}', fill: [{ field: '${fieldName}', search: true }] }`));
+      migration(`search${pascal(fieldName)}`, `${n}-search-${kebab(fieldName)}`, migrationText(module!, `search${pascal(fieldName)}`, `${n}-search-${kebab(fieldName)}`, `${fieldName}_search, the shadow ?q= matches, added and filled from the rows (MongoDB's documents given theirs).`, 'addSearchColumn, dropFieldColumn', `addSearchColumn(queryInterface, '${table}', '${column}', { kind: '${field.type}'${maxLength ? `, maxLength: ${maxLength}` : ''} })`, `dropFieldColumn(queryInterface, '${table}', '${searchColumnOf(column)}')`, `{ collection: '${table}', fill: [{ field: '${fieldName}', search: true }] }`));
       source = withSearched(source, fieldName);
     }
   }

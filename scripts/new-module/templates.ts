@@ -1,3 +1,4 @@
+import { searchColumnOf } from '../../src/stores/kit/shadows';
 import { listIndexColumns } from '../../src/stores/sql/migrations/list-index-steps';
 import { columns, declaration, literal } from './field-types';
 import { moduleNames, type ActionSpec, type FieldSpec, type ModuleSpec } from './spec';
@@ -117,7 +118,7 @@ export const ${constant}: SqlMigration = {
   name: '${spec.name}-${number}-add-${field.column.replace(/_/g, '-')}',
   up: (queryInterface) => addFieldColumns(queryInterface, '${spec.table}', (c) => ${columns(field)}),${field.default === undefined ? '' : `\n  documents: { collection: '${spec.table}', fill: [{ field: '${field.name}', default: ${literal(field.default, field.type)}${field.search ? ', search: true' : ''} }] },`}
   down: async (queryInterface) => {
-${[...(field.search ? [`${field.column}_search`] : []), field.column].map((column) => `    await dropFieldColumn(queryInterface, '${spec.table}', '${column}');`).join('\n')}
+${[...(field.search ? [searchColumnOf(field.column)] : []), field.column].map((column) => `    await dropFieldColumn(queryInterface, '${spec.table}', '${column}');`).join('\n')}
   },
 };
 `;

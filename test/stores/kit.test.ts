@@ -2,7 +2,8 @@ import mongoose from 'mongoose';
 import { isId, newId } from '../../src/stores/ids';
 import { refuseMultipleCascadePaths } from '../../src/stores/kit/cascade-paths';
 import { defineStore } from '../../src/stores/kit/definition';
-import { field, type Fields, type OnDelete } from '../../src/stores/kit/fields';
+import { columnOf, field, foldedColumnOf, foldedNameOf, type Fields, type OnDelete } from '../../src/stores/kit/fields';
+import { searchColumnOf, searchNameOf, shadowColumnsOf } from '../../src/stores/kit/shadows';
 import { defineResource, referrersOf, type Resource } from '../../src/stores/kit/resource';
 import { ownerScope } from '../../src/stores/kit/owner-scope';
 import { inDependencyOrder, migrationsOf, OpenedStores, type AnyStoreDefinition } from '../../src/stores/kit/registry';
@@ -29,6 +30,16 @@ describe('record ids', () => {
   it('tells a well-formed id from anything else', () => {
     expect(isId(newId())).toBe(true);
     for (const bad of ['', '42', 'not-a-uuid', `${newId()}x`, ' '.repeat(36), 42, null]) expect(isId(bad)).toBe(false);
+  });
+});
+
+describe('shadow columns', () => {
+  it('are the columns of the shadows the stores write: the migrations and the stores name them alike', () => {
+    for (const name of ['title', 'dueAt', 'externalRef']) {
+      expect(foldedColumnOf(columnOf(name))).toBe(columnOf(foldedNameOf(name)));
+      expect(searchColumnOf(columnOf(name))).toBe(columnOf(searchNameOf(name)));
+      expect(shadowColumnsOf(columnOf(name))).toEqual([columnOf(foldedNameOf(name)), columnOf(searchNameOf(name))]);
+    }
   });
 });
 

@@ -115,9 +115,14 @@ export function columnOf(name: string): string {
   return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
-/** The shadow column of a case-insensitive string: its value lower-cased, for equality and uniqueness. */
+/** The shadow of a case-insensitive string: its value lower-cased, for equality and uniqueness. */
 export function foldedNameOf(name: string): string {
   return `${name}Folded`;
+}
+
+/** The column of that shadow, from the field's column (`title_folded`; columnOf(foldedNameOf(name)) alike). */
+export function foldedColumnOf(column: string): string {
+  return `${column}_folded`;
 }
 
 /** The folded value a case-insensitive field is compared by (Unicode NFC, then lower case). */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { columnOf, foldedNameOf, type FieldKind } from './fields';
+import { columnOf, foldedColumnOf, foldedNameOf, type FieldKind } from './fields';
 import type { Resource } from './resource';
 
 // The indexes a resource's lists need, derived from its declaration, so that every page the API offers is
@@ -53,7 +53,7 @@ export function listIndexes(resource: Pick<Resource, 'fields' | 'filters' | 'sor
 
 /** The relational columns of a list index. */
 export function indexColumns(index: ListIndex): string[] {
-  const column = (key: string) => (key === 'id' ? 'id' : index.folded.includes(key) ? `${columnOf(key)}_folded` : columnOf(key));
+  const column = (key: string) => (key === 'id' ? 'id' : index.folded.includes(key) ? foldedColumnOf(columnOf(key)) : columnOf(key));
   return [...(index.owner ? ['owner_id'] : []), ...index.keys.map(column)];
 }
 

@@ -1,4 +1,4 @@
-import { fold, foldedNameOf, type FieldDefinition } from './fields';
+import { fold, foldedColumnOf, foldedNameOf, type FieldDefinition } from './fields';
 import type { Resource } from './resource';
 
 // Shadow values: columns (document fields) the store keeps beside a declared field so that every engine
@@ -13,6 +13,16 @@ import type { Resource } from './resource';
 /** The shadow a searched field is matched on. */
 export function searchNameOf(name: string): string {
   return `${name}Search`;
+}
+
+/** The column of that shadow, from the field's column (`title_search`; columnOf(searchNameOf(name)) alike). */
+export function searchColumnOf(column: string): string {
+  return `${column}_search`;
+}
+
+/** Every shadow column a field's column may have beside it, in one order: they follow it through renames and drops. */
+export function shadowColumnsOf(column: string): string[] {
+  return [foldedColumnOf(column), searchColumnOf(column)];
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Op as SequelizeOp, QueryInterface } from 'sequelize';
-import { fold } from '../../kit/fields';
-import { foldForSearch } from '../../kit/shadows';
+import { fold, foldedColumnOf } from '../../kit/fields';
+import { foldForSearch, searchColumnOf } from '../../kit/shadows';
 import { fieldColumns } from './resource-columns';
 import { addColumnIfMissing } from './schema-steps';
 
@@ -19,8 +19,8 @@ type Default = string | number | boolean | Date | null;
 export async function setFieldDefault(queryInterface: QueryInterface, table: string, column: string, value: Default, shadows: { caseInsensitive?: boolean; search?: boolean } = {}): Promise<void> {
   const shadowValue = (folding: (text: string) => string) => (typeof value === 'string' ? folding(value) : value);
   await setColumnDefault(queryInterface, table, column, value);
-  if (shadows.caseInsensitive) await setColumnDefault(queryInterface, table, `${column}_folded`, shadowValue(fold));
-  if (shadows.search) await setColumnDefault(queryInterface, table, `${column}_search`, shadowValue(foldForSearch));
+  if (shadows.caseInsensitive) await setColumnDefault(queryInterface, table, foldedColumnOf(column), shadowValue(fold));
+  if (shadows.search) await setColumnDefault(queryInterface, table, searchColumnOf(column), shadowValue(foldForSearch));
 }
 
 async function setColumnDefault(queryInterface: QueryInterface, table: string, column: string, value: Default): Promise<void> {
@@ -57,7 +57,7 @@ const BATCH = 500;
 export async function addSearchColumn(queryInterface: QueryInterface, table: string, column: string, field: { kind: 'string' | 'text'; maxLength?: number }): Promise<void> {
   const c = await fieldColumns(queryInterface);
   const built = field.kind === 'string' ? c.string(column, { optional: true, search: true, maxLength: field.maxLength }) : c.text(column, { optional: true, search: true });
-  const shadow = `${column}_search`;
+  const shadow = searchColumnOf(column);
   await addColumnIfMissing(queryInterface, table, shadow, built[shadow]!);
   const { Op } = queryInterface.sequelize.constructor as unknown as { Op: typeof SequelizeOp };
   let after: unknown;

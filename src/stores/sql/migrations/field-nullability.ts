@@ -1,4 +1,5 @@
 import type { QueryInterface } from 'sequelize';
+import { foldedColumnOf } from '../../kit/fields';
 import { foreignKeyNames } from './field-rename-drop';
 import { addUniqueKey, uniqueKeyOf } from './unique-key';
 import { definesColumn, rebuildSqlite } from './sqlite-rebuild';
@@ -97,7 +98,7 @@ async function setNullability(queryInterface: QueryInterface, table: string, col
  */
 export async function setFieldRequired(queryInterface: QueryInterface, table: string, column: string, required: boolean, options: { ifPossible?: boolean } = {}): Promise<void> {
   const described = await queryInterface.describeTable(table);
-  for (const name of [column, `${column}_folded`].filter((candidate) => candidate in described)) {
+  for (const name of [column, foldedColumnOf(column)].filter((candidate) => candidate in described)) {
     if (described[name]!.allowNull === !required) continue; // already so (a retry after a half-applied run)
     if (required) {
       const count = await nullCount(queryInterface, table, name);

@@ -1,5 +1,6 @@
 import type { ModelAttributeColumnOptions, QueryInterface } from 'sequelize';
 import { listIndexName } from '../../kit/list-indexes';
+import { shadowColumnsOf } from '../../kit/shadows';
 import { fieldColumns } from './resource-columns';
 import { addIndexIfMissing } from './schema-steps';
 import { addUniqueKey, uniqueKeyColumns, uniqueKeyName, uniqueKeyOf } from './unique-key';
@@ -19,9 +20,6 @@ import { indexesOf, select, type IndexShape } from './table-schema';
 // half-applied run (MySQL/MariaDB DDL is not transactional).
 
 type Dialect = ReturnType<QueryInterface['sequelize']['getDialect']>;
-
-/** The shadow columns the kit keeps beside a field (shadows.ts): they follow it. */
-const SHADOWS = ['_folded', '_search'];
 
 const dialectOf = (queryInterface: QueryInterface): Dialect => queryInterface.sequelize.getDialect();
 
@@ -80,7 +78,8 @@ function uniqueKeysOn(table: string, indexes: IndexShape[], columns: readonly st
  */
 export async function renameFieldColumn(queryInterface: QueryInterface, table: string, from: string, to: string): Promise<void> {
   const described = await queryInterface.describeTable(table);
-  const pairs: [string, string][] = [[from, to], ...SHADOWS.map((suffix) => [`${from}${suffix}`, `${to}${suffix}`])].filter(([old]) => old! in described) as [string, string][];
+  const renamedShadows = shadowColumnsOf(to);
+  const pairs = [[from, to] as [string, string], ...shadowColumnsOf(from).map((shadow, index): [string, string] => [shadow, renamedShadows[index]])].filter(([old]) => old in described);
   const renamed = (column: string) => pairs.find(([old]) => old === column)?.[1] ?? column;
   let indexes = await indexesOf(queryInterface, table);
   // SQL Server's unique keys index DATALENGTH(column) as a computed column, named after it: rebuilt around the rename.
@@ -120,7 +119,7 @@ export async function foreignKeyNames(queryInterface: QueryInterface, table: str
 /** Drops a field's column (and its shadows) with the indexes, unique keys and foreign key on it. */
 export async function dropFieldColumn(queryInterface: QueryInterface, table: string, column: string): Promise<void> {
   const described = await queryInterface.describeTable(table);
-  const columns = [column, ...SHADOWS.map((suffix) => `${column}${suffix}`)].filter((name) => name in described);
+  const columns = [column, ...shadowColumnsOf(column)].filter((name) => name in described);
   const dialect = dialectOf(queryInterface);
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
   // The foreign key first: MySQL/MariaDB refuse to drop the index it uses, SQL Server the column it holds.

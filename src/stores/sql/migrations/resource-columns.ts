@@ -1,6 +1,6 @@
 import type { ModelAttributeColumnOptions, QueryInterface } from 'sequelize';
-import { fold } from '../../kit/fields';
-import { foldForSearch } from '../../kit/shadows';
+import { fold, foldedColumnOf } from '../../kit/fields';
+import { foldForSearch, searchColumnOf } from '../../kit/shadows';
 import { dataTypesOf, millisecondTimestamp } from './column-types';
 import { createListIndexes } from './list-index-steps';
 import { createRecordTable } from './record-table';
@@ -75,7 +75,7 @@ export async function fieldColumns(queryInterface: QueryInterface) {
   const searchable = (name: string, type: string, options: TextColumnOptions): Columns => {
     const columns: Columns = { [name]: column(type, options) };
     // Always nullable: added later to a table with rows (addSearchColumn), it is filled after it exists; the store writes it with the field.
-    if (options.search) columns[`${name}_search`] = column(type, { optional: true, default: options.default === undefined ? undefined : foldForSearch(options.default) });
+    if (options.search) columns[searchColumnOf(name)] = column(type, { optional: true, default: options.default === undefined ? undefined : foldForSearch(options.default) });
     return columns;
   };
   return {
@@ -83,7 +83,7 @@ export async function fieldColumns(queryInterface: QueryInterface) {
     string(name: string, options: TextColumnOptions & { maxLength?: number; caseInsensitive?: boolean } = {}): Columns {
       const type = varchar(options.maxLength ?? 200);
       const columns = searchable(name, type, options);
-      if (options.caseInsensitive) columns[`${name}_folded`] = column(type, { ...options, default: options.default === undefined ? undefined : fold(options.default) });
+      if (options.caseInsensitive) columns[foldedColumnOf(name)] = column(type, { ...options, default: options.default === undefined ? undefined : fold(options.default) });
       return columns;
     },
     text: (name: string, options: TextColumnOptions = {}): Columns =>

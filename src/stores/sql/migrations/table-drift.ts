@@ -1,5 +1,6 @@
 import type { QueryInterface } from 'sequelize';
-import { columnOf, type FieldKind } from '../../kit/fields';
+import { columnOf, foldedColumnOf, type FieldKind } from '../../kit/fields';
+import { searchColumnOf } from '../../kit/shadows';
 import { fieldEntries, type AnyResource, type Resource } from '../../kit/resource';
 import { binaryCollation } from './resource-columns';
 import { describeTableShape, type TableShape } from './table-schema';
@@ -28,10 +29,10 @@ function expectedColumns(resource: Resource): ExpectedColumn[] {
   const columns = [...RECORD_COLUMNS];
   for (const [, definition, column] of fieldEntries(resource)) {
     columns.push({ column, kind: definition.kind, nullable: definition.optional });
-    if (definition.caseInsensitive) columns.push({ column: `${column}_folded`, kind: 'string', nullable: definition.optional });
+    if (definition.caseInsensitive) columns.push({ column: foldedColumnOf(column), kind: 'string', nullable: definition.optional });
   }
   // The `?q=` shadow of each searched field: its kind, always nullable (resource-columns.ts).
-  for (const name of resource.search ?? []) columns.push({ column: `${columnOf(name)}_search`, kind: resource.fields[name]!.kind, nullable: true });
+  for (const name of resource.search ?? []) columns.push({ column: searchColumnOf(columnOf(name)), kind: resource.fields[name]!.kind, nullable: true });
   return columns;
 }
 
@@ -46,7 +47,7 @@ async function expectedCollation(queryInterface: QueryInterface): Promise<string
 
 /** The unique keys' columns as addUniqueKey indexes them (owner first; a case-insensitive string by its shadow). */
 function uniqueKeyColumns(resource: Resource): string[][] {
-  return resource.unique.map((key) => ['owner_id', ...key.map((name) => (resource.fields[name]?.caseInsensitive ? `${columnOf(name)}_folded` : columnOf(name)))]);
+  return resource.unique.map((key) => ['owner_id', ...key.map((name) => (resource.fields[name]?.caseInsensitive ? foldedColumnOf(columnOf(name)) : columnOf(name)))]);
 }
 
 function columnDifferences(shape: TableShape, expected: ExpectedColumn[], collation: string | null): string[] {
