@@ -10,7 +10,12 @@ import { MAIL_TEST_PASSWORD as PASSWORD, useMailApp } from '../support/mail-app'
 // session of the user, mails the owner a notice (a real SMTP server on loopback) and is logged.
 
 const MFA_KEY = 'test-mfa-sealing-key-0123456789abcdef0123456789';
-const refreshCookieOf = (res: request.Response) => `refreshToken=${refreshTokenFrom(res)}`;
+/** The refresh cookie a response set; throws when it set none, so a refusal below is never of `refreshToken=undefined`. */
+function refreshCookieOf(res: request.Response): string {
+  const token = refreshTokenFrom(res);
+  if (!token) throw new Error(`no refresh cookie in the ${res.status} answer`);
+  return `refreshToken=${token}`;
+}
 
 const engines = testEngines();
 for (const target of engines.filter((engine) => engine.skipReason)) console.warn(`[two-factor enrolment] ${target.engine}: SKIPPED — ${target.skipReason}`);
@@ -75,7 +80,7 @@ for (const target of engines) {
       await http().post('/api/auth/refresh').set('Cookie', refreshCookieOf(other)).expect(401);
       await http().post('/api/auth/refresh').set('Cookie', cookie).expect(401); // the caller's old session too
       await http().get('/api/users/me').set('Authorization', bearer).expect(401);
-      const renewed = await http().post('/api/auth/refresh').set('Cookie', refreshCookieOf(confirmed)!).expect(200); // the new one works
+      const renewed = await http().post('/api/auth/refresh').set('Cookie', refreshCookieOf(confirmed)).expect(200); // the new one works
       await http().get('/api/users/me').set('Authorization', `Bearer ${renewed.body.data.accessToken}`).expect(200);
 
       const [notice] = await mail.waitFor(email);

@@ -3,7 +3,7 @@ import { isId, newId } from '../../src/stores/ids';
 import { refuseMultipleCascadePaths } from '../../src/stores/kit/cascade-paths';
 import { defineStore } from '../../src/stores/kit/definition';
 import { columnOf, field, foldedColumnOf, foldedNameOf, type Fields, type OnDelete } from '../../src/stores/kit/fields';
-import { searchColumnOf, searchNameOf, shadowColumnsOf } from '../../src/stores/kit/shadows';
+import { searchColumnOf, searchNameOf } from '../../src/stores/kit/shadows';
 import { defineResource, referrersOf, type Resource } from '../../src/stores/kit/resource';
 import { ownerScope } from '../../src/stores/kit/owner-scope';
 import { inDependencyOrder, migrationsOf, OpenedStores, type AnyStoreDefinition } from '../../src/stores/kit/registry';
@@ -38,7 +38,6 @@ describe('shadow columns', () => {
     for (const name of ['title', 'dueAt', 'externalRef']) {
       expect(foldedColumnOf(columnOf(name))).toBe(columnOf(foldedNameOf(name)));
       expect(searchColumnOf(columnOf(name))).toBe(columnOf(searchNameOf(name)));
-      expect(shadowColumnsOf(columnOf(name))).toEqual([columnOf(foldedNameOf(name)), columnOf(searchNameOf(name))]);
     }
   });
 });
