@@ -3,7 +3,7 @@
 // randomness and samples far larger than a test run can afford. Prints the figures docs/security.md quotes;
 // exits 1 when it found either mistake. SECRETS_SAMPLE (default 20000) secrets of each base64 kind and of
 // phrases, a tenth of that of hex (its many distinct digit runs make the dictionary estimate slow).
-import { judgeStructure, looksRandom, MIN_SECRET_BITS, type SecretJudgement } from '../src/config/secrets';
+import { judgeStructure, looksRandom, MAX_PHRASE_CHANCE_LOG10, MIN_SECRET_BITS, type SecretJudgement } from '../src/config/secrets';
 import { phraseMaker, randomSecretKinds } from '../test/support/made-up-secrets';
 import { cryptoRandom } from '../test/support/seeded-random';
 
@@ -19,10 +19,11 @@ function judgeAll(secrets: string[]): SecretJudgement[] {
 
 const chance = (value: number) => `10^${value.toFixed(1)}`;
 let mistakes = 0;
+console.log(`a secret is a phrase below ${chance(MAX_PHRASE_CHANCE_LOG10)} as random, or below 2^${MIN_SECRET_BITS} guesses`);
 
 for (const [kind, make] of Object.entries(randomSecretKinds(cryptoRandom))) {
   const started = Date.now();
-  const secrets = Array.from({ length: kind.startsWith('hex') || kind.startsWith('HEX') ? Math.ceil(SAMPLE / 10) : SAMPLE }, make);
+  const secrets = Array.from({ length: /^hex/i.test(kind) ? Math.ceil(SAMPLE / 10) : SAMPLE }, make);
   const judged = judgeAll(secrets);
   const refused = secrets.filter((_secret, index) => judged[index].guessable);
   mistakes += refused.length;

@@ -1,4 +1,4 @@
-import { foldedColumnOf } from '../../src/stores/kit/fields';
+import { columnOf, foldedColumnOf } from '../../src/stores/kit/fields';
 import type { PlannedFile } from './generate';
 import { checkModuleName, moduleNames, SpecError, type FieldSpec, type FieldType } from './spec';
 import { declaredIndexColumns } from './templates';
@@ -16,7 +16,6 @@ const FIELD_LINE = /^ {4}(\w+): field\.(\w+)\((.*)\),$/;
 const LIST = (name: 'filters' | 'sort' | 'unique' | 'search') => new RegExp(`\\n {2}${name}: (\\[.*\\]),\\n`);
 
 const pascal = (word: string) => word[0]!.toUpperCase() + word.slice(1);
-const columnOf = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
 interface DeclaredField extends FieldSpec {
   caseInsensitive: boolean;

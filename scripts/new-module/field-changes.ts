@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { columnOf } from '../../src/stores/kit/fields';
 import { searchColumnOf } from '../../src/stores/kit/shadows';
 import { columns, declaration, literal } from './field-types';
 import type { PlannedFile } from './generate';
@@ -88,7 +89,7 @@ export function planFieldChange(root: string, module: string | undefined, fieldN
   if (fieldName !== undefined) {
     const field = fields.find((candidate) => candidate.name === fieldName);
     if (!field) throw new SpecError(`'${fieldName}' is not a field of ${module} (a new field is <name>:<type>, e.g. ${fieldName}:boolean=false)`);
-    const column = fieldName.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    const column = columnOf(fieldName);
     const shadows = `{ caseInsensitive: ${/caseInsensitive: true/.test(field.options)}, search: ${new RegExp(`\\n  search: \\[[^\\]]*'${fieldName}'`).test(source) || change.search === true} }`;
     if (change.default !== undefined) {
       const value = literal(parseDefault(fieldName, field.type, change.default), field.type);

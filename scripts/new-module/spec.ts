@@ -1,5 +1,7 @@
 // What `npm run new:module` and `npm run new:field` ask for, checked before anything is written.
 
+import { columnOf } from '../../src/stores/kit/fields';
+
 export const FIELD_TYPES = ['string', 'text', 'integer', 'number', 'boolean', 'datetime', 'ref:<module>[:cascade]'] as const;
 export type FieldType = 'string' | 'text' | 'integer' | 'number' | 'boolean' | 'datetime' | 'reference';
 
@@ -125,7 +127,7 @@ export function parseField(argument: string, seen: Set<string>, exists: (module:
   if (RESERVED_FIELDS.has(name)) throw new SpecError(`field '${name}': reserved (every record has id, ownerId, createdAt and updatedAt already)`);
   if (seen.has(name)) throw new SpecError(`field '${name}' is given twice`);
   seen.add(name);
-  const column = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  const column = columnOf(name);
   if (type === 'ref') {
     if (!target) throw new SpecError(`field '${name}': a reference names its module, e.g. ${name}:ref:notes`);
     if (!exists(target)) throw new SpecError(`field '${name}': no module '${target}' declared with the kit (src/modules/${target}/resource.ts)`);
@@ -168,7 +170,7 @@ export function parseAction(value: string, fields: FieldSpec[], seen: Set<string
   }
   if (RESERVED_FIELDS.has(fieldName) || seen.has(fieldName)) throw new SpecError(`--action ${value}: '${fieldName}' is reserved`);
   seen.add(fieldName);
-  const column = fieldName.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  const column = columnOf(fieldName);
   return { action: { name, field: fieldName }, added: { name: fieldName, column, type: 'datetime', optional: true, readOnly: true } };
 }
 
