@@ -41,18 +41,16 @@ export function serialiseCookie(cookie: AuthCookie, value: string, attributes: r
   return [`${cookie.name}=${value}`, `Path=${cookie.path}`, ...attributes, 'HttpOnly', `SameSite=${cookie.sameSite}`, ...(secure ? ['Secure'] : [])].join('; ');
 }
 
-function serialise(value: string, attributes: readonly string[], secure: boolean, name = REFRESH_COOKIE): string {
-  return serialiseCookie({ name, path: REFRESH_COOKIE_PATH, sameSite: 'Strict' }, value, attributes, secure);
-}
+const REFRESH: AuthCookie = { name: REFRESH_COOKIE, path: REFRESH_COOKIE_PATH, sameSite: 'Strict' };
 
 /** The Set-Cookie value that stores a refresh token (a JWT: base64url and dots, all legal cookie characters). */
 export function refreshCookie(token: string, policy: CookiePolicy): string {
-  return serialise(token, [`Max-Age=${policy.maxAgeSeconds}`], policy.secure);
+  return serialiseCookie(REFRESH, token, [`Max-Age=${policy.maxAgeSeconds}`], policy.secure);
 }
 
 /** The Set-Cookie value that removes the cookie: same name and path, expired. */
 export function clearedRefreshCookie(policy: Pick<CookiePolicy, 'secure'>): string {
-  return serialise('', EXPIRED, policy.secure);
+  return serialiseCookie(REFRESH, '', EXPIRED, policy.secure);
 }
 
 /** The refresh token the client sent, if any. */
@@ -67,9 +65,10 @@ export function readRefreshCookie(ctx: Pick<Context, 'cookies'>): string | undef
  */
 export const DEVICE_COOKIE = 'loginDevice';
 const DEVICE_COOKIE_MAX_AGE_SECONDS = 180 * 86_400;
+const DEVICE: AuthCookie = { name: DEVICE_COOKIE, path: REFRESH_COOKIE_PATH, sameSite: 'Strict' };
 
 export function deviceCookie(token: string, policy: Pick<CookiePolicy, 'secure'>): string {
-  return serialise(token, [`Max-Age=${DEVICE_COOKIE_MAX_AGE_SECONDS}`], policy.secure, DEVICE_COOKIE);
+  return serialiseCookie(DEVICE, token, [`Max-Age=${DEVICE_COOKIE_MAX_AGE_SECONDS}`], policy.secure);
 }
 
 export function readDeviceCookie(ctx: Pick<Context, 'cookies'>): string | undefined {
