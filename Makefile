@@ -91,7 +91,7 @@ lint: $(INSTALL_STAMP) ## ESLint, openapi.json up to date, actionlint, shellchec
 clean: ## remove build output and dependencies
 	rm -rf dist node_modules coverage
 
-# ---- containers: Dockerfile + docker-compose.yml (README "Docker") ------------------------------------
+# ---- containers: Dockerfile + docker-compose.yml (docs/deployment.md, "docker compose: one profile per database") ------------------------------------
 IMAGE ?= koa-api-service:local
 DOCKER_BUILD_FLAGS ?= # e.g. --network host, where builds reach the registry only through the host's network
 DB ?= postgres

@@ -11,7 +11,7 @@
 # MongoDB and SQL Server have no stand-in here: their profiles are validated, and run for real in the
 # GitHub workflow's docker job.
 #
-# Build flags only this machine needs (README "CI and --network host"): `--network host`, because the
+# Build flags only this machine needs (docs/deployment.md, "CI and `--network host`"): `--network host`, because the
 # registries are reached only through the host's network, not from a build container on the default
 # bridge; NODE_HEADERS=npm, because node-gyp (sqlite3 compiles here: its prebuilt binary is on GitHub)
 # cannot download Node's headers from nodejs.org, so they come from the npm registry instead.

@@ -132,7 +132,7 @@ function renameMigrationFile(module: string, table: string, migration: string, c
   return `import { renameFieldColumn, type SqlMigration } from '../../kit';
 
 // ${table}.${field.column} becomes ${toColumn}, on a table that may hold rows: renamed in place, with its type, collation,
-// indexes, unique keys and foreign key (docs/databases.md, "Changing a field"); MongoDB's documents with it. Never edit once run.
+// indexes, unique keys and foreign key (docs/modules.md, "Renaming, dropping, relaxing a field"); MongoDB's documents with it. Never edit once run.
 export const ${constant}: SqlMigration = {
   name: '${module}-${migration}',
   up: (queryInterface) => renameFieldColumn(queryInterface, '${table}', '${field.column}', '${toColumn}'),
@@ -165,8 +165,8 @@ function dropMigrationFile(module: string, table: string, migration: string, con
   const imports = [...(keys.length > 0 ? ['addUniqueKey'] : []), ...(indexes.length > 0 ? ['createListIndexes'] : []), 'dropFieldColumn', 'restoreFieldColumns'];
   return `import { ${imports.join(', ')}, type SqlMigration } from '../../kit';
 
-// ${field.name} leaves ${table}: its column goes with its indexes, unique keys and foreign key (docs/databases.md,
-// "Changing a field"); MongoDB's documents lose it too. Never edit once run.
+// ${field.name} leaves ${table}: its column goes with its indexes, unique keys and foreign key (docs/modules.md,
+// "Renaming, dropping, relaxing a field"); MongoDB's documents lose it too. Never edit once run.
 export const ${constant}: SqlMigration = {
   name: '${module}-${migration}',
   up: (queryInterface) => dropFieldColumn(queryInterface, '${table}', '${field.column}'),
@@ -185,7 +185,7 @@ function nullabilityMigrationFile(module: string, table: string, migration: stri
   return `import { setFieldRequired, type SqlMigration } from '../../kit';
 
 // ${table}.${field.column} ${required ? 'refuses' : 'takes'} null from now on: only that changes; its type, collation, default, keys and
-// foreign key stay (docs/databases.md, "Changing a field").${required ? ' Refused while a row holds no value for it: give them one first.' : ''}
+// foreign key stay (docs/modules.md, "Renaming, dropping, relaxing a field").${required ? ' Refused while a row holds no value for it: give them one first.' : ''}
 // MongoDB's documents need nothing: the store checks what a record holds. Never edit once run.
 export const ${constant}: SqlMigration = {
   name: '${module}-${migration}',

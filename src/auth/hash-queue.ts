@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 // if UV_THREADPOOL_SIZE says so) and takes those threads from file system and DNS work too; waiting for a
 // thread, every queued request holds its socket and body. With a bound near the core count, hashing memory
 // is at most `concurrency` × the memory cost, and when the queue is full the request is refused at once
-// with a 503 and Retry-After, instead of waiting ever longer (docs/performance.md, "Login under load").
+// with a 503 and Retry-After, instead of waiting ever longer (docs/performance.md, "Memory").
 
 /** Concurrent hashes by default (PASSWORD_HASH_CONCURRENCY): one per core; more only wait for the same cores while holding memory. */
 export const DEFAULT_HASH_CONCURRENCY = availableParallelism();

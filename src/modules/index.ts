@@ -4,6 +4,6 @@ import { usersModule } from './users';
 
 /**
  * The module registry: every module listed here is mounted under /api/<name>/.
- * To add a module, write src/modules/<name>/ and list its factory below (see README, "Adding a module").
+ * To add a module, write src/modules/<name>/ and list its factory below (see README, "A module of your own").
  */
 export const modules: ModuleFactory[] = [authModule, usersModule];

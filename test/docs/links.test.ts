@@ -51,3 +51,40 @@ describe('relative links in README and docs', () => {
     expect(links(join(ROOT, 'README.md'))).toEqual(expect.arrayContaining(['docs/configuration.md', 'docs/decisions/']));
   });
 });
+
+// Comments and scripts point at a section by its heading: `(docs/modules.md, "Removing a module")`,
+// or a README section likewise. Each must still be a heading of that file (a renamed section leaves the pointer stale).
+const SECTION_POINTER = /(README(?:\.md)?|docs\/[a-z0-9/_-]+\.md),?[ \t]*(?:\n[ \t]*(?:\/\/|#|\*)?[ \t]*)?\(?"([^"\n]+)"/g;
+
+function headings(file: string): string[] {
+  const text = readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '');
+  return [...text.matchAll(/^#{1,6}\s+(.+)$/gm)].map((match) => match[1].replace(/[`*]/g, '').trim().toLowerCase());
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === 'node_modules' ? [] : sourceFiles(path);
+    return /\.(ts|sh|md|yml)$/.test(name) ? [path] : [];
+  });
+}
+
+describe('section pointers in code, scripts and docs', () => {
+  const pointing = [...['src', 'scripts', 'test', 'docs', '.ci'].flatMap((dir) => sourceFiles(join(ROOT, dir))), join(ROOT, 'README.md'), join(ROOT, 'Makefile')];
+
+  it('name headings that exist (a prefix of the heading is enough)', () => {
+    const stale: string[] = [];
+    for (const file of pointing) {
+      for (const [, document, section] of readFileSync(file, 'utf8').matchAll(SECTION_POINTER)) {
+        const target = join(ROOT, document === 'README' ? 'README.md' : document);
+        const wanted = section.replace(/[`*]/g, '').toLowerCase();
+        if (!existsSync(target) || !headings(target).some((heading) => heading.startsWith(wanted))) stale.push(`${relative(ROOT, file)}: ${document} "${section}"`);
+      }
+    }
+    expect(stale).toEqual([]);
+  });
+
+  it('finds the pointers it checks', () => {
+    expect(readFileSync(join(ROOT, 'src/modules/index.ts'), 'utf8').match(SECTION_POINTER)).not.toBeNull();
+  });
+});
