@@ -2,31 +2,25 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { refuseMultipleCascadePaths } from '../../src/stores/kit/cascade-paths';
 import type { Fields, ReferencedResource } from '../../src/stores/kit/fields';
+import { declaredFields } from './declaration';
 import { SpecError } from './spec';
 
 // The kit refuses, when a resource is declared, a layout that gives one table two cascade paths to another
 // (SQL Server's Msg 1785: cascade-paths.ts). The generator asks the same question of the declarations as
 // written, before it writes a module that would then fail to start: the kit's own check, run on the
-// modules' resource.ts files read as text (their references in the spelling the generator writes).
-
-const REFERENCE_LINE = /^ {4}(\w+): field\.reference\(\(\) => (\w+)(?:, \{([^}]*)\})?\),$/gm;
+// modules' resource.ts files as their syntax trees declare them.
 
 type Walked = ReferencedResource & { fields: Fields };
-
-/** The module whose resource.ts exports `constant`, as its imports say (a reference to the module itself is none of them). */
-function moduleOf(source: string, constant: string): string | undefined {
-  return new RegExp(`^import \\{ ${constant} \\} from '\\.\\./([\\w-]+)/resource';$`, 'm').exec(source)?.[1];
-}
 
 /** A module as the kit's check walks it: its name and its references, each resolving to the module it names, read on demand. */
 function walked(root: string, module: string, source: string | undefined): Walked {
   const text = source ?? (existsSync(path.join(root, `src/modules/${module}/resource.ts`)) ? readFileSync(path.join(root, `src/modules/${module}/resource.ts`), 'utf8') : '');
   const fields: Record<string, unknown> = {};
-  for (const [, field, constant, options] of text.matchAll(REFERENCE_LINE)) {
-    const target = moduleOf(text, constant!);
+  for (const field of text ? declaredFields(text) : []) {
+    const target = field.reference?.module;
     if (!target) continue;
-    const onDelete = /onDelete: 'cascade'/.test(options ?? '') ? 'cascade' : 'restrict';
-    fields[field!] = { references: { onDelete, resource: () => walked(root, target, undefined) } };
+    const onDelete = field.option.onDelete === "'cascade'" ? 'cascade' : 'restrict';
+    fields[field.name] = { references: { onDelete, resource: () => walked(root, target, undefined) } };
   }
   return { name: module, table: module, modelName: module, fields: fields as Fields };
 }

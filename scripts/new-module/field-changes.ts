@@ -4,9 +4,10 @@ import { columnOf } from '../../src/stores/kit/fields';
 import { searchColumnOf } from '../../src/stores/kit/shadows';
 import { columns, declaration, literal } from './field-types';
 import type { PlannedFile } from './generate';
-import { declarationFile, DEFAULT_OPTION, nextMigrationNumber, withMigration } from './source-edits';
+import { declaredActions, declaredFields, declaredList, withAction, withField, withFieldOption, withListEntry } from './declaration';
+import { declarationFile, nextMigrationNumber, withMigration } from './source-edits';
 import { actionLine } from './templates';
-import { checkModuleName, moduleNames, parseAction, parseDefault, SpecError, type FieldSpec, type FieldType } from './spec';
+import { checkModuleName, moduleNames, parseAction, parseDefault, SpecError, type FieldSpec } from './spec';
 
 // npm run new:field on fields a module has already, and its actions: `notes pinned --default true` (the
 // column's DEFAULT, and the declaration's), `notes title --search` (the search shadow, filled from the
@@ -21,40 +22,10 @@ export interface FieldChange {
   actions?: readonly string[];
 }
 
-/** A field as resource.ts declares it: `    pinned: field.boolean({ optional: true }),`. */
-interface DeclaredField {
-  name: string;
-  type: FieldType;
-  options: string;
-  line: string;
-}
-
-const FIELD_LINE = /^ {4}(\w+): field\.(\w+)\((.*)\),$/gm;
-
-export function declaredFields(source: string): DeclaredField[] {
-  return [...source.matchAll(FIELD_LINE)].map(([line, name, type, options]) => ({ name: name!, type: type as FieldType, options: options!, line }));
-}
-
-/** A `  <key>: …,` entry inserted before `  migrations:` unless present; `add` edits the present one. */
-function withEntry(source: string, key: 'search' | 'actions', fresh: string, add: (current: string) => string): string {
-  const present = new RegExp(`\\n  ${key}: (\\[[^\\]]*\\]|\\{[\\s\\S]*?\\n  \\}),\\n`);
-  if (present.test(source)) return source.replace(present, (_all, current: string) => `\n  ${key}: ${add(current)},\n`);
-  return source.replace(/\n {2}migrations: \[/, `\n  ${key}: ${fresh},\n  migrations: [`);
-}
+export { declaredFields } from './declaration';
 
 export function withSearched(source: string, name: string): string {
-  return withEntry(source, 'search', `['${name}']`, (current) => (current.includes(`'${name}'`) ? current : current.replace(/\]$/, current === '[]' ? `'${name}']` : `, '${name}']`)));
-}
-
-function withAction(source: string, line: string): string {
-  return withEntry(source, 'actions', `{\n    ${line}\n  }`, (current) => current.replace(/\n {2}\}$/, `\n    ${line}\n  }`));
-}
-
-/** The field line with `default: …` set in its options. */
-function withDefault(source: string, field: DeclaredField, value: string): string {
-  const inner = field.options.replace(/^\{\s*|\s*\}$/g, '').replace(new RegExp(`(,\\s*)?${DEFAULT_OPTION.source}`), '').replace(/^,\s*/, '');
-  const options = `{ ${inner ? `${inner}, ` : ''}default: ${value} }`;
-  return source.replace(field.line, `    ${field.name}: field.${field.type}(${options}),`);
+  return withListEntry(source, 'search', name);
 }
 
 /** A migration's text; its down drops with dropFieldColumn, which keeps the table's other indexes on SQLite (removeColumn rebuilds the table without them). */
@@ -90,31 +61,31 @@ export function planFieldChange(root: string, module: string | undefined, fieldN
     const field = fields.find((candidate) => candidate.name === fieldName);
     if (!field) throw new SpecError(`'${fieldName}' is not a field of ${module} (a new field is <name>:<type>, e.g. ${fieldName}:boolean=false)`);
     const column = columnOf(fieldName);
-    const shadows = `{ caseInsensitive: ${/caseInsensitive: true/.test(field.options)}, search: ${new RegExp(`\\n  search: \\[[^\\]]*'${fieldName}'`).test(source) || change.search === true} }`;
+    const shadows = `{ caseInsensitive: ${field.option.caseInsensitive === 'true'}, search: ${declaredList(source, 'search').includes(fieldName) || change.search === true} }`;
     if (change.default !== undefined) {
       const value = literal(parseDefault(fieldName, field.type, change.default), field.type);
-      const previous = DEFAULT_OPTION.exec(field.options)?.[1] ?? 'null';
+      const previous = field.option.default ?? 'null';
       const n = number();
       migration(`default${pascal(fieldName)}${n}`, `${n}-default-${kebab(fieldName)}`, migrationText(module!, `default${pascal(fieldName)}${n}`, `${n}-default-${kebab(fieldName)}`, `The column DEFAULT of ${fieldName} (SQLite keeps the first one: the store gives the default on create, on every engine).`, 'setFieldDefault', `setFieldDefault(queryInterface, '${table}', '${column}', ${value}, ${shadows})`, `setFieldDefault(queryInterface, '${table}', '${column}', ${previous}, ${shadows})`));
-      source = withDefault(source, declaredFields(source).find((candidate) => candidate.name === fieldName)!, value);
+      source = withFieldOption(source, fieldName, 'default', value);
     }
     if (change.search) {
       if (field.type !== 'string' && field.type !== 'text') throw new SpecError(`--search: '${fieldName}' (${field.type}) is not a string or text field: only those are searched`);
-      const maxLength = /maxLength: (\d+)/.exec(field.options)?.[1];
+      const maxLength = field.option.maxLength;
       const n = number();
       migration(`search${pascal(fieldName)}`, `${n}-search-${kebab(fieldName)}`, migrationText(module!, `search${pascal(fieldName)}`, `${n}-search-${kebab(fieldName)}`, `${fieldName}_search, the shadow ?q= matches, added and filled from the rows (MongoDB's documents given theirs).`, 'addSearchColumn, dropFieldColumn', `addSearchColumn(queryInterface, '${table}', '${column}', { kind: '${field.type}'${maxLength ? `, maxLength: ${maxLength}` : ''} })`, `dropFieldColumn(queryInterface, '${table}', '${searchColumnOf(column)}')`, `{ collection: '${table}', fill: [{ field: '${fieldName}', search: true }] }`));
       source = withSearched(source, fieldName);
     }
   }
   for (const value of change.actions ?? []) {
-    const specs: FieldSpec[] = declaredFields(source).map((field) => ({ name: field.name, column: field.name, type: field.type, optional: /optional: true/.test(field.options) }));
+    const specs: FieldSpec[] = declaredFields(source).map((field) => ({ name: field.name, column: field.name, type: field.type, optional: field.option.optional === 'true' }));
     const { action, added } = parseAction(value, specs, new Set(specs.map((field) => field.name)));
-    if (new RegExp(`\\n    '?${action.name}'?: \\{`).test(source)) throw new SpecError(`--action ${value}: ${module} has an action '${action.name}' already`);
+    if (declaredActions(source).some((declared) => declared.name === action.name)) throw new SpecError(`--action ${value}: ${module} has an action '${action.name}' already`);
     if (added) {
       const n = number();
       const constant = `add${pascal(added.name)}`;
       migration(constant, `${n}-add-${kebab(added.name)}`, migrationText(module!, constant, `${n}-add-${kebab(added.name)}`, `${added.name} on ${table}, set by the ${action.name} action only: rows read it as null.`, 'addFieldColumns, dropFieldColumn', `addFieldColumns(queryInterface, '${table}', (c) => ${columns(added)})`, `dropFieldColumn(queryInterface, '${table}', '${added.column}')`));
-      source = source.replace(/(\n {2}fields: \{\n[\s\S]*?)(\n {2}\},\n)/, (_all, body: string, close: string) => `${body}\n    ${added.name}: ${declaration(added)},${close}`);
+      source = withField(source, added.name, declaration(added));
     }
     source = withAction(source, actionLine(action));
   }

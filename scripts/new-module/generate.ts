@@ -4,7 +4,9 @@ import { checkModuleName, moduleNames, parseField, parseSpec, SpecError, type Mo
 import { addFieldMigrationFile, indexFile, migrationFile, names, resourceFile, testFile } from './templates';
 import { declaration } from './field-types';
 import { planFieldChange, withSearched, type FieldChange } from './field-changes';
-import { FIELDS_BLOCK, nextMigrationNumber, readDeclaration, withImport, withMigration } from './source-edits';
+import { declaredFields, withField, withListEntry } from './declaration';
+import { nextMigrationNumber, readDeclaration, withImport, withMigration } from './source-edits';
+import { appendElement, constantArray, namedImports, parse } from './syntax-tree';
 import { refuseCascadeLayout } from './cascade-layout';
 
 export interface PlannedFile {
@@ -16,7 +18,6 @@ export interface PlannedFile {
 }
 
 const REGISTRY = 'src/modules/index.ts';
-const REGISTRY_LIST = /(export const modules: ModuleFactory\[\] = \[)([^\]]*)(\];)/;
 
 /** Whether a module declared with the kit (its resource.ts) exists under this root. */
 const resourceExists = (root: string) => (module: string) => existsSync(path.join(root, `src/modules/${module}/resource.ts`));
@@ -25,8 +26,9 @@ const resourceExists = (root: string) => (module: string) => existsSync(path.joi
 /** The registry with the new module imported and appended to the list. */
 function registryWith(source: string, spec: ModuleSpec): string {
   const { module } = names(spec);
-  if (!REGISTRY_LIST.test(source)) throw new SpecError(`${REGISTRY}: cannot find 'export const modules: ModuleFactory[] = [...]' to add the module to`);
-  return withImport(source, `import { ${module} } from './${spec.name}';`).replace(REGISTRY_LIST, (_all, open: string, items: string, close: string) => `${open}${items.trim() ? `${items.trim()}, ` : ''}${module}${close}`);
+  const list = constantArray(parse(source), 'modules');
+  if (!list) throw new SpecError(`${REGISTRY}: cannot find 'export const modules: ModuleFactory[] = [...]' to add the module to`);
+  return withImport(appendElement(source, list, module), `import { ${module} } from './${spec.name}';`);
 }
 
 function optionValues(argv: readonly string[], option: string): string[] {
@@ -63,12 +65,15 @@ export function splitArguments(argv: readonly string[], known: readonly string[]
 /** Every file the module needs, or a SpecError when it cannot be written here. Writes nothing. */
 export function plan(root: string, name: string | undefined, fieldArguments: readonly string[], options: ModuleOptions): PlannedFile[] {
   const spec = parseSpec(name, fieldArguments, options, resourceExists(root));
+  // A module removed before under this name keeps its history (src/modules/removed/<name>): numbered after it, so the names differ.
+  const removed = path.join(root, `src/modules/removed/${spec.name}/migrations`);
+  if (existsSync(removed)) spec.firstMigration = Number(nextMigrationNumber(root, spec.name, 0, removed));
   const folder = `src/modules/${spec.name}`;
   const tests = `test/modules/${spec.name}`;
   if (existsSync(path.join(root, folder))) throw new SpecError(`module '${spec.name}' exists already (${folder})`);
   if (existsSync(path.join(root, tests))) throw new SpecError(`${tests} exists already`);
   const registry = readFileSync(path.join(root, REGISTRY), 'utf8');
-  if (new RegExp(`from '\\./${spec.name}'`).test(registry)) throw new SpecError(`module '${spec.name}' is registered already in ${REGISTRY}`);
+  if ([...namedImports(parse(registry)).values()].includes(`./${spec.name}`)) throw new SpecError(`module '${spec.name}' is registered already in ${REGISTRY}`);
   const { migrationFile: migrationName } = names(spec);
   const resource = resourceFile(spec);
   refuseCascadeLayout(root, spec.name, resource);
@@ -82,22 +87,18 @@ export function plan(root: string, name: string | undefined, fieldArguments: rea
 }
 
 
-/** The new migration and the edited declaration that adds one field to a kit module (npm run new:field). */
-const DECLARED_LIST = (name: 'filters' | 'sort') => new RegExp(`(\\n {2}${name}: \\[)([^\\]]*)(\\],\\n)`);
-
-/** The declaration with `name` added to its `filters` or `sort` list. */
-export function withListed(source: string, list: 'filters' | 'sort', name: string, file: string): string {
-  const pattern = DECLARED_LIST(list);
-  if (!pattern.test(source)) throw new SpecError(`${file}: cannot find its '${list}: [ … ]' list`);
-  return source.replace(pattern, (_all, open: string, items: string, close: string) => `${open}${items.trim() ? `${items.trim()}, ` : ''}'${name}'${close}`);
+/** The declaration with `name` added to its `filters` or `sort` list (created when missing). */
+export function withListed(source: string, list: 'filters' | 'sort', name: string, _file?: string): string {
+  return withListEntry(source, list, name);
 }
 
+/** The new migration and the edited declaration that adds one field to a kit module (npm run new:field). */
 export function planField(root: string, module: string | undefined, fieldArgument: string | undefined, listed: FieldChange = {}): PlannedFile[] {
   // A field the module has already (or none: actions only): field-changes.ts.
   if (fieldArgument === undefined || !fieldArgument.includes(':')) return planExistingField(root, module, fieldArgument, listed);
   checkModuleName(module);
-  const { file, source, fieldsBody } = readDeclaration(root, module);
-  const seen = new Set([...fieldsBody.matchAll(/^ {4}(\w+):/gm)].map((match) => match[1]!));
+  const { file, source } = readDeclaration(root, module);
+  const seen = new Set(declaredFields(source, file).map((declared) => declared.name));
   const field = parseField(fieldArgument, seen, (target) => target !== module && resourceExists(root)(target));
   if (!field.optional && field.default === undefined) {
     throw new SpecError(`field '${field.name}': the table may hold rows, which have no value for it: add it optional (${fieldArgument}?) or with a default (${fieldArgument}=<value>)`);
@@ -112,9 +113,9 @@ export function planField(root: string, module: string | undefined, fieldArgumen
   const constant = `add${field.name[0]!.toUpperCase()}${field.name.slice(1)}`;
   const migration = `${number}-add-${field.column.replace(/_/g, '-')}`;
   const { table } = moduleNames(module!);
-  let edited = source.replace(FIELDS_BLOCK, (_all, open: string, body: string, close: string) => `${open}${body}\n    ${field.name}: ${declaration(field)},${close}`);
+  let edited = withField(source, field.name, declaration(field));
   edited = withMigration(edited, constant, migration);
-  if (field.reference && !edited.includes(`import { ${field.reference.resource} }`)) edited = withImport(edited, `import { ${field.reference.resource} } from '../${field.reference.module}/resource';`);
+  if (field.reference && !namedImports(parse(edited)).has(field.reference.resource)) edited = withImport(edited, `import { ${field.reference.resource} } from '../${field.reference.module}/resource';`);
   if (listed.filter || listed.sort) {
     if (field.type === 'text') throw new SpecError(`field '${field.name}' is text: it cannot be filtered or sorted (use string)`);
     if (listed.filter) edited = withListed(edited, 'filters', field.name, file);

@@ -13,7 +13,8 @@ import { missingListIndexes } from '../../src/stores/sql/migrations/list-index-s
 import { SqlDatabase } from '../../src/stores/sql/sql-database';
 import { write, type PlannedFile } from './generate';
 import { checkModuleName, moduleNames, SpecError } from './spec';
-import { declarationFile, MIGRATIONS_LIST, nextMigrationNumber, withMigration } from './source-edits';
+import { declaredMigrations } from './declaration';
+import { declarationFile, nextMigrationNumber, withMigration } from './source-edits';
 
 const USAGE = 'usage: npm run new:indexes -- <module> [--dry-run]\n  e.g.   npm run new:indexes -- notes';
 
@@ -56,7 +57,7 @@ export async function planIndexes(root: string, module: string | undefined): Pro
   checkModuleName(module);
   const file = declarationFile(root, module);
   const source = readFileSync(path.join(root, file), 'utf8');
-  if (!MIGRATIONS_LIST.test(source)) throw new SpecError(`${file}: cannot find its 'migrations: [ … ]' list`);
+  declaredMigrations(source, file);
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the module's declaration, as the service loads it
   const exported = require(path.join(root, file)) as Record<string, unknown>;
   const resource = Object.values(exported).find((value): value is AnyResource => typeof value === 'object' && value !== null && 'table' in value && 'fields' in value);

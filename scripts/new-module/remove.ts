@@ -4,17 +4,19 @@
 // all registered by the `removed-modules` store (src/modules/removed/index.ts, listed in the registry), so a
 // database that ran them keeps a history that matches the code, a fresh one builds and drops the table in
 // turn, and the drop undoes by building the table again (empty) from those migrations. Refused while
-// another module's resource points at it.
+// another module's resource points at it (the refusal names the modules to remove first, in order).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { write, type PlannedFile } from './generate';
 import { checkModuleName, moduleNames, SpecError } from './spec';
-import { declarationFile, MIGRATIONS_LIST, withImport } from './source-edits';
+import ts from 'typescript';
+import { declaredFields, declaredMigrations } from './declaration';
+import { declarationFile, nextMigrationNumber, withImport } from './source-edits';
+import { appendElement, constantArray, findNode, namedImports, parse, removeElement, withoutImport } from './syntax-tree';
 
 const USAGE = 'usage: npm run remove:module -- <name> [--dry-run]\n  e.g.   npm run remove:module -- tags';
 const REGISTRY = 'src/modules/index.ts';
-const REGISTRY_LIST = /(export const modules: ModuleFactory\[\] = \[)([^\]]*)(\];)/;
 const REMOVED = 'src/modules/removed';
 
 export interface Removal {
@@ -23,23 +25,78 @@ export interface Removal {
   deleted: string[];
 }
 
-/** The other kit modules whose resource imports this one's (their references point at it). */
-function referrers(root: string, module: string): string[] {
+/** The kit modules under src/modules (each folder with a resource.ts), but `except`. */
+function kitModules(root: string, except?: string): string[] {
   const folder = path.join(root, 'src/modules');
-  return readdirSync(folder).filter((other) => other !== module && existsSync(path.join(folder, other, 'resource.ts')) && readFileSync(path.join(folder, other, 'resource.ts'), 'utf8').includes(`from '../${module}/resource'`));
+  return readdirSync(folder).filter((other) => other !== except && other !== 'removed' && existsSync(path.join(folder, other, 'resource.ts')));
 }
 
-/** The registry of removed modules' migrations, from the folders under src/modules/removed/. */
-function removedIndex(modules: string[]): string {
-  const camel = (name: string) => moduleNames(name).camel;
-  return `import { defineModule, defineStore } from '../kit';
-${modules.map((name) => `import { ${camel(name)}Migrations } from './${name}';\n`).join('')}
+/** The other kit modules' fields that point at `module`: module → its referencing fields. */
+function referrers(root: string, module: string): Map<string, string[]> {
+  const pointing = new Map<string, string[]>();
+  for (const other of kitModules(root, module)) {
+    const file = `src/modules/${other}/resource.ts`;
+    const fields = declaredFields(readFileSync(path.join(root, file), 'utf8'), file).filter((field) => field.reference?.module === module);
+    if (fields.length > 0) pointing.set(other, fields.map((field) => field.name));
+  }
+  return pointing;
+}
+
+/** Every module that points at `module`, directly or through others, each after those that point at it: the order to remove them in. */
+function removalOrder(root: string, module: string, seen = new Set<string>([module])): string[] {
+  const order: string[] = [];
+  for (const other of referrers(root, module).keys()) {
+    if (seen.has(other)) continue;
+    seen.add(other);
+    order.push(...removalOrder(root, other, seen), other);
+  }
+  return order;
+}
+
+/** The refusal of removing a module others point at, naming what to remove (or drop) first. */
+function refusal(root: string, module: string, pointing: Map<string, string[]>): SpecError {
+  const [first, fields] = [...pointing][0]!;
+  const order = removalOrder(root, module);
+  const who = [...pointing].map(([other, names]) => `${other} (${names.join(', ')})`).join(', ');
+  return new SpecError(
+    `module${pointing.size > 1 ? 's' : ''} ${who} point${pointing.size > 1 ? '' : 's'} at '${module}': remove ${order.length > 1 ? 'these' : 'it'} first, ` +
+      `${order.map((other) => `npm run remove:module -- ${other}`).join(' then ')}; or keep ${first} and drop its reference (npm run new:field -- ${first} ${fields[0]} --drop)`,
+  );
+}
+
+/** The tables a module's migrations point foreign keys at (`c.reference('note', 'notes')`), its own left out. */
+function referencedTables(migrations: string[], own: string): string[] {
+  const tables = migrations.flatMap((text) => [...text.matchAll(/\breference\(\s*'[^']*',\s*'([a-z0-9_]+)'/g)].map((match) => match[1]!));
+  return [...new Set(tables)].filter((table) => table !== own);
+}
+
+/** The exported resource constant of a module's resource.ts (`notesResource`). */
+function resourceConstant(root: string, module: string): string {
+  const file = parse(readFileSync(path.join(root, `src/modules/${module}/resource.ts`), 'utf8'));
+  const declared = findNode(file, (node): node is ts.VariableDeclaration => ts.isVariableDeclaration(node) && node.initializer !== undefined && ts.isCallExpression(node.initializer) && node.initializer.expression.getText() === 'defineResource');
+  return declared?.name.getText() ?? moduleNames(module).resource;
+}
+
+/**
+ * The registry of removed modules' histories. Its migrations run after the stores of the live modules those
+ * histories point at (dependsOn), and in the order removedMigrations gives (every table built before the tables
+ * pointing at it, dropped after them), whatever the order the modules were removed in.
+ */
+function removedIndex(root: string, modules: string[], removing: string): string {
+  const history = (name: string) => `${moduleNames(name).camel}History`;
+  const tables = new Set(modules.map((name) => moduleNames(name).table));
+  const live = new Map(kitModules(root, removing).map((name) => [moduleNames(name).table, name]));
+  const referenced = modules.flatMap((name) => historyReferences(root, name, removing));
+  const depended = [...new Set(referenced.filter((table) => !tables.has(table) && live.has(table)).map((table) => live.get(table)!))];
+  const resources = depended.map((name) => ({ name, constant: resourceConstant(root, name) }));
+  return `import { defineModule, defineStore, removedMigrations${resources.length > 0 ? ', resourceStore' : ''} } from '../kit';
+${resources.map(({ name, constant }) => `import { ${constant} } from '../${name}/resource';\n`).join('')}${modules.map((name) => `import { ${history(name)} } from './${name}';\n`).join('')}
 // The migrations of the modules removed with \`npm run remove:module\`, each module's ending with the one that
 // drops its table: kept and registered so that every database's history matches the code (docs/modules.md,
 // "Removing a module"). Written by remove:module; the module has no routes.
 const removedModulesStore = defineStore({
   name: 'removed-modules',
-  migrations: [${modules.map((name) => `...${camel(name)}Migrations`).join(', ')}],
+  migrations: removedMigrations([${modules.map(history).join(', ')}]),${resources.length > 0 ? `\n  // Their tables point at these modules' tables: those are built first.\n  dependsOn: [${resources.map(({ constant }) => `resourceStore(${constant})`).join(', ')}],` : ''}
   relational: () => ({}),
   mongodb: () => ({}),
 });
@@ -48,18 +105,30 @@ export const removedModules = defineModule([removedModulesStore], () => ({ name:
 `;
 }
 
+/** The tables a removed module's migrations point at, read from its history's folder (or, being removed, its own). */
+function historyReferences(root: string, module: string, removing: string): string[] {
+  const folder = module === removing ? `src/modules/${module}/migrations` : `${REMOVED}/${module}/migrations`;
+  const texts = readdirSync(path.join(root, folder)).filter((name) => name.endsWith('.ts')).map((name) => readFileSync(path.join(root, folder, name), 'utf8'));
+  return referencedTables(texts, moduleNames(module).table);
+}
+
 export function planRemoval(root: string, module: string | undefined): Removal {
   checkModuleName(module);
   const folder = `src/modules/${module}`;
   const file = declarationFile(root, module);
   const pointing = referrers(root, module!);
-  if (pointing.length > 0) throw new SpecError(`module${pointing.length > 1 ? 's' : ''} ${pointing.join(', ')} point${pointing.length > 1 ? '' : 's'} at '${module}': drop those references first (npm run new:field -- ${pointing[0]} <field> --drop)`);
+  if (pointing.size > 0) throw refusal(root, module!, pointing);
   if (existsSync(path.join(root, REMOVED, module!))) throw new SpecError(`${REMOVED}/${module} exists already`);
   const source = readFileSync(path.join(root, file), 'utf8');
-  const listed = MIGRATIONS_LIST.exec(source)?.[2]?.split(',').map((name) => name.trim()).filter(Boolean);
-  if (!listed || listed.length === 0) throw new SpecError(`${file}: cannot find its 'migrations: [ … ]' list`);
-  const imports = new Map([...source.matchAll(/^import \{ (\w+) \} from '\.\/migrations\/([\w-]+)';$/gm)].map((match) => [match[1]!, match[2]!]));
-  for (const name of listed) if (!imports.has(name)) throw new SpecError(`${file}: cannot find where migration ${name} is imported from`);
+  const listed = declaredMigrations(source, file);
+  if (listed.length === 0) throw new SpecError(`${file}: cannot find its 'migrations: [ … ]' list`);
+  const imports = new Map<string, string>();
+  for (const { constant, from } of listed) {
+    const migration = /^\.\/migrations\/([\w-]+)$/.exec(from ?? '')?.[1];
+    if (!migration) throw new SpecError(`${file}: cannot find where migration ${constant} is imported from`);
+    imports.set(constant, migration);
+  }
+  const constants = [...imports.keys()];
   const { table, camel } = moduleNames(module!);
   const target = `${REMOVED}/${module}`;
   const files: PlannedFile[] = [];
@@ -68,12 +137,12 @@ export function planRemoval(root: string, module: string | undefined): Removal {
     const text = readFileSync(path.join(root, folder, 'migrations', `${migration}.ts`), 'utf8').replace(/from '\.\.\/\.\.\//g, "from '../../../");
     files.push({ path: `${target}/migrations/${migration}.ts`, content: text, edit: false });
   }
-  const number = String(imports.size + 1).padStart(4, '0');
+  const number = nextMigrationNumber(root, module!);
   const removal = `remove${camel[0]!.toUpperCase()}${camel.slice(1)}`;
   files.push({
     path: `${target}/migrations/${number}-remove-module.ts`,
     content: `import type { SqlMigration } from '../../../kit';
-${listed.map((name) => `import { ${name} } from './${imports.get(name)}';\n`).join('')}
+${constants.map((name) => `import { ${name} } from './${imports.get(name)}';\n`).join('')}
 // The ${module} module was removed (npm run remove:module): its table goes, with its indexes and keys; MongoDB's
 // collection too. Undone, the table comes back empty, built again by the module's own migrations. Outside a
 // transaction: those may build indexes online (PostgreSQL's CONCURRENTLY refuses one). Never edit once run.
@@ -82,28 +151,33 @@ export const ${removal}: SqlMigration = {
   transaction: false,
   up: (queryInterface) => queryInterface.dropTable('${table}'),
   down: async (queryInterface) => {
-    for (const migration of [${listed.join(', ')}]) await migration.up(queryInterface);
+    for (const migration of [${constants.join(', ')}]) await migration.up(queryInterface);
   },
   documents: { collection: '${table}', drop: true },
 };
 `,
     edit: false,
   });
+  const references = historyReferences(root, module!, module!);
   files.push({
     path: `${target}/index.ts`,
-    content: `import type { SqlMigration } from '../../kit';
-${listed.map((name) => `import { ${name} } from './migrations/${imports.get(name)}';\n`).join('')}import { ${removal} } from './migrations/${number}-remove-module';
+    content: `import type { RemovedHistory } from '../../kit';
+${constants.map((name) => `import { ${name} } from './migrations/${imports.get(name)}';\n`).join('')}import { ${removal} } from './migrations/${number}-remove-module';
 
-/** The migrations of the removed ${module} module, in their order, then the one that removed it. */
-export const ${camel}Migrations: SqlMigration[] = [${[...listed, removal].join(', ')}];
+/** The removed ${module} module's history: its migrations in their order, then the one that removed it. */
+export const ${camel}History: RemovedHistory = {
+  table: '${table}',
+  references: [${references.map((name) => `'${name}'`).join(', ')}],
+  migrations: [${constants.join(', ')}],
+  removal: ${removal},
+};
 `,
     edit: false,
   });
-  // In the order they were removed: a fresh database replays their histories in that order.
+  // Listed in the order they were removed; removedMigrations orders what a fresh database runs.
   const index = path.join(root, REMOVED, 'index.ts');
-  const earlier = existsSync(index) ? [...readFileSync(index, 'utf8').matchAll(/^import \{ \w+ \} from '\.\/([a-z0-9-]+)';$/gm)].map((match) => match[1]!) : [];
-  const removedModules = [...earlier, module!];
-  files.push({ path: `${REMOVED}/index.ts`, content: removedIndex(removedModules), edit: existsSync(path.join(root, REMOVED, 'index.ts')) });
+  const earlier = existsSync(index) ? [...namedImports(parse(readFileSync(index, 'utf8'))).values()].flatMap((from) => /^\.\/([a-z0-9-]+)$/.exec(from)?.[1] ?? []) : [];
+  files.push({ path: `${REMOVED}/index.ts`, content: removedIndex(root, [...earlier, module!], module!), edit: existsSync(index) });
   files.push({ path: REGISTRY, content: registryWithout(readFileSync(path.join(root, REGISTRY), 'utf8'), module!), edit: true });
   return { files, deleted: [folder, `test/modules/${module}`].filter((name) => existsSync(path.join(root, name))) };
 }
@@ -111,14 +185,14 @@ export const ${camel}Migrations: SqlMigration[] = [${[...listed, removal].join('
 /** The registry without the module, with the removed modules' store listed (once). */
 function registryWithout(source: string, module: string): string {
   const factory = `${moduleNames(module).camel}Module`;
-  if (!REGISTRY_LIST.test(source)) throw new SpecError(`${REGISTRY}: cannot find 'export const modules: ModuleFactory[] = [...]'`);
-  let edited = source.replace(`import { ${factory} } from './${module}';\n`, '');
-  edited = edited.replace(REGISTRY_LIST, (_all, open: string, items: string, close: string) => {
-    const names = items.split(',').map((name) => name.trim()).filter((name) => name && name !== factory);
-    if (!names.includes('removedModules')) names.push('removedModules');
-    return `${open}${names.join(', ')}${close}`;
-  });
-  return edited.includes("from './removed'") ? edited : withImport(edited, "import { removedModules } from './removed';");
+  const list = constantArray(parse(source), 'modules');
+  if (!list) throw new SpecError(`${REGISTRY}: cannot find 'export const modules: ModuleFactory[] = [...]'`);
+  const listed = list.elements.find((element) => element.getText() === factory);
+  let edited = listed ? removeElement(source, list, listed) : source;
+  edited = withoutImport(edited, factory);
+  const after = constantArray(parse(edited), 'modules')!;
+  if (!after.elements.some((element) => element.getText() === 'removedModules')) edited = appendElement(edited, after, 'removedModules');
+  return namedImports(parse(edited)).has('removedModules') ? edited : withImport(edited, "import { removedModules } from './removed';");
 }
 
 function main(argv: string[]): number {

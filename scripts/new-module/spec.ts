@@ -50,6 +50,8 @@ export interface ModuleSpec {
   sort: string[];
   search: string[];
   actions: ActionSpec[];
+  /** The number of its first migration: 1, or after the history of a removed module of the same name. */
+  firstMigration?: number;
 }
 
 export class SpecError extends Error {}

@@ -16,7 +16,7 @@ export function names(spec: ModuleSpec) {
     resource: moduleNames(spec.name).resource,
     module: `${spec.camel}Module`,
     migration: `create${pascal(spec.camel)}`,
-    migrationFile: `0001-create-${spec.name}`,
+    migrationFile: `${String(spec.firstMigration ?? 1).padStart(4, '0')}-create-${spec.name}`,
     label: spec.name.replace(/-/g, ' '),
   };
 }

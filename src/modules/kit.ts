@@ -19,6 +19,7 @@ export { field, type FieldsOf, type RecordOf } from '../stores/kit/fields';
 export type { ActionDeclaration } from '../stores/kit/actions';
 export { defineResource, type Resource } from '../stores/kit/resource';
 export { resourceStore } from '../stores/kit/resource-definition';
+export { removedMigrations, type RemovedHistory } from '../stores/kit/removed-histories';
 export type { ResourcePage, ResourceStore } from '../stores/kit/resource-store';
 export type { ListQuery } from '../stores/kit/list-query';
 export { resourceModule } from './resource-module';
