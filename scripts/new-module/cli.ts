@@ -1,5 +1,5 @@
 // npm run new:module -- <name> <field>:<type>[?] ... [--unique a,b] [--filter a,b] [--sort a,b] [--dry-run]
-// npm run new:field -- <module> <field>:<type>?|<existing field> [--default v] [--search] [--filter] [--sort] [--action a:f] [--dry-run]
+// npm run new:field -- <module> <field>:<type>?|<existing field> [--default v] [--search] [--filter [a,b]] [--sort [a,b]] [--action a:f] [--dry-run]
 // npm run new:field -- <module> <field> --rename <new name> | --drop | --required | --optional [--dry-run]   (column-change.ts)
 // new:module writes a module declared with the kit under src/modules/<name>/ (resource.ts: fields, unique keys,
 // filters, sort keys; its first migration; index.ts), its test file under test/modules/<name>/ (the kit's
@@ -10,6 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { plan, planField, splitArguments, write, type PlannedFile } from './generate';
 import { planColumnChange } from './column-change';
+import type { FieldChange } from './field-changes';
+import { planIndexes } from './indexes';
 import { FIELD_TYPES, SpecError } from './spec';
 
 const USAGE = {
@@ -17,55 +19,86 @@ const USAGE = {
   types: ${FIELD_TYPES.join(', ')}; ? marks an optional field; =value its default; --unique and --action may repeat
   --search: ?q= finds text in these string/text fields; --action archive:archivedAt: POST /:id/archive sets it to now (once)
   e.g.   npm run new:module -- notes title:string body:text? pinned:boolean=false --search title --action archive:archivedAt`,
-  field: `usage: npm run new:field -- <module> <field>:<type>[?][=default] [--filter] [--sort] [--search] [--action <name>:<field>] [--dry-run]
+  field: `usage: npm run new:field -- <module> <field>:<type>[?][=default] [--filter [fields]] [--sort [fields]] [--search [field]] [--action <name>:<field>] [--dry-run]
          npm run new:field -- <module> <existing field> [--default <value>] [--search] [--filter] [--sort]
          npm run new:field -- <module> --action <name>:<datetime field>
          npm run new:field -- <module> <field> --rename <new name> | --drop | --required | --optional
-  --filter, --sort: lists may filter / sort by it (its list indexes are written too, by new:indexes)
+  --filter, --sort: lists may filter / sort by it (its list indexes are written too, in the next migration);
+                    with a value, by those fields: --filter severity, --sort rank,createdAt
   --rename, --drop: a migration renaming the column in place / dropping it with its keys, and the declaration edited
   --required, --optional: the column refuses / takes null (required is refused while a row has no value)
   e.g.   npm run new:field -- notes dueAt:datetime? --sort ; npm run new:field -- notes pinned --default true
          npm run new:field -- tags name --rename label`,
 };
 
-export function main(command: 'module' | 'field', argv: string[]): number {
+/** Names given to an option, comma-separated lists flattened. */
+const namesIn = (values: readonly string[]) => values.flatMap((value) => value.split(',')).filter(Boolean);
+
+/** new:field's field argument and its changes: `--filter`, `--sort`, `--search` bare (the field named) or naming fields. */
+function fieldChange(fields: string[], options: ReturnType<typeof splitArguments>['options'], flags: Set<string>): { fieldArgument: string | undefined; listed: FieldChange } {
+  if (fields.length > 1) throw new SpecError('one field at a time');
+  if (options.default.length > 1) throw new SpecError('one --default at a time');
+  const named = [...new Set([...namesIn(options.filter), ...namesIn(options.sort), ...namesIn(options.search)])];
+  // `new:field -- notes --filter title`: the field is the one the options name.
+  const fieldArgument = fields[0] ?? (named.length === 1 ? named[0] : undefined);
+  const fieldName = fieldArgument?.split(/[:=?]/)[0];
+  const searched = namesIn(options.search);
+  if (searched.some((name) => name !== fieldName)) throw new SpecError(`--search ${searched.join(',')}: new:field makes the field it adds or names searchable (npm run new:field -- <module> ${searched[0]} --search)`);
+  const list = (values: string[], flag: string) => (values.length > 0 ? namesIn(values) : flags.has(flag));
+  return { fieldArgument, listed: { filter: list(options.filter, '--filter'), sort: list(options.sort, '--sort'), search: flags.has('--search'), default: options.default[0], actions: options.action } };
+}
+
+/** The list indexes the edited declaration needs (after --filter / --sort), written after the field's own files. */
+async function listIndexes(module: string): Promise<PlannedFile[]> {
+  try {
+    const files = await planIndexes(process.cwd(), module);
+    write(process.cwd(), files);
+    return files;
+  } catch (error) {
+    process.stderr.write(`new:field: the field is written, but its list indexes were not (${(error as Error).message}): run \`npm run new:indexes -- ${module}\` after fixing it\n`);
+    return [];
+  }
+}
+
+export async function main(command: 'module' | 'field', argv: string[]): Promise<number> {
   try {
     const { positional, options, dryRun, flags } = splitArguments(
       argv,
       command === 'module' ? ['--unique', '--filter', '--sort', '--search', '--action'] : ['--default', '--action', '--rename'],
       command === 'field' ? ['--filter', '--sort', '--search', '--drop', '--required', '--optional'] : [],
+      command === 'field' ? ['--filter', '--sort', '--search'] : [],
     );
     const [name, ...fields] = positional;
-    if (command === 'field' && fields.length > 1) throw new SpecError('one field at a time');
-    if (options.default.length > 1) throw new SpecError('one --default at a time');
-    const listed = { filter: flags.has('--filter'), sort: flags.has('--sort'), search: flags.has('--search'), default: options.default[0], actions: options.action };
+    const { fieldArgument, listed } = command === 'field' ? fieldChange(fields, options, flags) : { fieldArgument: undefined, listed: {} as FieldChange };
     const rename = argv.includes('--rename') ? argv[argv.indexOf('--rename') + 1] : undefined;
     const required = flags.has('--required') ? true : flags.has('--optional') ? false : undefined;
     const changes = [rename !== undefined, flags.has('--drop'), flags.has('--required'), flags.has('--optional')].filter(Boolean).length;
-    const others = listed.filter || listed.sort || listed.search || listed.default !== undefined || listed.actions.length > 0;
+    const others = listed.filter || listed.sort || listed.search || listed.default !== undefined || (listed.actions ?? []).length > 0;
     if (changes > 1 || (changes === 1 && others)) throw new SpecError('--rename, --drop, --required and --optional go alone');
     const files: PlannedFile[] =
       command === 'module'
         ? plan(process.cwd(), name, fields, options)
         : changes === 1
-          ? planColumnChange(process.cwd(), name, fields[0], { rename, drop: flags.has('--drop'), required })
-          : planField(process.cwd(), name, fields[0], listed);
+          ? planColumnChange(process.cwd(), name, fieldArgument, { rename, drop: flags.has('--drop'), required })
+          : planField(process.cwd(), name, fieldArgument, listed);
+    const indexed = command === 'field' && Boolean(listed.filter || listed.sort);
     if (dryRun) {
-      process.stdout.write(`would write (dry run, nothing written):\n${files.map((f) => `  ${f.edit ? 'edit  ' : 'create'} ${f.path}`).join('\n')}\n`);
+      const then = indexed ? '\n  then   the migration adding the list indexes the edited declaration needs, if any (npm run new:indexes)' : '';
+      process.stdout.write(`would write (dry run, nothing written):\n${files.map((f) => `  ${f.edit ? 'edit  ' : 'create'} ${f.path}`).join('\n')}${then}\n`);
       return 0;
     }
     write(process.cwd(), files);
-    if (listed.filter || listed.sort) {
-      // The new sort key or filter needs its list indexes: derived from the edited declaration, in a process of their own.
-      const indexes = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'scripts/new-module/indexes.ts', name!], { stdio: 'inherit' });
-      if (indexes.status !== 0) process.stderr.write(`new:field: the field is written, but \`npm run new:indexes -- ${name}\` failed: run it after fixing the error above\n`);
-    }
+    // A new sort key or filter needs its list indexes: derived from the edited declaration, in the next migration.
+    const written = indexed ? [...files, ...(await listIndexes(name!))] : files;
+    // In the order written; a file written twice (the declaration) where it was last written.
+    const listing = written.filter((file, index) => !written.slice(index + 1).some((later) => later.path === file.path));
+    process.stdout.write(`${listing.map((f) => `${f.edit ? 'edited ' : 'created'} ${f.path}`).join('\n')}\n`);
     // The committed API document follows the routes (make lint fails while it is stale).
     if (existsSync('src/cli/openapi.ts')) {
       const openapi = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'src/cli/openapi.ts'], { stdio: 'inherit' });
       if (openapi.status !== 0) process.stderr.write(`new:${command}: the files are written, but \`npm run openapi\` failed: run it after fixing the error above\n`);
     }
-    process.stdout.write(`${files.map((f) => `${f.edit ? 'edited ' : 'created'} ${f.path}`).join('\n')}\nnext: make test\n`);
+    process.stdout.write('next: make test\n');
     return 0;
   } catch (error) {
     if (!(error instanceof SpecError)) throw error;

@@ -15,8 +15,9 @@ import { checkModuleName, moduleNames, parseAction, parseDefault, SpecError, typ
 // writes the next migration(s) and edits resource.ts; the rest follows from the declaration.
 
 export interface FieldChange {
-  filter?: boolean;
-  sort?: boolean;
+  /** `--filter` (the field named) or `--filter a,b` (these fields). */
+  filter?: boolean | string[];
+  sort?: boolean | string[];
   search?: boolean;
   default?: string;
   actions?: readonly string[];

@@ -1,4 +1,4 @@
 // npm run new:field: see cli.ts.
 import { main } from './cli';
 
-process.exitCode = main('field', process.argv.slice(2));
+void main('field', process.argv.slice(2)).then((code) => (process.exitCode = code));

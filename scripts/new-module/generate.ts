@@ -35,18 +35,28 @@ function optionValues(argv: readonly string[], option: string): string[] {
   return argv.flatMap((argument, index) => (argument === option ? [argv[index + 1] ?? ''] : []));
 }
 
+/** A value a flag may take: field names, comma-separated (`--filter severity`, `--sort rank,createdAt`). */
+const NAME_LIST = /^[a-z][a-zA-Z0-9]*(,[a-z][a-zA-Z0-9]*)*$/;
+
 /**
  * Splits `--unique a,b --filter c` from the positional arguments; an unknown option or a missing value is
- * refused. `flags` are options without a value (new:field's `--filter`, `--sort`).
+ * refused. `flags` are options that may go without a value (new:field's `--filter`, `--sort`); those also in
+ * `valued` take the next argument as their value when it is a list of field names.
  */
-export function splitArguments(argv: readonly string[], known: readonly string[], flags: readonly string[] = []): { positional: string[]; options: ModuleOptions & { default: string[] }; dryRun: boolean; flags: Set<string> } {
+export function splitArguments(argv: readonly string[], known: readonly string[], flags: readonly string[] = [], valued: readonly string[] = []): { positional: string[]; options: ModuleOptions & { default: string[] }; dryRun: boolean; flags: Set<string> } {
   const positional: string[] = [];
   const given = new Set<string>();
+  const values = new Map<string, string[]>();
   for (let index = 0; index < argv.length; index += 1) {
     const argument = argv[index]!;
     if (argument === '--dry-run') continue;
     if (flags.includes(argument)) {
       given.add(argument);
+      const next = argv[index + 1];
+      if (valued.includes(argument) && next !== undefined && NAME_LIST.test(next)) {
+        values.set(argument, [...(values.get(argument) ?? []), next]);
+        index += 1;
+      }
       continue;
     }
     if (argument.startsWith('-')) {
@@ -57,7 +67,7 @@ export function splitArguments(argv: readonly string[], known: readonly string[]
     }
     positional.push(argument);
   }
-  const value = (option: string) => (known.includes(option) ? optionValues(argv, option) : []);
+  const value = (option: string) => (known.includes(option) ? optionValues(argv, option) : (values.get(option) ?? []));
   const options = { unique: value('--unique'), filter: value('--filter'), sort: value('--sort'), search: value('--search'), action: value('--action'), default: value('--default') };
   return { positional, dryRun: argv.includes('--dry-run'), options, flags: given };
 }
@@ -92,6 +102,29 @@ export function withListed(source: string, list: 'filters' | 'sort', name: strin
   return withListEntry(source, list, name);
 }
 
+/** The names `--filter` / `--sort` give: their value (`--filter severity,status`), or the field named when bare. */
+function listedNames(given: FieldChange['filter'], fieldName: string | undefined, option: string): string[] {
+  if (Array.isArray(given)) return given.flatMap((value) => value.split(',')).filter(Boolean);
+  if (!given) return [];
+  if (fieldName === undefined) throw new SpecError(`${option} names a field: npm run new:field -- <module> <field> ${option}, or ${option} <field>`);
+  return [fieldName];
+}
+
+/** The declaration with the fields `--filter` and `--sort` name added to its lists, each checked against its fields. */
+function withListedFields(source: string, change: FieldChange, fieldName: string | undefined, file: string): string {
+  let edited = source;
+  const fields = declaredFields(source, file);
+  for (const [option, list] of [['--filter', 'filters'], ['--sort', 'sort']] as const) {
+    for (const name of listedNames(change[list === 'filters' ? 'filter' : 'sort'], fieldName, option)) {
+      const field = fields.find((candidate) => candidate.name === name);
+      if (!field && name !== 'createdAt' && name !== 'updatedAt') throw new SpecError(`${option} ${name}: '${name}' is not one of the fields of ${file}`);
+      if (field?.type === 'text') throw new SpecError(`field '${name}' is text: it cannot be filtered or sorted (use string)`);
+      edited = withListed(edited, list, name);
+    }
+  }
+  return edited;
+}
+
 /** The new migration and the edited declaration that adds one field to a kit module (npm run new:field). */
 export function planField(root: string, module: string | undefined, fieldArgument: string | undefined, listed: FieldChange = {}): PlannedFile[] {
   // A field the module has already (or none: actions only): field-changes.ts.
@@ -116,11 +149,7 @@ export function planField(root: string, module: string | undefined, fieldArgumen
   let edited = withField(source, field.name, declaration(field));
   edited = withMigration(edited, constant, migration);
   if (field.reference && !namedImports(parse(edited)).has(field.reference.resource)) edited = withImport(edited, `import { ${field.reference.resource} } from '../${field.reference.module}/resource';`);
-  if (listed.filter || listed.sort) {
-    if (field.type === 'text') throw new SpecError(`field '${field.name}' is text: it cannot be filtered or sorted (use string)`);
-    if (listed.filter) edited = withListed(edited, 'filters', field.name, file);
-    if (listed.sort) edited = withListed(edited, 'sort', field.name, file);
-  }
+  edited = withListedFields(edited, listed, field.name, file);
   if (field.search) edited = withSearched(edited, field.name);
   if (field.reference) refuseCascadeLayout(root, module!, edited);
   const added: PlannedFile = { path: `${folder}/${migration}.ts`, content: addFieldMigrationFile({ name: module!, table }, field, number, constant), edit: false };
@@ -133,11 +162,8 @@ export function planField(root: string, module: string | undefined, fieldArgumen
 function planExistingField(root: string, module: string | undefined, fieldName: string | undefined, change: FieldChange): PlannedFile[] {
   const { files, source } = planFieldChange(root, module, fieldName, change);
   if (!change.filter && !change.sort) return files;
-  if (fieldName === undefined) throw new SpecError('--filter and --sort name a field: npm run new:field -- <module> <field> --filter');
   const file = `src/modules/${module}/resource.ts`;
-  let edited = source;
-  if (change.filter) edited = withListed(edited, 'filters', fieldName, file);
-  if (change.sort) edited = withListed(edited, 'sort', fieldName, file);
+  const edited = withListedFields(source, change, fieldName, file);
   return files.map((planned) => (planned.path === file ? { ...planned, content: edited } : planned));
 }
 

@@ -1,4 +1,4 @@
 // npm run new:module: see cli.ts.
 import { main } from './cli';
 
-process.exitCode = main('module', process.argv.slice(2));
+void main('module', process.argv.slice(2)).then((code) => (process.exitCode = code));
