@@ -58,9 +58,10 @@ function refusal(root: string, module: string, pointing: Map<string, string[]>):
   const [first, fields] = [...pointing][0]!;
   const order = removalOrder(root, module);
   const who = [...pointing].map(([other, names]) => `${other} (${names.join(', ')})`).join(', ');
+  const steps = order.map((other) => `npm run remove:module -- ${other}`).join('; ');
   return new SpecError(
-    `module${pointing.size > 1 ? 's' : ''} ${who} point${pointing.size > 1 ? '' : 's'} at '${module}': remove ${order.length > 1 ? 'these' : 'it'} first, ` +
-      `${order.map((other) => `npm run remove:module -- ${other}`).join(' then ')}; or keep ${first} and drop its reference (npm run new:field -- ${first} ${fields[0]} --drop)`,
+    `module${pointing.size > 1 ? 's' : ''} ${who} point${pointing.size > 1 ? '' : 's'} at '${module}': ${order.length > 1 ? 'remove these first, in this order' : 'remove it first'}: ${steps}; ` +
+      `or keep ${first} and drop its reference: npm run new:field -- ${first} ${fields[0]} --drop`,
   );
 }
 

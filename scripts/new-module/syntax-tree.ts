@@ -91,7 +91,14 @@ export function appendElement(source: string, list: ListNode, text: string): str
     return splice(source, { start: open, end: close, text: ts.isArrayLiteralExpression(list) ? text : ` ${text} ` });
   }
   const indent = multiline(source, list) ? indentOf(source, last) : undefined;
-  return splice(source, { start: last.getEnd(), end: last.getEnd(), text: indent !== undefined ? `,\n${indent}${text}` : `, ${text}` });
+  if (indent === undefined) return splice(source, { start: last.getEnd(), end: last.getEnd(), text: `, ${text}` });
+  // On a line of its own below the last element, after that one's comma and the comment that may end its line.
+  const lineEnd = source.indexOf('\n', last.getEnd());
+  const rest = lineEnd < 0 ? undefined : source.slice(last.getEnd(), lineEnd);
+  if (rest === undefined || !/^\s*,?\s*(\/\/.*|\/\*.*\*\/\s*)?$/.test(rest)) return splice(source, { start: last.getEnd(), end: last.getEnd(), text: `,\n${indent}${text}` });
+  const trailing = elements.hasTrailingComma;
+  const edited = splice(source, { start: lineEnd, end: lineEnd, text: `\n${indent}${text}${trailing ? ',' : ''}` });
+  return trailing ? edited : splice(edited, { start: last.getEnd(), end: last.getEnd(), text: ',' });
 }
 
 /** The source with `text` added as the list's first element. */

@@ -25,6 +25,8 @@ describe('npm run new:module', () => {
     registry = "import type { ModuleFactory } from '../services';\nimport { authModule } from './auth';\n\nexport const modules: ModuleFactory[] = [authModule];\n";
     mkdirSync(path.join(dir, 'src/modules/auth'), { recursive: true });
     writeFileSync(path.join(dir, 'src/modules/index.ts'), registry);
+    // new:field --filter / --sort loads the edited declaration (its list indexes): the kit, from the repository.
+    writeFileSync(path.join(dir, 'src/modules/kit.ts'), `export * from '${root}/src/modules/kit';\n`);
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -192,7 +194,7 @@ describe('npm run new:module', () => {
     expect(run(dir, ['tags', 'name:string', 'note:ref:notes:cascade']).status).toBe(0);
     const refused = run(dir, ['notes'], 'remove');
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toMatch(/module tags points at 'notes'/);
+    expect(refused.stderr).toMatch(/module tags \(note\) points at 'notes': remove it first: npm run remove:module -- tags;/);
     expect(existsSync(path.join(dir, 'src/modules/notes/resource.ts'))).toBe(true);
 
     expect(run(dir, ['tags'], 'remove').status).toBe(0);
@@ -206,13 +208,34 @@ describe('npm run new:module', () => {
     expect(removal).toContain("name: 'tags-0002-remove-module',");
     expect(removal).toContain("up: (queryInterface) => queryInterface.dropTable('tags'),");
     expect(removal).toContain('for (const migration of [createTags]) await migration.up(queryInterface);');
-    expect(readFileSync(path.join(dir, 'src/modules/removed/tags/index.ts'), 'utf8')).toContain('export const tagsMigrations: SqlMigration[] = [createTags, removeTags];');
-    expect(readFileSync(path.join(dir, 'src/modules/removed/index.ts'), 'utf8')).toContain('migrations: [...tagsMigrations],');
+    expect(readFileSync(path.join(dir, 'src/modules/removed/tags/index.ts'), 'utf8')).toContain("export const tagsHistory: RemovedHistory = {\n  table: 'tags',\n  references: ['notes'],\n  migrations: [createTags],\n  removal: removeTags,\n};");
+    const removed = readFileSync(path.join(dir, 'src/modules/removed/index.ts'), 'utf8');
+    expect(removed).toContain('migrations: removedMigrations([tagsHistory]),');
+    // tags' table points at notes', which is still a module: the removed store's migrations run after notes'.
+    expect(removed).toContain('dependsOn: [resourceStore(notesResource)],');
 
-    // Removed later, notes' history follows tags' (the order a fresh database replays them in).
+    // Removed later, notes' history is listed after tags' (removedMigrations builds notes first on a fresh database).
     expect(run(dir, ['notes'], 'remove').status).toBe(0);
-    expect(readFileSync(path.join(dir, 'src/modules/removed/index.ts'), 'utf8')).toContain('migrations: [...tagsMigrations, ...notesMigrations],');
+    expect(readFileSync(path.join(dir, 'src/modules/removed/index.ts'), 'utf8')).toContain('migrations: removedMigrations([tagsHistory, notesHistory]),');
     expect(readFileSync(path.join(dir, 'src/modules/index.ts'), 'utf8')).toMatch(/= \[authModule, removedModules\];/);
+  });
+
+  it('new:field --filter / --sort take field names as new:module does, and the files are printed in the order written', () => {
+    expect(run(dir, ['tickets', 'title:string']).status).toBe(0);
+    const result = run(dir, ['tickets', 'severity:string=normal', '--filter', 'severity', '--sort', 'severity,createdAt'], 'field');
+    expect(result.stderr).not.toMatch(/one field at a time/);
+    expect(result.status).toBe(0);
+    const resource = readFileSync(path.join(dir, 'src/modules/tickets/resource.ts'), 'utf8');
+    expect(resource).toContain("  filters: ['severity'],\n  sort: ['severity', 'createdAt'],");
+    expect(result.stdout).toMatch(/^created src\/modules\/tickets\/migrations\/0002-add-severity\.ts\ncreated src\/modules\/tickets\/migrations\/0003-add-list-indexes\.ts\nedited  src\/modules\/tickets\/resource\.ts\n/);
+    // The bare flag still means the field named; a value naming the field works alone too.
+    expect(run(dir, ['tickets', 'title', '--filter'], 'field').status).toBe(0);
+    expect(run(dir, ['tickets', '--sort', 'title'], 'field').status).toBe(0);
+    const again = readFileSync(path.join(dir, 'src/modules/tickets/resource.ts'), 'utf8');
+    expect(again).toContain("  filters: ['severity', 'title'],\n  sort: ['severity', 'createdAt', 'title'],");
+    const refused = run(dir, ['tickets', 'title', '--search', 'severity'], 'field');
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/--search severity: new:field makes the field it adds or names searchable/);
   });
 
   it('--dry-run lists the files and writes nothing', () => {
