@@ -227,7 +227,7 @@ describe('npm run new:module', () => {
     expect(result.status).toBe(0);
     const resource = readFileSync(path.join(dir, 'src/modules/tickets/resource.ts'), 'utf8');
     expect(resource).toContain("  filters: ['severity'],\n  sort: ['severity', 'createdAt'],");
-    expect(result.stdout).toMatch(/^created src\/modules\/tickets\/migrations\/0002-add-severity\.ts\ncreated src\/modules\/tickets\/migrations\/0003-add-list-indexes\.ts\nedited  src\/modules\/tickets\/resource\.ts\n/);
+    expect(result.stdout).toMatch(/^created src\/modules\/tickets\/migrations\/0002-add-severity\.ts\ncreated src\/modules\/tickets\/migrations\/0003-add-list-indexes\.ts\nedited {2}src\/modules\/tickets\/resource\.ts\n/);
     // The bare flag still means the field named; a value naming the field works alone too.
     expect(run(dir, ['tickets', 'title', '--filter'], 'field').status).toBe(0);
     expect(run(dir, ['tickets', '--sort', 'title'], 'field').status).toBe(0);
