@@ -47,18 +47,10 @@ cd "$scratch"
 
 populated=("sqlite:$scratch/populated.sqlite" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL")
 fresh=("sqlite:$scratch/fresh.sqlite" "$FRESH_POSTGRES_URL" "$FRESH_MYSQL_URL")
-helper() { npx tsx scripts/ci/module-removal.ts "$@"; }
+helper() { node_modules/.bin/tsx scripts/ci/module-removal.ts "$@"; }
 # on <fill|removed> <populated|fresh>: the service started on each engine's database (a fresh one emptied first).
 on() {
-  local mode=$1 which=$2 i
-  for i in 0 1 2; do
-    if [ "$which" = fresh ]; then
-      helper empty "${fresh[$i]}"
-      helper "$mode" "${fresh[$i]}"
-    else
-      helper "$mode" "${populated[$i]}"
-    fi
-  done
+  if [ "$2" = fresh ]; then helper "$1" --fresh "${fresh[@]}"; else helper "$1" "${populated[@]}"; fi
 }
 generate() {
   npm run --silent new:module -- projects name:string --sort name,createdAt >/dev/null
@@ -69,7 +61,7 @@ generate() {
 
 echo "== the tracker generated, started on empty databases, filled over HTTP"
 generate
-for url in "${populated[@]}"; do helper empty "$url"; done
+helper empty "${populated[@]}"
 on fill populated
 
 echo "== remove:module: refused while referenced, naming the module to remove first; then in that order"

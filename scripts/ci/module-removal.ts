@@ -1,9 +1,10 @@
-// The service of a scratch copy started on a database, as a team starts it, for scripts/ci/module-removal.sh:
-//   empty <url>   the database emptied (a fresh one: no table, no migration history);
-//   fill <url>    the service started (its migrations run at start-up, then the start-up check), and a
+// The service of a scratch copy started on databases, as a team starts it, for scripts/ci/module-removal.sh
+// (usage: module-removal.ts empty|fill|removed [--fresh] <database url>...; --fresh empties each one first):
+//   empty         the database emptied (a fresh one: no table, no migration history);
+//   fill          the service started (its migrations run at start-up, then the start-up check), and a
 //                 project, a ticket in it, a label and the ticket's label written and read back over HTTP
 //                 as the demo user; a second label pair refused (the join's unique key);
-//   removed <url> the service started with the modules removed: their routes answer 404.
+//   removed       the service started with the modules removed: their routes answer 404.
 // Each start must answer GET / within two minutes; the service is then stopped (SIGTERM) and must exit 0.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -100,25 +101,34 @@ async function filled(base: string, token: string): Promise<string> {
   return `a project, a ticket, a label and their link written and read back (${String(count.data.total ?? '?')} tickets there)`;
 }
 
-async function main(mode: string, url: string): Promise<void> {
-  if (mode === 'empty') return emptied(url);
+async function checked(mode: string, url: string): Promise<void> {
   const { child, base, output } = await started(url);
   try {
     const login = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'demo@example.com', password: 'demo-password' }) });
     const token = ((await login.json()) as { data: { accessToken: string } }).data.accessToken;
     let said: string;
     if (mode === 'fill') said = await filled(base, token);
-    else if (mode === 'removed') {
+    else {
       for (const module of TRACKER) expectStatus(`GET /api/${module} after its removal`, await call(base, token, 'GET', `/api/${module}`), 404);
       said = 'the removed modules answer 404';
-    } else throw new Error(`usage: module-removal.ts empty|fill|removed <database url> (not ${mode})`);
+    }
     console.log(`module-removal: ${url.replace(/:[^:@/]*@/, ':***@')}: started; ${said}`);
   } finally {
     await stopped(child, output);
   }
 }
 
-main(process.argv[2] ?? '', process.argv[3] ?? '').catch((error: unknown) => {
+async function main([mode = '', ...rest]: string[]): Promise<void> {
+  const fresh = rest.includes('--fresh');
+  const urls = rest.filter((argument) => argument !== '--fresh');
+  if (!['empty', 'fill', 'removed'].includes(mode) || urls.length === 0) throw new Error(`usage: module-removal.ts empty|fill|removed [--fresh] <database url>...`);
+  for (const url of urls) {
+    if (mode === 'empty' || fresh) await emptied(url);
+    if (mode !== 'empty') await checked(mode, url);
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);
 });
