@@ -88,15 +88,17 @@ export function declaredRules(options: string): FieldRules {
   };
 }
 
-/** A declaration's options text without its rules (what is left to write them back into). */
+/** A declaration's options text without its rules: the other options, each `key: value` (what is left to write them back into). */
 export function withoutRules(options: string): string[] {
   const inner = options.replace(/^\{\s*|\s*\}$/g, '');
   const removed = inner
     .replace(new RegExp(`\\benum: \\[(?:${QUOTED}(?:, )?)*\\]`), '')
     .replace(/\b(minimum|maximum|minLength): -?[\d.]+/g, '')
     .replace(new RegExp(`\\bpattern: ${QUOTED}`), '');
-  return removed
+  // The removed options leave their commas: `default: 3, , ` → `default: 3`.
+  const tidied = removed.replace(/(,\s*)+(?=,|$)/g, '').replace(/^(\s*,)+\s*/, '').replace(/,(\s*,)+/g, ',');
+  return tidied
     .split(/,\s*(?=\w+:)/)
-    .map((part) => part.trim().replace(/,$/, ''))
+    .map((part) => part.trim())
     .filter(Boolean);
 }
