@@ -3,6 +3,7 @@ import { RuleViolationError } from '../../src/stores/errors';
 import { newId } from '../../src/stores/ids';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
 import { checkConstraintsOf } from '../../src/stores/sql/migrations/check-constraints';
+import { renameFieldColumn } from '../../src/stores/sql/migrations/field-rename-drop';
 import { tableDrift } from '../../src/stores/sql/migrations/table-drift';
 import type { SqlDatabase } from '../../src/stores/sql/sql-database';
 import { useEngineDatabase } from '../support/engine-database';
@@ -82,6 +83,16 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
       await qi().bulkDelete(TABLE, { owner_id: 'narrowing' });
       await setFieldRules(qi(), TABLE, 'status', { enum: ['open', 'in_progress', 'closed'] });
       await expect(insert({ status: 'archived' })).rejects.toThrow();
+      expect(await tableDrift(qi(), ruled)).toEqual([]);
+    });
+
+    it('renames the constraint with its column, still holding the rule', async () => {
+      await renameFieldColumn(qi(), TABLE, 'score', 'grade');
+      const names = [...(await checkConstraintsOf(qi(), TABLE)).keys()];
+      expect(names).toContain(`${TABLE}_grade_check`);
+      expect(names).not.toContain(`${TABLE}_score_check`);
+      await expect(insert({ grade: -1 })).rejects.toThrow();
+      await renameFieldColumn(qi(), TABLE, 'grade', 'score');
       expect(await tableDrift(qi(), ruled)).toEqual([]);
     });
   });

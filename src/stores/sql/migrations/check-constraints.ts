@@ -139,3 +139,29 @@ export async function setFieldRules(queryInterface: QueryInterface, table: strin
   if (breaking > 0) throw new Error(`${breaking} row${breaking === 1 ? '' : 's'} of ${table} hold a ${column} that is not ${allowedInWords(rules)}: change them first, then run the migration again`);
   await replaceCheckConstraint(queryInterface, table, column, rules);
 }
+
+/**
+ * After a column is renamed, its constraint takes the new column's name (the engines have rewritten the
+ * expression already): PostgreSQL RENAME CONSTRAINT, SQL Server sp_rename, MySQL/MariaDB drop and add with
+ * the clause as the server now shows it, SQLite a rebuild with the definition renamed.
+ */
+export async function renameCheckConstraint(queryInterface: QueryInterface, table: string, from: string, to: string): Promise<void> {
+  const [before, after] = [checkConstraintName(table, from), checkConstraintName(table, to)];
+  const clause = (await checkConstraintsOf(queryInterface, table)).get(before);
+  if (clause === undefined) return;
+  const quote = (name: string) => queryInterface.quoteIdentifier(name);
+  switch (queryInterface.sequelize.getDialect()) {
+    case 'sqlite':
+      await rebuildSqlite(queryInterface, table, (parts) => parts.map((part) => (isConstraint(part, before) ? constraintPart(queryInterface, after, clause) : part)));
+      return;
+    case 'postgres':
+      await queryInterface.sequelize.query(`ALTER TABLE ${quote(table)} RENAME CONSTRAINT ${quote(before)} TO ${quote(after)}`);
+      return;
+    case 'mssql':
+      await queryInterface.sequelize.query(`EXEC sp_rename N'${before}', N'${after}', N'OBJECT'`);
+      return;
+    default:
+      await queryInterface.sequelize.query(`ALTER TABLE ${quote(table)} DROP CONSTRAINT ${quote(before)}`);
+      await queryInterface.sequelize.query(`ALTER TABLE ${quote(table)} ADD ${constraintPart(queryInterface, after, clause)}`);
+  }
+}

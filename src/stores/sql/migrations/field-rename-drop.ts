@@ -5,7 +5,7 @@ import { fieldColumns } from './resource-columns';
 import { addIndexIfMissing } from './schema-steps';
 import { addUniqueKey, uniqueKeyColumns, uniqueKeyName, uniqueKeyOf } from './unique-key';
 import { definesColumn, rebuildSqlite } from './sqlite-rebuild';
-import { replaceCheckConstraint } from './check-constraints';
+import { renameCheckConstraint, replaceCheckConstraint } from './check-constraints';
 import { indexesOf, select, type IndexShape } from './table-schema';
 
 // Renaming and dropping a field's column(s) on a table that holds rows, keeping everything else as a fresh
@@ -98,6 +98,7 @@ export async function renameFieldColumn(queryInterface: QueryInterface, table: s
     if (name !== index.name) await renameIndex(queryInterface, table, index.name, name);
   }
   for (const { key } of rebuilt) await addUniqueKey(queryInterface, table, key.map(renamed));
+  await renameCheckConstraint(queryInterface, table, from, to);
   if (dialectOf(queryInterface) === 'postgres') {
     // PostgreSQL named the foreign key after the column when the table was made: the name follows too.
     const [rows] = await queryInterface.sequelize.query(`SELECT conname FROM pg_constraint WHERE conrelid = to_regclass(:table) AND conname = :name`, { replacements: { table, name: `${table}_${from}_fkey` } });
