@@ -10,7 +10,11 @@
 #     the start-up comparison finds the table exactly as declared (scripts/ci/populated-change.ts), the rows
 #     and the code-point comparison kept; then the join module note-tags generates and passes,
 #     and `npm run remove:module -- note-tags` leaves the suite green;
-#  4. `duplicates` finds no pair between the two generated modules.
+#  4. projects and tickets with rules (`status:enum:…=open`, `priority:integer:1..5=3`) generate and pass their tests
+#     with no edit; `new:field` adds a field with a rule, widens one and narrows one on databases that hold tickets:
+#     the database refuses a bad value written straight into the table, the narrowing is refused naming how many
+#     rows break it until they are gone (scripts/ci/populated-rules.ts);
+#  5. `duplicates` finds no pair between the two generated modules.
 # The scratch copy and the databases are removed afterwards.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -85,6 +89,33 @@ npx eslint src/modules test/modules
 npm run --silent typecheck
 npm run --silent openapi -- --check
 npx jest --runInBand test/modules test/stores/store-contract.test.ts
+
+echo "== rules: allowed values and ranges by new:module, then added, widened and narrowed by new:field on databases that hold rows"
+npm run --silent new:module -- projects name:string --sort name
+npm run --silent new:module -- tickets title:string status:enum:open,in_progress,closed=open priority:integer:1..5=3 \
+  project:ref:projects:cascade --filter status,project --sort priority,createdAt --search title
+npx eslint src/modules test/modules
+npm run --silent typecheck
+npm run --silent openapi -- --check
+npx jest --runInBand test/modules/projects test/modules/tickets
+for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
+  DATABASE_URL="$url" npx tsx scripts/ci/populated-rules.ts populate
+done
+npm run --silent new:field -- tickets severity:enum:low,normal,high=normal --filter
+npm run --silent new:field -- tickets priority --range 1..10
+for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
+  DATABASE_URL="$url" npx tsx scripts/ci/populated-rules.ts widened
+done
+npx jest --runInBand test/modules/tickets
+npm run --silent new:field -- tickets priority --range 1..3
+for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
+  DATABASE_URL="$url" npx tsx scripts/ci/populated-rules.ts narrow-refused
+  DATABASE_URL="$url" npx tsx scripts/ci/populated-rules.ts narrowed
+done
+npx eslint src/modules test/modules
+npm run --silent typecheck
+npm run --silent openapi -- --check
+npx jest --runInBand test/modules/tickets
 native_db_stop
 
 echo "== duplicates between the two generated modules"

@@ -1,6 +1,7 @@
 // npm run new:module -- <name> <field>:<type>[?] ... [--unique a,b] [--filter a,b] [--sort a,b] [--dry-run]
 // npm run new:field -- <module> <field>:<type>?|<existing field> [--default v] [--search] [--filter [a,b]] [--sort [a,b]] [--action a:f] [--dry-run]
 // npm run new:field -- <module> <field> --rename <new name> | --drop | --required | --optional [--dry-run]   (column-change.ts)
+// npm run new:field -- <module> <field> --enum a,b | --range 1..5 | --min-length 3 | --pattern <re> | --no-rules   (rule-changes.ts)
 // new:module writes a module declared with the kit under src/modules/<name>/ (resource.ts: fields, unique keys,
 // filters, sort keys; its first migration; index.ts), its test file under test/modules/<name>/ (the kit's
 // contract suites) and registers it in src/modules/index.ts. new:field adds a field to such a module: a new
@@ -12,21 +13,27 @@ import { plan, planField, splitArguments, write, type PlannedFile } from './gene
 import { planColumnChange } from './column-change';
 import type { FieldChange } from './field-changes';
 import { planIndexes } from './indexes';
+import { givesRuleChange, planRuleChange, RULE_OPTIONS, type RuleChange } from './rule-changes';
 import { FIELD_TYPES, SpecError } from './spec';
 
 const USAGE = {
   module: `usage: npm run new:module -- <name> <field>:<type>[?][=default] ... [--unique a,b] [--filter a,b] [--sort a,b] [--search a,b] [--action <name>:<datetime field>] [--dry-run]
   types: ${FIELD_TYPES.join(', ')}; ? marks an optional field; =value its default; --unique and --action may repeat
+  rules: status:enum:open,closed=open (allowed values), priority:integer:1..5=3 (a range, either end may be left out),
+         code:string:/^[A-Z]{3}$/ (a pattern), name:string:3.. (at least 3 characters)
   --search: ?q= finds text in these string/text fields; --action archive:archivedAt: POST /:id/archive sets it to now (once)
   e.g.   npm run new:module -- notes title:string body:text? pinned:boolean=false --search title --action archive:archivedAt`,
   field: `usage: npm run new:field -- <module> <field>:<type>[?][=default] [--filter [fields]] [--sort [fields]] [--search [field]] [--action <name>:<field>] [--dry-run]
          npm run new:field -- <module> <existing field> [--default <value>] [--search] [--filter] [--sort]
          npm run new:field -- <module> --action <name>:<datetime field>
          npm run new:field -- <module> <field> --rename <new name> | --drop | --required | --optional
+         npm run new:field -- <module> <field> --enum <a,b,c> | --range <min>..<max> | --min-length <n> | --pattern <re> | --no-rules
   --filter, --sort: lists may filter / sort by it (its list indexes are written too, in the next migration);
                     with a value, by those fields: --filter severity, --sort rank,createdAt
   --rename, --drop: a migration renaming the column in place / dropping it with its keys, and the declaration edited
   --required, --optional: the column refuses / takes null (required is refused while a row has no value)
+  --enum a,b | --range 1..5 | --min-length 3 | --pattern <re> | --no-rules: the field's rules changed (a narrowing is
+         refused while rows break it, naming how many); a new field takes them in its form: status:enum:open,closed=open
   e.g.   npm run new:field -- notes dueAt:datetime? --sort ; npm run new:field -- notes pinned --default true
          npm run new:field -- tags name --rename label`,
 };
@@ -64,21 +71,25 @@ export async function main(command: 'module' | 'field', argv: string[]): Promise
   try {
     const { positional, options, dryRun, flags } = splitArguments(
       argv,
-      command === 'module' ? ['--unique', '--filter', '--sort', '--search', '--action'] : ['--default', '--action', '--rename'],
-      command === 'field' ? ['--filter', '--sort', '--search', '--drop', '--required', '--optional'] : [],
+      command === 'module' ? ['--unique', '--filter', '--sort', '--search', '--action'] : ['--default', '--action', '--rename', ...RULE_OPTIONS],
+      command === 'field' ? ['--filter', '--sort', '--search', '--drop', '--required', '--optional', '--no-rules'] : [],
       command === 'field' ? ['--filter', '--sort', '--search'] : [],
     );
     const [name, ...fields] = positional;
     const { fieldArgument, listed } = command === 'field' ? fieldChange(fields, options, flags) : { fieldArgument: undefined, listed: {} as FieldChange };
     const rename = argv.includes('--rename') ? argv[argv.indexOf('--rename') + 1] : undefined;
     const required = flags.has('--required') ? true : flags.has('--optional') ? false : undefined;
-    const changes = [rename !== undefined, flags.has('--drop'), flags.has('--required'), flags.has('--optional')].filter(Boolean).length;
+    const valueOf = (option: string) => (argv.includes(option) ? argv[argv.indexOf(option) + 1] : undefined);
+    const rules: RuleChange = { enum: valueOf('--enum'), range: valueOf('--range'), minLength: valueOf('--min-length'), pattern: valueOf('--pattern'), none: flags.has('--no-rules') };
+    const changes = [rename !== undefined, flags.has('--drop'), flags.has('--required'), flags.has('--optional'), givesRuleChange(rules)].filter(Boolean).length;
     const others = listed.filter || listed.sort || listed.search || listed.default !== undefined || (listed.actions ?? []).length > 0;
-    if (changes > 1 || (changes === 1 && others)) throw new SpecError('--rename, --drop, --required and --optional go alone');
+    if (changes > 1 || (changes === 1 && others)) throw new SpecError('--rename, --drop, --required, --optional and a rule change (--enum, --range, --min-length, --pattern, --no-rules) go alone');
     const files: PlannedFile[] =
       command === 'module'
         ? plan(process.cwd(), name, fields, options)
-        : changes === 1
+        : givesRuleChange(rules)
+          ? planRuleChange(process.cwd(), name, fieldArgument, rules)
+          : changes === 1
           ? planColumnChange(process.cwd(), name, fieldArgument, { rename, drop: flags.has('--drop'), required })
           : planField(process.cwd(), name, fieldArgument, listed);
     const indexed = command === 'field' && Boolean(listed.filter || listed.sort);

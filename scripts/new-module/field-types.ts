@@ -1,3 +1,4 @@
+import { ruleOptions } from './rule-forms';
 import type { DefaultValue, FieldSpec } from './spec';
 
 // How a field is spelled in the two files the generator writes: its declaration in resource.ts (what the
@@ -13,6 +14,7 @@ export function literal(value: DefaultValue, type: FieldSpec['type']): string {
 function optionsOf(field: FieldSpec, forColumns: boolean): string[] {
   return [
     ...(field.optional ? ['optional: true'] : []),
+    ...ruleOptions(field.rules),
     ...(field.default !== undefined ? [`default: ${literal(field.default, field.type)}`] : []),
     ...(field.readOnly && !forColumns ? ['readOnly: true'] : []),
     ...(field.search && forColumns ? ['search: true'] : []),

@@ -1,8 +1,10 @@
 // What `npm run new:module` and `npm run new:field` ask for, checked before anything is written.
 
+import type { FieldRules } from '../../src/stores/kit/field-rules';
 import { columnOf } from '../../src/stores/kit/fields';
+import { checkRules, readRuleForm } from './rule-forms';
 
-export const FIELD_TYPES = ['string', 'text', 'integer', 'number', 'boolean', 'datetime', 'ref:<module>[:cascade]'] as const;
+export const FIELD_TYPES = ['string', 'text', 'integer', 'number', 'boolean', 'datetime', 'ref:<module>[:cascade]', 'enum:<a,b,c>', 'integer:<min>..<max>', 'number:<min>..<max>', 'string:/<pattern>/', 'string:<minLength>..'] as const;
 export type FieldType = 'string' | 'text' | 'integer' | 'number' | 'boolean' | 'datetime' | 'reference';
 
 /** The module a reference field points at. */
@@ -30,6 +32,8 @@ export interface FieldSpec {
   readOnly?: boolean;
   /** `?q=` searches it (`--search`): the migration adds its search shadow. */
   search?: boolean;
+  /** `status:enum:open,closed`, `priority:integer:1..5`, `code:string:/^[A-Z]{3}$/` (rule-forms.ts). */
+  rules?: FieldRules;
 }
 
 /** `--action archive:archivedAt`: POST /:id/archive sets the datetime field to now, once (409 after). */
@@ -117,6 +121,11 @@ export function parseDefault(name: string, type: FieldType, text: string): Defau
 
 /** `name:type[?][=default]`, `note:ref:notes[:cascade][?]`; `exists(module)` says whether a referenced module is there. */
 export function parseField(argument: string, seen: Set<string>, exists: (module: string) => boolean): FieldSpec {
+  const ruled = readRuleForm(argument);
+  if (ruled) {
+    const field = parseField(ruled.plain, seen, exists);
+    return { ...field, rules: checkRules(field, ruled.rules) };
+  }
   const equals = argument.indexOf('=');
   if (equals >= 0) {
     const field = parseField(argument.slice(0, equals), seen, exists);

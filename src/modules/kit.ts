@@ -17,6 +17,7 @@ export { defineStore, type MongoStoreContext, type SqlStoreContext, type StoreDe
 export { ADMIN_ROLE, ownerScope, type OwnerScope } from '../stores/kit/owner-scope';
 export { field, type FieldsOf, type RecordOf } from '../stores/kit/fields';
 export type { ActionDeclaration } from '../stores/kit/actions';
+export type { FieldRules } from '../stores/kit/field-rules';
 export { defineResource, type Resource } from '../stores/kit/resource';
 export { resourceStore } from '../stores/kit/resource-definition';
 export { removedMigrations, type RemovedHistory } from '../stores/kit/removed-histories';
@@ -28,6 +29,7 @@ export { addUniqueKey, removeUniqueKey } from '../stores/sql/migrations/unique-k
 export { addSearchColumn, setFieldDefault } from '../stores/sql/migrations/field-changes';
 export { dropFieldColumn, renameFieldColumn, restoreFieldColumns } from '../stores/sql/migrations/field-rename-drop';
 export { setFieldRequired } from '../stores/sql/migrations/field-nullability';
+export { setFieldRules } from '../stores/sql/migrations/check-constraints';
 export { addListIndexes, createListIndexes, listIndexColumns, removeListIndexes } from '../stores/sql/migrations/list-index-steps';
 export { DEFAULT_LIST_SETTINGS, DEFAULT_PAGE_SIZE, MAX_PAGE_OFFSET, MAX_PAGE_SIZE, type ListSettings, type Page, type PageRequest } from '../stores/kit/pagination';
 export type { OwnedRecord } from '../stores/kit/record-store';

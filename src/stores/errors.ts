@@ -67,3 +67,26 @@ export class SchemaDriftError extends Error {
     this.name = 'SchemaDriftError';
   }
 }
+
+/** A CHECK constraint or a collection validator refused a write (the driver's code told it); `constraint` names it where the engine did. */
+export class CheckViolationError extends Error {
+  constructor(
+    readonly constraint?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`The database refused a value${constraint ? ` (${constraint})` : ''}`, options);
+    this.name = 'CheckViolationError';
+  }
+}
+
+/** A write holds a value a field's rules refuse (the database held the rule: the request did not pass the routes' validation). */
+export class RuleViolationError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'RuleViolationError';
+  }
+}

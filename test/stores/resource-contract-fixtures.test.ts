@@ -2,11 +2,12 @@ import { resourceModule } from '../../src/modules/kit';
 import type { AnyResource } from '../../src/stores/kit/resource';
 import { describeResourceRoutes } from '../support/resource-http-contract';
 import { describeResourceStore } from '../support/resource-store-contract';
-import { marks, notes, tags } from '../support/resource-fixtures';
+import { marks, notes, tags, tickets } from '../support/resource-fixtures';
 
 // The kit's contract suites on its own fixtures: a resource with every field kind, unique keys and a
-// case-insensitive field; one with a restricting reference and a composite key; one with a cascading one.
-const fixtures: AnyResource[] = [notes, tags, marks];
+// case-insensitive field; one with a restricting reference and a composite key; one with a cascading one;
+// one with rules on its fields (allowed values, ranges, a length, a pattern).
+const fixtures: AnyResource[] = [notes, tags, marks, tickets];
 for (const resource of fixtures) {
   describeResourceStore(resource);
   describeResourceRoutes(resource, resourceModule(resource));

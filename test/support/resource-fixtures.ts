@@ -82,3 +82,40 @@ export const marks = defineResource({
   fields: { colour: field.string(), tag: field.reference(() => tags, { onDelete: 'cascade' }) },
   migrations: [createMarks],
 });
+
+const createTickets: SqlMigration = {
+  name: 'kit-fixture-tickets-0001-create',
+  up: (queryInterface) =>
+    createResourceTable(
+      queryInterface,
+      'kit_tickets',
+      (c) => ({
+        ...c.string('title', { search: true }),
+        ...c.string('status', { enum: ['open', 'in_progress', 'closed'], default: 'open' }),
+        ...c.integer('priority', { minimum: 1, maximum: 5, default: 3 }),
+        ...c.number('score', { optional: true, minimum: 0, maximum: 100 }),
+        ...c.string('code', { optional: true, minLength: 3, pattern: '^[A-Z]{3}-\\d{2,4}$' }),
+      }),
+      { unique: [['code']], indexes: listIndexColumns(tickets) },
+    ),
+  down: (queryInterface) => queryInterface.dropTable('kit_tickets'),
+};
+
+/** A resource with rules on its fields (allowed values, ranges, a length and a pattern), as `new:module` writes one from `status:enum:…`, `priority:integer:1..5`. */
+export const tickets = defineResource({
+  name: 'kit-tickets',
+  table: 'kit_tickets',
+  modelName: 'KitTicket',
+  fields: {
+    title: field.string(),
+    status: field.string({ enum: ['open', 'in_progress', 'closed'], default: 'open' }),
+    priority: field.integer({ minimum: 1, maximum: 5, default: 3 }),
+    score: field.number({ optional: true, minimum: 0, maximum: 100 }),
+    code: field.string({ optional: true, minLength: 3, pattern: '^[A-Z]{3}-\\d{2,4}$' }),
+  },
+  unique: [['code']],
+  filters: ['status', 'priority', 'score'],
+  sort: ['priority', 'createdAt'],
+  search: ['title'],
+  migrations: [createTickets],
+});

@@ -4,6 +4,8 @@ import type { AnyResource } from '../../src/stores/kit/resource';
 import type { ModuleFactory } from '../../src/services';
 import { DEFAULT_LIST_SETTINGS } from '../../src/stores/kit/pagination';
 import { conflictMessage } from '../../src/stores/kit/actions';
+import { allowedInWords, hasRules, ruleKeywords, rulesOf } from '../../src/stores/kit/field-rules';
+import { outsideValues } from './rule-samples';
 import { asJson, changesFor, defaultedFields, sampleValue, storeOf, valuesFor, wrongValue, type Values } from './resource-samples';
 import { buildTestApp, type TestApp } from './test-app';
 
@@ -217,9 +219,40 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
       expect(refused.body.errors).toEqual([expect.objectContaining({ field: 'query.ownerId' })]);
     });
 
-    if (resource.search.length > 0) {
-      it(`finds ?q= in ${resource.search.join(', ')} ignoring case and accents, % literal`, async () => {
-        const name = resource.search[0] as string;
+    for (const [name, definition] of Object.entries(resource.fields as Fields).filter(([, field]) => hasRules(field) && !field.readOnly)) {
+      it(`refuses ${name} just outside its rules in POST and PATCH (422: ${allowedInWords(rulesOf(definition))}), and states them in the document`, async () => {
+        const created = await create('alice');
+        for (const { rule, value } of outsideValues(definition)) {
+          const posted = await http().post(path).set('Authorization', as('alice')).send({ ...(await body('alice')), [name]: value }).expect(422);
+          expect({ rule, errors: posted.body.errors }).toEqual({ rule, errors: [expect.objectContaining({ field: name })] });
+          if (rule === 'enum') expect(posted.body.errors[0].message).toBe(`must be one of: ${rulesOf(definition).enum!.join(', ')}`);
+          const patched = await http().patch(`${path}/${created.id}`).set('Authorization', as('alice')).send({ [name]: value }).expect(422);
+          expect({ rule, errors: patched.body.errors }).toEqual({ rule, errors: [expect.objectContaining({ field: name })] });
+        }
+        expect((await http().get(`${path}/${created.id}`).set('Authorization', as('alice')).expect(200)).body.data).toEqual(created);
+        const document = await http().get('/openapi.json').expect(200);
+        const schema = document.body.paths[path].post.requestBody.content['application/json'].schema;
+        const property = (schema.properties ?? document.body.components.schemas[schema.$ref.split('/').pop()].properties)[name];
+        const stated = JSON.stringify(property);
+        for (const [keyword, value] of Object.entries(ruleKeywords(rulesOf(definition)))) expect(stated).toContain(`"${keyword}":${JSON.stringify(value)}`);
+      });
+    }
+
+    for (const name of resource.filters.filter((filtered) => resource.fields[filtered]?.enum)) {
+      it(`refuses ?${name}= outside its allowed values with 422 naming them`, async () => {
+        const allowed = rulesOf(resource.fields[name]!).enum!;
+        const refused = await http().get(path).query({ [name]: `not-${allowed.join('-')}` }).set('Authorization', as('dave')).expect(422);
+        expect(refused.body.errors).toEqual([{ field: `query.${name}`, message: `must be one of: ${allowed.join(', ')}` }]);
+        const listed = await http().get(path).query({ [`${name}[in]`]: `${allowed[0]},bogus` }).set('Authorization', as('dave')).expect(422);
+        expect(listed.body.errors).toEqual([{ field: `query.${name}[in]`, message: `each value must be one of: ${allowed.join(', ')}` }]);
+        await http().get(path).query({ [`${name}[in]`]: allowed.join(',') }).set('Authorization', as('dave')).expect(200);
+      });
+    }
+
+    const searchable = resource.search.filter((name: string) => !hasRules(resource.fields[name]!));
+    if (searchable.length > 0) {
+      it(`finds ?q= in ${searchable.join(', ')} ignoring case and accents, % literal`, async () => {
+        const name = searchable[0] as string;
         const [school, percent, plain] = [await create('dave', { [name]: 'École' }), await create('dave', { [name]: 'zq100% x' }), await create('dave', { [name]: 'zq1000 x' })];
         const found = async (q: string) => (await http().get(path).query({ q, limit: 100 }).set('Authorization', as('dave')).expect(200)).body.data.items.map((item: { id: string }) => item.id);
         expect(await found('ECOLE')).toContain(school.id);

@@ -3,6 +3,7 @@ import type { Resource } from '../../src/stores/kit/resource';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
 import type { ResourceStore } from '../../src/stores/kit/resource-store';
 import type { Database } from '../../src/stores/types';
+import { ruledSample } from './rule-samples';
 
 // Values for any resource's fields, as the kit's contract tests need them: each call gives values no other
 // call gave (so unique keys never clash by accident), references pointing at a fresh record of the same
@@ -13,8 +14,13 @@ const BASE_TIME = Date.parse('2030-01-01T00:00:00.000Z');
 
 export type Values = Record<string, unknown>;
 
-/** A value of this kind, different from every earlier one (references excepted: see valuesFor). */
+/**
+ * A value of this kind, different from every earlier one (references excepted: see valuesFor); a field with
+ * rules gets one they allow (rule-samples.ts), as different as they leave room for.
+ */
 export function sampleValue(definition: FieldDefinition, seed = (counter += 1)): unknown {
+  const ruled = ruledSample(definition, seed);
+  if (ruled !== undefined) return ruled;
   switch (definition.kind) {
     case 'string':
       return `s${seed}-${process.pid}`.slice(0, definition.maxLength);

@@ -1,5 +1,6 @@
 import type { Fields } from '../../src/stores/kit/fields';
-import { MissingReferenceError, ReferencedRecordError, UniqueKeyError } from '../../src/stores/errors';
+import { MissingReferenceError, ReferencedRecordError, RuleViolationError, UniqueKeyError } from '../../src/stores/errors';
+import { allowedInWords, hasRules, rulesOf } from '../../src/stores/kit/field-rules';
 import { newId } from '../../src/stores/ids';
 import type { ListQuery } from '../../src/stores/kit/list-query';
 import { referrersOf, type AnyResource, type Resource } from '../../src/stores/kit/resource';
@@ -7,6 +8,7 @@ import { resourceStore } from '../../src/stores/kit/resource-definition';
 import { useEngineDatabase } from './engine-database';
 import { testEngines } from './engines';
 import { changesFor, defaultedFields, sampleValue, SEARCH_CASES, SEARCH_VALUES, storeOf, valuesFor, type Values } from './resource-samples';
+import { heldByDatabase, outsideValues } from './rule-samples';
 
 // The store contract of any resource, run on every engine with the same cases (what a generated module's
 // test file calls, with its resource). Everything is derived from the declaration: fields, unique keys,
@@ -63,7 +65,8 @@ export function describeResourceStore(resource: AnyResource): void {
         });
       }
 
-      for (const name of resource.search as string[]) {
+      // A searched field with rules cannot take the search cases' values (a pattern, an enum…).
+      for (const name of (resource.search as string[]).filter((searched) => !hasRules(resource.fields[searched]!))) {
         it(`finds ?q= in ${name} as a substring ignoring case and accents, with % _ [ ! taken literally`, async () => {
           const ownerId = owner();
           const made = new Map<string, string>();
@@ -144,6 +147,20 @@ export function describeResourceStore(resource: AnyResource): void {
         expect(await store().delete(created.id, { ownerId })).toBe(false);
         expect(await store().delete('not-an-id', {})).toBe(false);
       });
+
+      for (const [name, definition] of Object.entries(resource.fields as Fields).filter(([, field]) => hasRules(field) && !field.readOnly)) {
+        const held = outsideValues(definition).filter(({ rule }) => heldByDatabase(target.engine, rule));
+        (held.length > 0 ? it : it.skip)(`has the database refuse ${name} outside its rules (${allowedInWords(rulesOf(definition))}), told as the field's rule`, async () => {
+          const ownerId = owner();
+          for (const { value } of held) {
+            const refused = await create(ownerId, { [name]: value }).catch((error: unknown) => error);
+            expect({ value, refused }).toEqual({ value, refused: new RuleViolationError(name, `must be ${allowedInWords(rulesOf(definition))}`) });
+          }
+          const created = await create(ownerId);
+          for (const { value } of held) await expect(store().update(created.id, { ownerId }, { [name]: value } as never)).rejects.toBeInstanceOf(RuleViolationError);
+          expect(await store().findById(created.id, { ownerId })).toEqual(created);
+        });
+      }
 
       for (const key of resource.unique) {
         it(`refuses a second record of one owner with the same ${key.join(' and ')}, naming the key`, async () => {

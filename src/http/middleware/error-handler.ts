@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { HashQueueFullError } from '../../auth/hash-queue';
 import type { Logger } from '../../logger';
-import { DuplicateKeyError, MissingReferenceError, ReferencedRecordError, StoreUnavailableError, UniqueKeyError } from '../../stores/errors';
+import { DuplicateKeyError, MissingReferenceError, ReferencedRecordError, RuleViolationError, StoreUnavailableError, UniqueKeyError } from '../../stores/errors';
 import { fail, type FieldError } from '../envelope';
 import { HttpError, notFound } from '../errors';
 import type { RequestState } from '../routing/route';
@@ -38,6 +38,7 @@ function describe(error: unknown): Described {
   if (error instanceof UniqueKeyError) return { status: 409, message: `A record with this ${error.fields.join(' and ')} exists already` };
   if (error instanceof ReferencedRecordError) return { status: 409, message: error.message };
   if (error instanceof MissingReferenceError) return { status: 422, message: 'Validation failed', errors: [{ field: error.field, message: error.message }] };
+  if (error instanceof RuleViolationError) return { status: 422, message: 'Validation failed', errors: [{ field: error.field, message: error.message }] };
   if (error instanceof HashQueueFullError) {
     return { status: 503, message: 'Too many sign-ins at once, try again shortly', headers: { 'Retry-After': String(HASH_QUEUE_RETRY_AFTER_SECONDS) } };
   }

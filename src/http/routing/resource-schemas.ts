@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { allowedInWords, hasRules, ruleKeywords, rulesOf } from '../../stores/kit/field-rules';
 import type { FieldDefinition } from '../../stores/kit/fields';
 import { fieldEntries, type Resource } from '../../stores/kit/resource';
 import { sortKeysOf } from '../../stores/kit/list-indexes';
@@ -11,8 +12,15 @@ import { pageQuery, ownedRecordSchema, timestamp } from './record-schemas';
 /** The largest `[in]` list a filter takes. */
 export const MAX_IN_VALUES = 100;
 
-/** A field's value in a request body (datetimes: ISO 8601 strings). */
+/** A field's value in a request body (datetimes: ISO 8601 strings), with its rules' keywords (field-rules.ts). */
 function bodyValue(definition: FieldDefinition): TSchema {
+  const schema = kindValue(definition);
+  if (!hasRules(definition)) return schema;
+  const rules = rulesOf(definition);
+  return { ...schema, ...ruleKeywords(rules), description: `${schema.description ? `${schema.description}; ` : ''}${allowedInWords(rules)}` };
+}
+
+function kindValue(definition: FieldDefinition): TSchema {
   switch (definition.kind) {
     case 'string':
       return Type.String({ minLength: 1, maxLength: definition.maxLength });
@@ -73,9 +81,10 @@ export function queryableDefinition(resource: Resource, name: string): FieldDefi
   return resource.fields[name] ?? { kind: 'datetime', optional: false, omittable: false };
 }
 
-/** A filter value in the query string, before it is read as the field's kind. */
-function filterValue(definition: FieldDefinition): TSchema {
-  if (definition.kind === 'string' || definition.kind === 'reference') return Type.String({ maxLength: definition.maxLength ?? 36 });
+/** A filter value in the query string, before it is read as the field's kind; an equality keeps the field's rules, a range compares freely. */
+function filterValue(definition: FieldDefinition, comparison: 'eq' | 'range' = 'eq'): TSchema {
+  if (comparison === 'range') return kindValue(definition);
+  if (definition.kind === 'reference' || (definition.kind === 'string' && !definition.enum)) return Type.String({ maxLength: definition.maxLength ?? 36 });
   return bodyValue(definition);
 }
 
@@ -107,7 +116,7 @@ export function listQuerySchema(resource: Resource) {
     properties[name] = Type.Optional({ ...filterValue(definition), description: `Equal to (${definition.caseInsensitive ? 'ignoring case' : 'exactly'})` });
     if (definition.kind !== 'boolean') properties[`${name}[in]`] = Type.Optional(Type.String({ maxLength: 4000, description: `One of these, comma-separated (at most ${MAX_IN_VALUES})` }));
     if (['integer', 'number', 'datetime'].includes(definition.kind)) {
-      for (const comparison of ['gt', 'gte', 'lt', 'lte']) properties[`${name}[${comparison}]`] = Type.Optional({ ...filterValue(definition), description: `${comparison} this` });
+      for (const comparison of ['gt', 'gte', 'lt', 'lte']) properties[`${name}[${comparison}]`] = Type.Optional({ ...filterValue(definition, 'range'), description: `${comparison} this` });
     }
     if (definition.optional) properties[`${name}[null]`] = Type.Optional(Type.Boolean({ description: 'true: only records where it is empty; false: only where it is set' }));
   }

@@ -61,6 +61,7 @@ function fieldErrors(errors: ErrorObject[], source: Source): FieldError[] {
     if (error.keyword === 'additionalProperties') {
       return { field: join(path, String(error.params.additionalProperty)), message: 'is not allowed' };
     }
+    if (error.keyword === 'enum') return { field: path || source, message: `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}` };
     return { field: path || source, message: error.message ?? 'is invalid' };
   });
 }

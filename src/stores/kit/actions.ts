@@ -1,3 +1,4 @@
+import { allowedInWords, keepsRules, rulesOf } from './field-rules';
 import type { FieldDefinition, Fields, FieldValues } from './fields';
 
 // Actions: a named change to one record that a caller may ask for but not write in a body (archive, publish),
@@ -67,7 +68,8 @@ function valueProblems(where: string, definition: FieldDefinition, value: Action
   if (value === 'now') return definition.kind === 'datetime' ? [] : [`${where}: 'now' is for datetime fields`];
   if (value === null) return definition.optional ? [] : [`${where}: null, but the field is not optional`];
   if (definition.kind === 'reference') return [`${where}: an action cannot set a reference`];
-  return kindMatches(definition, value) ? [] : [`${where}: ${JSON.stringify(value)} is not ${aKind(definition)}`];
+  if (!kindMatches(definition, value)) return [`${where}: ${JSON.stringify(value)} is not ${aKind(definition)}`];
+  return keepsRules(rulesOf(definition), value) ? [] : [`${where}: ${JSON.stringify(value)} is not ${allowedInWords(rulesOf(definition))}`];
 }
 
 /** `a string`, `an integer`: a kind in a message. */

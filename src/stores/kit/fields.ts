@@ -1,3 +1,4 @@
+import type { FieldRules } from './field-rules';
 import type { OwnedRecord } from './record-store';
 
 // The fields of a resource, declared once: each one's kind, whether it may be empty (null), and the rules
@@ -20,7 +21,8 @@ export type FieldKind = keyof FieldValues;
 /** What happens to records that point at a record being deleted. */
 export type OnDelete = 'restrict' | 'cascade';
 
-export interface FieldDefinition<K extends FieldKind = FieldKind, Optional extends boolean = boolean, Omittable extends boolean = boolean> {
+/** A field as declared: its kind, emptiness, default, and its rules (field-rules.ts: enum, minimum, maximum, minLength, pattern). */
+export interface FieldDefinition<K extends FieldKind = FieldKind, Optional extends boolean = boolean, Omittable extends boolean = boolean> extends FieldRules {
   readonly kind: K;
   /** May be null (and left out on create). */
   readonly optional: Optional;
@@ -64,6 +66,8 @@ interface Defaulted<V> {
   default?: V;
 }
 
+type Range = Pick<FieldRules, 'minimum' | 'maximum'>;
+
 /** Whether a field's options let a caller leave it out on create. */
 type OmittableOf<Optional extends boolean, O> = Optional extends true ? true : O extends { default: unknown } ? true : O extends { readOnly: true } ? true : false;
 
@@ -79,16 +83,21 @@ function make<K extends FieldKind, Optional extends boolean, O>(
 
 /** The field kinds. `optional: true` lets a field be null; `default` fills it on create; `readOnly` keeps it out of request bodies. */
 export const field = {
-  /** A short string (≤ maxLength, default 200), compared by code point, case- and space-sensitive unless `caseInsensitive`. */
-  string: <Optional extends boolean = false, const O extends Defaulted<string> & Options<Optional> = object>(options: O & Options<Optional> & { maxLength?: number; caseInsensitive?: boolean } = {} as O) =>
+  /**
+   * A short string (≤ maxLength, default 200), compared by code point, case- and space-sensitive unless
+   * `caseInsensitive`. Rules: `enum` (the only values allowed), `minLength`, `pattern` (field-rules.ts).
+   */
+  string: <Optional extends boolean = false, const O extends Defaulted<string> & Options<Optional> = object>(
+    options: O & Options<Optional> & Pick<FieldRules, 'enum' | 'minLength' | 'pattern'> & { maxLength?: number; caseInsensitive?: boolean } = {} as O,
+  ) =>
     make<'string', Optional, O>('string', { ...options, maxLength: options.maxLength ?? 200, caseInsensitive: options.caseInsensitive ?? false }),
   /** Long text (≤ maxLength, default 10 000); not filtered, sorted or unique. */
   text: <Optional extends boolean = false, const O extends Defaulted<string> & Options<Optional> = object>(options: O & Options<Optional> & { maxLength?: number } = {} as O) =>
     make<'text', Optional, O>('text', { ...options, maxLength: options.maxLength ?? 10_000 }),
-  /** A 32-bit signed integer. */
-  integer: <Optional extends boolean = false, const O extends Defaulted<number> & Options<Optional> = object>(options: O & Options<Optional> = {} as O) => make<'integer', Optional, O>('integer', options),
-  /** A double. */
-  number: <Optional extends boolean = false, const O extends Defaulted<number> & Options<Optional> = object>(options: O & Options<Optional> = {} as O) => make<'number', Optional, O>('number', options),
+  /** A 32-bit signed integer; `minimum`/`maximum` narrow it (inclusive). */
+  integer: <Optional extends boolean = false, const O extends Defaulted<number> & Options<Optional> = object>(options: O & Options<Optional> & Range = {} as O) => make<'integer', Optional, O>('integer', options),
+  /** A double; `minimum`/`maximum` narrow it (inclusive). */
+  number: <Optional extends boolean = false, const O extends Defaulted<number> & Options<Optional> = object>(options: O & Options<Optional> & Range = {} as O) => make<'number', Optional, O>('number', options),
   boolean: <Optional extends boolean = false, const O extends Defaulted<boolean> & Options<Optional> = object>(options: O & Options<Optional> = {} as O) => make<'boolean', Optional, O>('boolean', options),
   /** An instant with millisecond precision (ISO 8601 in JSON). */
   datetime: <Optional extends boolean = false, const O extends Defaulted<Date> & Options<Optional> = object>(options: O & Options<Optional> = {} as O) => make<'datetime', Optional, O>('datetime', options),

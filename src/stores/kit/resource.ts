@@ -1,6 +1,7 @@
 import type { SqlMigration } from '../sql/migrations/migration';
 import { actionProblems, aKind, kindMatches, type ActionDeclaration } from './actions';
 import { refuseMultipleCascadePaths } from './cascade-paths';
+import { ruleProblems } from './field-rules';
 import { columnOf, type FieldDefinition, type Fields, type OnDelete, type ReferencedResource } from './fields';
 
 // A resource is what a generated module declares: its fields, which of them are unique (per owner),
@@ -69,6 +70,8 @@ function check<F extends Fields>(declaration: ResourceDeclaration<F>): void {
   for (const [name, definition] of Object.entries(declaration.fields)) {
     if (definition.default !== undefined && !kindMatches(definition, definition.default)) throw new Error(`${where}: the default of '${name}' is not ${aKind(definition)}`);
     if (definition.readOnly && !definition.optional && definition.default === undefined) throw new Error(`${where}: '${name}' is read-only, so nobody can give it on create: make it optional or give it a default`);
+    const broken = ruleProblems(name, definition);
+    if (broken.length > 0) throw new Error(`${where}: ${broken.join('; ')}`);
   }
   for (const name of declaration.search ?? []) {
     if (!['string', 'text'].includes(declaration.fields[name]?.kind ?? '')) throw new Error(`${where}: search '${name}' is not a string or text field`);

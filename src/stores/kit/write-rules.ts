@@ -1,6 +1,7 @@
-import { DuplicateKeyError, ForeignKeyViolationError, MissingReferenceError, UniqueKeyError } from '../errors';
+import { CheckViolationError, DuplicateKeyError, ForeignKeyViolationError, MissingReferenceError, RuleViolationError, UniqueKeyError } from '../errors';
 import { isId } from '../ids';
-import type { ReferencedResource } from './fields';
+import { allowedInWords, checkConstraintName, hasRules, keepsRules, rulesOf } from './field-rules';
+import { columnOf, type ReferencedResource } from './fields';
 import { fieldEntries, type Resource } from './resource';
 
 // The rules of a resource's writes, the same on every engine family: each reference names a record of the
@@ -54,6 +55,18 @@ export async function writeUnderRules<T>(resource: Resource, ownerId: string, id
     if (error instanceof DuplicateKeyError) throw new UniqueKeyError(await clashingKey(resource, ownerId, id, values, lookups), { cause: error });
     // A reference deleted between the check and the write (relational engines: their foreign key refuses it).
     if (error instanceof ForeignKeyViolationError) throw new MissingReferenceError(referenceNames(resource)[0] ?? 'id', { cause: error });
+    if (error instanceof CheckViolationError) throw ruleViolation(resource, values, error);
     throw error;
   }
+}
+
+/**
+ * The field a database's CHECK (or validator) refusal is about: the one its constraint names
+ * (`<table>_<column>_check`), else the first whose value breaks its rules, else the first ruled field.
+ */
+function ruleViolation(resource: Resource, values: Values, error: CheckViolationError): RuleViolationError {
+  const ruled = fieldEntries(resource).filter(([, definition]) => hasRules(definition));
+  const named = ruled.find(([name]) => error.constraint === checkConstraintName(resource.table, columnOf(name)));
+  const [name, definition] = named ?? ruled.find(([field, candidate]) => !keepsRules(rulesOf(candidate), values[field])) ?? ruled[0] ?? ['id', undefined];
+  return new RuleViolationError(name, definition ? `must be ${allowedInWords(rulesOf(definition))}` : error.message, { cause: error });
 }

@@ -8,6 +8,7 @@ import type { MongoStoreContext, StoreDefinition } from '../kit/definition';
 import { migrationsOf, OpenedStores, type AnyStoreDefinition } from '../kit/registry';
 import { applyDocumentChanges } from './document-migrations';
 import type { Database } from '../types';
+import { applyValidators, refuseValidatorDrift } from './collection-validator';
 import { findMissingIndexes } from './index-check';
 import { translateMongoError } from './mongo-errors';
 import { ownedRecordSchema, recordSchema } from './record-schema';
@@ -76,13 +77,15 @@ export class MongoDatabase implements Database {
   /**
    * Creates every index every registered model declares (idempotent), collection by collection: what a
    * store declares is what gets built, with no list to keep in step. indexesMissing() checks the result.
-   * Fields renamed or removed by the stores' migrations are moved first (document-migrations.ts).
+   * Fields renamed or removed by the stores' migrations are moved first (document-migrations.ts), then each
+   * collection is given its fields' rules as a validator (collection-validator.ts).
    */
   async migrate(): Promise<void> {
     await guarded(
       async () => {
         const changed = await applyDocumentChanges(this.connection, migrationsOf(this.options.stores));
         if (changed.length > 0) this.logger.info({ applied: changed }, 'mongodb document migrations applied');
+        await applyValidators(this.connection);
         for (const model of Object.values(this.connection.models)) await model.createIndexes();
       },
       Math.max(this.options.timeoutMs, 30_000),
@@ -91,8 +94,13 @@ export class MongoDatabase implements Database {
     this.logger.info('mongodb indexes ensured');
   }
 
-  /** Nothing to compare: every index, the list indexes included, is declared by the models and built by migrate(). */
-  async checkSchema(): Promise<void> {}
+  /**
+   * The collections' validators against the fields' rules (collection-validator.ts). The indexes need no
+   * comparison here: every one, the list indexes included, is declared by the models and built by migrate().
+   */
+  checkSchema(): Promise<void> {
+    return guarded(() => refuseValidatorDrift(this.connection), Math.max(this.options.timeoutMs, 30_000), translateMongoError);
+  }
 
   /** Declared indexes the server does not have (empty after a successful migrate()). */
   indexesMissing(): ReturnType<typeof findMissingIndexes> {

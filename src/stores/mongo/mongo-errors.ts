@@ -1,4 +1,4 @@
-import { DuplicateKeyError, StoreUnavailableError } from '../errors';
+import { CheckViolationError, DuplicateKeyError, StoreUnavailableError } from '../errors';
 
 // Told apart by name and code, never by `instanceof`: mongoose bundles its own copy of the mongodb driver,
 // and an error from that copy is not an instance of the `mongodb` package this project would import.
@@ -36,6 +36,8 @@ function isMongoUnavailable(error: unknown): boolean {
 
 export function translateMongoError(error: unknown): unknown {
   if (error instanceof Error && DUPLICATE_KEY_CODES.has(serverCode(error) ?? -1)) return new DuplicateKeyError(undefined, { cause: error });
+  // Document failed validation (121): the collection's $jsonSchema validator (collection-validator.ts) refused it.
+  if (error instanceof Error && serverCode(error) === 121) return new CheckViolationError(undefined, { cause: error });
   if (isMongoUnavailable(error)) return new StoreUnavailableError(undefined, { cause: error });
   return error;
 }

@@ -12,6 +12,7 @@ import type { OwnerScope } from '../kit/owner-scope';
 import { fieldEntries, referrersOf, withDefaults, type Resource } from '../kit/resource';
 import type { ResourcePage, ResourceStore } from '../kit/resource-store';
 import { writeUnderRules, type WriteLookups } from '../kit/write-rules';
+import { declareValidator } from './collection-validator';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- documents of every resource pass through here */
 type AnyModel = Model<any>;
@@ -46,6 +47,7 @@ function resourceModel(context: MongoStoreContext, resource: Resource): AnyModel
     const keys = indexPaths(index);
     if (Object.keys(keys).join() !== 'ownerId,createdAt,_id') schema.index(keys);
   }
+  declareValidator(context.connection, resource); // its rules, held by the collection (collection-validator.ts)
   return context.connection.model(resource.modelName, schema, resource.table) as unknown as AnyModel;
 }
 

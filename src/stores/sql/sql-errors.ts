@@ -1,5 +1,5 @@
 import { ConnectionError, TimeoutError, UniqueConstraintError } from 'sequelize';
-import { DuplicateKeyError, ForeignKeyViolationError, StoreUnavailableError } from '../errors';
+import { CheckViolationError, DuplicateKeyError, ForeignKeyViolationError, StoreUnavailableError } from '../errors';
 
 /** Socket-level and server-state codes meaning "the database is not there right now", across the drivers. */
 const UNAVAILABLE_CODES = new Set([
@@ -71,8 +71,26 @@ function isForeignKeyViolation(error: unknown): boolean {
   return cause.code === 'SQLITE_CONSTRAINT' && (cause.errno === 787 || /^SQLITE_CONSTRAINT: FOREIGN KEY/.test(String(cause.message)));
 }
 
+/**
+ * A CHECK constraint's refusal: PostgreSQL SQLSTATE 23514; MariaDB errno 4025 (ER_CONSTRAINT_FAILED), MySQL
+ * 3819 (ER_CHECK_CONSTRAINT_VIOLATED); SQL Server 547 naming a CHECK constraint; SQLite
+ * SQLITE_CONSTRAINT_CHECK (275). The constraint's name, where the driver gives it or the message quotes it.
+ */
+function checkViolation(error: unknown): CheckViolationError | undefined {
+  const cause = causeOf(error) as { code?: unknown; errno?: unknown; number?: unknown; message?: unknown; constraint?: unknown };
+  const message = String(cause.message ?? '');
+  const held =
+    cause.code === '23514' || cause.errno === 4025 || cause.errno === 3819 || (cause.number === 547 && namesCheckConstraint(cause.message)) || (cause.code === 'SQLITE_CONSTRAINT' && (cause.errno === 275 || /^SQLITE_CONSTRAINT: CHECK/.test(message)));
+  if (!held) return undefined;
+  const named = typeof cause.constraint === 'string' ? cause.constraint : /(\w+_check)\b/.exec(message)?.[1];
+  return new CheckViolationError(named, { cause: error });
+}
+
 /** Driver/Sequelize errors → the store's domain errors; anything else is passed through unchanged (a bug: 500). */
 export function translateSqlError(error: unknown): unknown {
+  // First: Sequelize reports SQLite's CHECK failures as a UniqueConstraintError.
+  const check = checkViolation(error);
+  if (check) return check;
   if (isDuplicate(error)) return new DuplicateKeyError(undefined, { cause: error });
   if (isForeignKeyViolation(error)) return new ForeignKeyViolationError({ cause: error });
   if (isUnavailable(error)) return new StoreUnavailableError(undefined, { cause: error });

@@ -5,6 +5,7 @@ import { fieldColumns } from './resource-columns';
 import { addIndexIfMissing } from './schema-steps';
 import { addUniqueKey, uniqueKeyColumns, uniqueKeyName, uniqueKeyOf } from './unique-key';
 import { definesColumn, rebuildSqlite } from './sqlite-rebuild';
+import { renameCheckConstraint, replaceCheckConstraint } from './check-constraints';
 import { indexesOf, select, type IndexShape } from './table-schema';
 
 // Renaming and dropping a field's column(s) on a table that holds rows, keeping everything else as a fresh
@@ -97,6 +98,7 @@ export async function renameFieldColumn(queryInterface: QueryInterface, table: s
     if (name !== index.name) await renameIndex(queryInterface, table, index.name, name);
   }
   for (const { key } of rebuilt) await addUniqueKey(queryInterface, table, key.map(renamed));
+  await renameCheckConstraint(queryInterface, table, from, to);
   if (dialectOf(queryInterface) === 'postgres') {
     // PostgreSQL named the foreign key after the column when the table was made: the name follows too.
     const [rows] = await queryInterface.sequelize.query(`SELECT conname FROM pg_constraint WHERE conrelid = to_regclass(:table) AND conname = :name`, { replacements: { table, name: `${table}_${from}_fkey` } });
@@ -122,6 +124,8 @@ export async function dropFieldColumn(queryInterface: QueryInterface, table: str
   const columns = [column, ...shadowColumnsOf(column)].filter((name) => name in described);
   const dialect = dialectOf(queryInterface);
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
+  // Its CHECK constraint first (check-constraints.ts): a table constraint naming the column keeps it from going on SQLite and SQL Server.
+  if (column in described) await replaceCheckConstraint(queryInterface, table, column, {});
   // The foreign key first: MySQL/MariaDB refuse to drop the index it uses, SQL Server the column it holds.
   for (const name of columns) {
     if (dialect === 'mysql' || dialect === 'mariadb') for (const key of await foreignKeyNames(queryInterface, table, name)) await run(queryInterface, `ALTER TABLE ${quote(table)} DROP FOREIGN KEY ${quote(key)}`);

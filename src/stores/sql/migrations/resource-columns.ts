@@ -1,5 +1,7 @@
 import type { ModelAttributeColumnOptions, QueryInterface } from 'sequelize';
+import type { FieldRules } from '../../kit/field-rules';
 import { fold, foldedColumnOf } from '../../kit/fields';
+import { replaceCheckConstraint } from './check-constraints';
 import { foldForSearch, searchColumnOf } from '../../kit/shadows';
 import { dataTypesOf, millisecondTimestamp } from './column-types';
 import { createListIndexes } from './list-index-steps';
@@ -14,7 +16,7 @@ import { addUniqueKey } from './unique-key';
 
 type Columns = Record<string, ModelAttributeColumnOptions>;
 
-interface FieldColumnOptions<V = never> {
+interface FieldColumnOptions<V = never> extends FieldRules {
   optional?: boolean;
   /** The column's DEFAULT: what a row gets when an insert leaves it out (the declaration's `default`). */
   default?: V;
@@ -65,11 +67,13 @@ export async function fieldColumns(queryInterface: QueryInterface) {
   const mssql = dialect === 'mssql';
   // MySQL 8 refuses a literal DEFAULT on TEXT (MariaDB takes it): there a text field's default is the store's alone.
   const textDefaults = !['mysql', 'mariadb'].includes(dialect) || (await mysqlFlavour(queryInterface)) === 'mariadb';
-  const column = <V>(type: ModelAttributeColumnOptions['type'], options: FieldColumnOptions<V>): ModelAttributeColumnOptions => ({
-    type,
-    allowNull: options.optional ?? false,
-    ...(options.default === undefined ? {} : { defaultValue: options.default }),
-  });
+  const column = <V>(type: ModelAttributeColumnOptions['type'], options: FieldColumnOptions<V>): ModelAttributeColumnOptions => {
+    const spec = { type, allowNull: options.optional ?? false, ...(options.default === undefined ? {} : { defaultValue: options.default }) };
+    const { enum: allowed, minimum, maximum, minLength, pattern } = options;
+    const rules = Object.fromEntries(Object.entries({ enum: allowed, minimum, maximum, minLength, pattern }).filter(([, value]) => value !== undefined)) as FieldRules;
+    if (Object.keys(rules).length > 0) columnRules.set(spec, rules);
+    return spec;
+  };
   const varchar = (length: number) => `${mssql ? 'NVARCHAR' : 'VARCHAR'}(${length})${collation}`;
   /** The column and its search shadow (same type; its DEFAULT folded like the values the store writes). */
   const searchable = (name: string, type: string, options: TextColumnOptions): Columns => {
@@ -83,7 +87,7 @@ export async function fieldColumns(queryInterface: QueryInterface) {
     string(name: string, options: TextColumnOptions & { maxLength?: number; caseInsensitive?: boolean } = {}): Columns {
       const type = varchar(options.maxLength ?? 200);
       const columns = searchable(name, type, options);
-      if (options.caseInsensitive) columns[foldedColumnOf(name)] = column(type, { ...options, default: options.default === undefined ? undefined : fold(options.default) });
+      if (options.caseInsensitive) columns[foldedColumnOf(name)] = column(type, { optional: options.optional, default: options.default === undefined ? undefined : fold(options.default) });
       return columns;
     },
     text: (name: string, options: TextColumnOptions = {}): Columns =>
@@ -111,6 +115,17 @@ export async function fieldColumns(queryInterface: QueryInterface) {
 
 type ColumnBuilders = Awaited<ReturnType<typeof fieldColumns>>;
 
+/** The rules a builder was given for a column (held by the CHECK constraint added after the column: check-constraints.ts). */
+const columnRules = new WeakMap<ModelAttributeColumnOptions, FieldRules>();
+
+/** Adds the CHECK constraint of each built column that has rules. */
+async function addColumnChecks(queryInterface: QueryInterface, table: string, columns: Columns): Promise<void> {
+  for (const [name, spec] of Object.entries(columns)) {
+    const rules = columnRules.get(spec);
+    if (rules) await replaceCheckConstraint(queryInterface, table, name, rules);
+  }
+}
+
 /**
  * Creates a resource's table (createRecordTable: id, owner, timestamps, the owner's list index) with the
  * columns `columns` builds, the index of each reference, each unique key (per owner; addUniqueKey) and the
@@ -125,6 +140,7 @@ export async function createResourceTable(
 ): Promise<void> {
   const built = columns(await fieldColumns(queryInterface));
   await createRecordTable(queryInterface, table, built);
+  await addColumnChecks(queryInterface, table, built);
   await indexReferences(queryInterface, table, built);
   for (const key of options.unique ?? []) await addUniqueKey(queryInterface, table, key);
   await createListIndexes(queryInterface, table, options.indexes ?? []);
@@ -142,6 +158,7 @@ export async function addFieldColumns(queryInterface: QueryInterface, table: str
     await queryInterface.addColumn(table, name, spec);
     if (spec.references) await addIndexIfMissing(queryInterface, table, [name], `${table}_${name}`);
   }
+  await addColumnChecks(queryInterface, table, built);
 }
 
 /** Indexes the reference columns of a new table: PostgreSQL and SQL Server do not index a foreign key themselves. */

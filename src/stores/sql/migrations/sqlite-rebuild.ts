@@ -12,7 +12,7 @@ export function definesColumn(part: string, column: string): boolean {
 }
 
 /** The column definitions and constraints of a CREATE TABLE statement, split at its top-level commas. */
-function partsOf(create: string): string[] {
+export function partsOf(create: string): string[] {
   const open = create.indexOf('(');
   const close = create.lastIndexOf(')');
   const parts: string[] = [];

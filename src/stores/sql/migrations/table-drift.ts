@@ -2,12 +2,14 @@ import type { QueryInterface } from 'sequelize';
 import { columnOf, foldedColumnOf, type FieldKind } from '../../kit/fields';
 import { searchColumnOf } from '../../kit/shadows';
 import { fieldEntries, type AnyResource, type Resource } from '../../kit/resource';
+import { checkDifferences } from './check-drift';
 import { binaryCollation } from './resource-columns';
 import { describeTableShape, type TableShape } from './table-schema';
 
 // The start-up comparison of a resource's table with its declaration: every column the fields need (name,
 // broad type, nullability, the kit's binary collation on strings), no column the declaration does not know,
-// each reference's index and foreign key with its on-delete rule, each unique key (per owner). The list
+// each reference's index and foreign key with its on-delete rule, each unique key (per owner), each field's
+// rules as a CHECK constraint (check-drift.ts). The list
 // indexes are compared by list-index-steps.ts (missingListIndexes), which also names the command that
 // writes them. Each difference comes back in words; start-up refuses to serve while there is any.
 
@@ -94,5 +96,5 @@ function keyDifferences(shape: TableShape, resource: Resource): string[] {
 export async function tableDrift(queryInterface: QueryInterface, resource: AnyResource): Promise<string[]> {
   const shape = await describeTableShape(queryInterface, resource.table);
   if (!shape) return [`table ${resource.table} does not exist`];
-  return [...columnDifferences(shape, expectedColumns(resource), await expectedCollation(queryInterface)), ...keyDifferences(shape, resource)];
+  return [...columnDifferences(shape, expectedColumns(resource), await expectedCollation(queryInterface)), ...keyDifferences(shape, resource), ...(await checkDifferences(queryInterface, resource))];
 }

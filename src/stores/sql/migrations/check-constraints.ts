@@ -1,0 +1,167 @@
+import type { QueryInterface } from 'sequelize';
+import { allowedInWords, checkConstraintName, type FieldRules } from '../../kit/field-rules';
+
+export { checkConstraintName };
+import { partsOf, rebuildSqlite } from './sqlite-rebuild';
+import { select } from './table-schema';
+
+// A field's rules (field-rules.ts) held by the database: one CHECK constraint per column, named
+// `<table>_<column>_check` so that a later change, the start-up comparison and the error mapping find it.
+// Every engine holds enum, minimum, maximum and minLength; pattern is held where the engine has regular
+// expressions in a CHECK (PostgreSQL `~`, MySQL/MariaDB REGEXP): SQLite and SQL Server have none, there the
+// request validation alone holds it (docs/databases.md, "Rules"). SQLite cannot ALTER a CHECK: its table is
+// rebuilt with the constraint among its definitions.
+
+type Dialect = 'sqlite' | 'postgres' | 'mysql' | 'mariadb' | 'mssql';
+
+/** The column a constraint named by checkConstraintName belongs to, or undefined for another name. */
+export function checkedColumn(table: string, constraint: string): string | undefined {
+  return constraint.startsWith(`${table}_`) && constraint.endsWith('_check') ? constraint.slice(table.length + 1, -'_check'.length) : undefined;
+}
+
+/** The rules this engine's CHECK can hold (pattern only where it has regular expressions). */
+export function heldRules(dialect: string, rules: FieldRules): FieldRules {
+  const { pattern, ...rest } = rules;
+  return pattern !== undefined && ['postgres', 'mysql', 'mariadb'].includes(dialect) ? rules : rest;
+}
+
+function stringLiteral(dialect: Dialect, value: string): string {
+  const quoted = value.replace(/'/g, "''");
+  // MySQL/MariaDB read backslashes in literals as escapes (a pattern's `\d` would lose its backslash).
+  if (dialect === 'mysql' || dialect === 'mariadb') return `'${quoted.replace(/\\/g, '\\\\')}'`;
+  return dialect === 'mssql' ? `N'${quoted}'` : `'${quoted}'`;
+}
+
+const LENGTH: Record<Dialect, (column: string, least: number) => string> = {
+  sqlite: (column, least) => `length(${column}) >= ${least}`,
+  postgres: (column, least) => `char_length(${column}) >= ${least}`,
+  mysql: (column, least) => `CHAR_LENGTH(${column}) >= ${least}`,
+  mariadb: (column, least) => `CHAR_LENGTH(${column}) >= ${least}`,
+  // LEN ignores trailing spaces; DATALENGTH counts the bytes of NVARCHAR's UTF-16 (2 a unit, at least 2 a character).
+  mssql: (column, least) => `DATALENGTH(${column}) >= ${least * 2}`,
+};
+
+/** The CHECK expression of the rules on `column` (quoted by the caller's engine), or undefined when there is none to hold. */
+export function checkExpression(dialect: string, quotedColumn: string, rules: FieldRules): string | undefined {
+  const engine = dialect as Dialect;
+  const held = heldRules(dialect, rules);
+  const parts: string[] = [];
+  if (held.enum) parts.push(`${quotedColumn} IN (${held.enum.map((value) => stringLiteral(engine, value)).join(', ')})`);
+  if (held.minimum !== undefined) parts.push(`${quotedColumn} >= ${held.minimum}`);
+  if (held.maximum !== undefined) parts.push(`${quotedColumn} <= ${held.maximum}`);
+  if (held.minLength !== undefined) parts.push(LENGTH[engine](quotedColumn, held.minLength));
+  if (held.pattern !== undefined) parts.push(`${quotedColumn} ${engine === 'postgres' ? '~' : 'REGEXP'} ${stringLiteral(engine, held.pattern)}`);
+  return parts.length === 0 ? undefined : parts.map((part) => `(${part})`).join(' AND ');
+}
+
+/** The CHECK constraints of a table: name → the definition as the engine shows it. */
+export async function checkConstraintsOf(queryInterface: QueryInterface, table: string): Promise<Map<string, string>> {
+  const dialect = queryInterface.sequelize.getDialect();
+  if (dialect === 'sqlite') {
+    const [row] = await select(queryInterface, `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = :table`, { table });
+    const found = new Map<string, string>();
+    for (const part of row ? partsOf(String(row.sql)) : []) {
+      const match = /^CONSTRAINT [`"[]?(\w+)[`"\]]? CHECK \((.*)\)$/s.exec(part);
+      if (match) found.set(match[1]!, match[2]!);
+    }
+    return found;
+  }
+  const sql: Record<string, string> = {
+    postgres: `SELECT c.conname AS "name", pg_get_constraintdef(c.oid) AS "definition" FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
+               JOIN pg_namespace n ON n.oid = t.relnamespace WHERE c.contype = 'c' AND t.relname = :table AND n.nspname = current_schema()`,
+    mysql:
+      'SELECT c.CONSTRAINT_NAME AS `name`, c.CHECK_CLAUSE AS `definition` FROM information_schema.CHECK_CONSTRAINTS c JOIN information_schema.TABLE_CONSTRAINTS t ' +
+      "ON t.CONSTRAINT_SCHEMA = c.CONSTRAINT_SCHEMA AND t.CONSTRAINT_NAME = c.CONSTRAINT_NAME AND t.CONSTRAINT_TYPE = 'CHECK' WHERE c.CONSTRAINT_SCHEMA = DATABASE() AND t.TABLE_NAME = :table",
+    mssql: 'SELECT name AS [name], definition AS [definition] FROM sys.check_constraints WHERE parent_object_id = OBJECT_ID(:table)',
+  };
+  const rows = await select(queryInterface, sql[dialect === 'mariadb' ? 'mysql' : dialect]!, { table });
+  return new Map(rows.map((row) => [String(row.name), String(row.definition)]));
+}
+
+/**
+ * What a CHECK definition says, whatever way the engine rewrote it (PostgreSQL's `= ANY (ARRAY[…])`, casts,
+ * parentheses): its literals, in order, identifiers and operators left out. Two definitions of the same rules
+ * on one engine give the same signature; different values or bounds do not.
+ */
+export function checkSignature(definition: string): string {
+  const literals: string[] = [];
+  const rest = definition.replace(/N?'((?:[^']|'')*)'/g, (_match, text: string) => {
+    literals.push(text.replace(/''/g, "'").replace(/\\\\/g, '\\'));
+    return ' ';
+  });
+  const unquoted = rest.replace(/[`"[][^`"\]]*[`"\]]/g, ' ').replace(/[A-Za-z_][A-Za-z0-9_$]*/g, ' ');
+  for (const match of unquoted.matchAll(/-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g)) literals.push(match[0]);
+  return literals.map((literal) => (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(literal) ? String(Number(literal)) : literal)).join('|');
+}
+
+function constraintPart(queryInterface: QueryInterface, name: string, expression: string): string {
+  return `CONSTRAINT ${queryInterface.quoteIdentifier(name)} CHECK (${expression})`;
+}
+
+const isConstraint = (part: string, name: string) => new RegExp(`^CONSTRAINT [\`"[]?${name}[\`"\\]]?\\s`).test(part);
+
+/**
+ * Makes the column's CHECK constraint say `rules` (none: no constraint): the old one dropped, the new one
+ * added, which refuses while a row breaks it. Run by createResourceTable, addFieldColumns and the
+ * migrations `npm run new:field` writes for a rule change (setFieldRules).
+ */
+export async function replaceCheckConstraint(queryInterface: QueryInterface, table: string, column: string, rules: FieldRules): Promise<void> {
+  const dialect = queryInterface.sequelize.getDialect();
+  const name = checkConstraintName(table, column);
+  const expression = checkExpression(dialect, queryInterface.quoteIdentifier(column), rules);
+  const exists = (await checkConstraintsOf(queryInterface, table)).has(name);
+  if (dialect === 'sqlite') {
+    if (!exists && !expression) return;
+    await rebuildSqlite(queryInterface, table, (parts) => [...parts.filter((part) => !isConstraint(part, name)), ...(expression ? [constraintPart(queryInterface, name, expression)] : [])]);
+    return;
+  }
+  const quotedTable = queryInterface.quoteIdentifier(table);
+  if (exists) await queryInterface.sequelize.query(`ALTER TABLE ${quotedTable} DROP CONSTRAINT ${queryInterface.quoteIdentifier(name)}`);
+  if (expression) await queryInterface.sequelize.query(`ALTER TABLE ${quotedTable} ADD ${constraintPart(queryInterface, name, expression)}`);
+}
+
+/** How many rows hold a value the rules refuse (null is the column's nullability's business). */
+export async function countBreakingRows(queryInterface: QueryInterface, table: string, column: string, rules: FieldRules): Promise<number> {
+  const quoted = queryInterface.quoteIdentifier(column);
+  const expression = checkExpression(queryInterface.sequelize.getDialect(), quoted, rules);
+  if (!expression) return 0;
+  const [row] = await select(queryInterface, `SELECT COUNT(*) AS ${queryInterface.quoteIdentifier('breaking')} FROM ${queryInterface.quoteIdentifier(table)} WHERE ${quoted} IS NOT NULL AND NOT (${expression})`);
+  return Number(row?.breaking ?? 0);
+}
+
+/**
+ * A rule change on a table that may hold rows (what `npm run new:field -- <module> <field> --enum …|--range …`
+ * writes): the rows breaking the new rules are counted first, and a non-zero count refuses the change,
+ * naming it, before anything is altered.
+ */
+export async function setFieldRules(queryInterface: QueryInterface, table: string, column: string, rules: FieldRules): Promise<void> {
+  const breaking = await countBreakingRows(queryInterface, table, column, rules);
+  if (breaking > 0) throw new Error(`${breaking} row${breaking === 1 ? '' : 's'} of ${table} hold a ${column} that is not ${allowedInWords(rules)}: change them first, then run the migration again`);
+  await replaceCheckConstraint(queryInterface, table, column, rules);
+}
+
+/**
+ * After a column is renamed, its constraint takes the new column's name (the engines have rewritten the
+ * expression already): PostgreSQL RENAME CONSTRAINT, SQL Server sp_rename, MySQL/MariaDB drop and add with
+ * the clause as the server now shows it, SQLite a rebuild with the definition renamed.
+ */
+export async function renameCheckConstraint(queryInterface: QueryInterface, table: string, from: string, to: string): Promise<void> {
+  const [before, after] = [checkConstraintName(table, from), checkConstraintName(table, to)];
+  const clause = (await checkConstraintsOf(queryInterface, table)).get(before);
+  if (clause === undefined) return;
+  const quote = (name: string) => queryInterface.quoteIdentifier(name);
+  switch (queryInterface.sequelize.getDialect()) {
+    case 'sqlite':
+      await rebuildSqlite(queryInterface, table, (parts) => parts.map((part) => (isConstraint(part, before) ? constraintPart(queryInterface, after, clause) : part)));
+      return;
+    case 'postgres':
+      await queryInterface.sequelize.query(`ALTER TABLE ${quote(table)} RENAME CONSTRAINT ${quote(before)} TO ${quote(after)}`);
+      return;
+    case 'mssql':
+      await queryInterface.sequelize.query(`EXEC sp_rename N'${before}', N'${after}', N'OBJECT'`);
+      return;
+    default:
+      await queryInterface.sequelize.query(`ALTER TABLE ${quote(table)} DROP CONSTRAINT ${quote(before)}`);
+      await queryInterface.sequelize.query(`ALTER TABLE ${quote(table)} ADD ${constraintPart(queryInterface, after, clause)}`);
+  }
+}

@@ -1,0 +1,98 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+// The generator's rule forms (scripts/new-module/rule-forms.ts, rule-changes.ts) in a scratch folder holding
+// the module registry: what new:module and new:field write for allowed values, ranges, lengths and patterns,
+// and what they refuse, writing nothing. The generated module's own tests run in CI on a scratch copy of the
+// repository, on populated SQLite, PostgreSQL and MariaDB databases (scripts/ci/new-module.sh).
+
+const root = path.resolve(__dirname, '../..');
+const tsx = path.join(root, 'node_modules/.bin/tsx');
+
+function run(cwd: string, args: string[], command: 'index' | 'field' = 'index') {
+  const result = spawnSync(tsx, [path.join(root, `scripts/new-module/${command}.ts`), ...args], { cwd, encoding: 'utf8', timeout: 30_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('the generator and field rules', () => {
+  let dir: string;
+  const read = (file: string) => readFileSync(path.join(dir, file), 'utf8');
+
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'new-module-rules-'));
+    mkdirSync(path.join(dir, 'src/modules/auth'), { recursive: true });
+    writeFileSync(path.join(dir, 'src/modules/index.ts'), "import type { ModuleFactory } from '../services';\nimport { authModule } from './auth';\n\nexport const modules: ModuleFactory[] = [authModule];\n");
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('new:module writes enum, range, length and pattern forms into the declaration and the first migration alike', () => {
+    const result = run(dir, ['tickets', 'title:string:3..', 'status:enum:open,in_progress,closed=open', 'priority:integer:1..5=3', 'score:number:0..?', 'code:string:/^[A-Z]{3}$/?', '--filter', 'status', '--sort', 'priority,createdAt']);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    const options = [
+      ["title", "{ minLength: 3 }"],
+      ['status', "{ enum: ['open', 'in_progress', 'closed'], default: 'open' }"],
+      ['priority', '{ minimum: 1, maximum: 5, default: 3 }'],
+      ['score', '{ optional: true, minimum: 0 }'],
+      ['code', "{ optional: true, pattern: '^[A-Z]{3}$' }"],
+    ];
+    const resource = read('src/modules/tickets/resource.ts');
+    const migration = read('src/modules/tickets/migrations/0001-create-tickets.ts');
+    for (const [name, written] of options) {
+      expect(resource).toMatch(new RegExp(`    ${name}: field\\.\\w+\\(${written.replace(/[[\]{}()$^?.]/g, '\\$&')}\\),`));
+      expect(migration).toContain(`c.${/status|title|code/.test(name!) ? 'string' : name === 'priority' ? 'integer' : 'number'}('${name}', ${written})`);
+    }
+  });
+
+  it('new:field adds a field with a rule, then widens, narrows and removes it, each change a setFieldRules migration with its down', () => {
+    expect(run(dir, ['tickets', 'title:string', 'priority:integer:1..5=3']).status).toBe(0);
+    const added = run(dir, ['tickets', 'severity:enum:low,normal,high=normal'], 'field');
+    expect(added.status).toBe(0);
+    expect(read('src/modules/tickets/migrations/0002-add-severity.ts')).toContain("c.string('severity', { enum: ['low', 'normal', 'high'], default: 'normal' })");
+    expect(run(dir, ['tickets', 'priority', '--range', '1..10'], 'field').status).toBe(0);
+    const widened = read('src/modules/tickets/migrations/0003-rules-priority.ts');
+    expect(widened).toContain("up: (queryInterface) => setFieldRules(queryInterface, 'tickets', 'priority', { minimum: 1, maximum: 10 }),");
+    expect(widened).toContain("down: (queryInterface) => setFieldRules(queryInterface, 'tickets', 'priority', { minimum: 1, maximum: 5 }),");
+    expect(read('src/modules/tickets/resource.ts')).toContain('    priority: field.integer({ default: 3, minimum: 1, maximum: 10 }),');
+    expect(run(dir, ['tickets', 'severity', '--enum', 'normal,high'], 'field').status).toBe(0);
+    expect(read('src/modules/tickets/resource.ts')).toContain("    severity: field.string({ default: 'normal', enum: ['normal', 'high'] }),");
+    expect(run(dir, ['tickets', 'priority', '--no-rules'], 'field').status).toBe(0);
+    expect(read('src/modules/tickets/migrations/0005-rules-priority.ts')).toContain("setFieldRules(queryInterface, 'tickets', 'priority', {})");
+    const resource = read('src/modules/tickets/resource.ts');
+    expect(resource).toContain('    priority: field.integer({ default: 3 }),');
+    expect(resource).toMatch(/migrations: \[createTickets, addSeverity, rulesPriority0003, rulesSeverity0004, rulesPriority0005\]/);
+  });
+
+  it.each([
+    [['tickets', 'status:enum:open,open'], /an enum value is given twice/],
+    [['tickets', 'status:enum:open,closed=bogus'], /the default "bogus" is not one of: open, closed/],
+    [['tickets', 'priority:integer:5..1'], /minimum 5 is above maximum 1/],
+    [['tickets', 'priority:integer:1.5..3'], /range end '1.5' is not an integer/],
+    [['tickets', 'priority:integer:1..5=9'], /the default 9 is not from 1 to 5/],
+    [['tickets', 'code:string:/([/'], /pattern \(\[ is not a regular expression/],
+  ])('new:module refuses %j with a clear message and writes nothing', (args, message) => {
+    const result = run(dir, args);
+    expect(result.stderr).toMatch(message);
+    expect(result.status).toBe(2);
+    expect(existsSync(path.join(dir, 'src/modules/tickets'))).toBe(false);
+  });
+
+  it.each([
+    [['tickets', 'title', '--range', '1..3'], /'title' \(string\) is not an integer or number field/],
+    [['tickets', 'priority', '--range', '4..5'], /the default 3 is not from 4 to 5/],
+    [['tickets', 'priority', '--enum', 'a,b'], /enum, minLength and pattern are for string fields/],
+    [['tickets', 'priority', '--range', '1..5'], /'priority' has these rules already/],
+    [['tickets', 'priority', '--range', '1..9', '--drop'], /go alone/],
+    [['tickets', 'nothing', '--enum', 'a'], /'nothing' is not a field of tickets/],
+  ])('new:field refuses %j and writes nothing', (args, message) => {
+    expect(run(dir, ['tickets', 'title:string', 'priority:integer:1..5=3']).status).toBe(0);
+    const before = read('src/modules/tickets/resource.ts');
+    const result = run(dir, args, 'field');
+    expect(result.stderr).toMatch(message);
+    expect(result.status).toBe(2);
+    expect(read('src/modules/tickets/resource.ts')).toBe(before);
+    expect(readdirSync(path.join(dir, 'src/modules/tickets/migrations'))).toEqual(['0001-create-tickets.ts']);
+  });
+});

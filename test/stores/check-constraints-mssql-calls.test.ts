@@ -1,0 +1,57 @@
+import { Sequelize } from 'sequelize';
+import { CheckViolationError } from '../../src/stores/errors';
+import { checkExpression, checkSignature, setFieldRules } from '../../src/stores/sql/migrations/check-constraints';
+import { translateSqlError } from '../../src/stores/sql/sql-errors';
+
+// What SQL Server is asked to hold a field's rules (no server runs here; the same steps run on SQLite,
+// PostgreSQL and MariaDB in field-rules-database.test.ts): the rows breaking a new rule counted first, the
+// old constraint <table>_<column>_check dropped and the new one added; its 547 for a CHECK constraint is the
+// store's CheckViolationError naming the constraint, not a foreign key's.
+
+function mssql(answers: { breaking?: number; existing?: string[] } = {}) {
+  // No driver is needed to build SQL: a stand-in keeps tedious out (as in field-rename-drop-mssql-calls.test.ts).
+  const sequelize = new Sequelize({ dialect: 'mssql', host: '127.0.0.1', port: 1, logging: false, dialectModule: { Connection: class {}, TYPES: {}, ISOLATION_LEVEL: {} } } as never);
+  const calls: string[] = [];
+  jest.spyOn(sequelize, 'query').mockImplementation((async (sql: string) => {
+    calls.push(sql.replace(/\s+/g, ' ').trim());
+    if (/^SELECT COUNT\(\*\)/.test(sql)) return [{ breaking: answers.breaking ?? 0 }];
+    if (/sys\.check_constraints/.test(sql)) return (answers.existing ?? []).map((name) => ({ name, definition: "([status]=N'open')" }));
+    return [[], 0];
+  }) as never);
+  return { queryInterface: sequelize.getQueryInterface(), calls };
+}
+
+describe('SQL Server: a field rule as a CHECK constraint', () => {
+  it('spells each rule for SQL Server: N literals, DATALENGTH for a length (LEN ignores trailing spaces), no pattern (no regular expressions)', () => {
+    expect(checkExpression('mssql', '[status]', { enum: ['open', "it's"] })).toBe("([status] IN (N'open', N'it''s'))");
+    expect(checkExpression('mssql', '[priority]', { minimum: 1, maximum: 5 })).toBe('([priority] >= 1) AND ([priority] <= 5)');
+    expect(checkExpression('mssql', '[code]', { minLength: 3, pattern: '^[A-Z]{3}$' })).toBe('(DATALENGTH([code]) >= 6)');
+    expect(checkExpression('mssql', '[code]', { pattern: '^[A-Z]{3}$' })).toBeUndefined();
+    // How SQL Server shows it back compares equal: the literals in order.
+    expect(checkSignature("([priority]>=(1) AND [priority]<=(5))")).toBe(checkSignature('([priority] >= 1) AND ([priority] <= 5)'));
+  });
+
+  it('counts the breaking rows, drops the old constraint by its name, adds the new one', async () => {
+    const { queryInterface, calls } = mssql({ existing: ['tickets_status_check'] });
+    await setFieldRules(queryInterface, 'tickets', 'status', { enum: ['open', 'closed'] });
+    expect(calls).toEqual([
+      "SELECT COUNT(*) AS [breaking] FROM [tickets] WHERE [status] IS NOT NULL AND NOT (([status] IN (N'open', N'closed')))",
+      'SELECT name AS [name], definition AS [definition] FROM sys.check_constraints WHERE parent_object_id = OBJECT_ID(:table)',
+      'ALTER TABLE [tickets] DROP CONSTRAINT [tickets_status_check]',
+      "ALTER TABLE [tickets] ADD CONSTRAINT [tickets_status_check] CHECK (([status] IN (N'open', N'closed')))",
+    ]);
+  });
+
+  it('refuses a narrowed rule while rows break it, before any ALTER', async () => {
+    const { queryInterface, calls } = mssql({ breaking: 7, existing: ['tickets_status_check'] });
+    await expect(setFieldRules(queryInterface, 'tickets', 'status', { enum: ['open'] })).rejects.toThrow('7 rows of tickets hold a status that is not one of: open');
+    expect(calls.filter((sql) => sql.startsWith('ALTER'))).toEqual([]);
+  });
+
+  it('tells 547 for a CHECK constraint from a foreign key one, with the constraint named', () => {
+    const refused = Object.assign(new Error('x'), { original: { number: 547, message: 'The INSERT statement conflicted with the CHECK constraint "tickets_status_check". The conflict occurred in database "app", table "dbo.tickets", column \'status\'.' } });
+    const translated = translateSqlError(refused);
+    expect(translated).toBeInstanceOf(CheckViolationError);
+    expect((translated as CheckViolationError).constraint).toBe('tickets_status_check');
+  });
+});

@@ -1,0 +1,86 @@
+import type { Connection } from 'mongoose';
+import { defineResource, field } from '../../src/modules/kit';
+import { SchemaDriftError } from '../../src/stores/errors';
+import { applyValidators, collectionSchema, declareValidator, validatorDifferences } from '../../src/stores/mongo/collection-validator';
+import { translateMongoError } from '../../src/stores/mongo/mongo-errors';
+import { CheckViolationError } from '../../src/stores/errors';
+
+// What MongoDB is asked to hold a resource's field rules (no server runs here): a $jsonSchema validator,
+// set by createCollection on a new collection and by collMod on one that exists, after counting the
+// documents the rules refuse; a refused write (code 121) is the store's CheckViolationError.
+
+const tickets = defineResource({
+  name: 'kit-validated',
+  table: 'kit_validated',
+  modelName: 'KitValidated',
+  fields: {
+    status: field.string({ enum: ['open', 'closed'], default: 'open' }),
+    priority: field.integer({ minimum: 1, maximum: 5, default: 3 }),
+    code: field.string({ optional: true, minLength: 3, pattern: '^[A-Z]{3}$' }),
+    label: field.string({ optional: true, enum: ['a', 'b'] }),
+    title: field.string(),
+  },
+  migrations: [],
+});
+
+const SCHEMA = {
+  bsonType: 'object',
+  properties: {
+    status: { enum: ['open', 'closed'] },
+    priority: { minimum: 1, maximum: 5 },
+    code: { minLength: 3, pattern: '^[A-Z]{3}$' },
+    label: { enum: ['a', 'b', null] },
+  },
+};
+
+function fakeConnection(existing: Record<string, { validator?: unknown }>, breaking = 0) {
+  const calls: unknown[][] = [];
+  const db = {
+    listCollections: (filter: { name: string }) => ({ toArray: async () => (filter.name in existing ? [{ name: filter.name, options: existing[filter.name] }] : []) }),
+    createCollection: async (name: string, options: unknown) => void calls.push(['createCollection', name, options]),
+    command: async (command: unknown) => void calls.push(['command', command]),
+    collection: (name: string) => ({ countDocuments: async (filter: unknown) => (calls.push(['countDocuments', name, filter]), breaking) }),
+  };
+  const connection = { db } as unknown as Connection;
+  declareValidator(connection, tickets);
+  return { connection, calls };
+}
+
+describe('MongoDB: field rules as a $jsonSchema validator', () => {
+  it('derives the validator from the declaration (an optional enum takes null; fields without rules are left out)', () => {
+    expect(collectionSchema(tickets)).toEqual(SCHEMA);
+  });
+
+  it('creates a missing collection with its validator, error on a refused write', async () => {
+    const { connection, calls } = fakeConnection({});
+    await applyValidators(connection);
+    expect(calls).toEqual([['createCollection', 'kit_validated', { validator: { $jsonSchema: SCHEMA }, validationAction: 'error', validationLevel: 'strict' }]]);
+  });
+
+  it('counts the documents a changed rule refuses, then sets it with collMod; an unchanged one is left alone', async () => {
+    const { connection, calls } = fakeConnection({ kit_validated: { validator: { $jsonSchema: { bsonType: 'object', properties: { status: { enum: ['open'] } } } } } });
+    await applyValidators(connection);
+    expect(calls).toEqual([
+      ['countDocuments', 'kit_validated', { $nor: [{ $jsonSchema: SCHEMA }] }],
+      ['command', { collMod: 'kit_validated', validator: { $jsonSchema: SCHEMA }, validationAction: 'error', validationLevel: 'strict' }],
+    ]);
+    const same = fakeConnection({ kit_validated: { validator: { $jsonSchema: SCHEMA } } });
+    await applyValidators(same.connection);
+    expect(same.calls).toEqual([]);
+    expect(await validatorDifferences(same.connection)).toEqual([]);
+  });
+
+  it('refuses a narrowed rule while documents break it, naming how many, before changing anything', async () => {
+    const { connection, calls } = fakeConnection({ kit_validated: {} }, 4);
+    await expect(applyValidators(connection)).rejects.toThrow('4 documents of kit_validated break the declared rules');
+    expect(calls.map(([call]) => call)).toEqual(['countDocuments']);
+  });
+
+  it('names a collection without its validator at start-up, and tells a refused write (121) as a CheckViolationError', async () => {
+    const { connection } = fakeConnection({ kit_validated: {} });
+    expect(await validatorDifferences(connection)).toEqual([expect.stringMatching(/^collection kit_validated does not hold the declared rules as its \$jsonSchema validator: npm run db:migrate/)]);
+    expect(new SchemaDriftError(await validatorDifferences(connection)).message).toContain('kit_validated');
+    const refused = Object.assign(new Error('Document failed validation'), { name: 'MongoServerError', code: 121 });
+    expect(translateMongoError(refused)).toBeInstanceOf(CheckViolationError);
+  });
+});
