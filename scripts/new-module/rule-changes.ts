@@ -4,8 +4,11 @@ import { allowedInWords, type FieldRules } from '../../src/stores/kit/field-rule
 import { columnOf } from '../../src/stores/kit/fields';
 import { declaredFields } from './field-changes';
 import type { PlannedFile } from './generate';
-import { checkRules, declaredRules, parseEnum, parseRange, ruleOptions, withoutRules } from './rule-forms';
-import { declarationFile, DEFAULT_OPTION, nextMigrationNumber, withMigration } from './source-edits';
+import ts from 'typescript';
+import { withFieldOption } from './declaration';
+import { checkRules, parseEnum, parseRange, RULE_KEYS, ruleOptions, ruleValues } from './rule-forms';
+import { declarationFile, nextMigrationNumber, withMigration } from './source-edits';
+import { parse, stringValue } from './syntax-tree';
 import { checkModuleName, moduleNames, SpecError, type DefaultValue } from './spec';
 
 // npm run new:field -- <module> <field> --enum a,b,c | --range 1..10 | --min-length 3 | --pattern '^[A-Z]+$' | --no-rules
@@ -52,11 +55,34 @@ function changedRules(name: string, type: string, current: FieldRules, change: R
   return next as FieldRules;
 }
 
-function defaultOf(options: string): DefaultValue | undefined {
-  const literal = DEFAULT_OPTION.exec(options)?.[1];
-  if (literal === undefined) return undefined;
-  if (literal.startsWith("'")) return literal.slice(1, -1).replace(/\\(.)/g, '$1');
-  return literal === 'true' ? true : literal === 'false' ? false : /^-?[\d.]+$/.test(literal) ? Number(literal) : undefined;
+/** The value of an option's expression as written (a literal: string, number, boolean, array of strings), through its syntax tree. */
+export function literalValue(text: string): unknown {
+  const statement = parse(`(${text});`).statements[0];
+  let node = statement && ts.isExpressionStatement(statement) ? statement.expression : undefined;
+  while (node && ts.isParenthesizedExpression(node)) node = node.expression;
+  if (!node) return undefined;
+  if (ts.isArrayLiteralExpression(node)) return node.elements.map((element) => stringValue(element));
+  if (ts.isPrefixUnaryExpression(node) && node.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(node.operand)) return -Number(node.operand.text);
+  if (ts.isNumericLiteral(node)) return Number(node.text);
+  if (node.kind === ts.SyntaxKind.TrueKeyword) return true;
+  if (node.kind === ts.SyntaxKind.FalseKeyword) return false;
+  return stringValue(node);
+}
+
+/** The rules of a declared field, from its options as written (DeclaredField.option). */
+export function declaredRules(option: Record<string, string>): FieldRules {
+  const read = (key: (typeof RULE_KEYS)[number]) => (option[key] === undefined ? undefined : literalValue(option[key]));
+  return Object.fromEntries(RULE_KEYS.flatMap((key) => (read(key) === undefined ? [] : [[key, read(key)]]))) as FieldRules;
+}
+
+/** The declaration with a field's rules set to `rules` (each rule option written, replaced or removed in place). */
+export function withRules(source: string, name: string, rules: FieldRules): string {
+  return Object.entries(ruleValues(rules)).reduce((edited, [key, value]) => withFieldOption(edited, name, key, value), source);
+}
+
+function defaultOf(written: string | undefined): DefaultValue | undefined {
+  const value = written === undefined ? undefined : literalValue(written);
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
 }
 
 /** The migration and the edited declaration of a rule change on an existing field. */
@@ -67,8 +93,8 @@ export function planRuleChange(root: string, module: string | undefined, fieldNa
   const source = readFileSync(path.join(root, file), 'utf8');
   const field = declaredFields(source).find((candidate) => candidate.name === fieldName);
   if (!field) throw new SpecError(`'${fieldName}' is not a field of ${module}`);
-  const current = declaredRules(field.options);
-  const rules = checkRules({ name: fieldName, type: field.type, default: defaultOf(field.options) }, changedRules(fieldName, field.type, current, change));
+  const current = declaredRules(field.option);
+  const rules = checkRules({ name: fieldName, type: field.type, default: defaultOf(field.option.default) }, changedRules(fieldName, field.type, current, change));
   if (JSON.stringify(rules) === JSON.stringify(current)) throw new SpecError(`'${fieldName}' has these rules already`);
   const { table } = moduleNames(module!);
   const number = nextMigrationNumber(root, module!);
@@ -86,9 +112,7 @@ export const ${constant}: SqlMigration = {
   down: (queryInterface) => setFieldRules(queryInterface, '${table}', '${columnOf(fieldName)}', ${rulesLiteral(current)}),
 };
 `;
-  const options = [...withoutRules(field.options), ...ruleOptions(rules)];
-  const line = `    ${field.name}: field.${field.type}(${options.length > 0 ? `{ ${options.join(', ')} }` : ''}),`;
-  const edited = withMigration(source.replace(field.line, line), constant, name);
+  const edited = withMigration(withRules(source, fieldName, rules), constant, name);
   return [
     { path: `src/modules/${module}/migrations/${name}.ts`, content: migration, edit: false },
     { path: file, content: edited, edit: true },

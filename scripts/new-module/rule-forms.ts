@@ -58,47 +58,20 @@ export function readRuleForm(argument: string): { plain: string; rules: FieldRul
   return undefined;
 }
 
-/** The rules as declaration options: `enum: ['open', 'closed']`, `minimum: 1`, … (the same in a migration's column options). */
-export function ruleOptions(rules: FieldRules | undefined): string[] {
-  if (!rules) return [];
-  return [
-    ...(rules.enum ? [`enum: [${rules.enum.map((value) => literal(value, 'string')).join(', ')}]`] : []),
-    ...(rules.minimum !== undefined ? [`minimum: ${rules.minimum}`] : []),
-    ...(rules.maximum !== undefined ? [`maximum: ${rules.maximum}`] : []),
-    ...(rules.minLength !== undefined ? [`minLength: ${rules.minLength}`] : []),
-    ...(rules.pattern !== undefined ? [`pattern: ${literal(rules.pattern, 'string')}`] : []),
-  ];
-}
+export const RULE_KEYS = ['enum', 'minimum', 'maximum', 'minLength', 'pattern'] as const;
 
-const unquote = (text: string) => text.slice(1, -1).replace(/\\(.)/g, '$1');
-const QUOTED = `'(?:[^'\\\\]|\\\\.)*'`;
-
-/** The rules written in a declaration's options text (as ruleOptions writes them). */
-export function declaredRules(options: string): FieldRules {
-  const number = (key: string) => new RegExp(`\\b${key}: (-?[\\d.]+)`).exec(options)?.[1];
-  const enumList = new RegExp(`\\benum: \\[((?:${QUOTED}(?:, )?)*)\\]`).exec(options)?.[1];
-  const pattern = new RegExp(`\\bpattern: (${QUOTED})`).exec(options)?.[1];
-  const [minimum, maximum, minLength] = [number('minimum'), number('maximum'), number('minLength')];
+/** Each rule's value as a TypeScript expression (`['open', 'closed']`, `1`, `'^[A-Z]+$'`), undefined where the rule is absent. */
+export function ruleValues(rules: FieldRules | undefined): Record<(typeof RULE_KEYS)[number], string | undefined> {
   return {
-    ...(enumList !== undefined ? { enum: [...enumList.matchAll(new RegExp(QUOTED, 'g'))].map((match) => unquote(match[0])) } : {}),
-    ...(minimum !== undefined ? { minimum: Number(minimum) } : {}),
-    ...(maximum !== undefined ? { maximum: Number(maximum) } : {}),
-    ...(minLength !== undefined ? { minLength: Number(minLength) } : {}),
-    ...(pattern !== undefined ? { pattern: unquote(pattern) } : {}),
+    enum: rules?.enum ? `[${rules.enum.map((value) => literal(value, 'string')).join(', ')}]` : undefined,
+    minimum: rules?.minimum?.toString(),
+    maximum: rules?.maximum?.toString(),
+    minLength: rules?.minLength?.toString(),
+    pattern: rules?.pattern !== undefined ? literal(rules.pattern, 'string') : undefined,
   };
 }
 
-/** A declaration's options text without its rules: the other options, each `key: value` (what is left to write them back into). */
-export function withoutRules(options: string): string[] {
-  const inner = options.replace(/^\{\s*|\s*\}$/g, '');
-  const removed = inner
-    .replace(new RegExp(`\\benum: \\[(?:${QUOTED}(?:, )?)*\\]`), '')
-    .replace(/\b(minimum|maximum|minLength): -?[\d.]+/g, '')
-    .replace(new RegExp(`\\bpattern: ${QUOTED}`), '');
-  // The removed options leave their commas: `default: 3, , ` → `default: 3`.
-  const tidied = removed.replace(/(,\s*)+(?=,|$)/g, '').replace(/^(\s*,)+\s*/, '').replace(/,(\s*,)+/g, ',');
-  return tidied
-    .split(/,\s*(?=\w+:)/)
-    .map((part) => part.trim())
-    .filter(Boolean);
+/** The rules as declaration options: `enum: ['open', 'closed']`, `minimum: 1`, … (the same in a migration's column options). */
+export function ruleOptions(rules: FieldRules | undefined): string[] {
+  return Object.entries(ruleValues(rules)).flatMap(([key, value]) => (value === undefined ? [] : [`${key}: ${value}`]));
 }
