@@ -7,6 +7,7 @@ import { requestMetrics } from './middleware/request-metrics';
 import { corsPolicy, securityHeaders } from './middleware/security';
 import { mountApiDocs } from './openapi/docs-routes';
 import { createRouter, exactRoutes, middlewareOf, modulePrefix, mountRoutes, underPrefix } from './routing/mount';
+import { admission } from './routing/request-budget';
 import type { RequestState } from './routing/route';
 
 /**
@@ -33,7 +34,8 @@ export function createApp(services: Services, modules: readonly ModuleFactory[])
     if (module.middleware?.length) app.use(underPrefix(modulePrefix(module), module.middleware.map(middlewareOf)));
   }
 
-  const chains = mountRoutes(router, api.routes, { auth: { tokens, callers }, bodyLimitBytes: config.bodyLimitBytes });
+  const admit = services.requestBudget && admission(services.requestBudget, logger);
+  const chains = mountRoutes(router, api.routes, { auth: { tokens, callers, admit }, bodyLimitBytes: config.bodyLimitBytes });
   if (config.apiDocs) mountApiDocs(router, api.document, config.publicUrl);
   // Tracing's route spans come from the router's layers: with tracing on, every request goes through it.
   if (!config.tracing) app.use(exactRoutes(chains));

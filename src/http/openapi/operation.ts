@@ -55,6 +55,13 @@ function declaredByMiddleware(route: MountedRoute): { errors: ErrorResponses[]; 
 }
 
 
+/** What the per-user request budget sends on an authenticated route's answers (src/http/routing/request-budget.ts). */
+const BUDGET_HEADERS: Record<string, HeaderDoc> = {
+  'RateLimit-Limit': FRAMEWORK_HEADERS['RateLimit-Limit'],
+  'RateLimit-Remaining': FRAMEWORK_HEADERS['RateLimit-Remaining'],
+  'RateLimit-Reset': FRAMEWORK_HEADERS['RateLimit-Reset'],
+};
+
 /** Every error status this route can answer, with why and which headers come with it. */
 function errorEntries(route: MountedRoute): Map<number, ErrorEntry> {
   const { definition } = route;
@@ -73,6 +80,12 @@ function errorEntries(route: MountedRoute): Map<number, ErrorEntry> {
     add(401, { description: 'Missing, invalid or expired bearer token', headers: { 'WWW-Authenticate': FRAMEWORK_HEADERS['WWW-Authenticate'] } });
   }
   if (typeof definition.access === 'object') add(403, `The caller's role is not one of: ${definition.access.roles.join(', ')}`);
+  if (definition.access !== 'public') {
+    add(429, {
+      description: "The caller's request budget is spent (USER_RATE_LIMIT_MAX per USER_RATE_LIMIT_WINDOW per user; roles in USER_RATE_LIMIT_EXEMPT_ROLES are not counted)",
+      headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'], ...BUDGET_HEADERS },
+    });
+  }
   if (definition.body) {
     add(413, 'Body larger than the configured limit (BODY_LIMIT)');
     add(415, 'A body that is not JSON');
@@ -96,7 +109,8 @@ function errorEntries(route: MountedRoute): Map<number, ErrorEntry> {
  * framework header always sent (X-Request-Id) says so in its component.
  */
 function headerRefs(route: MountedRoute, headers: Record<string, HeaderDoc>, required: ReadonlySet<string>): Record<string, JsonSchema> {
-  const all: Record<string, HeaderDoc> = { 'X-Request-Id': FRAMEWORK_HEADERS['X-Request-Id'], ...declaredByMiddleware(route).headers, ...headers };
+  const budget = route.definition.access === 'public' ? {} : BUDGET_HEADERS; // the token check's request budget (when on)
+  const all: Record<string, HeaderDoc> = { 'X-Request-Id': FRAMEWORK_HEADERS['X-Request-Id'], ...budget, ...declaredByMiddleware(route).headers, ...headers };
   return Object.fromEntries(
     Object.entries(all).map(([name, header]) => {
       if (FRAMEWORK_HEADERS[name]?.required) return [name, { $ref: `#/components/headers/${name}` }]; // its component says it is always sent
