@@ -40,6 +40,16 @@ describe('per-user request budget, in memory', () => {
     await request(t.app.callback()).get('/api/probe/admin').set('Authorization', authorization).expect(429);
   });
 
+  it('is in the served document: 429 with Retry-After and the counters on authenticated routes, nothing on public ones', async () => {
+    const doc = (await request(t.app.callback()).get('/openapi.json').expect(200)).body as { paths: Record<string, Record<string, { responses: Record<string, { headers?: object }> }>> };
+    const me = doc.paths['/api/probe/me']!.get!.responses;
+    expect(Object.keys(me['429']!.headers!).sort()).toEqual(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id']);
+    expect(Object.keys(me['200']!.headers!)).toEqual(expect.arrayContaining(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']));
+    const open = doc.paths['/api/probe/public']!.get!.responses;
+    expect(open['429']).toBeUndefined();
+    expect(Object.keys(open['200']!.headers!)).toEqual(['X-Request-Id']);
+  });
+
   it('one user spending the budget leaves another user theirs', async () => {
     const spender = await t.signIn('user');
     const other = await t.signIn('user');
@@ -87,7 +97,7 @@ if (!redisBinary) process.stdout.write('per-user request budget in Redis: skippe
 
 (redisBinary ? describe : describe.skip)('per-user request budget, in Redis', () => {
   let redis: RedisServer;
-  let replicas: TestApp[] = [];
+  const replicas: TestApp[] = [];
   let directory: string;
   beforeAll(async () => {
     redis = await startRedisServer(redisBinary!);
