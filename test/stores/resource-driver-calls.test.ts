@@ -243,6 +243,23 @@ describe('MongoDB: what the store asks of mongoose', () => {
     ]);
   });
 
+  it('counts in the database, with countDocuments limited to the count limit plus one, and every read under the statement budget (maxTimeMS)', async () => {
+    const model = connection.models.KitNote!;
+    const budgets: number[] = [];
+    const counted: unknown[] = [];
+    const query = (result: unknown) => {
+      const chained = { sort: () => chained, skip: () => chained, limit: () => chained, lean: () => chained, exec: async () => result, maxTimeMS: (ms: number) => (budgets.push(ms), chained) };
+      return chained;
+    };
+    jest.spyOn(model, 'find').mockImplementation((() => query([])) as never);
+    jest.spyOn(model, 'countDocuments').mockImplementation(((filter: unknown, options: unknown) => (counted.push([filter, options]), query(7))) as never);
+    const page = await stores.notes.list({ ownerId: 'o' }, list({ countUpTo: 500 }));
+    expect(page).toMatchObject({ total: 7, totalCapped: false });
+    expect(counted).toEqual([[{ $and: [{ ownerId: 'o' }] }, { limit: 501 }]]);
+    expect(budgets.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(budgets)).toEqual(new Set([context.timeoutMs]));
+  });
+
   it('?include= reads the records a page points at in one find per field, in the caller scope, by _id', async () => {
     const filters: unknown[] = [];
     jest.spyOn(connection.models.KitNote!, 'find').mockImplementation(chain([{ _id: 'n1', ownerId: 'o', title: 't' }], filters) as never);
