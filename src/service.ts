@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { CallerStates } from './auth/caller-states';
+import { createRequestBudget } from './auth/request-budget';
 import { PasswordHasher } from './auth/passwords';
 import type * as OidcProviders from './auth/oidc/providers';
 import { userStore } from './auth/stores/definitions';
@@ -81,6 +82,7 @@ export async function openApp(
     logger.info({ engine: connected.engine, database: connected.description }, 'database connected');
     const { metrics, database } = observability(config, connected, stores);
     const services: Services = { config, logger, database, tokens: new TokenService(config.jwt), ...userServices(config, database), lifecycle, metrics };
+    services.requestBudget = createRequestBudget(config, logger, lifecycle);
     if (config.oidc) services.oidc = await discoverOidc(config.oidc, logger);
     return { app: createApp(services, modules), services }; // a bad route declaration throws here
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { CallerStates } from './auth/caller-states';
+import type { RequestBudget } from './auth/request-budget';
 import type { OidcProvider } from './auth/oidc/providers';
 import type { UserStore } from './auth/stores/user-store';
 import type { TokenService } from './auth/tokens';
@@ -21,6 +22,8 @@ export interface Services {
   users: UserStore;
   /** The users' current state, for the guards: a changed user must be `forget`-ed here (docs/decisions/009). */
   callers: CallerStates;
+  /** The per-user request budget on authenticated routes (USER_RATE_LIMIT_MAX); undefined when off. */
+  requestBudget?: RequestBudget;
   lifecycle: Lifecycle;
   /** Prometheus metrics when METRICS_PORT is set; otherwise `metricsOff`, whose calls do nothing. */
   metrics: Metrics;

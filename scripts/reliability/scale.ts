@@ -129,7 +129,7 @@ async function main(): Promise<number> {
   await stack.compose(['exec', '-T', 'app1', 'node', 'dist/cli/user-create.js', '--email', DEMO.email, '--password', DEMO.password]);
   const failures = await rateLimitCheck(stack, lbPort);
 
-  stack.setEnv({ AUTH_RATE_LIMIT_MAX: '1000000000' });
+  stack.setEnv({ AUTH_RATE_LIMIT_MAX: '1000000000', USER_RATE_LIMIT_MAX: '1000000000' });
   await stack.compose(['up', '-d', '--no-build']); // recreates the replicas with the new setting
   await waitAllUp(statsPort);
 

@@ -27,6 +27,7 @@ const DOCUMENT_ENV = {
   USER_STORE: 'database',
   AUTH_REGISTRATION: 'true',
   MFA_ENCRYPTION_KEY: 'openapi-document-only-0123456789abcdef0123', // two-factor routes in the document; nothing is sealed
+  USER_RATE_LIMIT_MAX: '600', // the per-user budget as outside tests (its 429 and counters in the document)
 };
 
 export function generateDocument(): string {

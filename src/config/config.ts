@@ -6,6 +6,7 @@ import { ConfigError } from './errors';
 import { mailSettings, type MailSettings } from './mail-settings';
 import { mfaSettings, type MfaSettings } from './mfa-settings';
 import { oidcSettings, type OidcSettings } from './oidc-settings';
+import { requestBudgetSettings, type RequestBudgetSettings } from './request-budget-settings';
 import { boolean, byteSize, integer, oneOf, read, timerMs, type Env } from './readers';
 import { readSecrets, refuseGuessable } from './secrets';
 
@@ -48,6 +49,8 @@ export interface Config {
   redisUrl: string | undefined;
   trustProxy: number;
   authRateLimit: { max: number; windowMs: number };
+  /** The per-user request budget on authenticated routes (src/auth/request-budget.ts). */
+  userRateLimit: RequestBudgetSettings;
   /** Failed logins allowed per (account, client) and per account before that login is refused for the window. */
   loginThrottle: LoginThrottleSettings;
   /** Refresh-token rotation (off by default: the specification keeps the stored record unchanged). */
@@ -248,6 +251,7 @@ export function loadConfig(env: Env = process.env): Config {
       max: integer(env, 'AUTH_RATE_LIMIT_MAX', 10, 1, 1_000_000_000),
       windowMs: timerMs(env, 'AUTH_RATE_LIMIT_WINDOW', '15m'),
     },
+    userRateLimit: requestBudgetSettings(env, roleList, mode === 'test'),
     loginThrottle: loginThrottle(env),
     refreshRotation: refreshRotation(env, REFRESH_TTL_SECONDS),
     callerStateTtlMs: callerStateTtlMs(env),

@@ -48,6 +48,23 @@ describe('sqlConnectionSettings', () => {
     expect(description).not.toContain('hunter2');
   });
 
+  it('sets the statement budget on each MySQL/MariaDB session: max_statement_time (MariaDB), else max_execution_time (MySQL)', async () => {
+    const { options } = sqlConnectionSettings('mysql://app:pw@db/shop', 'mysql', 2_500, logger);
+    const sent: string[] = [];
+    const session = (refuse: RegExp) => ({
+      query: (sql: string, callback: (error: Error | null) => void) => {
+        sent.push(sql);
+        callback(refuse.test(sql) ? new Error('Unknown system variable') : null);
+      },
+    });
+    const afterConnect = options.hooks!.afterConnect as (connection: unknown, config: unknown) => Promise<void>;
+    await afterConnect(session(/^$/), {});
+    expect(sent).toEqual(['SET SESSION max_statement_time = 2.500']);
+    sent.length = 0;
+    await afterConnect(session(/max_statement_time/), {});
+    expect(sent).toEqual(['SET SESSION max_statement_time = 2.500', 'SET SESSION max_execution_time = 2500']);
+  });
+
   it('maps SQLite URLs to a file or to memory', () => {
     expect(sqlConnectionSettings('sqlite::memory:', 'sqlite', 1_000, logger)).toMatchObject({ inMemory: true, description: 'sqlite (in memory)' });
     const file = sqlConnectionSettings('sqlite:./data/app.sqlite', 'sqlite', 1_000, logger);

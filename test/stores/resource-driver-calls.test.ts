@@ -37,12 +37,17 @@ async function listStatements(context: SqlStoreContext, query: ListQuery): Promi
     calls.push(given ?? {});
     return [];
   });
+  const counts: string[] = [];
+  jest.spyOn(context.sequelize, 'query').mockImplementation((async (sql: string) => {
+    counts.push(sql);
+    return { n: 0 };
+  }) as never);
   await store.list({ ownerId: 'o' }, query);
   const generator = (context.sequelize.getQueryInterface() as unknown as { queryGenerator: { selectQuery(table: string, options: unknown, model: unknown): string } }).queryGenerator;
   // As findAll does before it writes SQL: attribute names in where and order become column names.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- Sequelize's own helper, not in its exports' types
   const { mapOptionFieldNames } = require('sequelize/lib/utils') as { mapOptionFieldNames(options: unknown, model: unknown): FindOptions };
-  return calls.map((options) => generator.selectQuery('kit_notes', mapOptionFieldNames({ ...options, attributes: ['id'] }, model), model));
+  return [...calls.map((options) => generator.selectQuery('kit_notes', mapOptionFieldNames({ ...options, attributes: ['id'] }, model), model)), ...counts];
 }
 
 const listSql = async (context: SqlStoreContext, query: ListQuery) => (await listStatements(context, query)).join('\n');
@@ -69,6 +74,13 @@ describe('SQL Server: equality without trailing-space padding', () => {
     expect(statements[0]).toMatch(/^SELECT \[owner_id\], \[title\], COUNT\(\*\) AS duplicates FROM \[notes\] WHERE \[owner_id\] IS NOT NULL AND \[title\] IS NOT NULL GROUP BY/);
     expect(statements[1]).toBe('ALTER TABLE [notes] ADD [title_bytes] AS DATALENGTH([title]) PERSISTED');
     expect(statements[2]).toMatch(/CREATE UNIQUE INDEX \[notes_title_unique\] ON \[notes\] \(\[owner_id\], \[title\], \[title_bytes\]\) WHERE \[title\] IS NOT NULL/);
+  });
+
+  it('counts in the database over at most the limit (plus one) of rows: OFFSET … FETCH inside the derived table', async () => {
+    const [, count] = await listStatements(sqlContext('mssql'), list({ countUpTo: 500 }));
+    expect(count).toBe(
+      "SELECT COUNT(*) AS n FROM (SELECT [id] FROM [kit_notes] AS [KitNote] WHERE ([KitNote].[owner_id] = N'o') ORDER BY [KitNote].[id] OFFSET 0 ROWS FETCH NEXT 501 ROWS ONLY) AS bounded",
+    );
   });
 
   it('names the binary collation of each engine', async () => {
@@ -101,10 +113,10 @@ describe('PostgreSQL: every page a range of one index, nulls first as on the oth
     expect(statements.join()).not.toContain(' OR ');
   });
 
-  it('counts only when asked, reading at most the limit (plus one) of ids', async () => {
+  it('counts only when asked, in the database, over at most the limit (plus one) of rows', async () => {
     expect(await listStatements(sqlContext('postgres'), list({}))).toHaveLength(1);
     const [, count] = await listStatements(sqlContext('postgres'), list({ countUpTo: 500 }));
-    expect(count).toMatch(/^SELECT "id" FROM "kit_notes" AS "KitNote" WHERE \("KitNote"."owner_id" = 'o'\) LIMIT 501;$/);
+    expect(count).toBe(`SELECT COUNT(*) AS n FROM (SELECT "id" FROM "kit_notes" AS "KitNote" WHERE ("KitNote"."owner_id" = 'o') LIMIT 501) AS bounded`);
   });
 });
 
@@ -229,6 +241,23 @@ describe('MongoDB: what the store asks of mongoose', () => {
       { $and: [...own, { dueAt: { $lt: after[0] } }] },
       { $and: [...own, { dueAt: null }] },
     ]);
+  });
+
+  it('counts in the database, with countDocuments limited to the count limit plus one, and every read under the statement budget (maxTimeMS)', async () => {
+    const model = connection.models.KitNote!;
+    const budgets: number[] = [];
+    const counted: unknown[] = [];
+    const query = (result: unknown) => {
+      const chained = { sort: () => chained, skip: () => chained, limit: () => chained, lean: () => chained, exec: async () => result, maxTimeMS: (ms: number) => (budgets.push(ms), chained) };
+      return chained;
+    };
+    jest.spyOn(model, 'find').mockImplementation((() => query([])) as never);
+    jest.spyOn(model, 'countDocuments').mockImplementation(((filter: unknown, options: unknown) => (counted.push([filter, options]), query(7))) as never);
+    const page = await stores.notes.list({ ownerId: 'o' }, list({ countUpTo: 500 }));
+    expect(page).toMatchObject({ total: 7, totalCapped: false });
+    expect(counted).toEqual([[{ $and: [{ ownerId: 'o' }] }, { limit: 501 }]]);
+    expect(budgets.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(budgets)).toEqual(new Set([context.timeoutMs]));
   });
 
   it('?include= reads the records a page points at in one find per field, in the caller scope, by _id', async () => {

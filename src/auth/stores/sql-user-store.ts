@@ -4,6 +4,7 @@ import { listPage } from '../../stores/kit/list-page';
 import type { ResourcePage } from '../../stores/kit/resource-store';
 import { newId } from '../../stores/ids';
 import type { SqlStoreContext } from '../../stores/kit/definition';
+import { boundedCount } from '../../stores/sql/bounded-count';
 import { normaliseEmail } from './email';
 import { LAST_ADMIN, USERS_ORDER, type DatabaseUserStore, type KeepRole, type ListedUser, type NewUser, type UserListQuery, type UserRecord } from './user-store';
 
@@ -146,7 +147,7 @@ export class SqlUserStore implements DatabaseUserStore {
           });
           return (rows as unknown as (UserRecord & { created_at: Date | string })[]).map((row) => ({ ...toRecord(row), createdAt: new Date(row.created_at) }));
         },
-        count: async (upTo) => (await this.User.findAll({ attributes: ['id'], limit: upTo, raw: true })).length,
+        count: (upTo) => boundedCount(this.User, undefined, upTo),
       }),
     );
   }

@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { ParameterizedContext } from 'koa';
 import { HashQueueFullError } from '../../auth/hash-queue';
 import type { Logger } from '../../logger';
 import { DuplicateKeyError, MissingReferenceError, ReferencedRecordError, RuleViolationError, StoreUnavailableError, UniqueKeyError } from '../../stores/errors';
@@ -51,15 +51,22 @@ function describe(error: unknown): Described {
   return { status: 500, message: 'Internal server error' };
 }
 
+/** What the outermost step (request-context.ts) asks of the error handling, around the rest of the chain. */
+export interface ErrorAnswers {
+  /** After the chain settled without an error: a status without a body still becomes an error (throws). */
+  settle(ctx: ParameterizedContext<RequestState>): void;
+  /** Any error of the chain (or of `settle`) as the fail envelope with its status. */
+  answer(ctx: ParameterizedContext<RequestState>, error: unknown): void;
+}
+
 /**
  * The one place errors become responses: the fail envelope with the error's status. Anything unexpected is
  * a 500 whose body says nothing about the cause (no stack, SQL or secret); the cause goes to the log with
- * the request id so it can be found.
+ * the request id so it can be found. Called by the request context, which holds the one try/catch.
  */
-export function errorHandler(logger: Logger): Middleware<RequestState> {
-  return async (ctx, next) => {
-    try {
-      await next();
+export function errorAnswers(logger: Logger): ErrorAnswers {
+  return {
+    settle(ctx) {
       // A status without a body gets the envelope too: 404 when no route matched, or the router's
       // 405 (with its Allow header) / 501 for a method it does not know.
       if (ctx.body == null && ctx.status >= 400) {
@@ -67,7 +74,8 @@ export function errorHandler(logger: Logger): Middleware<RequestState> {
       }
       // The router answers OPTIONS with 200 and an empty body: no content is 204, the bodiless answer.
       if (ctx.method === 'OPTIONS' && ctx.status === 200 && ctx.body === '') ctx.status = 204;
-    } catch (error) {
+    },
+    answer(ctx, error) {
       const described = describe(error);
       if (described.status === 500) logger.error({ reqId: ctx.state.requestId, err: error }, 'unhandled error');
       // Only the store's own outages here: other 503s (readiness while stopping, the rate limiter's refusal)
@@ -76,6 +84,6 @@ export function errorHandler(logger: Logger): Middleware<RequestState> {
       ctx.status = described.status;
       if (described.headers) ctx.set(described.headers);
       ctx.body = fail(described.message, described.errors);
-    }
+    },
   };
 }

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import cors from '@koa/cors';
 import type { Middleware } from 'koa';
 import helmet from 'koa-helmet';
@@ -37,16 +38,14 @@ function recordHelmetDefaults(): HeaderRecorder {
   return recorded;
 }
 
-/** Helmet's headers (above) on every response. */
-export function securityHeaders(): Middleware<RequestState> {
+/** Sets helmet's headers (above) on a response: the request context calls it for every request. */
+export function securityHeaders(): (res: ServerResponse) => void {
   const { set, removed } = recordHelmetDefaults();
   const headers = [...set];
   // Straight onto the Node response: ctx.set would type-check and stringify each value again per request.
-  return (ctx, next) => {
-    const { res } = ctx;
+  return (res) => {
     for (const [name, value] of headers) res.setHeader(name, value);
     for (const name of removed) res.removeHeader(name);
-    return next();
   };
 }
 

@@ -9,6 +9,8 @@ export interface DocumentOptions {
   package: PackageInfo;
   /** PUBLIC_URL: the one server of the document. Without it, `/`: the host that served the document. */
   publicUrl: string | undefined;
+  /** The per-user request budget is on (USER_RATE_LIMIT_MAX > 0): its 429 and counters on authenticated routes. */
+  requestBudget: boolean;
 }
 
 export type OpenApiDocument = JsonSchema & { paths: Record<string, Record<string, JsonSchema>> };
@@ -37,7 +39,7 @@ export function buildOpenApiDocument(routes: readonly MountedRoute[], options: D
     const clash = operationIds.get(operationId);
     if (clash) throw new Error(`${route.where}: operationId '${operationId}' is already used by ${clash}`);
     operationIds.set(operationId, route.where);
-    (paths[openApiPath(route.path)] ??= {})[definition.method.toLowerCase()] = describeOperation(route, operationId);
+    (paths[openApiPath(route.path)] ??= {})[definition.method.toLowerCase()] = describeOperation(route, operationId, options.requestBudget);
   }
 
   // A framework header that every operation states inline (as always sent) is referred to nowhere: left out.

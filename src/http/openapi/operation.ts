@@ -55,8 +55,15 @@ function declaredByMiddleware(route: MountedRoute): { errors: ErrorResponses[]; 
 }
 
 
+/** What the per-user request budget sends on an authenticated route's answers (src/http/routing/request-budget.ts). */
+const BUDGET_HEADERS: Record<string, HeaderDoc> = {
+  'RateLimit-Limit': FRAMEWORK_HEADERS['RateLimit-Limit'],
+  'RateLimit-Remaining': FRAMEWORK_HEADERS['RateLimit-Remaining'],
+  'RateLimit-Reset': FRAMEWORK_HEADERS['RateLimit-Reset'],
+};
+
 /** Every error status this route can answer, with why and which headers come with it. */
-function errorEntries(route: MountedRoute): Map<number, ErrorEntry> {
+function errorEntries(route: MountedRoute, budgeted: boolean): Map<number, ErrorEntry> {
   const { definition } = route;
   const entries = new Map<number, ErrorEntry>();
   const add = (status: number, doc: string | ErrorDoc) => {
@@ -73,6 +80,12 @@ function errorEntries(route: MountedRoute): Map<number, ErrorEntry> {
     add(401, { description: 'Missing, invalid or expired bearer token', headers: { 'WWW-Authenticate': FRAMEWORK_HEADERS['WWW-Authenticate'] } });
   }
   if (typeof definition.access === 'object') add(403, `The caller's role is not one of: ${definition.access.roles.join(', ')}`);
+  if (budgeted && definition.access !== 'public') {
+    add(429, {
+      description: "The caller's request budget is spent (USER_RATE_LIMIT_MAX per USER_RATE_LIMIT_WINDOW per user; roles in USER_RATE_LIMIT_EXEMPT_ROLES are not counted)",
+      headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'], ...BUDGET_HEADERS },
+    });
+  }
   if (definition.body) {
     add(413, 'Body larger than the configured limit (BODY_LIMIT)');
     add(415, 'A body that is not JSON');
@@ -95,8 +108,9 @@ function errorEntries(route: MountedRoute): Map<number, ErrorEntry> {
  * own. Those in `required` are always sent: stated (`required: true`, so inline rather than a `$ref`); a
  * framework header always sent (X-Request-Id) says so in its component.
  */
-function headerRefs(route: MountedRoute, headers: Record<string, HeaderDoc>, required: ReadonlySet<string>): Record<string, JsonSchema> {
-  const all: Record<string, HeaderDoc> = { 'X-Request-Id': FRAMEWORK_HEADERS['X-Request-Id'], ...declaredByMiddleware(route).headers, ...headers };
+function headerRefs(route: MountedRoute, headers: Record<string, HeaderDoc>, required: ReadonlySet<string>, budgeted: boolean): Record<string, JsonSchema> {
+  const budget = budgeted && route.definition.access !== 'public' ? BUDGET_HEADERS : {}; // the token check's request budget
+  const all: Record<string, HeaderDoc> = { 'X-Request-Id': FRAMEWORK_HEADERS['X-Request-Id'], ...budget, ...declaredByMiddleware(route).headers, ...headers };
   return Object.fromEntries(
     Object.entries(all).map(([name, header]) => {
       if (FRAMEWORK_HEADERS[name]?.required) return [name, { $ref: `#/components/headers/${name}` }]; // its component says it is always sent
@@ -113,12 +127,12 @@ function jsonContent(schema: JsonSchema, example?: unknown): JsonSchema {
 
 const LOCATION_HEADER = { description: 'Where the created resource is read (its URL path)', schema: { type: 'string' } };
 
-function successResponses(route: MountedRoute): Record<string, JsonSchema> {
+function successResponses(route: MountedRoute, budgeted: boolean): Record<string, JsonSchema> {
   const declared = route.definition.responses ?? { [route.successStatus]: {} };
   return Object.fromEntries(
     Object.entries(declared).map(([status, data]) => {
       const location: Record<string, HeaderDoc> = route.definition.location && status === '201' ? { Location: LOCATION_HEADER } : {};
-      const headers = headerRefs(route, { ...(route.definition.responseHeaders ?? {}), ...location }, new Set(Object.keys(location)));
+      const headers = headerRefs(route, { ...(route.definition.responseHeaders ?? {}), ...location }, new Set(Object.keys(location)), budgeted);
       const response: JsonSchema = { description: STATUS_CODES[Number(status)] ?? 'Success', headers };
       if (data !== null) {
         // `data` required: a generated client types the payload as present, with no `| undefined` to guard.
@@ -141,12 +155,12 @@ function failExample(route: MountedRoute, status: number): JsonSchema {
   return { status: 'fail', message: 'Validation failed', errors: [{ field, message: 'is invalid' }] };
 }
 
-function responses(route: MountedRoute): Record<string, JsonSchema> {
-  const all = successResponses(route);
-  for (const [status, entry] of [...errorEntries(route)].sort(([a], [b]) => a - b)) {
+function responses(route: MountedRoute, budgeted: boolean): Record<string, JsonSchema> {
+  const all = successResponses(route, budgeted);
+  for (const [status, entry] of [...errorEntries(route, budgeted)].sort(([a], [b]) => a - b)) {
     all[status] = {
       description: entry.descriptions.join('; '),
-      ...(entry.raw ? {} : { headers: headerRefs(route, entry.headers, entry.always) }),
+      ...(entry.raw ? {} : { headers: headerRefs(route, entry.headers, entry.always, budgeted) }),
       content: jsonContent({ $ref: status === 422 ? SCHEMA_REF.validationFail : SCHEMA_REF.fail }, failExample(route, status)),
     };
   }
@@ -200,7 +214,8 @@ function derivedDescription({ definition }: MountedRoute): string {
 }
 
 /** The OpenAPI operation object of a mounted route. */
-export function describeOperation(route: MountedRoute, operationId: string): JsonSchema {
+/** `budgeted`: the per-user request budget is on, so authenticated routes can answer 429 and send its counters. */
+export function describeOperation(route: MountedRoute, operationId: string, budgeted: boolean): JsonSchema {
   const { definition } = route;
   const operation: JsonSchema = {
     operationId,
@@ -211,7 +226,7 @@ export function describeOperation(route: MountedRoute, operationId: string): Jso
   const params = parameters(route);
   if (params.length) operation.parameters = params;
   if (definition.body) operation.requestBody = { required: true, content: jsonContent(plain(definition.body), exampleOf(plain(definition.body))) };
-  operation.responses = responses(route);
+  operation.responses = responses(route, budgeted);
   const requirements = security(route);
   if (requirements) operation.security = requirements;
   return operation;

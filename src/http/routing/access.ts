@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import type { CallerStates } from '../../auth/caller-states';
 import type { TokenService } from '../../auth/tokens';
 import { forbidden, HttpError } from '../errors';
+import type { Admission } from './request-budget';
 import type { Access, RequestState } from './route';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*)$/i;
@@ -16,18 +17,20 @@ const REFUSALS = {
   'role-changed': 'Your role has changed: refresh the access token',
 } as const;
 
-/** What the guards need: the token service, and the users' current state. */
+/** What the guards need: the token service, the users' current state, and the per-user budget when on. */
 export interface Authenticators {
   tokens: TokenService;
   callers: CallerStates;
+  admit?: Admission;
 }
 
 /**
  * Token check: a valid HS256 access token in `Authorization: Bearer …` whose user still exists and whose
  * session is current, else 401. Leaves { id, role } with the role as stored now. `fresh` reads the user's
- * state from the store instead of the short cache (role-restricted routes).
+ * state from the store instead of the short cache (role-restricted routes). Then the caller's request
+ * budget (request-budget.ts), in the same step: it needs the caller, and runs on every authenticated request.
  */
-export function requireToken({ tokens, callers }: Authenticators, fresh = false): Middleware<RequestState> {
+export function requireToken({ tokens, callers, admit }: Authenticators, fresh = false): Middleware<RequestState> {
   return async (ctx, next) => {
     const match = BEARER.exec(ctx.get('Authorization'));
     if (!match) throw noToken();
@@ -36,6 +39,8 @@ export function requireToken({ tokens, callers }: Authenticators, fresh = false)
     const caller = await callers.authenticate(claims, fresh);
     if (typeof caller === 'string') throw badToken(REFUSALS[caller]);
     ctx.state.user = caller;
+    const admitting = admit?.(ctx, caller);
+    if (admitting) await admitting;
     await next();
   };
 }

@@ -138,12 +138,38 @@ export function declareRoutes(prefix: string, routes: readonly AnyRoute[], modul
   return mounted;
 }
 
-/** Adds declared routes to a router, each with its chain composed once, here. */
-export function mountRoutes(router: Router<RequestState>, routes: readonly MountedRoute[], options: MountOptions): void {
+/** The chains of the routes whose paths have no parameters, by `METHOD path`: see exactRoutes. */
+export type ExactChains = ReadonlyMap<string, Middleware<RequestState>>;
+
+/** Adds declared routes to a router, each with its chain composed once, here; returns the chains of exact paths. */
+export function mountRoutes(router: Router<RequestState>, routes: readonly MountedRoute[], options: MountOptions): ExactChains {
+  const exact = new Map<string, Middleware<RequestState>>();
   for (const route of routes) {
     // Composed once here: given a list, the router would compose it again on every request.
-    router.register(route.path, [route.definition.method], [compose(chain(route, options))]);
+    const composed = compose(chain(route, options));
+    router.register(route.path, [route.definition.method], [composed]);
+    if (pathParameterNames(route.path).length === 0 && !route.path.includes('{')) exact.set(`${route.definition.method} ${route.path}`, composed);
   }
+  return exact;
+}
+
+/**
+ * Dispatches a request whose method and path are exactly a declared route's with no parameters (`GET /`,
+ * `GET /api/users/me`, `POST /api/auth/refresh`) by one Map look-up. The router would test the path against
+ * every route's pattern and compose the matched layers again per request; it still answers everything
+ * else (parameters, a trailing slash, HEAD, 405). Which route answers cannot differ: declareRoutes refuses
+ * a route that an earlier one of the same method would shadow, and matching is case-sensitive in both.
+ * `_matchedRoute` is set as the router sets it (the metrics' route label).
+ */
+export function exactRoutes(chains: ExactChains): Middleware<RequestState> {
+  return (ctx, next) => {
+    const path = ctx.path;
+    const route = chains.get(`${ctx.method} ${path}`);
+    if (!route) return next();
+    (ctx as { _matchedRoute?: string })._matchedRoute = path;
+    ctx.params = {};
+    return route(ctx, next);
+  };
 }
 
 /** The module's mount point, after checking its name. */

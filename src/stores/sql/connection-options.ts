@@ -3,6 +3,7 @@ import type { Dialect, Options } from 'sequelize';
 import { ConfigError } from '../../config/errors';
 import type { Logger } from '../../logger';
 import { describeLocation } from '../describe-location';
+import { mysqlStatementBudget } from './statement-budget';
 
 export type SqlEngine = 'sqlite' | 'postgres' | 'mysql' | 'mssql';
 
@@ -53,9 +54,10 @@ function postgresSsl(params: URLSearchParams): object | undefined {
  * or stalled server fails a request within seconds instead of hanging it:
  * - pool.acquire: waiting for a free pooled connection;
  * - connect timeouts: opening a TCP/TLS connection and logging in;
- * - query timeouts where the driver has them (pg: statement_timeout server-side + query_timeout
- *   client-side; tedious: requestTimeout). mysql2 has no per-connection query timeout: the store guard
- *   (src/stores/guard.ts) bounds every call on every engine anyway.
+ * - the statement budget, so a statement past it is stopped and frees its connection: pg statement_timeout
+ *   server-side + query_timeout client-side; tedious requestTimeout; MariaDB max_statement_time (MySQL
+ *   max_execution_time) set on each session (statement-budget.ts; SQLite's interrupt is set up there too).
+ *   The store guard (src/stores/guard.ts) bounds every call on every engine anyway.
  */
 export function sqlConnectionSettings(url: string, engine: SqlEngine, timeoutMs: number, logger: Logger): SqlConnectionSettings {
   const common: Options = {
@@ -103,6 +105,7 @@ export function sqlConnectionSettings(url: string, engine: SqlEngine, timeoutMs:
   } else if (engine === 'mysql') {
     Object.assign(dialectOptions, { connectTimeout: timeoutMs, charset: 'utf8mb4', enableKeepAlive: true });
     if (flag(params, 'ssl', false)) dialectOptions.ssl = { rejectUnauthorized: !flag(params, 'sslAllowInvalidCertificates', false) };
+    base.hooks = mysqlStatementBudget(timeoutMs);
   } else {
     // tedious (SQL Server): connection options live under dialectOptions.options. Encryption is on by default
     // (as in tedious); a server with a self-signed certificate (the official container) needs

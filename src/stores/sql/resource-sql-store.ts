@@ -11,6 +11,7 @@ import type { OwnerScope } from '../kit/owner-scope';
 import { fieldEntries, withDefaults, type Resource } from '../kit/resource';
 import type { ResourcePage, ResourceStore } from '../kit/resource-store';
 import { writeUnderRules, type WriteLookups } from '../kit/write-rules';
+import { boundedCount } from './bounded-count';
 import { defineRecordModel } from './record-model';
 
 type Row = Record<string, unknown>;
@@ -172,8 +173,8 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
           const rows = await this.model.findAll({ where, order: this.orderOf(segment, scope), limit, offset });
           return rows.map((row) => this.toRecord(row));
         },
-        // Ids only, at most `upTo` of them: a bounded read of the list's index, not a COUNT of the whole owner.
-        count: async (upTo) => (await this.model.findAll({ attributes: ['id'], where: this.scoped(scope, filtered), limit: upTo, raw: true })).length,
+        // Counted by the database over at most `upTo` rows of the list's index, not a COUNT of the whole owner.
+        count: (upTo) => boundedCount(this.model, this.scoped(scope, filtered), upTo),
       }),
     );
   }

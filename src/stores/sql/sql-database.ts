@@ -13,6 +13,7 @@ import type * as MigratorModule from './migrator';
 import { MIGRATIONS_TABLE, type SqlMigration } from './migrations/migration';
 import { DirectReads } from './direct-reads';
 import { translateSqlError } from './sql-errors';
+import { SqliteStatementBudget } from './statement-budget';
 
 export interface SqlDatabaseOptions {
   url: string;
@@ -41,6 +42,8 @@ export class SqlDatabase implements Database {
   private readonly expiryTasks: (() => Promise<number>)[] = [];
   private readonly cleanup: ExpiredRecordCleanup | undefined;
   private readonly directReads: DirectReads;
+  /** SQLite only: the interrupt of a statement past DATABASE_TIMEOUT. */
+  private readonly sqliteBudget: SqliteStatementBudget | undefined;
 
   constructor(
     private readonly options: SqlDatabaseOptions,
@@ -49,7 +52,8 @@ export class SqlDatabase implements Database {
     const settings = sqlConnectionSettings(options.url, options.engine, options.timeoutMs, logger);
     this.engine = options.engine;
     this.description = settings.description;
-    this.sequelize = new Sequelize(settings.options);
+    this.sqliteBudget = options.engine === 'sqlite' ? new SqliteStatementBudget(options.timeoutMs) : undefined;
+    this.sequelize = new Sequelize(this.sqliteBudget ? { ...settings.options, hooks: this.sqliteBudget.hooks() } : settings.options);
     this.directReads = new DirectReads(this.sequelize, options.engine);
     const context: SqlStoreContext = {
       sequelize: this.sequelize,
@@ -134,11 +138,11 @@ export class SqlDatabase implements Database {
   /**
    * A migrator on a connection of its own, with MIGRATION_TIMEOUT as every deadline, closed afterwards. Two
    * connections at most: one holds the migration lock, the other runs each migration's statements (so a
-   * transactional step's BEGIN and COMMIT share a session). SQLite has no statement deadline, and an
+   * transactional step's BEGIN and COMMIT share a session). SQLite runs them without the statement budget, and an
    * in-memory database exists only on its one connection: it migrates on the service's own.
    */
   async withMigrationConnection<T>(work: (migrator: Migrator) => Promise<T>): Promise<T> {
-    if (this.engine === 'sqlite') return work(this.migrator());
+    if (this.sqliteBudget) return this.sqliteBudget.unbudgeted(() => work(this.migrator()));
     const { url, engine, migrationTimeoutMs } = this.options;
     const settings = sqlConnectionSettings(url, engine, migrationTimeoutMs, this.logger);
     const sequelize = new Sequelize({ ...settings.options, pool: { max: 2, min: 0, acquire: migrationTimeoutMs, idle: 10_000 } });

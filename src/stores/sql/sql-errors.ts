@@ -11,9 +11,15 @@ const UNAVAILABLE_CODES = new Set([
   'ESOCKET', 'ETIMEOUT', 'ECLOSE', 'ECONNCLOSED', 'EINVALIDSTATE',
   // PostgreSQL SQLSTATEs: query canceled (statement_timeout), admin/crash shutdown, cannot connect now, too many connections
   '57014', '57P01', '57P02', '57P03', '53300',
-  // SQLite: the file is locked by another connection or process (transient; a retry succeeds once it is released)
-  'SQLITE_BUSY', 'SQLITE_LOCKED',
+  // SQLite: the file is locked by another connection or process (transient; a retry succeeds once it is released);
+  // a statement interrupted for running past the statement budget (statement-budget.ts)
+  'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_INTERRUPT',
+  // MySQL: a SELECT past max_execution_time (the statement budget)
+  'ER_QUERY_TIMEOUT',
 ]);
+
+/** MariaDB's errno for a statement past max_statement_time (mysql2 has no name for it), and MySQL's for max_execution_time. */
+const STATEMENT_TIMEOUT_ERRNOS = new Set([1969, 3024]);
 
 const UNAVAILABLE_MESSAGE = /connection terminated|connection (is )?closed|not queryable|query read timeout|timeout expired|connection lost|socket hang up/i;
 
@@ -26,6 +32,7 @@ function isUnavailable(error: unknown): boolean {
   if (error instanceof ConnectionError || error instanceof TimeoutError) return true;
   const cause = causeOf(error);
   if (typeof cause.code === 'string' && UNAVAILABLE_CODES.has(cause.code)) return true;
+  if (STATEMENT_TIMEOUT_ERRNOS.has(Number((cause as { errno?: unknown }).errno))) return true;
   // pg reports a 08xxx SQLSTATE (connection exception class) for broken sessions.
   if (typeof cause.code === 'string' && /^08/.test(cause.code)) return true;
   const message = typeof cause.message === 'string' ? cause.message : error instanceof Error ? error.message : '';

@@ -1,0 +1,113 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Sequelize } from 'sequelize';
+import { loadConfig } from '../../src/config/config';
+import { modules as registeredModules } from '../../src/modules';
+import { startService, type RunningService } from '../../src/service';
+import { get, percentile } from '../scale/measure';
+import { CapturingLogger } from '../scale/plans';
+import { analyze, seedNotes } from '../scale/seed';
+import type { ScaleEngine } from '../scale/settings';
+import { floodNotesModule } from './notes-resource';
+
+// `npm run bench:flood`: does one signed-in user flooding the service with searches starve another user?
+// Per engine (FLOOD_ENGINES: sqlite, postgres from TEST_POSTGRES_URL), the real service in this process with
+// its default budgets (USER_RATE_LIMIT_*, DATABASE_TIMEOUT: settable as usual), over real HTTP. One user owns
+// FLOOD_ROWS notes, another 1,000. The other user's first page is timed FLOOD_SAMPLES times alone ("quiet"),
+// then again while the first runs FLOOD_LOOPS loops of `?q=<a term no title holds>` back to back, each
+// loop sending its next request when the last is answered (whatever the status: a flood does not back off).
+// Prints the other user's p50 / max in both phases, their ratio, and what the flood was answered.
+
+const env = process.env;
+const ENGINES = (env.FLOOD_ENGINES ?? 'sqlite,postgres').split(',').map((engine) => engine.trim()) as ScaleEngine[];
+const ROWS = Number(env.FLOOD_ROWS ?? 200_000);
+const LOOPS = Number(env.FLOOD_LOOPS ?? 20);
+const SAMPLES = Number(env.FLOOD_SAMPLES ?? 30);
+const PAGE = '/api/notes?limit=20';
+const FLOOD = '/api/notes?limit=20&q=qqqqxz';
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+
+async function startApp(url: string): Promise<RunningService> {
+  // The service's settings from the environment (USER_RATE_LIMIT_MAX, DATABASE_TIMEOUT…), production mode.
+  const config = loadConfig({ ...env, NODE_ENV: 'production', JWT_SECRET: randomBytes(48).toString('base64url'), REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64url'), DATABASE_URL: url, USER_STORE: 'database', LOG_LEVEL: 'error', COOKIE_SECURE: 'false' });
+  return startService(config, new CapturingLogger().logger, { modules: [...registeredModules, floodNotesModule], port: 0, host: '127.0.0.1' });
+}
+
+async function signIn(service: RunningService, email: string): Promise<{ id: string; authorization: string }> {
+  const user = await service.services.users.create({ email, passwordHash: 'not-a-password-hash', role: 'user', name: null });
+  return { id: user.id, authorization: `Bearer ${service.services.tokens.signAccessToken(user)}` };
+}
+
+async function sample(baseUrl: string, authorization: string): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < SAMPLES; i += 1) {
+    const answer = await get(baseUrl, PAGE, authorization);
+    if (answer.status !== 200) throw new Error(`the other user's page answered ${answer.status}`);
+    times.push(answer.ms);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return times;
+}
+
+async function floodEngine(engine: ScaleEngine, scratch: string): Promise<void> {
+  const url = engine === 'sqlite' ? `sqlite:${join(scratch, 'flood.sqlite')}` : env.TEST_POSTGRES_URL;
+  if (!url) throw new Error('postgres: TEST_POSTGRES_URL is not set (an empty database)');
+  const service = await startApp(url);
+  const sequelize = engine === 'sqlite' ? new Sequelize({ dialect: 'sqlite', storage: url.slice('sqlite:'.length), logging: false }) : new Sequelize(url, { logging: false, pool: { max: 1 } });
+  try {
+    const baseUrl = `http://127.0.0.1:${service.port}`;
+    const flooder = await signIn(service, `flooder-${Date.now()}@bench.test`);
+    const other = await signIn(service, `other-${Date.now()}@bench.test`);
+    await seedNotes(sequelize, engine, 'notes', flooder.id, ROWS, 0);
+    await seedNotes(sequelize, engine, 'notes', other.id, 1_000, 1);
+    await sequelize.query('UPDATE notes SET title_search = lower(title)'); // the shadow the store keeps (titles are plain lower-case words)
+    await analyze(sequelize, engine, 'notes');
+    for (let i = 0; i < 3; i += 1) await get(baseUrl, PAGE, other.authorization);
+    const quiet = await sample(baseUrl, other.authorization);
+    const statuses = new Map<number, number>();
+    let flooding = true;
+    const loops = Array.from({ length: LOOPS }, async () => {
+      while (flooding) {
+        const { status } = await get(baseUrl, FLOOD, flooder.authorization);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      }
+    });
+    const started = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const loaded = await sample(baseUrl, other.authorization);
+    flooding = false;
+    await Promise.all(loops);
+    const seconds = (performance.now() - started) / 1000;
+    const answered = [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ');
+    const [q, l] = [median(quiet), median(loaded)];
+    console.log(
+      `${engine}: other user's page quiet p50 ${q.toFixed(1)} ms (max ${Math.max(...quiet).toFixed(1)}); ` +
+        `under ${LOOPS} search loops p50 ${l.toFixed(1)} ms (max ${Math.max(...loaded).toFixed(1)}): ×${(l / q).toFixed(2)}; ` +
+        `flood answered ${answered} in ${seconds.toFixed(1)} s; ${ROWS} rows, USER_RATE_LIMIT_MAX ${service.services.config.userRateLimit.max}, DATABASE_TIMEOUT ${service.services.config.database.timeoutMs} ms`,
+    );
+  } finally {
+    if (engine !== 'sqlite') await sequelize.query('DROP TABLE IF EXISTS notes').catch(() => undefined);
+    await sequelize.close();
+    await service.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const scratch = mkdtempSync(join(tmpdir(), 'flood-'));
+  try {
+    for (const engine of ENGINES) {
+      log(`${engine}: seeding ${ROWS} + 1000 notes…`);
+      await floodEngine(engine, scratch);
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  log(`flood bench failed: ${error instanceof Error ? error.stack : String(error)}`);
+  process.exit(1);
+});

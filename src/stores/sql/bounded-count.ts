@@ -1,0 +1,22 @@
+import { QueryTypes, Utils, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
+
+interface SelectQueryGenerator {
+  selectQuery(table: unknown, options: { attributes: string[]; where?: WhereOptions; limit: number }, model: ModelStatic<Model>): string;
+}
+
+/**
+ * How many rows of `model` match `where`, reading at most `upTo` of them, counted by the database:
+ * `SELECT COUNT(*) FROM (SELECT id … WHERE … LIMIT upTo) AS bounded`. The inner read stops at `upTo`
+ * rows of the list's index, so a count of a big owner costs `upTo` index entries, and only one number
+ * crosses the wire (not up to `upTo` ids). The inner statement is Sequelize's own SELECT for the
+ * model, so each dialect writes its limit as it does for a page (SQL Server: OFFSET … FETCH).
+ */
+export async function boundedCount(model: ModelStatic<Model>, where: WhereOptions | undefined, upTo: number): Promise<number> {
+  const sequelize = model.sequelize!;
+  const generator = sequelize.getQueryInterface().queryGenerator as SelectQueryGenerator;
+  // As findAll does before it writes SQL: attribute names in the conditions become column names.
+  const options = Utils.mapOptionFieldNames({ attributes: ['id'], where, limit: upTo }, model as never) as { attributes: string[]; where?: WhereOptions; limit: number };
+  const inner = generator.selectQuery(model.getTableName(), options, model).replace(/;\s*$/, '');
+  const row = await sequelize.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM (${inner}) AS bounded`, { type: QueryTypes.SELECT, plain: true });
+  return Number(row?.n ?? 0);
+}
