@@ -7,7 +7,7 @@ import { mailSettings, type MailSettings } from './mail-settings';
 import { mfaSettings, type MfaSettings } from './mfa-settings';
 import { oidcSettings, type OidcSettings } from './oidc-settings';
 import { boolean, byteSize, integer, oneOf, read, timerMs, type Env } from './readers';
-import { readSecrets, refuseGuessable } from './secrets';
+import { readSecrets } from './secrets';
 
 export { ConfigError };
 
@@ -217,7 +217,6 @@ export function loadConfig(env: Env = process.env): Config {
   const secrets = readSecrets(env, mode === 'production', warnings); // first: the most important message wins
   const roleList = roles(env);
   const demo = demoUser(env, mode === 'production', userStore === 'demo');
-  if (mode === 'production') refuseGuessable(secrets, userStore === 'demo' ? demo : undefined);
   if (!roleList.includes(demo.role)) throw new ConfigError('DEMO_USER_ROLE', 'must be one of ROLES');
   const registrationEnabled = boolean(env, 'AUTH_REGISTRATION', false);
   if (registrationEnabled && userStore !== 'database') {
