@@ -201,6 +201,12 @@ function listenHost(env: Env, mode: RunMode): string | undefined {
   return value;
 }
 
+/** What production without a shared store counts on each replica alone (docs/operations.md). */
+export const PER_REPLICA_WITHOUT_REDIS =
+  'REDIS_URL is not set: each replica counts these limits on its own, so N replicas allow N times as much: ' +
+  'the auth budget (AUTH_RATE_LIMIT_MAX per AUTH_RATE_LIMIT_WINDOW per client), the login throttle (LOGIN_THROTTLE_FAILURES per account and client, ' +
+  'LOGIN_THROTTLE_ACCOUNT_FAILURES per account) and wrong second-factor codes (LOGIN_THROTTLE_FAILURES per user); set REDIS_URL to share them';
+
 export function loadConfig(env: Env = process.env): Config {
   const warnings: string[] = [];
   const mode = oneOf(env, 'NODE_ENV', RUN_MODES, 'development');
@@ -213,6 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (mode === 'production' && trustProxy > 0 && !ownUrl) {
     warnings.push('TRUST_PROXY is set without PUBLIC_URL: the CSRF check takes the service origin from X-Forwarded-Host');
   }
+  if (mode === 'production' && !read(env, 'REDIS_URL')) warnings.push(PER_REPLICA_WITHOUT_REDIS);
   const issuer = claim(env, 'JWT_ISSUER', 'koa-api-service');
   const secrets = readSecrets(env, mode === 'production', warnings); // first: the most important message wins
   const roleList = roles(env);

@@ -107,6 +107,15 @@ describe('a guessable demo password in production', () => {
   });
 });
 
+describe('production without a shared store says so', () => {
+  it('warns naming REDIS_URL and each limit that then counts per replica; not with REDIS_URL, not outside production', () => {
+    const warning = loadConfig(PRODUCTION).warnings.find((line) => line.startsWith('REDIS_URL'));
+    for (const name of ['AUTH_RATE_LIMIT_MAX', 'LOGIN_THROTTLE_FAILURES', 'LOGIN_THROTTLE_ACCOUNT_FAILURES', 'second-factor codes']) expect(warning).toContain(name);
+    expect(loadConfig({ ...PRODUCTION, REDIS_URL: 'redis://127.0.0.1:6379' }).warnings.join()).not.toMatch(/REDIS_URL/);
+    expect(loadConfig({}).warnings.join()).not.toMatch(/REDIS_URL/);
+  });
+});
+
 describe('REFRESH_REUSE_GRACE cannot switch reuse detection off', () => {
   it.each(['61s', '2m', '8d', '24d'])('%s stops start-up naming the variable', (value) => {
     expect(configError({ REFRESH_REUSE_GRACE: value }).variable).toBe('REFRESH_REUSE_GRACE');

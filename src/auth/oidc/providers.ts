@@ -110,13 +110,12 @@ export class OidcProvider {
       let source: Record<string, unknown> = claims;
       if (str(claims.email) === undefined) source = await client.fetchUserInfo(this.configuration, tokens.access_token, claims.sub);
       // OpenID Connect Core §2: a `sub` is at most 255 ASCII characters (the linked-identity key holds that much).
-      if (claims.sub.length > 255 || !/^[\x21-\x7e]+$/.test(claims.sub)) throw new ProviderRefusal('The provider sent a subject identifier that is not 1-255 visible ASCII characters', 'exchange');
+      if (claims.sub.length > 255 || !/^[\x21-\x7e]+$/.test(claims.sub)) throw new ProviderRefusal('exchange', 'the subject identifier is not 1-255 visible ASCII characters');
       return { issuer: claims.iss, subject: claims.sub, ...addressOf(source), name: str(source.name)?.trim().slice(0, 100) || undefined };
     } catch (error) {
       if (error instanceof ProviderRefusal) throw error;
-      if (error instanceof client.AuthorizationResponseError) throw new ProviderRefusal(`The provider refused the sign-in (${describe(error)})`, 'denied', { cause: error });
-      if (unreachable(error)) throw new ProviderRefusal('The provider could not be reached: try again later', 'unreachable', { cause: error });
-      throw new ProviderRefusal(`The sign-in could not be completed (${describe(error)}): start again`, 'exchange', { cause: error });
+      if (error instanceof client.AuthorizationResponseError) throw new ProviderRefusal('denied', describe(error), { cause: error });
+      throw new ProviderRefusal(unreachable(error) ? 'unreachable' : 'exchange', describe(error), { cause: error });
     }
   }
 }

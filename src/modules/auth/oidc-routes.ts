@@ -55,8 +55,8 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
     return provider;
   };
   /** A refused callback: the envelope, the flow cookie cleared, no session; logged and counted. */
-  const refuse = (ctx: Context, provider: string, reason: OidcRefusal, error: HttpError) => {
-    events.record(ctx, { action: 'oidc-login', outcome: 'refused', reason, provider });
+  const refuse = (ctx: Context, provider: string, reason: OidcRefusal, error: HttpError, detail?: string) => {
+    events.record(ctx, { action: 'oidc-login', outcome: 'refused', reason, provider, detail });
     return new HttpError(error.status, error.message, { headers: { 'Set-Cookie': clearFlow } });
   };
   const landing = (returnTo: string) => `${deps.publicUrl}${returnTo}`;
@@ -139,7 +139,7 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
           identity = await provider.identify(query, flow);
         } catch (error) {
           if (!(error instanceof ProviderRefusal)) throw error;
-          throw refuse(ctx, provider.name, REFUSAL_KIND[error.kind], new HttpError(error.kind === 'unreachable' ? 502 : 401, error.message));
+          throw refuse(ctx, provider.name, REFUSAL_KIND[error.kind], new HttpError(error.kind === 'unreachable' ? 502 : 401, error.message), error.detail);
         }
         const found = await accounts.resolve(provider.settings, identity);
         if (!found.ok) throw refuse(ctx, provider.name, found.refused, ACCOUNT_REFUSALS[found.refused]);
