@@ -45,7 +45,8 @@ export interface StartOptions {
 /** Who can log in (USER_STORE) and their current state for the guards: built once per service. */
 export function userServices(config: Config, database: Services['database']): Pick<Services, 'users' | 'callers'> {
   const users = selectUserStore({ config, database }, new PasswordHasher());
-  return { users, callers: new CallerStates(users, { ttlMs: config.callerStateTtlMs, maxEntries: CALLER_STATE_ENTRIES }) };
+  const verificationRequired = config.mail?.emailVerification === 'required';
+  return { users, callers: new CallerStates(users, { ttlMs: config.callerStateTtlMs, maxEntries: CALLER_STATE_ENTRIES, verificationRequired }) };
 }
 
 /**

@@ -56,9 +56,10 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
   const outbox = mail && new MailOutbox(smtpTransport(mail.smtpUrl, mail.from), logger, { attempts: mail.attempts, maxQueued: mail.queueLimit });
   if (outbox) lifecycle.onClose('mail outbox', () => outbox.close(mail.drainTimeoutMs));
   const links = mail && outbox && new AccountLinks(database.store(accountTokenStore), outbox, failureCounter, mail.linkBase, (email) => events.emailHash(email));
-  const verification = mail && links && mail.emailVerification !== 'off' ? new EmailVerification(users, links, mail.emailVerificationTtlMs) : undefined;
+  const verification = mail && links && mail.emailVerification !== 'off' ? new EmailVerification(users, links, mail.emailVerificationTtlMs, (userId) => callers.forget(userId)) : undefined;
   const notices = outbox && new AccountNotices(outbox, failureCounter, (email) => events.emailHash(email));
-  const throttle = new LoginThrottle(failureCounter, config.loginThrottle, (email) => events.emailHash(email), new DeviceTokens(config.jwt.refreshSecret));
+  const sessionVersionOf = async (email: string) => (await users.findByEmail(email))?.sessionVersion;
+  const throttle = new LoginThrottle(failureCounter, config.loginThrottle, (email) => events.emailHash(email), new DeviceTokens(config.jwt.refreshSecret), sessionVersionOf);
   const passwords = new PasswordCheck(throttle, hasher, counted);
   // Two-factor login (MFA_ENCRYPTION_KEY): codes are counted per user with the login throttle's limits.
   const mfa = config.mfa && twoFactorParts(config.mfa);

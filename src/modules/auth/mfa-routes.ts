@@ -135,7 +135,7 @@ export function mfaRoutes(deps: MfaRouteDeps) {
           throw unauthorized(tokenRefused ? BAD_MFA_TOKEN : outcome.refused === 'replayed-code' ? USED_CODE : WRONG_CODE);
         }
         const { user } = outcome;
-        const answer = await signIn(ctx, deps, user, deps.throttle.knowsDevice(user.email, readDeviceCookie(ctx)));
+        const answer = await signIn(ctx, deps, user, deps.throttle.knowsDevice(user, readDeviceCookie(ctx)));
         events.record(ctx, { action: 'mfa-verify', outcome: 'success', userId: user.id, via: outcome.via });
         return answer;
       },

@@ -71,7 +71,7 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
       events.record(ctx, { action: 'oidc-login', outcome: 'mfa-required', userId: user.id, provider, linked });
       return ctx.redirect(`${landing(returnTo)}#mfaToken=${encodeURIComponent(mfaToken)}`);
     }
-    await signIn(ctx, deps, user, deps.throttle.knowsDevice(user.email, readDeviceCookie(ctx)));
+    await signIn(ctx, deps, user, deps.throttle.knowsDevice(user, readDeviceCookie(ctx)));
     events.record(ctx, { action: 'oidc-login', outcome: 'success', userId: user.id, provider, linked });
     ctx.redirect(landing(returnTo));
   };
