@@ -27,7 +27,7 @@ describe('OIDC settings', () => {
     const { oidc } = loadConfig({ ...BASE, ...CORP, OIDC_PROVIDERS: ' Corp ', OIDC_CORP_SCOPES: 'openid email', AUTH_REGISTRATION: 'true' });
     expect(oidc).toEqual({
       publicUrl: 'https://app.example.test',
-      providers: [{ name: 'corp', prefix: 'OIDC_CORP_', issuer: new URL('https://login.example.com/realms/corp'), clientId: 'api', clientSecret: 'secret', scopes: 'openid email', registration: true }],
+      providers: [{ name: 'corp', prefix: 'OIDC_CORP_', issuer: new URL('https://login.example.com/realms/corp'), clientId: 'api', clientSecret: 'secret', scopes: 'openid email', registration: true, linkByEmail: false }],
     });
     expect(loadConfig({ ...BASE, ...CORP }).oidc!.providers[0]).toMatchObject({ scopes: 'openid email profile', registration: false });
   });

@@ -37,6 +37,7 @@ export type AuthEvent =
   | { action: 'oidc-login'; outcome: 'success' | 'mfa-required'; userId: string; provider: string; linked: OidcResolution }
   | { action: 'oidc-login'; outcome: 'refused'; reason: OidcRefusal; provider: string; detail?: string }
   | { action: 'oidc-unlink'; outcome: 'success' | 'refused'; userId: string; provider: string }
+  | { action: 'oidc-link'; outcome: 'success'; userId: string; provider: string }
   | { action: 'rate-limit'; outcome: 'limited' };
 
 /** Why a second factor was refused: the challenge token (invalid, from ended sessions, spent already), or the code. */

@@ -91,9 +91,11 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
   // Sign-in with OpenID Connect providers (OIDC_PROVIDERS, discovered at start-up: services.oidc): docs/authentication.md.
   if (config.oidc) {
     const providers = services.oidc ?? new Map(); // none only where nothing is served (the API document)
-    const linked = new OidcAccounts(users, database.store(identityStore));
+    const linked = new OidcAccounts(users, database.store(identityStore), mfa ? (userId) => mfa.factors.enrolled(userId) : undefined, (user, change, provider) => {
+      notices?.signInMethodChanged(user, change, `sign-in with ${provider}`).catch((error: unknown) => logger.error({ err: error }, 'sign-in method notice not queued'));
+    });
     const seal = new FlowSeal(config.jwt.refreshSecret);
-    routes.push(...oidcRoutes({ tokens, sessions, throttle, cookie, events, users, twoFactor: mfa?.twoFactorLogin, providers, accounts: linked, seal, publicUrl: config.oidc.publicUrl }));
+    routes.push(...oidcRoutes({ tokens, sessions, throttle, cookie, events, users, twoFactor: mfa?.twoFactorLogin, providers, accounts: linked, seal, publicUrl: config.oidc.publicUrl, passwords }));
   }
   if (mail && links) {
     const reset = new PasswordReset(users, links, accounts, hasher, mail.passwordResetTtlMs);
