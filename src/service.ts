@@ -82,7 +82,11 @@ export async function openApp(
     logger.info({ engine: connected.engine, database: connected.description }, 'database connected');
     const { metrics, database } = observability(config, connected, stores);
     const services: Services = { config, logger, database, tokens: new TokenService(config.jwt), ...userServices(config, database), lifecycle, metrics };
-    if (config.oidc) services.oidc = await discoverOidc(config.oidc, logger);
+    if (config.oidc) {
+      const directory = await discoverOidc(config.oidc, logger);
+      lifecycle.onClose('OpenID Connect discovery', async () => directory.close());
+      services.oidc = directory;
+    }
     return { app: createApp(services, modules), services }; // a bad route declaration throws here
   } catch (error) {
     await lifecycle.closeAll(logger);

@@ -1,7 +1,8 @@
 import type * as OpenIdClient from 'openid-client' with { 'resolution-mode': 'import' };
 import type { OidcProviderSettings, OidcSettings } from '../../config/oidc-settings';
 import type { Logger } from '../../logger';
-import { OidcDiscoveryError, ProviderRefusal, type FlowSecrets, type ProviderIdentity } from './provider-types';
+import { ProviderDirectory, type DiscoveryFailure } from './provider-directory';
+import { ProviderRefusal, type FlowSecrets, type ProviderIdentity } from './provider-types';
 
 // The OpenID Connect relying party, through openid-client (OpenID Certified): discovery, the authorization
 // URL with PKCE S256, state and nonce, and the code exchange with every ID token check (issuer, audience,
@@ -120,35 +121,22 @@ export class OidcProvider {
   }
 }
 
-/**
- * Discovers every configured provider at start-up, all at once, each retried like the database (5 attempts,
- * 1 s doubling to at most 8 s): a provider still starting does not fail the service, one that stays
- * unreachable or answers nonsense does, with an error naming its OIDC_<NAME>_ISSUER (the first listed, when
- * several fail). Start-up waits for the slowest provider, not for the sum of them.
- */
-export async function discoverProviders(settings: OidcSettings, logger: Logger, attempts = 5, firstDelayMs = 1_000): Promise<Map<string, OidcProvider>> {
-  const outcomes = await Promise.allSettled(settings.providers.map((provider) => discoverWithRetries(provider, settings.publicUrl, logger, attempts, firstDelayMs)));
-  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
-  if (failed) throw failed.reason;
-  return new Map((outcomes as PromiseFulfilledResult<OidcProvider>[]).map((outcome, index) => [settings.providers[index]!.name, outcome.value]));
+/** A failed discovery: an outage (unreachable, timed out, a 5xx answer) is retried; any other answer is a configuration mistake. */
+function classify(error: unknown): DiscoveryFailure {
+  let serverError = false;
+  for (let cause: unknown = error; typeof cause === 'object' && cause !== null; cause = (cause as Error).cause) {
+    const status = (cause as { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 500) serverError = true;
+  }
+  return { outage: serverError || unreachable(error), reason: describe(error) };
 }
 
-async function discoverWithRetries(provider: OidcProviderSettings, publicUrl: string, logger: Logger, attempts: number, firstDelayMs: number): Promise<OidcProvider> {
-  const variable = `${provider.prefix}ISSUER`;
-  let delayMs = firstDelayMs;
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      const discovered = await OidcProvider.discover(provider, publicUrl);
-      logger.info({ provider: provider.name, issuer: provider.issuer.href }, 'OpenID Connect provider discovered');
-      return discovered;
-    } catch (error) {
-      const reason = describe(error);
-      if (attempt >= attempts) {
-        throw new OidcDiscoveryError(`${variable}: the OpenID Connect issuer ${provider.issuer.href} could not be discovered after ${attempts} attempt(s): ${reason}`, { cause: error });
-      }
-      logger.warn({ provider: provider.name, attempt, attempts, retryInMs: delayMs, reason }, `OpenID Connect issuer not reachable yet (${variable})`);
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-      delayMs = Math.min(delayMs * 2, 8_000);
-    }
-  }
+/**
+ * Discovers the configured providers at start-up, all at once, once each: those that answered are served, the
+ * unreachable ones are discovered in the background (ProviderDirectory), and one that answers something other
+ * than its discovery document (a wrong issuer URL) stops start-up naming its OIDC_<NAME>_ISSUER.
+ */
+export function discoverProviders(settings: OidcSettings, logger: Logger, retry: { firstRetryMs?: number; maxRetryMs?: number } = {}): Promise<ProviderDirectory> {
+  const discover = (provider: OidcProviderSettings) => OidcProvider.discover(provider, settings.publicUrl);
+  return new ProviderDirectory(settings.providers, { discover, classify, logger, ...retry }).start();
 }

@@ -4,7 +4,7 @@ import type { TwoFactorLogin } from '../../auth/mfa/two-factor-login';
 import type { FlowSeal } from '../../auth/oidc/flow-cookie';
 import type { AccountRefusal, OidcAccounts, Resolution } from '../../auth/oidc/oidc-accounts';
 import { ProviderRefusal } from '../../auth/oidc/provider-types';
-import type { OidcProvider } from '../../auth/oidc/providers';
+import type { ProviderDirectory } from '../../auth/oidc/provider-directory';
 import { safeReturnTo } from '../../auth/oidc/return-to';
 import type { UserRecord, UserStore } from '../../auth/stores/user-store';
 import { conflict, HttpError, notFound } from '../../http/errors';
@@ -21,8 +21,8 @@ import { clearedFlowCookie, flowCookie, readFlowCookie } from './oidc-cookie';
 import { REFRESH_COOKIE_HEADER, signIn, type SignInDeps } from './sign-in';
 
 export interface OidcRouteDeps extends SignInDeps {
-  /** The discovered providers by name (OIDC_PROVIDERS). */
-  providers: ReadonlyMap<string, OidcProvider>;
+  /** The configured providers (OIDC_PROVIDERS) and which are discovered. */
+  providers: Pick<ProviderDirectory, 'get' | 'discovered'>;
   accounts: OidcAccounts;
   seal: FlowSeal;
   /** PUBLIC_URL: every redirect after a sign-in goes to a path on it. */
@@ -64,6 +64,8 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
   const providerOf = (name: string) => {
     const provider = providers.get(name);
     if (!provider) throw notFound('No such sign-in provider');
+    // Configured but not discovered yet (unreachable at start-up, still tried in the background): its outage is its own.
+    if (provider === 'pending') throw new HttpError(503, 'This sign-in provider cannot be reached at the moment: try again later', { headers: { 'Retry-After': '30' } });
     return provider;
   };
   /** A refused callback: the envelope, the flow cookie cleared, no session; logged and counted. */
@@ -93,9 +95,9 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
       method: 'GET',
       path: '/oidc',
       access: 'public',
-      summary: 'The OpenID Connect providers one can sign in with, and where each sign-in starts',
+      summary: 'The OpenID Connect providers one can sign in with now (discovered), and where each sign-in starts',
       responses: { 200: Type.Array(Type.Object({ name: Type.String(), loginUrl: Type.String({ description: 'Navigate the browser here (add ?returnTo=/path)' }) })) },
-      handler: () => [...providers.keys()].map((name) => ({ name, loginUrl: `${deps.publicUrl}/api/auth/oidc/${name}/login` })),
+      handler: () => providers.discovered().map(({ name }) => ({ name, loginUrl: `${deps.publicUrl}/api/auth/oidc/${name}/login` })),
     }),
     route({
       method: 'GET',
@@ -109,7 +111,7 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
       query: Type.Object({ returnTo: Type.Optional(Type.String({ maxLength: 4000, description: 'A path on PUBLIC_URL, such as /account', examples: ['/account'] })) }),
       responses: { 302: null },
       responseHeaders: { Location: LOCATION("The provider's authorization endpoint"), 'Set-Cookie': FLOW_COOKIE_HEADER },
-      errors: { 404: 'No such provider' },
+      errors: { 404: 'No such provider', 503: { description: 'The provider has not been discovered yet (unreachable): try again later', headers: { 'Retry-After': { description: 'Seconds', schema: { type: 'integer' } } } } },
       handler: async (ctx) => {
         const provider = providerOf(ctx.params.provider);
         const flow = provider.newFlow();
@@ -138,6 +140,7 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
         401: 'The provider refused the sign-in, the code or the ID token failed, or (a link flow) the session that asked for the link has ended',
         409: 'An account uses the address: it has not verified it, or it links this provider from its own signed-in session (POST …/link); or (a link flow) the identity signs in to another account',
         502: 'The provider could not be reached',
+        503: 'The provider has not been discovered yet (unreachable since start-up)',
       },
       handler: async (ctx) => {
         const provider = providerOf(ctx.params.provider);
