@@ -48,10 +48,13 @@ bench-scale: $(INSTALL_STAMP) ## lists at 10^3/10^5/10^6 rows on SQLite, Postgre
 
 .PHONY: bench-scale
 
-measure-secrets: $(INSTALL_STAMP) ## the production secret judge on fresh randomness: random secrets refused, phrases let through (SECRETS_SAMPLE, 20000)
-	npx tsx scripts/measure-secret-judge.ts
+secret: ## prints a secret production takes (48 random bytes, base64url): JWT_SECRET, REFRESH_TOKEN_SECRET, MFA_ENCRYPTION_KEY
+	@node -e "console.log(require('node:crypto').randomBytes(48).toString('base64url'))"
 
-.PHONY: measure-secrets
+secret-bound: $(INSTALL_STAMP) ## the bound on the chance the production secret rule refuses a random secret, from its word list
+	npx tsx scripts/secret-rule-bound.ts
+
+.PHONY: secret secret-bound
 
 .PHONY: release
 release: $(INSTALL_STAMP) ## push the image to REGISTRY by VERSION, commit and CHANNEL (refused when the registry has VERSION); write release/VERSION/

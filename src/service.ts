@@ -46,7 +46,8 @@ export interface StartOptions {
 /** Who can log in (USER_STORE) and their current state for the guards: built once per service. */
 export function userServices(config: Config, database: Services['database']): Pick<Services, 'users' | 'callers'> {
   const users = selectUserStore({ config, database }, new PasswordHasher());
-  return { users, callers: new CallerStates(users, { ttlMs: config.callerStateTtlMs, maxEntries: CALLER_STATE_ENTRIES }) };
+  const verificationRequired = config.mail?.emailVerification === 'required';
+  return { users, callers: new CallerStates(users, { ttlMs: config.callerStateTtlMs, maxEntries: CALLER_STATE_ENTRIES, verificationRequired }) };
 }
 
 /**
@@ -83,7 +84,11 @@ export async function openApp(
     const { metrics, database } = observability(config, connected, stores);
     const services: Services = { config, logger, database, tokens: new TokenService(config.jwt), ...userServices(config, database), lifecycle, metrics };
     services.requestBudget = createRequestBudget(config, logger, lifecycle);
-    if (config.oidc) services.oidc = await discoverOidc(config.oidc, logger);
+    if (config.oidc) {
+      const directory = await discoverOidc(config.oidc, logger);
+      lifecycle.onClose('OpenID Connect discovery', async () => directory.close());
+      services.oidc = directory;
+    }
     return { app: createApp(services, modules), services }; // a bad route declaration throws here
   } catch (error) {
     await lifecycle.closeAll(logger);

@@ -1,6 +1,6 @@
 import type { CallerStates } from './auth/caller-states';
+import type { ProviderDirectory } from './auth/oidc/provider-directory';
 import type { RequestBudget } from './auth/request-budget';
-import type { OidcProvider } from './auth/oidc/providers';
 import type { UserStore } from './auth/stores/user-store';
 import type { TokenService } from './auth/tokens';
 import type { Config } from './config/config';
@@ -27,8 +27,8 @@ export interface Services {
   lifecycle: Lifecycle;
   /** Prometheus metrics when METRICS_PORT is set; otherwise `metricsOff`, whose calls do nothing. */
   metrics: Metrics;
-  /** The OpenID Connect providers (OIDC_PROVIDERS), discovered at start-up; undefined when none is configured. */
-  oidc?: ReadonlyMap<string, OidcProvider>;
+  /** The OpenID Connect providers (OIDC_PROVIDERS) and which are discovered; undefined when none is configured. */
+  oidc?: ProviderDirectory;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { MailOutbox } from '../mail/outbox';
-import { registrationAttemptMail, twoFactorDisabledMail, twoFactorEnabledMail, type RenderedMail } from '../mail/templates';
+import { registrationAttemptMail, signInMethodMail, twoFactorDisabledMail, twoFactorEnabledMail, type RenderedMail } from '../mail/templates';
 import type { FailureCounter } from './failure-counter';
 
 /** Notices of one kind one address may be sent per window, whoever triggers them (a mailbox is not a target to flood). */
@@ -13,6 +13,9 @@ const NOTICES = {
 } satisfies Record<string, () => RenderedMail>;
 
 export type AccountNotice = keyof typeof NOTICES;
+
+/** A way to sign in that changed: `added` or `removed`. */
+export type SignInMethodChange = 'added' | 'removed';
 
 /**
  * Security notices by mail (with SMTP_URL): something happened to the account that its owner should know of
@@ -29,9 +32,21 @@ export class AccountNotices {
 
   /** Queues the notice; false when the address had too many of this kind lately (nothing sent). */
   async send(user: { email: string }, notice: AccountNotice): Promise<boolean> {
-    const blocked = await this.counter.reserve([{ key: `${notice}-mail:${this.addressKey(user.email)}`, limit: NOTICES_PER_ADDRESS }], NOTICE_WINDOW_MS);
+    return this.queue(user, notice, NOTICES[notice]());
+  }
+
+  /**
+   * Tells the owner that a way to sign in was added to or removed from the account: `method` names it as the
+   * owner knows it ("sign-in with corp", "a passkey"). Every flow that changes how one signs in calls it.
+   */
+  async signInMethodChanged(user: { email: string }, change: SignInMethodChange, method: string): Promise<boolean> {
+    return this.queue(user, `sign-in-method-${change}`, signInMethodMail(change, method));
+  }
+
+  private async queue(user: { email: string }, kind: string, mail: RenderedMail): Promise<boolean> {
+    const blocked = await this.counter.reserve([{ key: `${kind}-mail:${this.addressKey(user.email)}`, limit: NOTICES_PER_ADDRESS }], NOTICE_WINDOW_MS);
     if (blocked > 0) return false;
-    this.outbox.send({ kind: notice, to: user.email, ...NOTICES[notice]() });
+    this.outbox.send({ kind, to: user.email, ...mail });
     return true;
   }
 }

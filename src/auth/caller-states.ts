@@ -1,10 +1,11 @@
 import type { AccessClaims, AuthUser } from './tokens';
 import type { UserStore } from './stores/user-store';
 
-/** What authorisation needs of a user now: their role, and the session version their tokens must carry. */
+/** What authorisation needs of a user now: their role, the session version their tokens must carry, whether the address is verified. */
 export interface CallerState {
   role: string;
   sessionVersion: number;
+  emailVerified: boolean;
 }
 
 export interface CallerStateSettings {
@@ -12,10 +13,12 @@ export interface CallerStateSettings {
   ttlMs: number;
   /** At most this many users are cached; past it the oldest entry goes. */
   maxEntries: number;
+  /** EMAIL_VERIFICATION=required: sessions of users whose address is not verified do not authenticate (those opened before the switch too). */
+  verificationRequired?: boolean;
 }
 
 /** Why a valid token does not authenticate its caller any more. */
-export type CallerRefusal = 'user-gone' | 'session-ended' | 'role-changed';
+export type CallerRefusal = 'user-gone' | 'session-ended' | 'role-changed' | 'unverified';
 
 /**
  * Authorisation against the user as stored now, not as the access token remembers them (docs/decisions/
@@ -40,12 +43,20 @@ export class CallerStates {
   /** The caller for these (verified) claims, with their current role; or why they are refused. */
   async authenticate(claims: AccessClaims, fresh = false): Promise<AuthUser | CallerRefusal> {
     const state = await (fresh ? this.read(claims.id) : this.cached(claims.id));
-    if (!state) return 'user-gone';
-    if (state.sessionVersion !== claims.sessionVersion) return 'session-ended';
+    const refusal = this.refusal(state, claims.sessionVersion);
+    if (refusal || !state) return refusal ?? 'user-gone';
     // Issued under another role: refused, so a token never outlives the role it was issued for. The
     // refresh token is unaffected: refreshing gives a token with the role as stored now.
     if (state.role !== claims.role) return 'role-changed';
     return { id: claims.id, role: state.role };
+  }
+
+  /** Why a session of `sessionVersion` no longer stands for a user in `state` (access and refresh tokens alike), or undefined. */
+  refusal(state: CallerState | null, sessionVersion: number): Exclude<CallerRefusal, 'role-changed'> | undefined {
+    if (!state) return 'user-gone';
+    if (state.sessionVersion !== sessionVersion) return 'session-ended';
+    if (this.settings.verificationRequired && !state.emailVerified) return 'unverified';
+    return undefined;
   }
 
   /** The user's current role and session version, through the cache (null: no such user). Refresh reads the user here. */
@@ -60,7 +71,7 @@ export class CallerStates {
 
   private async read(userId: string): Promise<CallerState | null> {
     const user = await this.users.findById(userId);
-    const state = user && { role: user.role, sessionVersion: user.sessionVersion };
+    const state = user && { role: user.role, sessionVersion: user.sessionVersion, emailVerified: user.emailVerified };
     if (this.settings.ttlMs > 0) this.remember(userId, Promise.resolve(state));
     return state;
   }
@@ -71,7 +82,7 @@ export class CallerStates {
     if (entry && entry.until > now) return entry.state;
     if (this.settings.ttlMs <= 0) return this.read(userId);
     // Concurrent requests of one user share one read; a failed read is not remembered.
-    const state = this.users.findById(userId).then((user) => user && { role: user.role, sessionVersion: user.sessionVersion });
+    const state = this.users.findById(userId).then((user) => user && { role: user.role, sessionVersion: user.sessionVersion, emailVerified: user.emailVerified });
     this.remember(userId, state);
     state.catch(() => this.cache.get(userId)?.state === state && this.cache.delete(userId));
     return state;

@@ -1,10 +1,24 @@
 import type { Config } from '../config/config';
+import { ConfigError } from '../config/errors';
+import { passwordRefusal } from './password-policy';
 import type { NewUser, UserRecord, UserStore } from './stores/user-store';
 import { normaliseEmail } from './stores/email';
 import type { PasswordHasher } from './passwords';
 
 /** The demo user's id: what its tokens carry as `sub`. */
 export const DEMO_USER_ID = 'demo';
+
+/**
+ * Production only: DEMO_USER_PASSWORD meets the policy a user's chosen password meets (the documented default
+ * is refused earlier, by the configuration). Checked when the store is built, so only a demo store loads the
+ * policy's dictionaries.
+ */
+export function checkDemoPassword(config: Pick<Config, 'env' | 'demoUser' | 'passwordMinLength'>): void {
+  if (config.env !== 'production') return;
+  const { password, email } = config.demoUser;
+  const refusal = password.length < config.passwordMinLength ? `must be at least ${config.passwordMinLength} characters (PASSWORD_MIN_LENGTH)` : passwordRefusal(password, { email });
+  if (refusal) throw new ConfigError('DEMO_USER_PASSWORD', `${refusal}: use a long passphrase of unrelated words`);
+}
 
 /**
  * USER_STORE=demo: the one built-in user from DEMO_USER_* (CONTRACT.md). Its password is hashed with argon2

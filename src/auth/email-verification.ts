@@ -14,6 +14,8 @@ export class EmailVerification {
     private readonly users: UserStore,
     private readonly links: AccountLinks,
     ttlMs: number,
+    /** Called with a user whose address was just verified (the guards' cache forgets them: with `required`, their sessions count at once). */
+    private readonly verified: (userId: string) => void = () => undefined,
   ) {
     this.kind = { purpose: 'email-verification', path: '/verify-email', ttlMs, render: emailVerificationMail };
   }
@@ -31,6 +33,8 @@ export class EmailVerification {
   /** Marks the token's address verified (the token is used up); the user's id, or null for a bad token. */
   async verify(token: string): Promise<string | null> {
     const userId = await this.links.use(token, 'email-verification');
-    return userId && (await this.users.markEmailVerified(userId)) ? userId : null;
+    if (!userId || !(await this.users.markEmailVerified(userId))) return null;
+    this.verified(userId);
+    return userId;
   }
 }

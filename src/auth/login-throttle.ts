@@ -1,6 +1,10 @@
 import type { Config } from '../config/config';
 import type { DeviceTokens } from './device-tokens';
 import type { FailureCounter, Limit } from './failure-counter';
+import type { UserRecord } from './stores/user-store';
+
+/** The current session version of the account with this email, or undefined when there is none. */
+export type SessionVersionOf = (email: string) => Promise<number | undefined>;
 
 /** A counted attempt: allowed (settle it with `succeeded`, or leave it counted as a failure), or refused. */
 export type ThrottleAttempt =
@@ -28,12 +32,21 @@ export class LoginThrottle {
     /** Email → keyed hash (AuthEvents.emailHash). */
     private readonly accountKey: (email: string) => string,
     private readonly devices: DeviceTokens,
+    /** Read only when a client sends a device token of the account: the token counts only under the current version. */
+    private readonly sessionVersionOf: SessionVersionOf,
   ) {}
+
+  /** The device a token names, when it is this account's and was issued under its current session version. */
+  private async deviceOf(email: string, account: string, deviceToken: string | undefined): Promise<string | undefined> {
+    if (!this.devices.claims(deviceToken, account)) return undefined;
+    const version = await this.sessionVersionOf(email);
+    return version === undefined ? undefined : this.devices.deviceOf(deviceToken, account, version);
+  }
 
   /** Counts an attempt on this account from this client (and device token, if it sent one), or refuses it. */
   async begin(email: string, client: string, deviceToken?: string): Promise<ThrottleAttempt> {
     const account = this.accountKey(email);
-    const device = this.devices.deviceOf(deviceToken, account);
+    const device = await this.deviceOf(email, account, deviceToken);
     const own = device ? `login-throttle:device:${account}:${device}` : `login-throttle:pair:${account}:${client}`;
     const limits: Limit[] = [{ key: own, limit: this.settings.pairFailures }];
     const accountWide = `login-throttle:account:${account}`;
@@ -58,13 +71,13 @@ export class LoginThrottle {
     }
   }
 
-  /** True when `deviceToken` is this account's device cookie (a client that logged in to it before). */
-  knowsDevice(email: string, deviceToken: string | undefined): boolean {
-    return this.devices.deviceOf(deviceToken, this.accountKey(email)) !== undefined;
+  /** True when `deviceToken` is this user's device cookie, issued since their sessions last ended. */
+  knowsDevice(user: Pick<UserRecord, 'email' | 'sessionVersion'>, deviceToken: string | undefined): boolean {
+    return this.devices.deviceOf(deviceToken, this.accountKey(user.email), user.sessionVersion) !== undefined;
   }
 
-  /** A device token for a client that just logged in to this account. */
-  deviceToken(email: string): string {
-    return this.devices.issue(this.accountKey(email));
+  /** A device token for a client that just logged in to this user's account. */
+  deviceToken(user: Pick<UserRecord, 'email' | 'sessionVersion'>): string {
+    return this.devices.issue(this.accountKey(user.email), user.sessionVersion);
   }
 }

@@ -4,7 +4,7 @@ import type { RefreshTokenRecord, RefreshTokenStore } from './stores/refresh-tok
 import type { IssuedRefreshToken, TokenService } from './tokens';
 
 /** Why a refresh was refused; the client sees one 401 for all of them, the log tells them apart. */
-export type RefreshRefusal = 'missing-cookie' | 'invalid-token' | 'unknown-session' | 'reused-token' | 'user-gone' | 'session-ended';
+export type RefreshRefusal = 'missing-cookie' | 'invalid-token' | 'unknown-session' | 'reused-token' | 'user-gone' | 'session-ended' | 'unverified';
 
 /** What the store keeps instead of the token: its SHA-256 digest (hex), so a database dump holds no usable token. */
 export function digestRefreshToken(token: string): string {

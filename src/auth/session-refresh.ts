@@ -11,7 +11,8 @@ export type RefreshOutcome =
  * POST /api/auth/refresh: the refresh token's session (RefreshSessions: signature, store, rotation and reuse),
  * then the user as stored now, through the guards' cache (the same bound as every authenticated route,
  * docs/security.md): a deleted user, or one whose sessions ended since (logout everywhere, a password change,
- * a role change, two-factor login turned on), gets no access token. The new one carries the current role.
+ * a role change, two-factor login turned on), or one whose address is unverified while EMAIL_VERIFICATION is
+ * `required`, gets no access token. The new one carries the current role.
  */
 export class SessionRefresh {
   constructor(
@@ -24,8 +25,8 @@ export class SessionRefresh {
     const session = await this.sessions.refresh(token);
     if (!session.ok) return session.refused === 'reused-token' ? { ok: false, refused: 'reused-token', userId: session.userId, familyId: session.familyId } : { ok: false, refused: session.refused, userId: session.userId };
     const state = await this.callers.current(session.userId);
-    if (!state) return { ok: false, refused: 'user-gone', userId: session.userId };
-    if (state.sessionVersion !== session.sessionVersion) return { ok: false, refused: 'session-ended', userId: session.userId };
-    return { ok: true, user: { id: session.userId, ...state }, rotated: session.rotated };
+    const refusal = this.callers.refusal(state, session.sessionVersion);
+    if (refusal || !state) return { ok: false, refused: refusal ?? 'user-gone', userId: session.userId };
+    return { ok: true, user: { id: session.userId, role: state.role, sessionVersion: state.sessionVersion }, rotated: session.rotated };
   }
 }

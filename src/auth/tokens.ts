@@ -71,8 +71,9 @@ export class TokenService {
   verifyAccessToken(token: string): AccessClaims | undefined {
     const claims = verifiedClaims(token, this.accessKey, this.expectedAccess);
     if (!claims || typeof claims.role !== 'string') return undefined;
-    const version = claims.sv ?? 0;
-    if (!Number.isSafeInteger(version) || version < 0) return undefined;
+    // Every token this service signs carries the session version; one without (or with anything but a count) is not ours.
+    const version = claims.sv;
+    if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) return undefined;
     return { id: claims.sub as string, role: claims.role, sessionVersion: version };
   }
 
@@ -96,8 +97,8 @@ export class TokenService {
   /** The owner and session version of a valid refresh token; undefined otherwise. The store must still be asked. */
   verifyRefreshToken(token: string): { userId: string; sessionVersion: number } | undefined {
     const claims = verifiedClaims(token, this.refreshKey, this.expectedRefresh);
-    const version = claims?.sv ?? 0;
-    if (!claims || !Number.isSafeInteger(version) || version < 0) return undefined;
+    const version = claims?.sv;
+    if (!claims || typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) return undefined;
     return { userId: claims.sub as string, sessionVersion: version };
   }
 

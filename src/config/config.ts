@@ -8,7 +8,7 @@ import { mfaSettings, type MfaSettings } from './mfa-settings';
 import { oidcSettings, type OidcSettings } from './oidc-settings';
 import { requestBudgetSettings, type RequestBudgetSettings } from './request-budget-settings';
 import { boolean, byteSize, integer, oneOf, read, timerMs, type Env } from './readers';
-import { readSecrets, refuseGuessable } from './secrets';
+import { readSecrets } from './secrets';
 
 export { ConfigError };
 
@@ -204,6 +204,12 @@ function listenHost(env: Env, mode: RunMode): string | undefined {
   return value;
 }
 
+/** What production without a shared store counts on each replica alone (docs/operations.md). */
+export const PER_REPLICA_WITHOUT_REDIS =
+  'REDIS_URL is not set: each replica counts these limits on its own, so N replicas allow N times as much: ' +
+  'the auth budget (AUTH_RATE_LIMIT_MAX per AUTH_RATE_LIMIT_WINDOW per client), the login throttle (LOGIN_THROTTLE_FAILURES per account and client, ' +
+  'LOGIN_THROTTLE_ACCOUNT_FAILURES per account) and wrong second-factor codes (LOGIN_THROTTLE_FAILURES per user); set REDIS_URL to share them';
+
 export function loadConfig(env: Env = process.env): Config {
   const warnings: string[] = [];
   const mode = oneOf(env, 'NODE_ENV', RUN_MODES, 'development');
@@ -216,11 +222,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (mode === 'production' && trustProxy > 0 && !ownUrl) {
     warnings.push('TRUST_PROXY is set without PUBLIC_URL: the CSRF check takes the service origin from X-Forwarded-Host');
   }
+  if (mode === 'production' && !read(env, 'REDIS_URL')) warnings.push(PER_REPLICA_WITHOUT_REDIS);
   const issuer = claim(env, 'JWT_ISSUER', 'koa-api-service');
   const secrets = readSecrets(env, mode === 'production', warnings); // first: the most important message wins
   const roleList = roles(env);
   const demo = demoUser(env, mode === 'production', userStore === 'demo');
-  if (mode === 'production') refuseGuessable(secrets, userStore === 'demo' ? demo : undefined);
   if (!roleList.includes(demo.role)) throw new ConfigError('DEMO_USER_ROLE', 'must be one of ROLES');
   const registrationEnabled = boolean(env, 'AUTH_REGISTRATION', false);
   if (registrationEnabled && userStore !== 'database') {

@@ -1,6 +1,6 @@
 import { ConfigError } from './errors';
 import { read, timerMs, type Env } from './readers';
-import { looksRandom } from './secrets';
+import { requireRandomSecret } from './secrets';
 
 // Two-factor login (TOTP, docs/accounts.md). Off unless MFA_ENCRYPTION_KEY is set: the authenticator
 // secrets are stored sealed with it (AES-256-GCM), so the service cannot offer TOTP without one. A key made up
@@ -29,9 +29,7 @@ export function mfaSettings(env: Env, production: boolean, userStore: string, pu
   const keys = keyList.split(',').map((key) => key.trim());
   for (const key of keys) {
     if (Buffer.byteLength(key) < MIN_KEY_BYTES) throw new ConfigError('MFA_ENCRYPTION_KEY', `each key must be at least ${MIN_KEY_BYTES} bytes long`);
-    if (production && !looksRandom(key)) {
-      throw new ConfigError('MFA_ENCRYPTION_KEY', 'must be at least 32 random bytes in base64 or hex in production: generate one with `openssl rand -base64 48`');
-    }
+    if (production) requireRandomSecret('MFA_ENCRYPTION_KEY', key);
   }
   if (new Set(keys).size !== keys.length) throw new ConfigError('MFA_ENCRYPTION_KEY', 'lists the same key twice');
   const issuer = read(env, 'MFA_ISSUER') ?? (publicUrl ? new URL(publicUrl).hostname : jwtIssuer);

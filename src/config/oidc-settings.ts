@@ -17,6 +17,12 @@ export interface OidcProviderSettings {
   scopes: string;
   /** A first sign-in with a verified address nobody holds creates a user (OIDC_<NAME>_REGISTRATION). */
   registration: boolean;
+  /**
+   * A first sign-in with a verified address a local account holds links to it (OIDC_<NAME>_LINK_BY_EMAIL, default
+   * off: the provider is then trusted to say who owns the address). Never for an account with a role other than
+   * `user` or with a second factor: those link only from their own signed-in session.
+   */
+  linkByEmail: boolean;
 }
 
 export interface OidcSettings {
@@ -65,6 +71,7 @@ function provider(env: Env, name: string, production: boolean, registrationDefau
     clientSecret: required('CLIENT_SECRET'),
     scopes: scopes.join(' '),
     registration: boolean(env, `${prefix}REGISTRATION`, registrationDefault),
+    linkByEmail: boolean(env, `${prefix}LINK_BY_EMAIL`, false),
   };
 }
 

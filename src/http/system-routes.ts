@@ -4,7 +4,7 @@ import { HttpError } from './errors';
 import { route, type AnyRoute } from './routing/route';
 
 /** The service's own routes, outside /api: the base endpoint and the health probes. */
-export function systemRoutes({ database, lifecycle }: Pick<Services, 'database' | 'lifecycle'>): AnyRoute[] {
+export function systemRoutes({ database, lifecycle, oidc }: Pick<Services, 'database' | 'lifecycle' | 'oidc'>): AnyRoute[] {
   return [
     route({
       method: 'GET',
@@ -29,7 +29,13 @@ export function systemRoutes({ database, lifecycle }: Pick<Services, 'database' 
       path: '/health/ready',
       access: 'public',
       summary: 'Readiness probe: the database answers and the service is not shutting down',
-      responses: { 200: Type.Object({ status: Type.Literal('ready'), database: Type.String({ description: 'The database engine' }) }) },
+      responses: {
+        200: Type.Object({
+          status: Type.Literal('ready'),
+          database: Type.String({ description: 'The database engine' }),
+          oidcPending: Type.Optional(Type.Array(Type.String(), { description: 'OpenID Connect providers not discovered yet (their sign-in answers 503; still ready: the rest of the service works)' })),
+        }),
+      },
       errors: { 503: 'Shutting down, or the database is unreachable' },
       handler: async (ctx) => {
         ctx.set('Cache-Control', 'no-store');
@@ -41,7 +47,8 @@ export function systemRoutes({ database, lifecycle }: Pick<Services, 'database' 
         }
         // Again after the ping: a shutdown that began meanwhile must not be answered "ready".
         if (lifecycle.shuttingDown) throw new HttpError(503, 'Shutting down');
-        return { status: 'ready' as const, database: database.engine };
+        const oidcPending = oidc?.pending() ?? [];
+        return { status: 'ready' as const, database: database.engine, ...(oidcPending.length > 0 ? { oidcPending } : {}) };
       },
     }),
   ];

@@ -71,3 +71,12 @@ export function twoFactorDisabledMail(): RenderedMail {
   ];
   return { subject: 'Two-factor login was turned off', text: lines.join('\n\n'), html: lines.map((line) => `<p>${escape(line)}</p>`).join('\n') };
 }
+
+/** To a user whose account gained or lost a way to sign in (a provider linked or unlinked, a passkey added or removed). */
+export function signInMethodMail(change: 'added' | 'removed', method: string): RenderedMail {
+  const lines = change === 'added'
+    ? [`A new way to sign in was added to your account: ${method}.`, 'If you did not do this, someone else can sign in to your account: remove it, reset your password at once and contact the administrators.']
+    : [`A way to sign in was removed from your account: ${method}.`, 'If you did not do this, someone else has access to your account: reset your password at once and contact the administrators.'];
+  const subject = change === 'added' ? 'A way to sign in was added to your account' : 'A way to sign in was removed from your account';
+  return { subject, text: lines.join('\n\n'), html: lines.map((line) => `<p>${escape(line)}</p>`).join('\n') };
+}

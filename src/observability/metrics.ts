@@ -6,7 +6,7 @@
 /** Login attempts that reached the handler: tokens issued, credentials refused, or throttled before checking. */
 export type LoginOutcome = 'success' | 'failure' | 'throttled' | 'unverified' | 'mfa-required';
 /** Refresh attempts that reached the handler: a new access token, or why the cookie was refused (401). */
-export type RefreshOutcome = 'success' | 'missing-cookie' | 'invalid-token' | 'unknown-session' | 'reused-token' | 'user-gone' | 'session-ended';
+export type RefreshOutcome = 'success' | 'missing-cookie' | 'invalid-token' | 'unknown-session' | 'reused-token' | 'user-gone' | 'session-ended' | 'unverified';
 /** Password changes that reached the check of the current password. */
 export type PasswordChangeOutcome = 'success' | 'failure';
 /** How a store call ended, when it failed: the store's own error classes (src/stores/errors.ts). */
@@ -31,11 +31,11 @@ export type MfaOutcome =
   | 'disable-refused';
 export const MFA_OUTCOMES: readonly MfaOutcome[] = ['success', 'recovery-code', 'invalid-token', 'session-ended', 'wrong-code', 'replayed-code', 'spent-token', 'not-enrolled', 'throttled', 'enrolment-started', 'enrolment-refused', 'enabled', 'disabled', 'disable-refused'];
 /** Why an OpenID Connect sign-in was refused: the flow (state), the provider, or the account rules. */
-export type OidcRefusal = 'bad-state' | 'denied' | 'exchange-failed' | 'unreachable' | 'unverified-email' | 'account-unverified' | 'registration-closed';
+export type OidcRefusal = 'bad-state' | 'denied' | 'exchange-failed' | 'unreachable' | 'unverified-email' | 'account-unverified' | 'account-exists' | 'registration-closed' | 'link-taken' | 'link-session-ended' | 'not-discovered';
 /** OpenID Connect sign-ins (sessions issued, second factor asked, refused: why) and unlinking. */
-export type OidcOutcome = 'success' | 'mfa-required' | OidcRefusal | 'unlinked' | 'unlink-refused';
-export const OIDC_OUTCOMES: readonly OidcOutcome[] = ['success', 'mfa-required', 'bad-state', 'denied', 'exchange-failed', 'unreachable', 'unverified-email', 'account-unverified', 'registration-closed', 'unlinked', 'unlink-refused'];
-export const REFRESH_OUTCOMES: readonly RefreshOutcome[] = ['success', 'missing-cookie', 'invalid-token', 'unknown-session', 'reused-token', 'user-gone', 'session-ended'];
+export type OidcOutcome = 'success' | 'mfa-required' | OidcRefusal | 'linked' | 'unlinked' | 'unlink-refused';
+export const OIDC_OUTCOMES: readonly OidcOutcome[] = ['success', 'mfa-required', 'bad-state', 'denied', 'exchange-failed', 'unreachable', 'unverified-email', 'account-unverified', 'account-exists', 'registration-closed', 'link-taken', 'link-session-ended', 'not-discovered', 'linked', 'unlinked', 'unlink-refused'];
+export const REFRESH_OUTCOMES: readonly RefreshOutcome[] = ['success', 'missing-cookie', 'invalid-token', 'unknown-session', 'reused-token', 'user-gone', 'session-ended', 'unverified'];
 export const PASSWORD_CHANGE_OUTCOMES: readonly PasswordChangeOutcome[] = ['success', 'failure'];
 export type PasswordResetOutcome = 'link-sent' | 'link-ignored' | 'success' | 'refused';
 /** The same outcomes for email verification: a link asked for (sent or ignored), a token accepted or refused. */

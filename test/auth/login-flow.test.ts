@@ -27,7 +27,7 @@ describe('login → refresh → logout (demo user store, real SQLite refresh-tok
     const refreshToken = refreshTokenFrom(response)!;
     expect(setCookies(response)).toEqual([
       `refreshToken=${refreshToken}; Path=/api/auth; Max-Age=604800; HttpOnly; SameSite=Strict`,
-      expect.stringMatching(/^loginDevice=[0-9a-f]{32}\.[\w-]{22}\.[\w-]{43}; Path=\/api\/auth; Max-Age=15552000; HttpOnly; SameSite=Strict$/),
+      expect.stringMatching(/^loginDevice=[0-9a-f]{32}\.\d+\.[\w-]{22}\.[\w-]{43}; Path=\/api\/auth; Max-Age=15552000; HttpOnly; SameSite=Strict$/),
     ]);
     expect(JSON.stringify(response.body)).not.toContain(refreshToken);
 

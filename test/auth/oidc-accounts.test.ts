@@ -11,7 +11,7 @@ import { DuplicateKeyError } from '../../src/stores/errors';
 
 const ISSUER = 'https://idp.example.com';
 const identity = (over: Partial<ProviderIdentity> = {}): ProviderIdentity => ({ issuer: ISSUER, subject: 's1', email: 'ada@example.com', emailVerified: true, name: 'Ada', ...over });
-const open = { name: 'corp', registration: true };
+const open = { name: 'corp', registration: true, linkByEmail: true };
 
 function memoryStores() {
   const users = new Map<string, UserRecord>();

@@ -3,8 +3,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CredentialVerifier } from '../../src/auth/credentials';
 import { FlowSeal, FLOW_TTL_SECONDS, type SignInFlow } from '../../src/auth/oidc/flow-cookie';
-import { discoverProviders } from '../../src/auth/oidc/providers';
-import { OidcDiscoveryError } from '../../src/auth/oidc/provider-types';
+import request from 'supertest';
+import { ProviderDirectory } from '../../src/auth/oidc/provider-directory';
+import { discoverProviders, type OidcProvider } from '../../src/auth/oidc/providers';
 import { safeReturnTo } from '../../src/auth/oidc/return-to';
 import { NO_PASSWORD, PasswordHasher } from '../../src/auth/passwords';
 import type { UserRecord, UserStore } from '../../src/auth/stores/user-store';
@@ -27,7 +28,7 @@ describe('OIDC settings', () => {
     const { oidc } = loadConfig({ ...BASE, ...CORP, OIDC_PROVIDERS: ' Corp ', OIDC_CORP_SCOPES: 'openid email', AUTH_REGISTRATION: 'true' });
     expect(oidc).toEqual({
       publicUrl: 'https://app.example.test',
-      providers: [{ name: 'corp', prefix: 'OIDC_CORP_', issuer: new URL('https://login.example.com/realms/corp'), clientId: 'api', clientSecret: 'secret', scopes: 'openid email', registration: true }],
+      providers: [{ name: 'corp', prefix: 'OIDC_CORP_', issuer: new URL('https://login.example.com/realms/corp'), clientId: 'api', clientSecret: 'secret', scopes: 'openid email', registration: true, linkByEmail: false }],
     });
     expect(loadConfig({ ...BASE, ...CORP }).oidc!.providers[0]).toMatchObject({ scopes: 'openid email profile', registration: false });
   });
@@ -126,24 +127,55 @@ describe('discovery at start-up', () => {
 
   const settings = (issuer: string) => loadConfig({ ...BASE, ...CORP, OIDC_CORP_ISSUER: issuer }).oidc!;
 
-  it('retries an unreachable issuer, then fails naming the variable', async () => {
-    const { logger, lines } = memoryLogger();
-    const closed = await closedPort();
-    const failure = discoverProviders(settings(`http://127.0.0.1:${closed}`), logger, 3, 5);
-    await expect(failure).rejects.toBeInstanceOf(OidcDiscoveryError);
-    await expect(failure).rejects.toThrow(new RegExp(`^OIDC_CORP_ISSUER: the OpenID Connect issuer http://127.0.0.1:${closed}/ could not be discovered after 3 attempt\\(s\\): connect ECONNREFUSED 127.0.0.1:${closed}$`));
-    expect(lines().filter((line) => line.msg === 'OpenID Connect issuer not reachable yet (OIDC_CORP_ISSUER)')).toHaveLength(2);
+  it('an unreachable provider is that provider\'s outage: start-up goes on, its routes answer 503, /health/ready stays ready and lists it', async () => {
+    const env = { ...CORP, DATABASE_URL: 'sqlite::memory:', OIDC_CORP_ISSUER: `http://127.0.0.1:${await closedPort()}` };
+    const app = await buildTestApp({ env: { USER_STORE: 'database', PUBLIC_URL: BASE.PUBLIC_URL, ...env }, modules: [authModule] });
+    try {
+      const http = () => request(app.app.callback());
+      const login = await http().get('/api/auth/oidc/corp/login').expect(503);
+      expect(login.headers['retry-after']).toBe('30');
+      expect(login.body).toEqual({ status: 'fail', message: 'This sign-in provider cannot be reached at the moment: try again later' });
+      await http().get('/api/auth/oidc/corp/callback?state=x').expect(503);
+      expect((await http().get('/api/auth/oidc').expect(200)).body.data).toEqual([]);
+      expect((await http().get('/health/ready').expect(200)).body.data).toEqual({ status: 'ready', database: 'sqlite', oidcPending: ['corp'] });
+      await http().post('/api/auth/login').send({ email: 'nobody@example.com', password: 'not this one' }).expect(401); // password login is up
+      expect(app.logLines().some((line) => line.msg === 'OpenID Connect provider not reachable: its sign-in answers 503 until it is discovered (OIDC_CORP_ISSUER)')).toBe(true);
+    } finally {
+      await app.close();
+    }
   });
 
-  it('stops the service start-up, after retrying like the database, naming the variable', async () => {
-    const env = { ...CORP, DATABASE_URL: 'sqlite::memory:', OIDC_CORP_ISSUER: `http://127.0.0.1:${await closedPort()}` };
-    const started = Date.now();
-    await expect(buildTestApp({ env: { USER_STORE: 'database', PUBLIC_URL: BASE.PUBLIC_URL, ...env }, modules: [authModule] })).rejects.toThrow(/^OIDC_CORP_ISSUER: .* after 5 attempt\(s\)/);
-    // 1 + 2 + 4 + 8 s between the attempts; timers run on a monotonic clock, and measured by Date.now() each may end a millisecond early.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(14_900);
-  }, 45_000);
+  it('keeps discovering an unreachable provider in the background, doubling the pause, until it answers', async () => {
+    const { logger, lines } = memoryLogger();
+    const providers = loadConfig({ ...BASE, ...CORP }).oidc!.providers;
+    let calls = 0;
+    const provider = { name: 'corp' } as OidcProvider;
+    const outage = Object.assign(new Error('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+    const directory = await new ProviderDirectory(providers, {
+      discover: async () => {
+        calls += 1;
+        if (calls < 3) throw outage;
+        return provider;
+      },
+      classify: () => ({ outage: true, reason: 'connect ECONNREFUSED' }),
+      logger,
+      firstRetryMs: 5,
+    }).start();
+    expect(directory.get('corp')).toBe('pending');
+    expect(directory.pending()).toEqual(['corp']);
+    for (let waited = 0; directory.get('corp') === 'pending' && waited < 2_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(directory.get('corp')).toBe(provider);
+    expect(directory.pending()).toEqual([]);
+    expect(calls).toBe(3);
+    expect(lines().filter((line) => line.msg === 'OpenID Connect provider still not discovered (OIDC_CORP_ISSUER)')).toHaveLength(1);
+    directory.close();
+  });
 
-  it('fails on an answer that is no discovery document for that issuer', async () => {
-    await expect(discoverProviders(settings(`http://127.0.0.1:${port}`), memoryLogger().logger, 1)).rejects.toThrow(/^OIDC_CORP_ISSUER: .* could not be discovered after 1 attempt\(s\): /);
+  it('stops start-up at once on an answer that is no discovery document for that issuer, naming the variable', async () => {
+    const started = Date.now();
+    await expect(discoverProviders(settings(`http://127.0.0.1:${port}`), memoryLogger().logger)).rejects.toThrow(new RegExp(`^OIDC_CORP_ISSUER: http://127.0.0.1:${port}/ did not answer with its OpenID Connect discovery document: `));
+    const env = { ...CORP, DATABASE_URL: 'sqlite::memory:', OIDC_CORP_ISSUER: `http://127.0.0.1:${port}` };
+    await expect(buildTestApp({ env: { USER_STORE: 'database', PUBLIC_URL: BASE.PUBLIC_URL, ...env }, modules: [authModule] })).rejects.toThrow(/^OIDC_CORP_ISSUER: /);
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

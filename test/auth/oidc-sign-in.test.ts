@@ -10,6 +10,7 @@ import { buildTestApp, type TestApp } from '../support/test-app';
 import { withSegmentChanged } from '../support/tamper';
 import { codeAt } from '../support/totp-codes';
 import { setCookies } from '../support/auth-helpers';
+import { MailCatcher } from '../support/mail-catcher';
 
 // Sign-in with an OpenID Connect provider, over HTTP, against a real provider (oidc-provider on loopback,
 // its development login and consent pages) on every engine here: a first sign-in creates and links the
@@ -42,6 +43,7 @@ for (const target of engines) {
       { client_id: 'service', client_secret: SECRET, redirect_uris: [callbackOf('test')] },
       { client_id: 'corp-service', client_secret: SECRET, redirect_uris: [callbackOf('corp')] },
     ]);
+    const mail = new MailCatcher();
     let started: StartedEngine | undefined;
     let testApp: TestApp | undefined;
     const app = () => testApp!;
@@ -63,6 +65,8 @@ for (const target of engines) {
           OIDC_TEST_CLIENT_ID: 'service',
           OIDC_TEST_CLIENT_SECRET: SECRET,
           OIDC_TEST_REGISTRATION: 'true',
+          OIDC_TEST_LINK_BY_EMAIL: 'true', // trusted to link a first sign-in by a verified address; corp is not
+          SMTP_URL: await mail.start(),
           OIDC_CORP_ISSUER: issuer,
           OIDC_CORP_CLIENT_ID: 'corp-service',
           OIDC_CORP_CLIENT_SECRET: SECRET,
@@ -73,6 +77,7 @@ for (const target of engines) {
     }, 240_000);
     afterAll(async () => {
       await testApp?.close();
+      await mail.stop();
       await provider.stop();
       await started?.stop();
     }, 60_000);
@@ -151,7 +156,9 @@ for (const target of engines) {
       const back = await atProvider(authorizationUrl, { account: endUser().account });
       await callback(back, flowCookie).expect(302);
       const replayed = await callback(back, flowCookie).expect(401);
-      expect(replayed.body).toEqual({ status: 'fail', message: 'The sign-in could not be completed (invalid_grant): start again' });
+      // Fixed words for the browser; what the library said goes to the log only.
+      expect(replayed.body).toEqual({ status: 'fail', message: 'The sign-in could not be completed: start again' });
+      expect(app().logLines().filter((line) => line.action === 'oidc-login').at(-1)).toMatchObject({ outcome: 'refused', reason: 'exchange-failed', detail: 'invalid_grant' });
       expectNoSession(replayed);
       expect(named(replayed, 'oidcFlow')).toMatch(/^oidcFlow=;/);
     });
@@ -199,6 +206,44 @@ for (const target of engines) {
       expectNoSession(refused);
     });
 
+    it('links by address only by consent: a provider not trusted for it, an admin, answer that an account uses the address', async () => {
+      const email = `holder-${Date.now()}@example.com`;
+      const holder = await app().services.users.create({ email, passwordHash: await new PasswordHasher().hash(PASSWORD), role: 'user', name: null, emailVerified: true });
+      const untrusted = await signInAs({ account: `corp-${Date.now()}~${email}~1` }, 409, { name: 'corp' });
+      expect(untrusted.body.message).toMatch(/^An account uses this address: sign in to it the way it signs in .*POST \/api\/auth\/oidc\/\{provider\}\/link/);
+      expectNoSession(untrusted);
+      // A hostile provider asserting an administrator's address, even one trusted to link by address.
+      const adminEmail = `admin-${Date.now()}@example.com`;
+      const admin = await app().services.users.create({ email: adminEmail, passwordHash: await new PasswordHasher().hash(PASSWORD), role: 'admin', name: null, emailVerified: true });
+      expectNoSession(await signInAs({ account: `hostile-${Date.now()}~${adminEmail}~1` }, 409));
+      const identities = app().services.database.store(identityStore);
+      expect(await identities.listByUser(admin.id)).toEqual([]);
+      expect(await identities.listByUser(holder.id)).toEqual([]);
+      expect(app().logLines().filter((line) => line.action === 'oidc-login').slice(-2).map((line) => line.reason)).toEqual(['account-exists', 'account-exists']);
+    });
+
+    it('the owner links a provider from a signed-in session, with the password; the owner is mailed when it is added and removed', async () => {
+      const email = `linker-${Date.now()}@example.com`;
+      await app().services.users.create({ email, passwordHash: await new PasswordHasher().hash(PASSWORD), role: 'admin', name: null, emailVerified: true });
+      const bearer = `Bearer ${(await http().post('/api/auth/login').send({ email, password: PASSWORD }).expect(200)).body.data.accessToken as string}`;
+      await http().post('/api/auth/oidc/corp/link').set('Authorization', bearer).send({ password: 'not the password' }).expect(401);
+      const started = await http().post('/api/auth/oidc/corp/link').set('Authorization', bearer).send({ password: PASSWORD, returnTo: '/account' }).expect(200);
+      const flowCookie = named(started, 'oidcFlow')!.split(';')[0];
+      const account = `linked-${Date.now()}~elsewhere-${Date.now()}@example.com~1`; // any address: the session says whose account
+      const linked = await callback(await atProvider(started.body.data.authorizationUrl as string, { account }, 'corp'), flowCookie, 'corp').expect(302);
+      expect(linked.headers.location).toBe(`${PUBLIC_URL}/account`);
+      expect(named(linked, 'refreshToken')).toBeUndefined(); // the caller is signed in already
+      expect((await me(bearer)).linkedProviders).toEqual([{ provider: 'corp', linkedAt: expect.any(String) }]);
+      const [added] = await mail.waitFor(email);
+      expect(added!.subject).toBe('A way to sign in was added to your account');
+      expect(added!.text).toContain('sign-in with corp');
+      // From now on the provider signs in to this account.
+      expect((await me(await bearerAfter(await signInAs({ account }, 302, { name: 'corp' })))).email).toBe(email);
+      await http().delete('/api/auth/oidc/corp/link').set('Authorization', bearer).expect(204);
+      const [, removed] = await mail.waitFor(email, 2);
+      expect(removed!.subject).toBe('A way to sign in was removed from your account');
+    });
+
     it('creates no account through a provider without registration', async () => {
       const refused = await signInAs({ account: endUser().account }, 403, { name: 'corp' });
       expect(refused.body).toEqual({ status: 'fail', message: 'No account uses this address, and accounts are not created through this provider' });
@@ -210,7 +255,8 @@ for (const target of engines) {
       const bearer = await bearerAfter(await signInAs({ account: `${long}~long-${Date.now()}@example.com~1` }, 302));
       expect((await me(bearer)).name).toBe(`Test ${long}`.slice(0, 100));
       const refused = await signInAs({ account: `${'s'.repeat(256)}~too-long-${Date.now()}@example.com~1` }, 401);
-      expect(refused.body.message).toBe('The provider sent a subject identifier that is not 1-255 visible ASCII characters');
+      expect(refused.body.message).toBe('The sign-in could not be completed: start again');
+      expect(app().logLines().filter((line) => line.action === 'oidc-login').at(-1)).toMatchObject({ detail: 'the subject identifier is not 1-255 visible ASCII characters' });
       expectNoSession(refused);
     });
 
@@ -223,7 +269,8 @@ for (const target of engines) {
 
     it('a declined consent answers 401 in the envelope and sets nothing', async () => {
       const declined = await signInAs({ account: endUser().account, consent: false }, 401);
-      expect(declined.body).toEqual({ status: 'fail', message: 'The provider refused the sign-in (access_denied)' });
+      expect(declined.body).toEqual({ status: 'fail', message: 'The provider did not complete the sign-in (it was declined or refused): start again' });
+      expect(app().logLines().filter((line) => line.action === 'oidc-login').at(-1)).toMatchObject({ reason: 'denied', detail: 'access_denied' });
       expectNoSession(declined);
     });
 

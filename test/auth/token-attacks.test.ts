@@ -17,8 +17,8 @@ function handMade(header: object, payload: object, key: string | undefined, hash
 const now = () => Math.floor(Date.now() / 1000);
 // Each forged token is right in every claim but the one its case is about, so it is refused for that reason.
 const CLAIMED = { iss: 'koa-api-service', aud: 'koa-api-service' };
-const accessClaims = () => ({ sub: 'demo', role: 'user', typ: 'access', jti: 'x', ...CLAIMED, iat: now(), exp: now() + 900 });
-const refreshClaims = () => ({ sub: 'demo', typ: 'refresh', jti: randomBytes(16).toString('base64url'), ...CLAIMED, iat: now(), exp: now() + 3600 });
+const accessClaims = () => ({ sub: 'demo', role: 'user', sv: 0, typ: 'access', jti: 'x', ...CLAIMED, iat: now(), exp: now() + 900 });
+const refreshClaims = () => ({ sub: 'demo', typ: 'refresh', sv: 0, jti: randomBytes(16).toString('base64url'), ...CLAIMED, iat: now(), exp: now() + 3600 });
 
 describe('forged, tampered, expired and swapped tokens', () => {
   let app: TestApp;

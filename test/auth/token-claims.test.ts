@@ -24,14 +24,14 @@ function sign(header: object, claims: object, secret: string): string {
 const accessToken = (claims: object = {}, header: object = {}) =>
   sign(
     { alg: 'HS256', typ: 'at+jwt', ...header },
-    { sub: 'demo', role: 'user', typ: 'access', jti: 'j', iss: ISSUER, aud: AUDIENCE, iat: now(), exp: now() + 600, ...claims },
+    { sub: 'demo', role: 'user', sv: 0, typ: 'access', jti: 'j', iss: ISSUER, aud: AUDIENCE, iat: now(), exp: now() + 600, ...claims },
     TEST_SECRETS.JWT_SECRET,
   );
 
 const refreshToken = (claims: object = {}) =>
   sign(
     { alg: 'HS256', typ: 'JWT' },
-    { sub: 'demo', typ: 'refresh', jti: randomBytes(16).toString('base64url'), iss: ISSUER, aud: ISSUER, iat: now(), exp: now() + 3600, ...claims },
+    { sub: 'demo', typ: 'refresh', sv: 0, jti: randomBytes(16).toString('base64url'), iss: ISSUER, aud: ISSUER, iat: now(), exp: now() + 3600, ...claims },
     TEST_SECRETS.REFRESH_TOKEN_SECRET,
   );
 

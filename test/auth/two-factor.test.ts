@@ -99,6 +99,31 @@ for (const target of engines) {
       expect(answers.flatMap(cookiesOf).filter((cookie) => cookie.startsWith('refreshToken='))).toHaveLength(1);
     });
 
+    it('a burst of ten verifies with the right code: one signs in, nine are told the token is used, none counts as wrong', async () => {
+      const { email, secret } = await enrolled();
+      const { mfaToken } = (await login(email).expect(200)).body.data;
+      const code = await codeAt(secret, 1);
+      const burst = await Promise.all(Array.from({ length: 10 }, () => verify(mfaToken, { code })));
+      expect(burst.map((answer) => answer.status).sort()).toEqual([200, ...Array(9).fill(401)]);
+      for (const answer of burst.filter((each) => each.status === 401)) expect(answer.body.message).toBe('Invalid, expired or used mfaToken: log in again');
+      // The same code again with new tokens (this step is used): "used", six times, past the limit of five wrong codes.
+      for (let attempt = 0; attempt < 6; attempt += 1) {
+        const { mfaToken: next } = (await login(email).expect(200)).body.data;
+        expect((await verify(next, { code }).expect(401)).body.message).toBe('This code was used already: wait for the next one');
+      }
+      const { mfaToken: last } = (await login(email).expect(200)).body.data;
+      for (const wrong of await wrongCodes(secret, 5)) await verify(last, { code: wrong }).expect(401); // five wrong ones still get their answer
+      await verify(last, { code: await codeAt(secret, 1) }).expect(429);
+    });
+
+    it('of ten recovery codes racing with one mfaToken, one is used up: the losers keep theirs', async () => {
+      const { email, recoveryCodes, bearer } = await enrolled();
+      const { mfaToken } = (await login(email).expect(200)).body.data;
+      const race = await Promise.all(recoveryCodes.map((recoveryCode) => verify(mfaToken, { recoveryCode })));
+      expect(race.map((answer) => answer.status).sort()).toEqual([200, ...Array(9).fill(401)]);
+      expect((await http().get('/api/auth/mfa').set('Authorization', bearer).expect(200)).body.data).toEqual({ enabled: true, recoveryCodesLeft: 9 });
+    });
+
     it('refuses a code that is expired at confirmation, and a malformed one', async () => {
       const email = await register();
       const bearer = `Bearer ${(await login(email).expect(200)).body.data.accessToken}`;

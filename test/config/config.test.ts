@@ -1,12 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/config/config';
 import { configError } from '../support/config-error';
 import { parseDurationSeconds } from '../../src/config/duration';
 
-// Random-looking secrets, as `openssl rand -base64 48` makes them (production refuses low-entropy ones).
-const STRONG = {
-  JWT_SECRET: 'q8Vn2xLr5TzW0bKe7HsYc3MfJ9uPa6Dg1RiXw4No+Ql=',
-  REFRESH_TOKEN_SECRET: 'Hk3Zt7Wq1Ns9Lb5Xv0Jm8Rc2Yf6Pd4Ga/Ue+Ti-Os_Ki',
-};
+// Random secrets, as `npm run secret` and `openssl rand -base64 48` make them (production takes only those).
+const STRONG = { JWT_SECRET: randomBytes(32).toString('base64'), REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64url') };
 /** Production with strong secrets and a changed demo password: the smallest production start. */
 const PRODUCTION = { NODE_ENV: 'production', ...STRONG, DEMO_USER_PASSWORD: 'a-changed-demo-password' };
 

@@ -17,7 +17,7 @@ describe('route access rules: token check, then role check, then validation', ()
   const api = () => request(t.app.callback());
   const now = () => Math.floor(Date.now() / 1000);
   let userId: string;
-  const accessClaims = (role: string) => ({ sub: userId, role, typ: 'access', iss: 'koa-api-service', aud: 'koa-api-service', iat: now(), exp: now() + 60 });
+  const accessClaims = (role: string) => ({ sub: userId, role, sv: 0, typ: 'access', iss: 'koa-api-service', aud: 'koa-api-service', iat: now(), exp: now() + 60 });
   const as = async (role: string) => (await t.signIn(role)).authorization;
 
   beforeAll(async () => {

@@ -29,12 +29,16 @@ describe('token lifetimes are bounded on verify', () => {
     await me(access({ iat: now(), exp: now() + 900 })).expect(200); // the control: what the service issues
     await me(access({ iat: now(), exp: now() + 10 * 365 * 86_400 })).expect(401);
     await me(access({ iat: now(), exp: 1e300 })).expect(401);
+    // The session version is a count, never assumed: a token without it, or with null or text, is refused.
+    for (const sv of [undefined, null, '0', -1, 0.5]) await me(access({ iat: now(), exp: now() + 900, sv })).expect(401);
     await me(access({ iat: now() - 3600, exp: now() + 60 })).expect(401);
   });
 
   it('refuses a signed refresh token that lives longer than seven days', async () => {
-    const refresh = jwt.sign({ typ: 'refresh', sub: 'demo', iss: 'koa-api-service', aud: 'koa-api-service', iat: now(), exp: now() + 30 * 86_400, jti: 'x'.repeat(22) }, TEST_SECRETS.REFRESH_TOKEN_SECRET);
+    const refresh = jwt.sign({ typ: 'refresh', sv: 0, sub: 'demo', iss: 'koa-api-service', aud: 'koa-api-service', iat: now(), exp: now() + 30 * 86_400, jti: 'x'.repeat(22) }, TEST_SECRETS.REFRESH_TOKEN_SECRET);
     expect(t.services.tokens.verifyRefreshToken(refresh)).toBeUndefined();
+    const withoutVersion = jwt.sign({ typ: 'refresh', sub: 'demo', iss: 'koa-api-service', aud: 'koa-api-service', iat: now(), exp: now() + 86_400, jti: 'y'.repeat(22) }, TEST_SECRETS.REFRESH_TOKEN_SECRET);
+    expect(t.services.tokens.verifyRefreshToken(withoutVersion)).toBeUndefined();
     expect(t.services.tokens.verifyRefreshToken(t.services.tokens.signRefreshToken('demo', 3).token)).toEqual({ userId: 'demo', sessionVersion: 3 });
   });
 });

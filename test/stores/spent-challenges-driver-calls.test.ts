@@ -38,9 +38,9 @@ describe('MongoDB: spending an mfaToken is one insert on the _id', () => {
     await expect(spent.spend(challenge)).rejects.toMatchObject({ name: 'StoreUnavailableError' });
   });
 
-  it('looks the digest up, unexpired, under its purpose, before any code is checked', async () => {
-    const findOne = jest.spyOn(Token, 'findOne').mockReturnValue({ maxTimeMS: () => ({ lean: () => ({ exec: async () => null }) }) } as never);
-    expect(await spent.spent(challenge)).toBe(false);
-    expect(findOne).toHaveBeenCalledWith({ _id: expect.stringMatching(/^[0-9a-f]{64}$/), purpose: 'spent-mfa-challenge', expiresAt: { $gt: expect.any(Date) } });
+  it('gives the token back (a wrong code) by deleting its digest under its purpose', async () => {
+    const findOneAndDelete = jest.spyOn(Token, 'findOneAndDelete').mockReturnValue({ maxTimeMS: () => ({ lean: () => ({ exec: async () => null }) }) } as never);
+    await spent.giveBack(challenge);
+    expect(findOneAndDelete).toHaveBeenCalledWith({ _id: expect.stringMatching(/^[0-9a-f]{64}$/), purpose: 'spent-mfa-challenge', expiresAt: { $gt: expect.any(Date) } });
   });
 });

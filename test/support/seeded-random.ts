@@ -1,8 +1,7 @@
-import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { createHash } from 'node:crypto';
 
-// Draws for tests that sample generated inputs (secrets, passwords): from a seeded stream in the tests, so
-// every run judges the same sample and none can fail by chance; from the system's randomness in the
-// measurement scripts, which sample far more and print the rates.
+// Draws for the password-pattern test (test/auth/password-patterns.test.ts): from a seeded stream, so every
+// run judges the same sample of generated passwords and none can fail by chance.
 
 /** Where the draws come from. */
 export interface RandomSource {
@@ -10,8 +9,6 @@ export interface RandomSource {
   int(max: number): number;
   bytes(length: number): Buffer;
 }
-
-export const cryptoRandom: RandomSource = { int: (max) => randomInt(max), bytes: (length) => randomBytes(length) };
 
 /** A reproducible stream (SHA-256 of the seed and a counter); `int` has a modulo bias of at most max/2^32. */
 export function seededRandom(seed: string): RandomSource {

@@ -88,6 +88,8 @@ export class SecondFactor {
       throw error;
     }
     if (outcome.ok) await counting(this.counter.release([key], []));
+    // A code accepted before (this step, a double submit) is no guess: it gives back its count.
+    else if (outcome.refused === 'replayed-code') await counting(this.counter.release([], [key]));
     return outcome;
   }
 

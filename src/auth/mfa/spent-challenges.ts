@@ -15,9 +15,9 @@ const PURPOSE = 'spent-mfa-challenge';
 export class SpentChallenges {
   constructor(private readonly tokens: AccountTokenStore) {}
 
-  /** True when a verify succeeded with this token already (checked before the code is, so a spent token uses up nothing). */
-  async spent(challenge: VerifiedChallenge): Promise<boolean> {
-    return (await this.tokens.find(challengeDigest(challenge), PURPOSE)) !== null;
+  /** The token back, unspent: its verify failed on the code (a typo does not cost the user their login). */
+  async giveBack(challenge: VerifiedChallenge): Promise<void> {
+    await this.tokens.consume(challengeDigest(challenge), PURPOSE);
   }
 
   /** Spends the token: true for the first caller, false for every later or racing one. */

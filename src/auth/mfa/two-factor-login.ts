@@ -14,11 +14,12 @@ export type SecondStepOutcome =
 
 /**
  * The second step of a login with two-factor login on (docs/accounts.md): the password step ends with an
- * mfaToken (`challenge`), and `verify` takes it with a code or a recovery code. The token is spent by its
- * first successful verify (SpentChallenges, in the database: on every replica), so it signs in once: a second
- * verify with it — the same code, the next one or a recovery code — is refused, and of two racing ones
- * exactly one succeeds. A token already spent is refused before any code is looked at (it uses up no
- * recovery code); one issued under an older session version (a password reset, logout everywhere) is refused.
+ * mfaToken (`challenge`), and `verify` takes it with a code or a recovery code. The token is spent first
+ * (SpentChallenges, one insert in the database: on every replica), before the code is looked at or counted,
+ * and given back when the code is wrong: so it signs in once, and of verifies racing with it — a
+ * double-submitted form, the same code twice, a recovery code beside it — exactly one goes on; the others are
+ * answered "used" and use up nothing (no recovery code, no count against the throttle). One issued under an
+ * older session version (a password reset, logout everywhere) is refused.
  */
 export class TwoFactorLogin {
   constructor(
@@ -39,11 +40,18 @@ export class TwoFactorLogin {
     if (!challenge) return { ok: false, refused: 'invalid-token' };
     const user = await this.users.findById(challenge.userId);
     if (!user || user.sessionVersion !== challenge.sessionVersion) return { ok: false, refused: 'session-ended', userId: challenge.userId };
-    if (await this.spentChallenges.spent(challenge)) return { ok: false, refused: 'spent-token', userId: user.id };
-    const check = await this.factors.check(user.id, answer, this.counting);
-    if (!check.ok) return { ...check, userId: user.id };
-    // The code was right; the token's one use decides between racing verifies (one insert on a unique key).
     if (!(await this.spentChallenges.spend(challenge))) return { ok: false, refused: 'spent-token', userId: user.id };
+    let check;
+    try {
+      check = await this.factors.check(user.id, answer, this.counting);
+    } catch (error) {
+      await this.spentChallenges.giveBack(challenge).catch(() => undefined); // an outage is no use of the token
+      throw error;
+    }
+    if (!check.ok) {
+      await this.spentChallenges.giveBack(challenge);
+      return { ...check, userId: user.id };
+    }
     return { ok: true, user, via: check.via };
   }
 }

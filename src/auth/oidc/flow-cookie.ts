@@ -10,6 +10,8 @@ import type { FlowSecrets } from './provider-types';
 export interface SignInFlow extends FlowSecrets {
   provider: string;
   returnTo: string;
+  /** A link flow (started from a signed-in session): the user the identity is for, under their session version then. */
+  link?: { userId: string; sessionVersion: number };
 }
 
 /** Ten minutes: time to sign in at the provider (and consent), short enough that a lost cookie dies soon. */
@@ -37,9 +39,11 @@ export class FlowSeal {
     } catch {
       return undefined;
     }
-    const { provider, returnTo, state, nonce, codeVerifier, expiresAt } = payload;
+    const { provider, returnTo, state, nonce, codeVerifier, expiresAt, link } = payload;
     if (typeof expiresAt !== 'number' || expiresAt * 1000 <= now) return undefined;
     if (![provider, returnTo, state, nonce, codeVerifier].every((part) => typeof part === 'string')) return undefined;
-    return { provider: provider!, returnTo: returnTo!, state: state!, nonce: nonce!, codeVerifier: codeVerifier! };
+    const flow = { provider: provider!, returnTo: returnTo!, state: state!, nonce: nonce!, codeVerifier: codeVerifier! };
+    if (link === undefined) return flow;
+    return typeof link.userId === 'string' && Number.isSafeInteger(link.sessionVersion) ? { ...flow, link: { userId: link.userId, sessionVersion: link.sessionVersion } } : undefined;
   }
 }

@@ -13,24 +13,43 @@ export type AccountRefusal =
   | 'unverified-email'
   /** A local account holds the address but has not proven it: linking could hand it to whoever registered it. */
   | 'account-unverified'
+  /**
+   * A local account holds the address and this provider may not link by it (OIDC_<NAME>_LINK_BY_EMAIL off), or the
+   * account has a role other than `user` or a second factor: it links from its own signed-in session only.
+   */
+  | 'account-exists'
   /** Nobody holds the address and registration through this provider is closed. */
   | 'registration-closed';
 
 export type AccountResult = { ok: true; user: UserRecord; how: Resolution } | { ok: false; refused: AccountRefusal };
 
+/** What the account rules need of a provider's settings. */
+export interface ProviderRules {
+  name: string;
+  registration: boolean;
+  linkByEmail?: boolean;
+}
+
+/** Told when an identity was linked to or unlinked from a user (the owner is mailed: AccountNotices). */
+export type LinkListener = (user: UserRecord, change: 'added' | 'removed', provider: string) => void;
+
 /**
  * Finds (or links, or creates) the local user for an identity at a provider. The link is (issuer, subject),
- * never an email alone; an address counts only when the provider says `email_verified`, and then only for a
- * local account whose address is verified too (otherwise someone could register a victim's address here
- * first and have the victim's provider sign-in land in the account they hold the password of).
+ * never an email alone. An address links a first sign-in to the local account holding it only by consent:
+ * the provider is trusted for it (OIDC_<NAME>_LINK_BY_EMAIL), says `email_verified`, the local account has
+ * verified the address too (else someone could register a victim's address here first), and the account has
+ * the role `user` and no second factor. Otherwise the owner links from their own signed-in session (`linkTo`).
  */
 export class OidcAccounts {
   constructor(
     private readonly users: UserStore,
     private readonly identities: IdentityStore,
+    /** True when the user has a second factor (two-factor login on): never linked by an address alone. */
+    private readonly hasSecondFactor: (userId: string) => Promise<boolean> = async () => false,
+    private readonly onChange: LinkListener = () => undefined,
   ) {}
 
-  async resolve(provider: { name: string; registration: boolean }, identity: ProviderIdentity): Promise<AccountResult> {
+  async resolve(provider: ProviderRules, identity: ProviderIdentity): Promise<AccountResult> {
     const linked = await this.identities.find(identity.issuer, identity.subject);
     if (linked) {
       const user = await this.users.findById(linked.userId);
@@ -41,6 +60,7 @@ export class OidcAccounts {
     const holder = await this.users.findByEmail(identity.email);
     if (holder) {
       if (!holder.emailVerified) return { ok: false, refused: 'account-unverified' };
+      if (!provider.linkByEmail || holder.role !== 'user' || (await this.hasSecondFactor(holder.id))) return { ok: false, refused: 'account-exists' };
       return this.link(provider.name, identity, holder, 'email');
     }
     if (!provider.registration) return { ok: false, refused: 'registration-closed' };
@@ -55,6 +75,18 @@ export class OidcAccounts {
   }
 
   /**
+   * Links the identity to a signed-in user who asked for it (the authenticated link flow): 'linked' (also when it
+   * was theirs already), or 'taken' when it signs in to another account.
+   */
+  async linkTo(user: UserRecord, provider: string, identity: ProviderIdentity): Promise<'linked' | 'taken'> {
+    const existing = await this.identities.find(identity.issuer, identity.subject);
+    if (existing && (await this.users.findById(existing.userId))) return existing.userId === user.id ? 'linked' : 'taken';
+    if (existing) await this.identities.removeUser(existing.userId);
+    const result = await this.link(provider, identity, user, 'email');
+    return result.ok && result.user.id === user.id ? 'linked' : 'taken';
+  }
+
+  /**
    * Unlinks the user's identity at `issuer`, unless it is their last way to sign in (no password and no
    * other identity): 'not-linked', 'last-way', or the number unlinked.
    */
@@ -62,15 +94,20 @@ export class OidcAccounts {
     const identities = await this.identities.listByUser(user.id);
     const unlinking = identities.filter((identity) => identity.issuer === issuer);
     if (unlinking.length === 0) return 'not-linked';
-    if (hasPassword(user.passwordHash)) return this.identities.unlink(user.id, issuer);
+    if (hasPassword(user.passwordHash)) return this.unlinked(user, unlinking, await this.identities.unlink(user.id, issuer));
     if (identities.length === unlinking.length) return 'last-way';
     const unlinked = await this.identities.unlink(user.id, issuer);
     // Two unlinks at once (the user's last two providers) each saw the other's identity and went ahead: no
     // lock spans the check and the delete on every engine. Whoever then finds none left puts theirs back,
     // so at least one way in remains whatever the interleaving; of two such requests one or both are refused.
-    if ((await this.identities.listByUser(user.id)).length > 0) return unlinked;
+    if ((await this.identities.listByUser(user.id)).length > 0) return this.unlinked(user, unlinking, unlinked);
     for (const identity of unlinking) await this.relink(identity);
     return 'last-way';
+  }
+
+  private unlinked(user: UserRecord, identities: LinkedIdentity[], count: number): number {
+    if (count > 0) this.onChange(user, 'removed', identities[0]!.provider);
+    return count;
   }
 
   /** An unlinked identity put back as it was (unless a sign-in through it linked it again meanwhile). */
@@ -85,6 +122,7 @@ export class OidcAccounts {
   private async link(provider: string, identity: ProviderIdentity, user: UserRecord, how: Resolution): Promise<AccountResult> {
     try {
       await this.identities.link({ issuer: identity.issuer, subject: identity.subject, userId: user.id, provider });
+      if (how !== 'created') this.onChange(user, 'added', provider);
       return { ok: true, user, how };
     } catch (error) {
       // Linked in parallel by the same sign-in: whoever won links this identity; use their link.

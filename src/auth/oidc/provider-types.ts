@@ -18,15 +18,23 @@ export interface FlowSecrets {
   codeVerifier: string;
 }
 
+/** What the browser is told of each kind of refusal: fixed words; what happened goes to the log (`detail`). */
+const REFUSAL_TEXT = {
+  denied: 'The provider did not complete the sign-in (it was declined or refused): start again',
+  exchange: 'The sign-in could not be completed: start again',
+  unreachable: 'The provider could not be reached: try again later',
+} as const;
+
 /** Why the provider or the exchange refused a callback (each answers in the envelope, setting no session). */
 export class ProviderRefusal extends Error {
   constructor(
-    message: string,
     /** 'denied': the provider sent an error (the user declined, …); 'exchange': the code or the ID token failed; 'unreachable'. */
-    readonly kind: 'denied' | 'exchange' | 'unreachable',
+    readonly kind: keyof typeof REFUSAL_TEXT,
+    /** What happened, for the log only: the provider's error code or the library's words. */
+    readonly detail: string,
     options?: ErrorOptions,
   ) {
-    super(message, options);
+    super(REFUSAL_TEXT[kind], options);
     this.name = 'ProviderRefusal';
   }
 }

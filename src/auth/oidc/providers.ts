@@ -1,7 +1,8 @@
 import type * as OpenIdClient from 'openid-client' with { 'resolution-mode': 'import' };
 import type { OidcProviderSettings, OidcSettings } from '../../config/oidc-settings';
 import type { Logger } from '../../logger';
-import { OidcDiscoveryError, ProviderRefusal, type FlowSecrets, type ProviderIdentity } from './provider-types';
+import { ProviderDirectory, type DiscoveryFailure } from './provider-directory';
+import { ProviderRefusal, type FlowSecrets, type ProviderIdentity } from './provider-types';
 
 // The OpenID Connect relying party, through openid-client (OpenID Certified): discovery, the authorization
 // URL with PKCE S256, state and nonce, and the code exchange with every ID token check (issuer, audience,
@@ -110,46 +111,32 @@ export class OidcProvider {
       let source: Record<string, unknown> = claims;
       if (str(claims.email) === undefined) source = await client.fetchUserInfo(this.configuration, tokens.access_token, claims.sub);
       // OpenID Connect Core §2: a `sub` is at most 255 ASCII characters (the linked-identity key holds that much).
-      if (claims.sub.length > 255 || !/^[\x21-\x7e]+$/.test(claims.sub)) throw new ProviderRefusal('The provider sent a subject identifier that is not 1-255 visible ASCII characters', 'exchange');
+      if (claims.sub.length > 255 || !/^[\x21-\x7e]+$/.test(claims.sub)) throw new ProviderRefusal('exchange', 'the subject identifier is not 1-255 visible ASCII characters');
       return { issuer: claims.iss, subject: claims.sub, ...addressOf(source), name: str(source.name)?.trim().slice(0, 100) || undefined };
     } catch (error) {
       if (error instanceof ProviderRefusal) throw error;
-      if (error instanceof client.AuthorizationResponseError) throw new ProviderRefusal(`The provider refused the sign-in (${describe(error)})`, 'denied', { cause: error });
-      if (unreachable(error)) throw new ProviderRefusal('The provider could not be reached: try again later', 'unreachable', { cause: error });
-      throw new ProviderRefusal(`The sign-in could not be completed (${describe(error)}): start again`, 'exchange', { cause: error });
+      if (error instanceof client.AuthorizationResponseError) throw new ProviderRefusal('denied', describe(error), { cause: error });
+      throw new ProviderRefusal(unreachable(error) ? 'unreachable' : 'exchange', describe(error), { cause: error });
     }
   }
+}
+
+/** A failed discovery: an outage (unreachable, timed out, a 5xx answer) is retried; any other answer is a configuration mistake. */
+function classify(error: unknown): DiscoveryFailure {
+  let serverError = false;
+  for (let cause: unknown = error; typeof cause === 'object' && cause !== null; cause = (cause as Error).cause) {
+    const status = (cause as { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 500) serverError = true;
+  }
+  return { outage: serverError || unreachable(error), reason: describe(error) };
 }
 
 /**
- * Discovers every configured provider at start-up, all at once, each retried like the database (5 attempts,
- * 1 s doubling to at most 8 s): a provider still starting does not fail the service, one that stays
- * unreachable or answers nonsense does, with an error naming its OIDC_<NAME>_ISSUER (the first listed, when
- * several fail). Start-up waits for the slowest provider, not for the sum of them.
+ * Discovers the configured providers at start-up, all at once, once each: those that answered are served, the
+ * unreachable ones are discovered in the background (ProviderDirectory), and one that answers something other
+ * than its discovery document (a wrong issuer URL) stops start-up naming its OIDC_<NAME>_ISSUER.
  */
-export async function discoverProviders(settings: OidcSettings, logger: Logger, attempts = 5, firstDelayMs = 1_000): Promise<Map<string, OidcProvider>> {
-  const outcomes = await Promise.allSettled(settings.providers.map((provider) => discoverWithRetries(provider, settings.publicUrl, logger, attempts, firstDelayMs)));
-  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
-  if (failed) throw failed.reason;
-  return new Map((outcomes as PromiseFulfilledResult<OidcProvider>[]).map((outcome, index) => [settings.providers[index]!.name, outcome.value]));
-}
-
-async function discoverWithRetries(provider: OidcProviderSettings, publicUrl: string, logger: Logger, attempts: number, firstDelayMs: number): Promise<OidcProvider> {
-  const variable = `${provider.prefix}ISSUER`;
-  let delayMs = firstDelayMs;
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      const discovered = await OidcProvider.discover(provider, publicUrl);
-      logger.info({ provider: provider.name, issuer: provider.issuer.href }, 'OpenID Connect provider discovered');
-      return discovered;
-    } catch (error) {
-      const reason = describe(error);
-      if (attempt >= attempts) {
-        throw new OidcDiscoveryError(`${variable}: the OpenID Connect issuer ${provider.issuer.href} could not be discovered after ${attempts} attempt(s): ${reason}`, { cause: error });
-      }
-      logger.warn({ provider: provider.name, attempt, attempts, retryInMs: delayMs, reason }, `OpenID Connect issuer not reachable yet (${variable})`);
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-      delayMs = Math.min(delayMs * 2, 8_000);
-    }
-  }
+export function discoverProviders(settings: OidcSettings, logger: Logger, retry: { firstRetryMs?: number; maxRetryMs?: number } = {}): Promise<ProviderDirectory> {
+  const discover = (provider: OidcProviderSettings) => OidcProvider.discover(provider, settings.publicUrl);
+  return new ProviderDirectory(settings.providers, { discover, classify, logger, ...retry }).start();
 }

@@ -15,6 +15,7 @@ const REFUSALS = {
   'user-gone': 'This user no longer exists',
   'session-ended': 'This session has ended: log in again',
   'role-changed': 'Your role has changed: refresh the access token',
+  unverified: 'Email address not verified: follow the link sent to it, or ask for a new one (POST /api/auth/resend-verification)',
 } as const;
 
 /** What the guards need: the token service, the users' current state, and the per-user budget when on. */

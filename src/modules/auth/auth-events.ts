@@ -35,8 +35,9 @@ export type AuthEvent =
   | { action: 'mfa-enroll'; outcome: 'started' | 'confirmed' | 'wrong-code' | 'failure' | 'throttled'; userId: string }
   | { action: 'mfa-disable'; outcome: 'success' | 'failure'; userId: string }
   | { action: 'oidc-login'; outcome: 'success' | 'mfa-required'; userId: string; provider: string; linked: OidcResolution }
-  | { action: 'oidc-login'; outcome: 'refused'; reason: OidcRefusal; provider: string }
+  | { action: 'oidc-login'; outcome: 'refused'; reason: OidcRefusal; provider: string; detail?: string }
   | { action: 'oidc-unlink'; outcome: 'success' | 'refused'; userId: string; provider: string }
+  | { action: 'oidc-link'; outcome: 'success'; userId: string; provider: string }
   | { action: 'rate-limit'; outcome: 'limited' };
 
 /** Why a second factor was refused: the challenge token (invalid, from ended sessions, spent already), or the code. */
@@ -93,6 +94,7 @@ export class AuthEvents {
     if ('via' in event) line.via = event.via;
     if ('provider' in event) line.provider = event.provider;
     if ('linked' in event) line.linked = event.linked;
+    if ('detail' in event && event.detail) line.detail = event.detail;
     const routine = outcome === 'success' || outcome === 'ignored' || outcome === 'mfa-required' || outcome === 'started' || outcome === 'confirmed';
     this.lines[routine ? 'info' : 'warn'](line, `auth ${action} ${outcome}`);
     for (const listener of this.listeners) listener(event, ctx);

@@ -43,6 +43,8 @@ export function countAuthEvents(metrics: AuthMetrics): AuthEventListener {
         return;
       case 'oidc-login':
         return metrics.oidc(event.outcome === 'refused' ? event.reason : event.outcome);
+      case 'oidc-link':
+        return metrics.oidc('linked');
       case 'oidc-unlink':
         return metrics.oidc(event.outcome === 'success' ? 'unlinked' : 'unlink-refused');
       case 'rate-limit':

@@ -56,9 +56,10 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
   const outbox = mail && new MailOutbox(smtpTransport(mail.smtpUrl, mail.from), logger, { attempts: mail.attempts, maxQueued: mail.queueLimit });
   if (outbox) lifecycle.onClose('mail outbox', () => outbox.close(mail.drainTimeoutMs));
   const links = mail && outbox && new AccountLinks(database.store(accountTokenStore), outbox, failureCounter, mail.linkBase, (email) => events.emailHash(email));
-  const verification = mail && links && mail.emailVerification !== 'off' ? new EmailVerification(users, links, mail.emailVerificationTtlMs) : undefined;
+  const verification = mail && links && mail.emailVerification !== 'off' ? new EmailVerification(users, links, mail.emailVerificationTtlMs, (userId) => callers.forget(userId)) : undefined;
   const notices = outbox && new AccountNotices(outbox, failureCounter, (email) => events.emailHash(email));
-  const throttle = new LoginThrottle(failureCounter, config.loginThrottle, (email) => events.emailHash(email), new DeviceTokens(config.jwt.refreshSecret));
+  const sessionVersionOf = async (email: string) => (await users.findByEmail(email))?.sessionVersion;
+  const throttle = new LoginThrottle(failureCounter, config.loginThrottle, (email) => events.emailHash(email), new DeviceTokens(config.jwt.refreshSecret), sessionVersionOf);
   const passwords = new PasswordCheck(throttle, hasher, counted);
   // Two-factor login (MFA_ENCRYPTION_KEY): codes are counted per user with the login throttle's limits.
   const mfa = config.mfa && twoFactorParts(config.mfa);
@@ -89,10 +90,12 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
   });
   // Sign-in with OpenID Connect providers (OIDC_PROVIDERS, discovered at start-up: services.oidc): docs/authentication.md.
   if (config.oidc) {
-    const providers = services.oidc ?? new Map(); // none only where nothing is served (the API document)
-    const linked = new OidcAccounts(users, database.store(identityStore));
+    const providers = services.oidc ?? { get: () => undefined, discovered: () => [] }; // none only where nothing is served (the API document)
+    const linked = new OidcAccounts(users, database.store(identityStore), mfa ? (userId) => mfa.factors.enrolled(userId) : undefined, (user, change, provider) => {
+      notices?.signInMethodChanged(user, change, `sign-in with ${provider}`).catch((error: unknown) => logger.error({ err: error }, 'sign-in method notice not queued'));
+    });
     const seal = new FlowSeal(config.jwt.refreshSecret);
-    routes.push(...oidcRoutes({ tokens, sessions, throttle, cookie, events, users, twoFactor: mfa?.twoFactorLogin, providers, accounts: linked, seal, publicUrl: config.oidc.publicUrl }));
+    routes.push(...oidcRoutes({ tokens, sessions, throttle, cookie, events, users, twoFactor: mfa?.twoFactorLogin, providers, accounts: linked, seal, publicUrl: config.oidc.publicUrl, passwords }));
   }
   if (mail && links) {
     const reset = new PasswordReset(users, links, accounts, hasher, mail.passwordResetTtlMs);

@@ -34,6 +34,7 @@ const RETRY_AFTER = { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] };
 const WRONG_CODE = 'Wrong, expired or already used code';
 const WRONG_PASSWORD = 'The password is wrong';
 const BAD_MFA_TOKEN = 'Invalid, expired or used mfaToken: log in again';
+const USED_CODE = 'This code was used already: wait for the next one';
 const NEW_SESSION_COOKIE_HEADER = {
   description: 'A new refresh token for the caller (every other session of the user has ended)',
   schema: { type: 'string', pattern: '^refreshToken=[^;]+;' },
@@ -119,7 +120,7 @@ export function mfaRoutes(deps: MfaRouteDeps) {
       responses: { 200: accessTokenSchema },
       responseHeaders: { 'Set-Cookie': REFRESH_COOKIE_HEADER },
       errors: {
-        401: `The mfaToken is invalid, expired or used already (log in again): "${BAD_MFA_TOKEN}", or the code is wrong: "${WRONG_CODE}"`,
+        401: `The mfaToken is invalid, expired or used already, also by a verify racing this one (log in again): "${BAD_MFA_TOKEN}"; the code was accepted before (not counted as wrong): "${USED_CODE}"; or the code is wrong: "${WRONG_CODE}"`,
         429: { description: 'Too many wrong codes for this account', headers: RETRY_AFTER },
       },
       handler: async (ctx) => {
@@ -131,10 +132,10 @@ export function mfaRoutes(deps: MfaRouteDeps) {
           }
           events.record(ctx, { action: 'mfa-verify', outcome: 'refused', reason: outcome.refused, userId: outcome.userId });
           const tokenRefused = outcome.refused === 'invalid-token' || outcome.refused === 'session-ended' || outcome.refused === 'spent-token';
-          throw unauthorized(tokenRefused ? BAD_MFA_TOKEN : WRONG_CODE);
+          throw unauthorized(tokenRefused ? BAD_MFA_TOKEN : outcome.refused === 'replayed-code' ? USED_CODE : WRONG_CODE);
         }
         const { user } = outcome;
-        const answer = await signIn(ctx, deps, user, deps.throttle.knowsDevice(user.email, readDeviceCookie(ctx)));
+        const answer = await signIn(ctx, deps, user, deps.throttle.knowsDevice(user, readDeviceCookie(ctx)));
         events.record(ctx, { action: 'mfa-verify', outcome: 'success', userId: user.id, via: outcome.via });
         return answer;
       },

@@ -4,7 +4,7 @@ import type { TwoFactorLogin } from '../../auth/mfa/two-factor-login';
 import type { FlowSeal } from '../../auth/oidc/flow-cookie';
 import type { AccountRefusal, OidcAccounts, Resolution } from '../../auth/oidc/oidc-accounts';
 import { ProviderRefusal } from '../../auth/oidc/provider-types';
-import type { OidcProvider } from '../../auth/oidc/providers';
+import type { ProviderDirectory } from '../../auth/oidc/provider-directory';
 import { safeReturnTo } from '../../auth/oidc/return-to';
 import type { UserRecord, UserStore } from '../../auth/stores/user-store';
 import { conflict, HttpError, notFound } from '../../http/errors';
@@ -12,13 +12,17 @@ import { callerOf } from '../../http/routing/caller';
 import { route, type ModuleDefinition } from '../../http/routing/route';
 import type { OidcRefusal } from '../../observability/metrics';
 import type { AuthEvents } from './auth-events';
+import type { PasswordCheck } from '../../auth/password-check';
+import { hasPassword } from '../../auth/passwords';
+import { PASSWORD_INPUT } from '../../auth/password-policy';
+import { attemptOrigin, storedCaller, tooManyAttempts } from './caller-password';
 import { readDeviceCookie } from './cookie';
 import { clearedFlowCookie, flowCookie, readFlowCookie } from './oidc-cookie';
 import { REFRESH_COOKIE_HEADER, signIn, type SignInDeps } from './sign-in';
 
 export interface OidcRouteDeps extends SignInDeps {
-  /** The discovered providers by name (OIDC_PROVIDERS). */
-  providers: ReadonlyMap<string, OidcProvider>;
+  /** The configured providers (OIDC_PROVIDERS) and which are discovered. */
+  providers: Pick<ProviderDirectory, 'get' | 'discovered'>;
   accounts: OidcAccounts;
   seal: FlowSeal;
   /** PUBLIC_URL: every redirect after a sign-in goes to a path on it. */
@@ -27,17 +31,25 @@ export interface OidcRouteDeps extends SignInDeps {
   events: AuthEvents;
   /** MFA_ENCRYPTION_KEY set: a user with two-factor login on still gives a code. */
   twoFactor: TwoFactorLogin | undefined;
+  /** The caller's password, asked before a provider is linked to an account that has one (as before any change to how one signs in). */
+  passwords: PasswordCheck;
 }
 
 const providerParams = Type.Object({ provider: Type.String({ pattern: '^[a-z][a-z0-9]{0,31}$', description: 'A name in OIDC_PROVIDERS' }) });
 const LOCATION = (what: string) => ({ description: what, schema: { type: 'string', format: 'uri' } });
 const FLOW_COOKIE_HEADER = { description: 'The sealed sign-in flow: `oidcFlow=<sealed>; Path=/api/auth/oidc; Max-Age=600; HttpOnly; SameSite=Lax` (+ `Secure`)', schema: { type: 'string', pattern: '^oidcFlow=' } };
 
+/** How an account that holds the address links a provider: with its own credential first. */
+const ACCOUNT_EXISTS =
+  'An account uses this address: sign in to it the way it signs in (its password, or a provider already linked), then link this provider from that session ' +
+  '(POST /api/auth/oidc/{provider}/link)';
+
 /** Each refusal of the account rules, as the browser is told it. */
 const ACCOUNT_REFUSALS: Record<AccountRefusal, HttpError> = {
   'unverified-email': new HttpError(403, 'The provider has not verified an email address for this identity: it cannot sign in to or create an account here'),
   'account-unverified': new HttpError(409, 'An account uses this address but has not verified it: verify the address (or reset the password) first, then sign in with the provider'),
   'registration-closed': new HttpError(403, 'No account uses this address, and accounts are not created through this provider'),
+  'account-exists': new HttpError(409, ACCOUNT_EXISTS),
 };
 const REFUSAL_KIND: Record<ProviderRefusal['kind'], OidcRefusal> = { denied: 'denied', exchange: 'exchange-failed', unreachable: 'unreachable' };
 
@@ -52,11 +64,13 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
   const providerOf = (name: string) => {
     const provider = providers.get(name);
     if (!provider) throw notFound('No such sign-in provider');
+    // Configured but not discovered yet (unreachable at start-up, still tried in the background): its outage is its own.
+    if (provider === 'pending') throw new HttpError(503, 'This sign-in provider cannot be reached at the moment: try again later', { headers: { 'Retry-After': '30' } });
     return provider;
   };
   /** A refused callback: the envelope, the flow cookie cleared, no session; logged and counted. */
-  const refuse = (ctx: Context, provider: string, reason: OidcRefusal, error: HttpError) => {
-    events.record(ctx, { action: 'oidc-login', outcome: 'refused', reason, provider });
+  const refuse = (ctx: Context, provider: string, reason: OidcRefusal, error: HttpError, detail?: string) => {
+    events.record(ctx, { action: 'oidc-login', outcome: 'refused', reason, provider, detail });
     return new HttpError(error.status, error.message, { headers: { 'Set-Cookie': clearFlow } });
   };
   const landing = (returnTo: string) => `${deps.publicUrl}${returnTo}`;
@@ -71,7 +85,7 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
       events.record(ctx, { action: 'oidc-login', outcome: 'mfa-required', userId: user.id, provider, linked });
       return ctx.redirect(`${landing(returnTo)}#mfaToken=${encodeURIComponent(mfaToken)}`);
     }
-    await signIn(ctx, deps, user, deps.throttle.knowsDevice(user.email, readDeviceCookie(ctx)));
+    await signIn(ctx, deps, user, deps.throttle.knowsDevice(user, readDeviceCookie(ctx)));
     events.record(ctx, { action: 'oidc-login', outcome: 'success', userId: user.id, provider, linked });
     ctx.redirect(landing(returnTo));
   };
@@ -81,9 +95,9 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
       method: 'GET',
       path: '/oidc',
       access: 'public',
-      summary: 'The OpenID Connect providers one can sign in with, and where each sign-in starts',
+      summary: 'The OpenID Connect providers one can sign in with now (discovered), and where each sign-in starts',
       responses: { 200: Type.Array(Type.Object({ name: Type.String(), loginUrl: Type.String({ description: 'Navigate the browser here (add ?returnTo=/path)' }) })) },
-      handler: () => [...providers.keys()].map((name) => ({ name, loginUrl: `${deps.publicUrl}/api/auth/oidc/${name}/login` })),
+      handler: () => providers.discovered().map(({ name }) => ({ name, loginUrl: `${deps.publicUrl}/api/auth/oidc/${name}/login` })),
     }),
     route({
       method: 'GET',
@@ -97,7 +111,7 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
       query: Type.Object({ returnTo: Type.Optional(Type.String({ maxLength: 4000, description: 'A path on PUBLIC_URL, such as /account', examples: ['/account'] })) }),
       responses: { 302: null },
       responseHeaders: { Location: LOCATION("The provider's authorization endpoint"), 'Set-Cookie': FLOW_COOKIE_HEADER },
-      errors: { 404: 'No such provider' },
+      errors: { 404: 'No such provider', 503: { description: 'The provider has not been discovered yet (unreachable): try again later', headers: { 'Retry-After': { description: 'Seconds', schema: { type: 'integer' } } } } },
       handler: async (ctx) => {
         const provider = providerOf(ctx.params.provider);
         const flow = provider.newFlow();
@@ -121,11 +135,12 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
       responseHeaders: { Location: LOCATION('PUBLIC_URL + returnTo (+ `#mfaToken=…` when a second factor is due)'), 'Set-Cookie': REFRESH_COOKIE_HEADER },
       errors: {
         400: 'No sign-in in progress in this browser (no, expired or forged flow cookie), or the `state` does not match it',
-        401: 'The provider refused the sign-in (the user declined, …), or the code or the ID token failed (a replayed or expired code)',
         403: 'The provider has not verified the address, or no account uses it and this provider does not create accounts',
         404: 'No such provider',
-        409: 'An account uses the address but has not verified it',
+        401: 'The provider refused the sign-in, the code or the ID token failed, or (a link flow) the session that asked for the link has ended',
+        409: 'An account uses the address: it has not verified it, or it links this provider from its own signed-in session (POST …/link); or (a link flow) the identity signs in to another account',
         502: 'The provider could not be reached',
+        503: 'The provider has not been discovered yet (unreachable since start-up)',
       },
       handler: async (ctx) => {
         const provider = providerOf(ctx.params.provider);
@@ -139,11 +154,50 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
           identity = await provider.identify(query, flow);
         } catch (error) {
           if (!(error instanceof ProviderRefusal)) throw error;
-          throw refuse(ctx, provider.name, REFUSAL_KIND[error.kind], new HttpError(error.kind === 'unreachable' ? 502 : 401, error.message));
+          throw refuse(ctx, provider.name, REFUSAL_KIND[error.kind], new HttpError(error.kind === 'unreachable' ? 502 : 401, error.message), error.detail);
+        }
+        if (flow.link) {
+          const linking = await deps.users.findById(flow.link.userId);
+          if (!linking || linking.sessionVersion !== flow.link.sessionVersion) throw refuse(ctx, provider.name, 'link-session-ended', new HttpError(401, 'The session that asked for this link has ended: sign in and start again'));
+          if ((await accounts.linkTo(linking, provider.name, identity)) === 'taken') throw refuse(ctx, provider.name, 'link-taken', new HttpError(409, 'This identity at the provider signs in to another account'));
+          events.record(ctx, { action: 'oidc-link', outcome: 'success', userId: linking.id, provider: provider.name });
+          ctx.append('Set-Cookie', clearFlow);
+          return ctx.redirect(landing(flow.returnTo));
         }
         const found = await accounts.resolve(provider.settings, identity);
         if (!found.ok) throw refuse(ctx, provider.name, found.refused, ACCOUNT_REFUSALS[found.refused]);
         await finish(ctx, provider.name, found.user, found.how, flow.returnTo);
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/oidc/:provider/link',
+      access: 'authenticated',
+      summary: "Start linking a provider to the caller's account: answers where the browser signs in at the provider",
+      description:
+        'The authenticated link flow: with the current password (for an account that has one; counted by the login throttle), the answer sets the flow ' +
+        'cookie and gives the authorization URL; the browser goes there, and the callback links the identity to this account (the owner is mailed) and ' +
+        'redirects to PUBLIC_URL + `returnTo`. An address alone never links an account with a role other than `user` or a second factor: this is how they link.',
+      params: providerParams,
+      body: Type.Object({
+        password: Type.Optional(Type.Unsafe<string>({ ...PASSWORD_INPUT, description: "The caller's current password (required when the account has one)" })),
+        returnTo: Type.Optional(Type.String({ maxLength: 4000, description: 'A path on PUBLIC_URL', examples: ['/account'] })),
+      }),
+      responses: { 200: Type.Object({ authorizationUrl: Type.String({ description: "Navigate the browser here: the provider's authorization endpoint" }) }) },
+      responseHeaders: { 'Set-Cookie': FLOW_COOKIE_HEADER },
+      errors: { 401: 'The password is wrong (or missing for an account that has one)', 404: 'No such provider', 429: 'Too many wrong passwords for this account' },
+      handler: async (ctx) => {
+        const provider = providerOf(ctx.params.provider);
+        const user = await storedCaller(deps.users, ctx);
+        if (hasPassword(user.passwordHash)) {
+          const check = await deps.passwords.check(user, ctx.request.body.password ?? '', attemptOrigin(ctx));
+          if (!check.ok && check.refused === 'throttled') throw tooManyAttempts(check.retryAfterSeconds);
+          if (!check.ok) throw new HttpError(401, 'The password is wrong');
+        }
+        const flow = provider.newFlow();
+        const link = { userId: user.id, sessionVersion: user.sessionVersion };
+        ctx.append('Set-Cookie', flowCookie(seal.seal({ ...flow, provider: provider.name, returnTo: safeReturnTo(ctx.request.body.returnTo), link }), cookie));
+        return { authorizationUrl: await provider.authorizationUrl(flow) };
       },
     }),
     route({

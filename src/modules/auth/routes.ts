@@ -112,7 +112,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       responseHeaders: { 'Set-Cookie': ROTATED_COOKIE_HEADER },
       errors: {
         401: { description: 'Refresh cookie missing, invalid, expired or unknown; the cookie is cleared', headers: { 'Set-Cookie': CLEARED_COOKIE_HEADER } },
-        403: 'Cross-site request',
+        403: `Cross-site request; or EMAIL_VERIFICATION=required and the address is not verified (the cookie is cleared): "${EMAIL_NOT_VERIFIED}"`,
       },
       before: [crossSiteGuard],
       handler: async (ctx) => {
@@ -124,7 +124,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
           } else {
             events.record(ctx, { action: 'refresh', outcome: 'refused', reason: outcome.refused, userId: outcome.userId });
           }
-          throw refreshRefused();
+          throw outcome.refused === 'unverified' ? new HttpError(403, EMAIL_NOT_VERIFIED, { headers: { 'Set-Cookie': clearedCookie } }) : refreshRefused();
         }
         if (outcome.rotated) {
           // The successor lives as long as the family (absolute expiry) or a full lifetime (sliding).

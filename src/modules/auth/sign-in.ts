@@ -39,6 +39,6 @@ export async function signIn(
 ) {
   const issued = await deps.sessions.issue(user);
   ctx.append('Set-Cookie', refreshCookie(issued.token, deps.cookie));
-  if (!knownDevice) ctx.append('Set-Cookie', deviceCookie(deps.throttle.deviceToken(user.email), deps.cookie));
+  if (!knownDevice) ctx.append('Set-Cookie', deviceCookie(deps.throttle.deviceToken(user), deps.cookie));
   return accessTokenResponse(deps.tokens, user);
 }

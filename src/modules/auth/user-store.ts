@@ -1,4 +1,4 @@
-import { DemoUserStore } from '../../auth/demo-user-store';
+import { checkDemoPassword, DemoUserStore } from '../../auth/demo-user-store';
 import type { PasswordHasher } from '../../auth/passwords';
 import type { Services } from '../../services';
 import { userStore } from '../../auth/stores/definitions';
@@ -13,6 +13,9 @@ const demoStores = new WeakMap<object, DemoUserStore>();
 export function selectUserStore({ config, database }: Pick<Services, 'config' | 'database'>, hasher: PasswordHasher): UserStore {
   if (config.userStore === 'database') return database.store(userStore);
   let demo = demoStores.get(database);
-  if (!demo) demoStores.set(database, (demo = new DemoUserStore(config.demoUser, hasher)));
+  if (!demo) {
+    checkDemoPassword(config);
+    demoStores.set(database, (demo = new DemoUserStore(config.demoUser, hasher)));
+  }
   return demo;
 }
