@@ -3,7 +3,8 @@ import { ForeignKeyViolationError, ReferencedRecordError } from '../errors';
 import { isId, newId } from '../ids';
 import type { SqlStoreContext } from '../kit/definition';
 import { fold, foldedNameOf, type FieldDefinition, type Fields, type FieldsOf, type RecordOf } from '../kit/fields';
-import { foldForSearch, likeContaining, searchNameOf, shadowsOf, withShadowValues, type Shadow } from '../kit/shadows';
+import { foldForSearch, likeContaining, searchNameOf, shadowsOf, trigramsServe, withShadowValues, type Shadow } from '../kit/shadows';
+import type { ScannedRow, SearchScan } from '../kit/search-walk';
 import { indexOrder, type KeyCondition, type Segment } from '../kit/keyset';
 import { listPage } from '../kit/list-page';
 import type { Condition, ListQuery } from '../kit/list-query';
@@ -90,11 +91,39 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
 
   /** `?q=`: a searched field's shadow holds the folded text, by LIKE with `%`, `_` and `[` escaped (ESCAPE '!', which every engine reads alike). */
   private searching(text: string): Where {
+    return this.context.sequelize.literal(this.matchSql(text)) as unknown as Where;
+  }
+
+  /** The SQL condition of `?q=text`: any searched shadow contains the folded text. */
+  private matchSql(text: string): string {
     const { sequelize } = this.context;
     const pattern = sequelize.escape(likeContaining(foldForSearch(text)));
     const quote = (column: string) => sequelize.getQueryInterface().quoteIdentifier(column);
     const column = (name: string) => this.model.getAttributes()[searchNameOf(name)]!.field!;
-    return { [this.Op.or]: this.plain.search.map((name) => sequelize.literal(`${quote(column(name))} LIKE ${pattern} ESCAPE '!'`)) };
+    return `(${this.plain.search.map((name) => `${quote(column(name))} LIKE ${pattern} ESCAPE '!'`).join(' OR ')})`;
+  }
+
+  /**
+   * Whether the engine's index serves `?q=text`: PostgreSQL's pg_trgm GIN index on each searched shadow, for
+   * a term of a trigram or more (search-index.ts). Elsewhere, and for shorter terms, the page walks within
+   * the scan limit (search-walk.ts).
+   */
+  private searchIndexed(text: string): boolean {
+    return this.context.engine === 'postgres' && trigramsServe(text);
+  }
+
+  /** The bounded walk's reads: a segment's rows as their order values and whether they match, then the matches whole. */
+  private searchScan(scope: OwnerScope, filtered: Where[], text: string): SearchScan<RecordOf<F>> {
+    const hit = this.context.sequelize.literal(`CASE WHEN ${this.matchSql(text)} THEN 1 ELSE 0 END`);
+    return {
+      scan: async (segment, limit) => {
+        const where = this.scoped(scope, [...filtered, ...segment.where.map((condition) => this.keyCondition(condition))]);
+        const attributes = [...new Set(segment.order.map((key) => key.field))];
+        const rows = await this.model.findAll({ attributes: [...attributes, [hit, 'searchHit']], where, order: this.orderOf(segment, scope), limit });
+        return rows.map((row): ScannedRow => ({ id: String(row.get('id')), keys: Object.fromEntries(attributes.map((name) => [name, row.get(name)])), hit: Number(row.get('searchHit')) === 1 }));
+      },
+      byIds: async (ids) => (await this.model.findAll({ where: this.scoped(scope, [{ id: [...ids] }]) })).map((row) => this.toRecord(row)),
+    };
   }
 
   /** `name = value` as every other engine means it (SQL Server ignores trailing spaces in `=`; its lengths do not). */
@@ -164,7 +193,9 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
   }
 
   list(scope: OwnerScope, query: ListQuery): Promise<ResourcePage<RecordOf<F>>> {
-    const filtered = [...query.where.map((condition) => this.condition(condition)), ...(query.search === undefined ? [] : [this.searching(query.search)])];
+    const walked = query.search !== undefined && !this.searchIndexed(query.search);
+    const conditions = query.where.map((condition) => this.condition(condition));
+    const filtered = [...conditions, ...(query.search === undefined || walked ? [] : [this.searching(query.search)])];
     return this.context.run(() =>
       listPage<RecordOf<F>>(query, (field) => this.definition(field)?.optional === true, {
         read: async (segment, limit, offset) => {
@@ -174,6 +205,7 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
         },
         // Ids only, at most `upTo` of them: a bounded read of the list's index, not a COUNT of the whole owner.
         count: async (upTo) => (await this.model.findAll({ attributes: ['id'], where: this.scoped(scope, filtered), limit: upTo, raw: true })).length,
+        ...(walked ? { searchScan: this.searchScan(scope, conditions, query.search!) } : {}),
       }),
     );
   }
