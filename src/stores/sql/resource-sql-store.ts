@@ -7,7 +7,7 @@ import { foldForSearch, likeContaining, searchNameOf, shadowsOf, trigramsServe, 
 import type { ScannedRow, SearchScan } from '../kit/search-walk';
 import { indexOrder, type KeyCondition, type Segment } from '../kit/keyset';
 import { listPage } from '../kit/list-page';
-import type { Condition, ListQuery } from '../kit/list-query';
+import { builtInKind, type Condition, type ListQuery } from '../kit/list-query';
 import type { OwnerScope } from '../kit/owner-scope';
 import { fieldEntries, withDefaults, type Resource } from '../kit/resource';
 import type { ResourcePage, ResourceStore } from '../kit/resource-store';
@@ -119,8 +119,9 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
       scan: async (segment, limit) => {
         const where = this.scoped(scope, [...filtered, ...segment.where.map((condition) => this.keyCondition(condition))]);
         const attributes = [...new Set(segment.order.map((key) => key.field))];
-        const rows = await this.model.findAll({ attributes: [...attributes, [hit, 'searchHit']], where, order: this.orderOf(segment, scope), limit });
-        return rows.map((row): ScannedRow => ({ id: String(row.get('id')), keys: Object.fromEntries(attributes.map((name) => [name, row.get(name)])), hit: Number(row.get('searchHit')) === 1 }));
+        // Raw rows (no model instances: up to the scan limit of them), each key read back as the model would.
+        const rows = (await this.model.findAll({ attributes: [...attributes, [hit, 'searchHit']], where, order: this.orderOf(segment, scope), limit, raw: true })) as unknown as Row[];
+        return rows.map((row): ScannedRow => ({ id: String(row.id), keys: Object.fromEntries(attributes.map((name) => [name, this.rawKey(name, row[name])])), hit: Number(row.searchHit) === 1 }));
       },
       byIds: async (ids) => (await this.model.findAll({ where: this.scoped(scope, [{ id: [...ids] }]) })).map((row) => this.toRecord(row)),
     };
@@ -176,6 +177,14 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
       const column = this.model.getAttributes()[field]?.field ?? field;
       return [this.context.sequelize.col(`${this.model.name}.${column}`), `${descending ? 'DESC' : 'ASC'}${nulls}`];
     });
+  }
+
+  /** A sort key read raw, as its field's kind: SQLite answers datetimes as text, SQLite and MySQL booleans as 0/1. */
+  private rawKey(name: string, value: unknown): unknown {
+    const kind = builtInKind(name) ?? this.definition(name)?.kind;
+    if (kind === 'datetime' && typeof value === 'string') return new Date(value);
+    if (kind === 'boolean' && typeof value === 'number') return value === 1;
+    return value ?? null;
   }
 
   create(ownerId: string, fields: FieldsOf<F>): Promise<RecordOf<F>> {
