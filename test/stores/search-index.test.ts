@@ -42,8 +42,10 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
 
     it(postgres ? 'refuses to start without the trigram index, naming it and new:indexes; built online over rows, used by ?q=, then accepted' : 'needs none: the store walks', async () => {
       const store = sql().store(resourceStore(legacy));
-      for (let i = 0; i < 40; i += 1) await store.create(`owner-${i % 2}`, { title: `Tïtle ${i}` });
+      const run = Date.now(); // the database outlives a run: this run's owners
+      for (let i = 0; i < 40; i += 1) await store.create(`owner-${run}-${i % 2}`, { title: `Tïtle ${i}` });
       const queryInterface = sql().queryInterface();
+      await removeSearchIndex(queryInterface, 'si_notes', ['title_search']); // as the legacy table was made
       if (!postgres) {
         await expect(sql().checkSchema()).resolves.toBeUndefined();
         await addSearchIndex(queryInterface, 'si_notes', ['title_search']); // nothing to build here
@@ -61,7 +63,7 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
       // The store's own condition (LIKE … ESCAPE '!') is served by it when the planner may not scan the table.
       const [plan] = await queryInterface.sequelize.query(`BEGIN; SET LOCAL enable_seqscan = off; EXPLAIN SELECT id FROM si_notes WHERE title_search LIKE '%tle 1!%%' ESCAPE '!'; COMMIT;`);
       expect(JSON.stringify(plan)).toContain('si_notes_title_search_trgm');
-      const found = await store.list({ ownerId: 'owner-1' }, { where: [], sort: [], limit: 100, offset: 0, search: 'TITLE 1' });
+      const found = await store.list({ ownerId: `owner-${run}-1` }, { where: [], sort: [], limit: 100, offset: 0, search: 'TITLE 1' });
       expect(found.items.map((item) => item.title).sort()).toEqual(['Tïtle 1', 'Tïtle 11', 'Tïtle 13', 'Tïtle 15', 'Tïtle 17', 'Tïtle 19']);
 
       await removeSearchIndex(queryInterface, 'si_notes', ['title_search']);
