@@ -113,6 +113,9 @@ export function describeResourceStore(resource: AnyResource): void {
           expect(walked.some((page) => page.scanCapped === true && page.ids.length < 2)).toBe(true);
           // With room to examine every record, one page holds them all and says nothing more.
           expect(await pages(ownerId, 'ea', 10, 100)).toEqual([{ ids: matching, scanCapped: undefined, nextCursor: null }]);
+          // An offset page skips matches, within the same bound.
+          const skipped = await store().list({ ownerId }, query({ search: 'ea', limit: 1, offset: 1, scanLimit: 100 }));
+          expect({ ids: skipped.items.map((item) => item.id), more: skipped.nextCursor !== null }).toEqual({ ids: [matching[1]], more: true });
           // A long term: the index where the engine has one (PostgreSQL), else the same walk; the same records either way.
           expect((await pages(ownerId, 'éa ', 2, 3)).flatMap((page) => page.ids)).toEqual(matching);
         });
