@@ -12,10 +12,11 @@ import { encodeCursor } from '../../src/stores/kit/cursor';
 import { ADMIN_ROLE } from '../../src/stores/kit/owner-scope';
 import { get, measureKind, resolvePath, type Outcome, type PageKind } from './measure';
 import { createListIndexes, listIndexColumns, removeListIndexes } from '../../src/stores/sql/migrations/list-index-steps';
-import { benchNotes, benchNotesModule } from './notes-resource';
+import { createSearchIndex, removeSearchIndex } from '../../src/stores/sql/migrations/search-index';
+import { BENCH_SEARCH_SHADOWS, benchNotes, benchNotesModule } from './notes-resource';
 import { CapturingLogger, explain, listStatements } from './plans';
 import { renderEngine, type EngineReport, type KindRow } from './report';
-import { analyze, checkUserColumns, seedNotes, seedUsers } from './seed';
+import { analyze, checkUserColumns, SEARCH_TERMS, seedNotes, seedUsers } from './seed';
 import { readScaleSettings, type ScaleEngine, type ScaleSettings } from './settings';
 
 // `make bench-scale` (bench/scale/run.sh starts the databases, then runs this): on each engine, the real app
@@ -51,7 +52,27 @@ function noteKinds(pageSize: number): PageKind[] {
     { id: 'deep', title: 'a page by cursor 98 % deep, newest first', path: `${base}&cursor=${deepCursor('-createdAt')}` },
     { id: 'title-deep', title: 'a page by cursor 98 % deep, by title', path: `${base}&sort=title&cursor=${deepCursor('title')}` },
     { id: 'count', title: 'first page with ?count=true', path: `${base}&count=true`, optional: true },
+    ...searchKinds(base),
   ];
+}
+
+/** The searches (`?q=`, over title and body): a term in every row, in one row of each owner, in none, in one row of 10^4, one too short for a trigram. */
+function searchKinds(base: string): PageKind[] {
+  const q = (term: string) => `${base}&q=${encodeURIComponent(term)}`;
+  return [
+    { id: 'q-every', title: `?q= in every row ('${SEARCH_TERMS.everyRow}')`, path: q(SEARCH_TERMS.everyRow) },
+    { id: 'q-one', title: `?q= in one row ('${SEARCH_TERMS.oneRow}')`, path: q(SEARCH_TERMS.oneRow) },
+    { id: 'q-none', title: `?q= in no row ('${SEARCH_TERMS.none}')`, path: q(SEARCH_TERMS.none) },
+    { id: 'q-rare', title: `?q= in one row of 10^4 ('${SEARCH_TERMS.oneIn10k}')`, path: q(SEARCH_TERMS.oneIn10k) },
+    { id: 'q-short', title: `?q= of 2 characters, in no row ('${SEARCH_TERMS.short}')`, path: q(SEARCH_TERMS.short) },
+    { id: 'q-none-count', title: `?q= in no row, with ?count=true`, path: `${q(SEARCH_TERMS.none)}&count=true` },
+    { id: 'q-rare-count', title: `?q= in one row of 10^4, with ?count=true`, path: `${q(SEARCH_TERMS.oneIn10k)}&count=true` },
+  ];
+}
+
+/** The kinds BENCH_SCALE_KINDS selects (every kind when it names none). */
+function selected(kinds: readonly PageKind[], settings: ScaleSettings): PageKind[] {
+  return settings.kinds.length === 0 ? [...kinds] : kinds.filter((kind) => settings.kinds.some((prefix) => kind.id.startsWith(prefix)));
 }
 
 function userKinds(pageSize: number): PageKind[] {
@@ -96,6 +117,7 @@ async function startApp(url: string, settings: ScaleSettings, logger: CapturingL
     LOG_LEVEL: 'warn',
     COOKIE_SECURE: 'false',
     USER_RATE_LIMIT_MAX: '1000000000', // one owner's requests, back to back: measured, not budgeted
+    ...(settings.searchScanLimit ? { LIST_SEARCH_SCAN_LIMIT: settings.searchScanLimit } : {}),
   });
   return startService(config, logger.logger, { modules: [...registeredModules, benchNotesModule], port: 0, host: '127.0.0.1' });
 }
@@ -173,6 +195,7 @@ async function benchEngine(engine: ScaleEngine, settings: ScaleSettings, scratch
     // (the owner's newest-first index, which the table is created with, stays). Built before timing anything.
     const listIndexes = listIndexColumns(benchNotes);
     await removeListIndexes(sequelize.getQueryInterface(), 'notes', listIndexes);
+    await removeSearchIndex(sequelize.getQueryInterface(), 'notes', BENCH_SEARCH_SHADOWS);
     for (const [index, size] of sizes.entries()) {
       const owner = await signIn(service, `scale-owner-${size}@bench.test`, 'user');
       const started = performance.now();
@@ -183,14 +206,16 @@ async function benchEngine(engine: ScaleEngine, settings: ScaleSettings, scratch
     }
     const indexing = performance.now();
     await createListIndexes(sequelize.getQueryInterface(), 'notes', listIndexes);
+    await createSearchIndex(sequelize.getQueryInterface(), 'notes', BENCH_SEARCH_SHADOWS);
     seedingSeconds.notes.indexes = seconds(indexing);
-    log(`${engine}: built the ${listIndexes.length} list indexes over the seeded notes in ${seedingSeconds.notes.indexes.toFixed(1)} s`);
+    log(`${engine}: built the ${listIndexes.length} list indexes and the search indexes over the seeded notes in ${seedingSeconds.notes.indexes.toFixed(1)} s`);
     await analyze(sequelize, engine, 'notes');
     await checkSeeded(ctx, owners);
-    const kinds = noteKinds(settings.pageSize);
+    const kinds = selected(noteKinds(settings.pageSize), settings);
     const notes = await measureRows(ctx, kinds, owners, 'notes');
     const total = sizes.reduce((sum, size) => sum + size, 0);
-    const adminOutcome = await measureKind(ctx.baseUrl, kinds[0]!, admin, settings);
+    const firstPage = noteKinds(settings.pageSize)[0]!;
+    const adminOutcome = await measureKind(ctx.baseUrl, firstPage, admin, settings);
     log(`${engine}: notes admin @ ${total}: ${JSON.stringify(adminOutcome)}`);
     const plans: EngineReport['plans'] = [];
     if (settings.plans) {
@@ -199,15 +224,15 @@ async function benchEngine(engine: ScaleEngine, settings: ScaleSettings, scratch
         const plan = await planOf(ctx, kind, biggest, 'notes');
         if (plan) plans.push(plan);
       }
-      const adminPlan = await planOf(ctx, { ...kinds[0]!, title: 'admin, every owner, first page' }, admin, 'notes');
+      const adminPlan = await planOf(ctx, { ...firstPage, title: 'admin, every owner, first page' }, admin, 'notes');
       if (adminPlan) plans.push(adminPlan);
     }
     // The users table: the bench's own users, then seeded up to each size in turn, measured at each.
     await checkUserColumns(sequelize);
     const users: KindRow[] = [];
     let seeded = sizes.length + 1;
-    const ukinds = userKinds(settings.pageSize);
-    for (const size of sizes) {
+    const ukinds = selected(userKinds(settings.pageSize), settings);
+    for (const size of ukinds.length > 0 ? sizes : []) {
       const started = performance.now();
       await seedUsers(sequelize, engine, seeded, size);
       await analyze(sequelize, engine, 'users');

@@ -30,6 +30,8 @@ interface Dialect {
   timestamp(ms: string): string;
   word(index: string): string;
   boolean(condition: string): string;
+  /** n as 7 decimal digits. */
+  digits7(value: string): string;
 }
 
 const sqlString = (value: string) => `'${value.replace(/'/g, "''")}'`;
@@ -43,6 +45,7 @@ const DIALECTS: Record<ScaleEngine, Dialect> = {
     timestamp: (ms) => `to_timestamp((${ms}) / 1000.0)`,
     word: (index) => `(ARRAY[${WORDS.map(sqlString).join(', ')}])[1 + (${index})]`,
     boolean: (condition) => `(${condition})`,
+    digits7: (value) => `lpad((${value})::text, 7, '0')`,
   },
   mysql: {
     series: (count) => ({ prefix: '', from: `(SELECT seq AS n FROM seq_1_to_${count}) AS s` }),
@@ -53,6 +56,7 @@ const DIALECTS: Record<ScaleEngine, Dialect> = {
     timestamp: (ms) => `FROM_UNIXTIME((${ms}) / 1000)`,
     word: (index) => `ELT(1 + (${index}), ${WORDS.map(sqlString).join(', ')})`,
     boolean: (condition) => `(CASE WHEN ${condition} THEN 1 ELSE 0 END)`,
+    digits7: (value) => `LPAD(${value}, 7, '0')`,
   },
   sqlite: {
     series: (count) => ({ prefix: `WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < ${count}) `, from: 's' }),
@@ -63,8 +67,16 @@ const DIALECTS: Record<ScaleEngine, Dialect> = {
     timestamp: (ms) => `(strftime('%Y-%m-%d %H:%M:%f', (${ms}) / 1000.0, 'unixepoch') || ' +00:00')`,
     word: (index) => `json_extract(${sqlString(JSON.stringify(WORDS))}, '$[' || (${index}) || ']')`,
     boolean: (condition) => `(CASE WHEN ${condition} THEN 1 ELSE 0 END)`,
+    digits7: (value) => `printf('%07d', ${value})`,
   },
 };
+
+/**
+ * The search terms the bench asks for (bench/scale/run.ts), as the seeded bodies hold them: every body ends
+ * with `scale bench`; each holds `ref <n, 7 digits>,` (one row per owner: the middle one of the smallest);
+ * one row in 10^4 (n a multiple of 10,000) holds `kingfisher`; nothing holds `quokka`.
+ */
+export const SEARCH_TERMS = { everyRow: 'scale bench', oneRow: 'ref 0000500,', none: 'quokka', oneIn10k: 'kingfisher', short: 'zq' } as const;
 
 /**
  * The row expressions shared by both tables, over `n` (1..count) and `h` (its hash): created_at in epoch
@@ -81,18 +93,24 @@ function rowBasics(d: Dialect, count: number, now: number, tag: number) {
   return { ms, id };
 }
 
-/** `count` notes for one owner in `table` (a notes table: bench/scale/notes-resource.ts): titles of three words from 50 (some repeat), ~10% pinned, half with a body. */
+/**
+ * `count` notes for one owner in `table` (a notes table: bench/scale/notes-resource.ts): titles of three words
+ * from 50 (some repeat), ~10% pinned, each with a body holding the SEARCH_TERMS; all lower case, so each
+ * search shadow (`title_search`, `body_search`) is the value itself, as the store's fold makes it.
+ */
 export async function seedNotes(sequelize: Sequelize, engine: ScaleEngine, table: string, ownerId: string, count: number, ownerIndex: number): Promise<void> {
   const d = DIALECTS[engine];
   const { ms, id } = rowBasics(d, count, Date.now(), ownerIndex);
   const title = d.concat(d.word('h % 50'), "' '", d.word(`${d.idiv('h', 50)} % 50`), "' '", d.word(`${d.idiv('h', 2500)} % 50`));
-  const body = `(CASE WHEN ${d.idiv('h', 7)} % 2 = 0 THEN ${d.concat("'Notes on '", title, "', written for the scale bench.'")} ELSE NULL END)`;
+  const rare = `(CASE WHEN n % 10000 = 0 THEN ' ${SEARCH_TERMS.oneIn10k}' ELSE '' END)`;
+  const body = d.concat("'notes on '", title, "', ref '", d.digits7('n'), "','", rare, "' written for the scale bench'");
   const pinned = d.boolean(`${d.idiv('h', 125000)} % 10 = 0`);
   const { prefix, from } = d.series(count);
   await sequelize.query(
-    `${prefix}INSERT INTO ${table} (id, owner_id, title, body, pinned, created_at, updated_at)
-     SELECT ${id}, ${sqlString(ownerId)}, ${title}, ${body}, ${pinned}, ${d.timestamp(ms)}, ${d.timestamp(ms)}
-     FROM (SELECT n, (n * ${HASH}) % 4294967296 AS h FROM ${from}) AS rows_`,
+    `${prefix}INSERT INTO ${table} (id, owner_id, title, title_search, body, body_search, pinned, created_at, updated_at)
+     SELECT id, owner_id, title, title, body, body, pinned, created_at, updated_at FROM (
+       SELECT ${id} AS id, ${sqlString(ownerId)} AS owner_id, ${title} AS title, ${body} AS body, ${pinned} AS pinned, ${d.timestamp(ms)} AS created_at, ${d.timestamp(ms)} AS updated_at
+       FROM (SELECT n, (n * ${HASH}) % 4294967296 AS h FROM ${from}) AS rows_) AS notes_`,
   );
 }
 

@@ -22,6 +22,10 @@ export interface ScaleSettings {
   plans: boolean;
   /** DATABASE_TIMEOUT of the service under test: long enough that a slow page is measured, not a 503. */
   databaseTimeout: string;
+  /** BENCH_SCALE_KINDS: measure only the page kinds whose id starts with one of these (`q-`: the searches); all when empty. */
+  kinds: string[];
+  /** LIST_SEARCH_SCAN_LIMIT of the service under test (its default when unset). */
+  searchScanLimit: string | undefined;
 }
 
 
@@ -54,5 +58,7 @@ export function readScaleSettings(env: Env = process.env): ScaleSettings {
     kindBudgetSeconds: bounded(env, 'BENCH_SCALE_KIND_BUDGET', 30, 5, 600),
     plans: !['0', 'false', 'no', 'off'].includes((env.BENCH_SCALE_PLANS ?? '').trim().toLowerCase()),
     databaseTimeout: env.BENCH_SCALE_DATABASE_TIMEOUT?.trim() || '60s',
+    kinds: list(env, 'BENCH_SCALE_KINDS', ''),
+    searchScanLimit: env.LIST_SEARCH_SCAN_LIMIT?.trim() || undefined,
   };
 }

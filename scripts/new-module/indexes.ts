@@ -4,10 +4,14 @@
 // before list indexes were derived): the module's migrations run on an in-memory SQLite database, the
 // declaration's indexes are compared with what they made (the start-up check's comparison), and the
 // missing ones are written out, frozen, as `000N-add-list-indexes.ts`, built online on a table with rows.
-import { readFileSync } from 'node:fs';
+// With them, the trigram index of each searched field's shadow that no migration of the module adds with
+// addSearchIndex (a table created before createResourceTable built it; PostgreSQL only, a no-op elsewhere).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
+import { columnOf } from '../../src/stores/kit/fields';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
+import { searchColumnOf } from '../../src/stores/kit/shadows';
 import type { AnyResource } from '../../src/stores/kit/resource';
 import { missingListIndexes } from '../../src/stores/sql/migrations/list-index-steps';
 import { SqlDatabase } from '../../src/stores/sql/sql-database';
@@ -33,21 +37,34 @@ async function missingColumns(resource: AnyResource): Promise<string[][]> {
   }
 }
 
-function migrationText(module: string, table: string, number: string, constant: string, indexes: string[][]): string {
-  const list = indexes.map((columns) => `  [${columns.map((column) => `'${column}'`).join(', ')}],`).join('\n');
-  return `import { addListIndexes, removeListIndexes, type SqlMigration } from '../../kit';
+/** The search shadows of the declaration that no migration of the module indexes with addSearchIndex. */
+function unindexedShadows(root: string, module: string, resource: AnyResource): string[] {
+  const folder = path.join(root, 'src/modules', module, 'migrations');
+  const texts = existsSync(folder) ? readdirSync(folder).map((file) => readFileSync(path.join(folder, file), 'utf8')) : [];
+  const indexed = texts.flatMap((text) => [...text.matchAll(/addSearchIndex\([^)]*\[([^\]]*)\]/g)].flatMap((match) => match[1]!.split(',').map((item) => item.trim().replace(/^'|'$/g, ''))));
+  return resource.search.map((name) => searchColumnOf(columnOf(name))).filter((column) => !indexed.includes(column));
+}
 
-// The list indexes ${table} lacked for its declared sorts and filters, built without blocking writes where the
+function migrationText(module: string, table: string, number: string, constant: string, indexes: string[][], shadows: string[]): string {
+  const list = indexes.map((columns) => `  [${columns.map((column) => `'${column}'`).join(', ')}],`).join('\n');
+  const searched = `[${shadows.map((column) => `'${column}'`).join(', ')}]`;
+  const imports = ['addListIndexes', 'removeListIndexes', ...(shadows.length > 0 ? ['addSearchIndex', 'removeSearchIndex'] : [])].join(', ');
+  const up = shadows.length > 0 ? `addListIndexes(queryInterface, '${table}', indexes).then(() => addSearchIndex(queryInterface, '${table}', ${searched}))` : `addListIndexes(queryInterface, '${table}', indexes)`;
+  const down = shadows.length > 0 ? `removeSearchIndex(queryInterface, '${table}', ${searched}).then(() => removeListIndexes(queryInterface, '${table}', indexes))` : `removeListIndexes(queryInterface, '${table}', indexes)`;
+  const what = shadows.length > 0 ? `The list indexes ${table} lacked for its declared sorts and filters, and the trigram index of ${shadows.join(', ')} for ?q=,` : `The list indexes ${table} lacked for its declared sorts and filters,`;
+  return `import { ${imports}, type SqlMigration } from '../../kit';
+
+// ${what} built without blocking writes where the
 // engine can (outside a transaction: PostgreSQL builds CONCURRENTLY). Never edit once run.
-const indexes = [
+const indexes: string[][] = [
 ${list}
 ];
 
 export const ${constant}: SqlMigration = {
   name: '${module}-${number}-add-list-indexes',
   transaction: false,
-  up: (queryInterface) => addListIndexes(queryInterface, '${table}', indexes),
-  down: (queryInterface) => removeListIndexes(queryInterface, '${table}', indexes),
+  up: (queryInterface) => ${up},
+  down: (queryInterface) => ${down},
 };
 `;
 }
@@ -63,14 +80,15 @@ export async function planIndexes(root: string, module: string | undefined): Pro
   const resource = Object.values(exported).find((value): value is AnyResource => typeof value === 'object' && value !== null && 'table' in value && 'fields' in value);
   if (!resource) throw new SpecError(`${file} exports no resource (defineResource)`);
   const indexes = await missingColumns(resource);
-  if (indexes.length === 0) return [];
+  const shadows = unindexedShadows(root, module!, resource);
+  if (indexes.length === 0 && shadows.length === 0) return [];
   const folder = `src/modules/${module}/migrations`;
   const number = nextMigrationNumber(root, module!);
   const constant = `addListIndexes${number}`;
   const migration = `${number}-add-list-indexes`;
   const edited = withMigration(source, constant, migration);
   return [
-    { path: `${folder}/${migration}.ts`, content: migrationText(module!, moduleNames(module!).table, number, constant, indexes), edit: false },
+    { path: `${folder}/${migration}.ts`, content: migrationText(module!, moduleNames(module!).table, number, constant, indexes, shadows), edit: false },
     { path: file, content: edited, edit: true },
   ];
 }

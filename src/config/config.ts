@@ -78,7 +78,7 @@ export interface Config {
   cookieSecure: boolean;
   logLevel: string;
   bodyLimitBytes: number;
-  /** Lists: the deepest `offset` accepted (LIST_MAX_OFFSET) and the most rows `?count=true` counts (LIST_COUNT_LIMIT). */
+  /** Lists: the deepest `offset` accepted (LIST_MAX_OFFSET), the most rows `?count=true` counts (LIST_COUNT_LIMIT), the most a search no index serves examines (LIST_SEARCH_SCAN_LIMIT). */
   lists: ListSettings;
   /** argon2 computations at once, and how many may wait before logins are refused with 503. */
   passwordHashing: { concurrency: number; maxQueued: number };
@@ -278,6 +278,7 @@ export function loadConfig(env: Env = process.env): Config {
     lists: {
       maxOffset: integer(env, 'LIST_MAX_OFFSET', DEFAULT_LIST_SETTINGS.maxOffset, 0, MAX_PAGE_OFFSET),
       countLimit: integer(env, 'LIST_COUNT_LIMIT', DEFAULT_LIST_SETTINGS.countLimit, 1, 1_000_000),
+      searchScanLimit: integer(env, 'LIST_SEARCH_SCAN_LIMIT', DEFAULT_LIST_SETTINGS.searchScanLimit, 10, 1_000_000),
     },
     passwordHashing: {
       concurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', DEFAULT_HASH_CONCURRENCY, 1, 64),

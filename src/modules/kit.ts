@@ -31,6 +31,7 @@ export { dropFieldColumn, renameFieldColumn, restoreFieldColumns } from '../stor
 export { setFieldRequired } from '../stores/sql/migrations/field-nullability';
 export { setFieldRules } from '../stores/sql/migrations/check-constraints';
 export { addListIndexes, createListIndexes, listIndexColumns, removeListIndexes } from '../stores/sql/migrations/list-index-steps';
+export { addSearchIndex, removeSearchIndex } from '../stores/sql/migrations/search-index';
 export { DEFAULT_LIST_SETTINGS, DEFAULT_PAGE_SIZE, MAX_PAGE_OFFSET, MAX_PAGE_SIZE, type ListSettings, type Page, type PageRequest } from '../stores/kit/pagination';
 export type { OwnedRecord } from '../stores/kit/record-store';
 export { dataTypesOf, millisecondTimestamp } from '../stores/sql/migrations/column-types';

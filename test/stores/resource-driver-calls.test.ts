@@ -29,7 +29,7 @@ function sqlContext(dialect: 'mssql' | 'postgres'): SqlStoreContext {
 }
 
 /** Every SELECT a list runs, in order, as the dialect writes it (the model's findAll is stopped before the network, answering no rows). */
-async function listStatements(context: SqlStoreContext, query: ListQuery): Promise<string[]> {
+async function listStatements(context: SqlStoreContext, query: ListQuery, keepAttributes = false): Promise<string[]> {
   const store = new SqlResourceStore(context, notes);
   const model = context.sequelize.models.KitNote as ModelStatic<Model>;
   const calls: FindOptions[] = [];
@@ -47,10 +47,10 @@ async function listStatements(context: SqlStoreContext, query: ListQuery): Promi
   // As findAll does before it writes SQL: attribute names in where and order become column names.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- Sequelize's own helper, not in its exports' types
   const { mapOptionFieldNames } = require('sequelize/lib/utils') as { mapOptionFieldNames(options: unknown, model: unknown): FindOptions };
-  return [...calls.map((options) => generator.selectQuery('kit_notes', mapOptionFieldNames({ ...options, attributes: ['id'] }, model), model)), ...counts];
+  return [...calls.map((options) => generator.selectQuery('kit_notes', mapOptionFieldNames(keepAttributes ? options : { ...options, attributes: ['id'] }, model), model)), ...counts];
 }
 
-const listSql = async (context: SqlStoreContext, query: ListQuery) => (await listStatements(context, query)).join('\n');
+const listSql = async (context: SqlStoreContext, query: ListQuery, keepAttributes = false) => (await listStatements(context, query, keepAttributes)).join('\n');
 
 describe('SQL Server: equality without trailing-space padding', () => {
   it('compares byte lengths beside the value, for eq and for each [in] value', async () => {
@@ -122,10 +122,28 @@ describe('PostgreSQL: every page a range of one index, nulls first as on the oth
 
 describe('?q=: LIKE on the folded search shadow with an explicit escape, on every dialect', () => {
   it.each(['mssql', 'postgres'] as const)('%s: %%, _, [ and ! escaped, ESCAPE given, each searched column ORed', async (dialect) => {
-    const sql = await listSql(sqlContext(dialect), list({ search: 'ÉCOLE 100%_[x]!' }));
+    const sql = await listSql(sqlContext(dialect), list({ search: 'ÉCOLE 100%_[x]!' }), true);
     const [title, body] = dialect === 'mssql' ? ['[title_search]', '[body_search]'] : ['"title_search"', '"body_search"'];
     const pattern = `${dialect === 'mssql' ? 'N' : ''}'%ecole 100!%!_![x]!!%'`;
     expect(sql).toContain(`(${title} LIKE ${pattern} ESCAPE '!' OR ${body} LIKE ${pattern} ESCAPE '!')`);
+  });
+
+  it('SQL Server walks within the scan limit: a page of the sort index, each row its sort values and whether it matches; no LIKE in the WHERE', async () => {
+    const [first, ...rest] = await listStatements(sqlContext('mssql'), list({ search: 'ecole', scanLimit: 500 }), true);
+    expect(first).toContain("CASE WHEN ([title_search] LIKE N'%ecole%' ESCAPE '!' OR [body_search] LIKE N'%ecole%' ESCAPE '!') THEN 1 ELSE 0 END AS [searchHit]");
+    expect(first).toMatch(/^SELECT \[created_at\] AS \[createdAt\], \[id\], CASE WHEN/);
+    expect(first!.slice(first!.indexOf(' WHERE '))).not.toContain('LIKE');
+    // The first read examines twice the page (10 + 1 wanted), in the owner's index order; answering no rows, it was the last.
+    expect(first).toContain('ORDER BY [KitNote].[owner_id] DESC, [KitNote].[created_at] DESC, [KitNote].[id] DESC OFFSET 0 ROWS FETCH NEXT 22 ROWS ONLY');
+    expect(rest).toEqual([]);
+  });
+
+  it('PostgreSQL: a term of a trigram or more in the WHERE (its GIN index serves it); a shorter one walked', async () => {
+    const [indexed] = await listStatements(sqlContext('postgres'), list({ search: 'eco' }), true);
+    expect(indexed).toContain(`WHERE ("KitNote"."owner_id" = 'o' AND ("title_search" LIKE '%eco%' ESCAPE '!' OR "body_search" LIKE '%eco%' ESCAPE '!'))`);
+    const [walked] = await listStatements(sqlContext('postgres'), list({ search: 'ÉC' }), true);
+    expect(walked).toContain(`CASE WHEN ("title_search" LIKE '%ec%' ESCAPE '!' OR "body_search" LIKE '%ec%' ESCAPE '!') THEN 1 ELSE 0 END AS "searchHit"`);
+    expect(walked!.slice(walked!.indexOf(' WHERE '))).not.toContain('LIKE');
   });
 
   it('a quote in the text stays inside the literal', async () => {
@@ -333,12 +351,28 @@ describe('MongoDB: what the store asks of mongoose', () => {
     expect(asked.map((call) => call.maxTimeMS)).toEqual([1000, 1000, 1000]);
   });
 
-  it('searches the folded shadows with an escaped, unanchored $regex, and writes them with the record', async () => {
-    const filters: unknown[] = [];
+  it('walks ?q= within the scan limit: the sort index read projected to the sort values and an escaped, unanchored $regexMatch of the folded shadows; writes them with the record', async () => {
     const model = connection.models.KitNote!;
-    jest.spyOn(model, 'find').mockImplementation(chain([], filters) as never);
-    await stores.notes.list({ ownerId: 'o' }, list({ search: 'ÉCOLE (1.5)*' }));
-    expect(filters[0]).toEqual({ $and: [{ ownerId: 'o' }, { $or: [{ titleSearch: { $regex: 'ecole \\(1\\.5\\)\\*' } }, { bodySearch: { $regex: 'ecole \\(1\\.5\\)\\*' } }] }] });
+    const asked: { filter: unknown; projection: unknown; limit?: number }[] = [];
+    const examined = [{ _id: newId(), createdAt: new Date('2030-01-02T00:00:00.000Z'), searchHit: true }, { _id: newId(), createdAt: new Date('2030-01-01T00:00:00.000Z'), searchHit: false }];
+    jest.spyOn(model, 'find').mockImplementation(((filter: unknown, projection: unknown) => {
+      const call: (typeof asked)[number] = { filter, projection };
+      asked.push(call);
+      const result = projection ? examined : [{ _id: examined[0]!._id, ownerId: 'o', title: 'Une École', createdAt: examined[0]!.createdAt, updatedAt: examined[0]!.createdAt }];
+      const query = { sort: () => query, skip: () => query, limit: (n: number) => ((call.limit = n), query), maxTimeMS: () => query, lean: () => query, exec: async () => result };
+      return query;
+    }) as never);
+    const page = await stores.notes.list({ ownerId: 'o' }, list({ search: 'ÉCOLE (1.5)*', scanLimit: 500 }));
+    const regex = 'ecole \\(1\\.5\\)\\*';
+    expect(asked[0]).toEqual({
+      filter: { $and: [{ ownerId: 'o' }] },
+      projection: { createdAt: 1, _id: 1, searchHit: { $or: ['$titleSearch', '$bodySearch'].map((input) => ({ $regexMatch: { input: { $ifNull: [input, ''] }, regex } })) } },
+      limit: 22,
+    });
+    // Two examined, fewer than asked: the list ends there; the match is read whole by _id.
+    expect(asked[1]).toEqual({ filter: { $and: [{ ownerId: 'o' }, { _id: { $in: [examined[0]!._id] } }] }, projection: undefined });
+    expect(page).toMatchObject({ items: [{ id: examined[0]!._id, title: 'Une École' }], nextCursor: null });
+    jest.restoreAllMocks();
     const created: unknown[] = [];
     jest.spyOn(model, 'create').mockImplementation((async (document: Record<string, unknown>) => {
       created.push(document);

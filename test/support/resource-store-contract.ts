@@ -2,7 +2,8 @@ import type { Fields } from '../../src/stores/kit/fields';
 import { MissingReferenceError, ReferencedRecordError, RuleViolationError, UniqueKeyError } from '../../src/stores/errors';
 import { allowedInWords, hasRules, rulesOf } from '../../src/stores/kit/field-rules';
 import { newId } from '../../src/stores/ids';
-import type { ListQuery } from '../../src/stores/kit/list-query';
+import { decodeCursor } from '../../src/stores/kit/cursor';
+import { builtInKind, withTiebreak, type ListQuery } from '../../src/stores/kit/list-query';
 import { referrersOf, type AnyResource, type Resource } from '../../src/stores/kit/resource';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
 import { useEngineDatabase } from './engine-database';
@@ -84,6 +85,51 @@ export function describeResourceStore(resource: AnyResource): void {
           expect(paged.items).toHaveLength(2);
           const rest = await store().list({ ownerId }, query({ search: 'ecole', limit: 2, after: [paged.items[1]!.createdAt, paged.items[1]!.id] }));
           expect(rest.items).toHaveLength(2);
+        });
+      }
+
+      if (resource.search.length > 0) {
+        const name = resource.search[0] as string;
+        const order = withTiebreak([]);
+        /** Every page of `q` by cursor, `limit` a page, at most `scanLimit` records examined by a page no index serves. */
+        const pages = async (ownerId: string, q: string, limit: number, scanLimit: number) => {
+          const seen: { ids: string[]; scanCapped?: boolean; nextCursor: string | null }[] = [];
+          let after: unknown[] | undefined;
+          do {
+            const page = await store().list({ ownerId }, query({ search: q, limit, scanLimit, after }));
+            seen.push({ ids: page.items.map((item) => item.id), scanCapped: page.scanCapped, nextCursor: page.nextCursor });
+            after = page.nextCursor ? decodeCursor(page.nextCursor, order, (field) => builtInKind(field) ?? (resource.fields as Fields)[field]?.kind) : undefined;
+          } while (after && seen.length < 50);
+          return seen;
+        };
+
+        it(`walks a ?q= no index serves within the scan limit: short pages with a cursor, the same records in the same order`, async () => {
+          const ownerId = owner();
+          const made: string[] = [];
+          for (let index = 0; index < 9; index += 1) made.push((await create(ownerId, { [name]: index % 3 === 0 ? `Éa ${index}` : `b ${index}` })).id);
+          const matching = made.filter((_, index) => index % 3 === 0).reverse(); // newest first
+          // `ea`, two characters, is walked on every engine (no trigram): 3 examined a page, so pages of 1 or none.
+          const walked = await pages(ownerId, 'ea', 2, 3);
+          expect(walked.flatMap((page) => page.ids)).toEqual(matching);
+          expect(walked.length).toBeGreaterThanOrEqual(3);
+          expect(walked.slice(0, -1).every((page) => page.ids.length <= 2 && page.nextCursor !== null)).toBe(true);
+          expect(walked.some((page) => page.scanCapped === true && page.ids.length < 2)).toBe(true);
+          // With room to examine every record, one page holds them all and says nothing more.
+          expect(await pages(ownerId, 'ea', 10, 100)).toEqual([{ ids: matching, scanCapped: undefined, nextCursor: null }]);
+          // An offset page skips matches, within the same bound.
+          const skipped = await store().list({ ownerId }, query({ search: 'ea', limit: 1, offset: 1, scanLimit: 100 }));
+          expect({ ids: skipped.items.map((item) => item.id), more: skipped.nextCursor !== null }).toEqual({ ids: [matching[1]], more: true });
+          // A long term: the index where the engine has one (PostgreSQL), else the same walk; the same records either way.
+          expect((await pages(ownerId, 'éa ', 2, 3)).flatMap((page) => page.ids)).toEqual(matching);
+        });
+
+        it('counts a walked ?q= within the scan limit, and says when it stopped', async () => {
+          const ownerId = owner();
+          for (let index = 0; index < 6; index += 1) await create(ownerId, { [name]: index % 2 === 0 ? `zq yes ${index}` : `nope ${index}` });
+          const bounded = await store().list({ ownerId }, query({ search: 'zq', limit: 1, scanLimit: 4, countUpTo: 100 }));
+          expect({ total: bounded.total, totalCapped: bounded.totalCapped }).toEqual({ total: 2, totalCapped: true });
+          const whole = await store().list({ ownerId }, query({ search: 'zq', limit: 1, scanLimit: 100, countUpTo: 100 }));
+          expect({ total: whole.total, totalCapped: whole.totalCapped }).toEqual({ total: 3, totalCapped: false });
         });
       }
 

@@ -60,5 +60,5 @@ export function readListQuery(resource: Resource, query: Record<string, unknown>
   const sort = readSort(query.sort);
   const window = readListWindow(query, settings, withTiebreak(sort), (field) => builtInKind(field) ?? resource.fields[field]?.kind, errors);
   if (errors.length > 0) throw unprocessable(errors);
-  return { where, sort, ...window, ...(typeof query.q === 'string' ? { search: query.q } : {}) };
+  return { where, sort, ...window, ...(typeof query.q === 'string' ? { search: query.q, scanLimit: settings.searchScanLimit } : {}) };
 }

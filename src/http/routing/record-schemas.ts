@@ -49,8 +49,17 @@ export function pageSchema<Item extends TSchema>(item: Item) {
     items: Type.Array(item, { maxItems: MAX_PAGE_SIZE }),
     limit: Type.Integer(),
     offset: Type.Integer(),
-    nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null on the last page' }),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass as `cursor` for the next page; null on the last page. A page may hold fewer than `limit` items, even none, and still have one (`scanCapped`): follow it until null.',
+    }),
     total: Type.Optional(Type.Integer({ minimum: 0, description: 'With `count=true`: the records the list holds, at most LIST_COUNT_LIMIT' })),
-    totalCapped: Type.Optional(Type.Boolean({ description: 'With `count=true`: true when the list holds more than `total` (the count stopped at LIST_COUNT_LIMIT)' })),
+    totalCapped: Type.Optional(
+      Type.Boolean({ description: 'With `count=true`: true when the list may hold more than `total` (the count stopped at LIST_COUNT_LIMIT, or, with `q` walked, at LIST_SEARCH_SCAN_LIMIT records examined)' }),
+    ),
+    scanCapped: Type.Optional(
+      Type.Boolean({
+        description: `With \`q\` where no index serves the term: true when this page stopped after examining LIST_SEARCH_SCAN_LIMIT (${DEFAULT_LIST_SETTINGS.searchScanLimit} unless configured) records; it holds the matches among them, possibly fewer than \`limit\`, and \`nextCursor\` continues after the last one examined`,
+      }),
+    ),
   });
 }

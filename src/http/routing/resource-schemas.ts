@@ -107,7 +107,7 @@ export function listQuerySchema(resource: Resource) {
       Type.String({
         minLength: 1,
         maxLength: 200,
-        description: `Records whose ${resource.search.join(' or ')} contains this text, ignoring case and accents (\`ecole\` finds \`École\`); \`%\` and \`_\` are plain characters. Not index-backed: reads the owner's records (an admin's list: everyone's) that the other filters leave until the page is full, at worst all of them.`,
+        description: `Records whose ${resource.search.join(' or ')} contains this text, ignoring case and accents (\`ecole\` finds \`École\`); \`%\` and \`_\` are plain characters. PostgreSQL serves a term of 3 characters or more from a trigram index; elsewhere, and for shorter terms, a page examines at most LIST_SEARCH_SCAN_LIMIT records and may end early with \`scanCapped\` and a \`nextCursor\`: the same records, in the same order, over the pages.`,
       }),
     );
   }

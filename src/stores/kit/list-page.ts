@@ -2,6 +2,7 @@ import { encodeCursor } from './cursor';
 import { pageSegments, readSegments, type Segment } from './keyset';
 import { withTiebreak, type ListQuery } from './list-query';
 import type { ResourcePage } from './resource-store';
+import { searchWalkPage, type SearchScan } from './search-walk';
 
 // A list's page, the same on every engine family: the order with its tiebreak, the segments a cursor or
 // first page is read in (keyset.ts), the offset page, the asked-for count and the next cursor. Each store
@@ -12,10 +13,13 @@ export interface ListReader<Row> {
   read(segment: Segment, limit: number, offset: number): Promise<Row[]>;
   /** How many rows the list matches, reading at most `upTo` of them. */
   count(upTo: number): Promise<number>;
+  /** Given when the list searches with a term no index of the engine serves: the page is a bounded walk (search-walk.ts). */
+  searchScan?: SearchScan<Row>;
 }
 
 export async function listPage<R extends object>(query: ListQuery, nullable: (field: string) => boolean, reader: ListReader<R>): Promise<ResourcePage<R>> {
   const order = withTiebreak(query.sort);
+  if (reader.searchScan && query.search !== undefined) return searchWalkPage(query, order, nullable, reader.searchScan);
   const wanted = query.limit + 1; // one more tells whether a next page exists
   const page =
     query.after || query.offset === 0

@@ -28,6 +28,11 @@ export interface ListQuery {
   after?: readonly unknown[];
   /** `?q=`: records where a searched field (resource.search) holds this text, as foldForSearch reads both (shadows.ts). */
   search?: string;
+  /**
+   * With `search`: the most rows a page (and its count) examines where no index serves the term
+   * (LIST_SEARCH_SCAN_LIMIT; search-walk.ts). The store decides whether its engine's index serves it.
+   */
+  scanLimit?: number;
   /** Count the matching records too, reading at most this many (the page's `total`, `totalCapped`). */
   countUpTo?: number;
 }

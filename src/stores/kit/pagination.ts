@@ -14,9 +14,14 @@ export interface ListSettings {
   maxOffset: number;
   /** LIST_COUNT_LIMIT: `?count=true` counts up to this many rows, then answers this number with `totalCapped`. */
   countLimit: number;
+  /**
+   * LIST_SEARCH_SCAN_LIMIT: the most records a `?q=` page (or its count) examines where no index serves the
+   * term (search-walk.ts); the page then ends there, with a cursor that continues after the last one examined.
+   */
+  searchScanLimit: number;
 }
 
-export const DEFAULT_LIST_SETTINGS: ListSettings = { maxOffset: 1000, countLimit: 10_000 };
+export const DEFAULT_LIST_SETTINGS: ListSettings = { maxOffset: 1000, countLimit: 10_000, searchScanLimit: 1000 };
 
 /** Which slice of a list to return: offset pagination, newest first. */
 export interface PageRequest {
@@ -36,6 +41,8 @@ export interface Page<T> {
   offset: number;
   /** With `count`: how many records the list holds, at most the count limit. */
   total?: number;
-  /** With `count`: true when the list holds more than `total` (the count stopped at the limit). */
+  /** With `count`: true when the list may hold more than `total` (the count stopped at its limit, or a search at its scan limit). */
   totalCapped?: boolean;
+  /** A search no index serves: true when the page stopped after examining the scan limit (it may hold fewer than `limit` items; `nextCursor` continues). */
+  scanCapped?: boolean;
 }

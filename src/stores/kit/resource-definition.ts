@@ -1,11 +1,13 @@
 import { MongoResourceStore } from '../mongo/resource-mongo-store';
 import { missingListIndexes } from '../sql/migrations/list-index-steps';
+import { missingSearchIndex } from '../sql/migrations/search-index';
 import { tableDrift } from '../sql/migrations/table-drift';
 import { SqlResourceStore } from '../sql/resource-sql-store';
 import type { StoreDefinition } from './definition';
-import type { Fields } from './fields';
+import { columnOf, type Fields } from './fields';
 import type { Resource } from './resource';
 import type { ResourceStore } from './resource-store';
+import { searchColumnOf } from './shadows';
 
 const definitions = new WeakMap<Resource, StoreDefinition<unknown>>();
 
@@ -27,12 +29,13 @@ export function resourceStore<F extends Fields>(resource: Resource<F>): StoreDef
       const drift = await tableDrift(queryInterface, resource as unknown as Resource);
       const problems = drift.length > 0 ? [`resource '${resource.name}': table ${resource.table} differs from its declaration: ${drift.join('; ')}. Run the migrations, or write the one that makes them agree`] : [];
       if (drift.some((problem) => problem.endsWith('does not exist'))) return problems; // nor its indexes: one message says it
-      const missing = await missingListIndexes(queryInterface, resource as unknown as Resource);
+      const missing = (await missingListIndexes(queryInterface, resource as unknown as Resource)).map(({ columns, serves }) => `(${columns.join(', ')}) for ${serves}`);
+      const shadows = resource.search.map((name) => searchColumnOf(columnOf(name)));
+      for (const column of await missingSearchIndex(queryInterface, resource.table, shadows)) missing.push(`the trigram index of ${column} for ?q=`);
       if (missing.length === 0) return problems;
-      const list = missing.map(({ columns, serves }) => `(${columns.join(', ')}) for ${serves}`).join('; ');
       return [
         ...problems,
-        `resource '${resource.name}': table ${resource.table} lacks the list indexes its declaration needs: ${list}. ` +
+        `resource '${resource.name}': table ${resource.table} lacks the list indexes its declaration needs: ${missing.join('; ')}. ` +
           `Run the migrations, or write the one that adds them: npm run new:indexes -- ${resource.name}`,
       ];
     },

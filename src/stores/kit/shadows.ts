@@ -34,6 +34,14 @@ export function foldForSearch(value: string): string {
   return value.normalize('NFD').toLowerCase().replace(/\p{M}/gu, '').normalize('NFC');
 }
 
+/** The shortest folded term a trigram index (PostgreSQL pg_trgm, SQLite FTS5 trigram) serves: shorter ones are walked within the scan limit. */
+export const TRIGRAM_LENGTH = 3;
+
+/** Whether a trigram index can serve `?q=text`: its folded text holds at least one trigram. */
+export function trigramsServe(text: string): boolean {
+  return [...foldForSearch(text)].length >= TRIGRAM_LENGTH;
+}
+
 export interface Shadow {
   /** The shadow's attribute / document field. */
   name: string;

@@ -7,6 +7,7 @@ import { indexOrder, type KeyCondition } from '../kit/keyset';
 import { foldForSearch, regexLiteral, searchNameOf, shadowsOf, withShadowValues, type Shadow } from '../kit/shadows';
 import { indexPaths, listIndexes } from '../kit/list-indexes';
 import { listPage } from '../kit/list-page';
+import type { ScannedRow, SearchScan } from '../kit/search-walk';
 import type { Condition, ListQuery } from '../kit/list-query';
 import type { OwnerScope } from '../kit/owner-scope';
 import { fieldEntries, referrersOf, withDefaults, type Resource } from '../kit/resource';
@@ -99,10 +100,32 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
     return withShadowValues(this.shadows, fields);
   }
 
-  /** `?q=`: a searched field's shadow holds the folded text (an escaped, unanchored `$regex`: a scan of the scoped documents). */
-  private searching(text: string): Filter {
-    const pattern = regexLiteral(foldForSearch(text));
-    return { $or: this.plain.search.map((name) => ({ [searchNameOf(name)]: { $regex: pattern } })) };
+  /**
+   * The bounded walk of `?q=` (search-walk.ts): MongoDB has no substring index (its text index matches words),
+   * so a page examines at most the scan limit of the scoped documents in the list's order, projected to their
+   * order values and whether any searched shadow holds the folded text (an escaped, unanchored regular expression).
+   */
+  private searchScan(scope: OwnerScope, filtered: Filter[], text: string): SearchScan<RecordOf<F>> {
+    const regex = regexLiteral(foldForSearch(text));
+    const hit = { $or: this.plain.search.map((name) => ({ $regexMatch: { input: { $ifNull: [`$${searchNameOf(name)}`, ''] }, regex } })) };
+    return {
+      scan: async (segment, limit) => {
+        const fields = [...new Set(segment.order.map((key) => key.field))];
+        const projection = { ...Object.fromEntries(fields.map((field) => [path(field), 1])), searchHit: hit };
+        const documents = await this.model
+          .find(this.scoped(scope, [...filtered, ...segment.where.map((condition) => this.keyCondition(condition))]), projection)
+          .sort(Object.fromEntries(indexOrder(segment, scope.ownerId !== undefined).map(({ field, descending }) => [path(field), descending ? -1 : 1])))
+          .limit(limit)
+          .maxTimeMS(this.context.timeoutMs)
+          .lean<Document[]>()
+          .exec();
+        return documents.map((document): ScannedRow => ({ id: document._id, keys: Object.fromEntries(fields.map((field) => [field, document[path(field)] ?? null])), hit: document.searchHit === true }));
+      },
+      byIds: async (ids) => {
+        const documents = await this.model.find(this.scoped(scope, [{ _id: { $in: [...ids] } }])).maxTimeMS(this.context.timeoutMs).lean<Document[]>().exec();
+        return documents.map((document) => this.toRecord(document));
+      },
+    };
   }
 
   private equals(name: string, value: unknown): Filter {
@@ -151,9 +174,11 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
   }
 
   list(scope: OwnerScope, query: ListQuery): Promise<ResourcePage<RecordOf<F>>> {
-    const filtered = [...query.where.map((condition) => this.condition(condition)), ...(query.search === undefined ? [] : [this.searching(query.search)])];
+    const filtered = query.where.map((condition) => this.condition(condition));
+    const searchScan = query.search === undefined ? undefined : this.searchScan(scope, filtered, query.search);
     return this.context.run(() =>
       listPage<RecordOf<F>>(query, (field) => this.definition(field)?.optional === true, {
+        ...(searchScan ? { searchScan } : {}),
         read: async (segment, limit, offset) => {
           const documents = await this.model
             .find(this.scoped(scope, [...filtered, ...segment.where.map((condition) => this.keyCondition(condition))]))

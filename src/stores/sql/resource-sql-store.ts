@@ -3,10 +3,11 @@ import { ForeignKeyViolationError, ReferencedRecordError } from '../errors';
 import { isId, newId } from '../ids';
 import type { SqlStoreContext } from '../kit/definition';
 import { fold, foldedNameOf, type FieldDefinition, type Fields, type FieldsOf, type RecordOf } from '../kit/fields';
-import { foldForSearch, likeContaining, searchNameOf, shadowsOf, withShadowValues, type Shadow } from '../kit/shadows';
+import { foldForSearch, likeContaining, searchNameOf, shadowsOf, trigramsServe, withShadowValues, type Shadow } from '../kit/shadows';
+import type { ScannedRow, SearchScan } from '../kit/search-walk';
 import { indexOrder, type KeyCondition, type Segment } from '../kit/keyset';
 import { listPage } from '../kit/list-page';
-import type { Condition, ListQuery } from '../kit/list-query';
+import { builtInKind, type Condition, type ListQuery } from '../kit/list-query';
 import type { OwnerScope } from '../kit/owner-scope';
 import { fieldEntries, withDefaults, type Resource } from '../kit/resource';
 import type { ResourcePage, ResourceStore } from '../kit/resource-store';
@@ -91,11 +92,40 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
 
   /** `?q=`: a searched field's shadow holds the folded text, by LIKE with `%`, `_` and `[` escaped (ESCAPE '!', which every engine reads alike). */
   private searching(text: string): Where {
+    return this.context.sequelize.literal(this.matchSql(text)) as unknown as Where;
+  }
+
+  /** The SQL condition of `?q=text`: any searched shadow contains the folded text. */
+  private matchSql(text: string): string {
     const { sequelize } = this.context;
     const pattern = sequelize.escape(likeContaining(foldForSearch(text)));
     const quote = (column: string) => sequelize.getQueryInterface().quoteIdentifier(column);
     const column = (name: string) => this.model.getAttributes()[searchNameOf(name)]!.field!;
-    return { [this.Op.or]: this.plain.search.map((name) => sequelize.literal(`${quote(column(name))} LIKE ${pattern} ESCAPE '!'`)) };
+    return `(${this.plain.search.map((name) => `${quote(column(name))} LIKE ${pattern} ESCAPE '!'`).join(' OR ')})`;
+  }
+
+  /**
+   * Whether the engine's index serves `?q=text`: PostgreSQL's pg_trgm GIN index on each searched shadow, for
+   * a term of a trigram or more (search-index.ts). Elsewhere, and for shorter terms, the page walks within
+   * the scan limit (search-walk.ts).
+   */
+  private searchIndexed(text: string): boolean {
+    return this.context.engine === 'postgres' && trigramsServe(text);
+  }
+
+  /** The bounded walk's reads: a segment's rows as their order values and whether they match, then the matches whole. */
+  private searchScan(scope: OwnerScope, filtered: Where[], text: string): SearchScan<RecordOf<F>> {
+    const hit = this.context.sequelize.literal(`CASE WHEN ${this.matchSql(text)} THEN 1 ELSE 0 END`);
+    return {
+      scan: async (segment, limit) => {
+        const where = this.scoped(scope, [...filtered, ...segment.where.map((condition) => this.keyCondition(condition))]);
+        const attributes = [...new Set(segment.order.map((key) => key.field))];
+        // Raw rows (no model instances: up to the scan limit of them), each key read back as the model would.
+        const rows = (await this.model.findAll({ attributes: [...attributes, [hit, 'searchHit']], where, order: this.orderOf(segment, scope), limit, raw: true })) as unknown as Row[];
+        return rows.map((row): ScannedRow => ({ id: String(row.id), keys: Object.fromEntries(attributes.map((name) => [name, this.rawKey(name, row[name])])), hit: Number(row.searchHit) === 1 }));
+      },
+      byIds: async (ids) => (await this.model.findAll({ where: this.scoped(scope, [{ id: [...ids] }]) })).map((row) => this.toRecord(row)),
+    };
   }
 
   /** `name = value` as every other engine means it (SQL Server ignores trailing spaces in `=`; its lengths do not). */
@@ -150,6 +180,14 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
     });
   }
 
+  /** A sort key read raw, as its field's kind: SQLite answers datetimes as text, SQLite and MySQL booleans as 0/1. */
+  private rawKey(name: string, value: unknown): unknown {
+    const kind = builtInKind(name) ?? this.definition(name)?.kind;
+    if (kind === 'datetime' && typeof value === 'string') return new Date(value);
+    if (kind === 'boolean' && typeof value === 'number') return value === 1;
+    return value ?? null;
+  }
+
   create(ownerId: string, fields: FieldsOf<F>): Promise<RecordOf<F>> {
     return this.writing(ownerId, undefined, fields as Row, () =>
       this.context.run(async () => this.toRecord(await this.model.create({ ...this.withShadows(withDefaults(this.plain, fields as Row)), id: newId(), ownerId }))),
@@ -165,7 +203,9 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
   }
 
   list(scope: OwnerScope, query: ListQuery): Promise<ResourcePage<RecordOf<F>>> {
-    const filtered = [...query.where.map((condition) => this.condition(condition)), ...(query.search === undefined ? [] : [this.searching(query.search)])];
+    const walked = query.search !== undefined && !this.searchIndexed(query.search);
+    const conditions = query.where.map((condition) => this.condition(condition));
+    const filtered = [...conditions, ...(query.search === undefined || walked ? [] : [this.searching(query.search)])];
     return this.context.run(() =>
       listPage<RecordOf<F>>(query, (field) => this.definition(field)?.optional === true, {
         read: async (segment, limit, offset) => {
@@ -175,6 +215,7 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
         },
         // Counted by the database over at most `upTo` rows of the list's index, not a COUNT of the whole owner.
         count: (upTo) => boundedCount(this.model, this.scoped(scope, filtered), upTo),
+        ...(walked ? { searchScan: this.searchScan(scope, conditions, query.search!) } : {}),
       }),
     );
   }

@@ -6,6 +6,7 @@ import { foldForSearch, searchColumnOf } from '../../kit/shadows';
 import { dataTypesOf, millisecondTimestamp } from './column-types';
 import { createListIndexes } from './list-index-steps';
 import { createRecordTable } from './record-table';
+import { createSearchIndex } from './search-index';
 import { addIndexIfMissing } from './schema-steps';
 import { addUniqueKey } from './unique-key';
 
@@ -26,6 +27,9 @@ interface FieldColumnOptions<V = never> extends FieldRules {
 interface TextColumnOptions extends FieldColumnOptions<string> {
   search?: boolean;
 }
+
+/** The column options built as search shadows: createResourceTable gives them their substring index (search-index.ts). */
+const searchShadows = new WeakSet<ModelAttributeColumnOptions>();
 
 const flavours = new WeakMap<QueryInterface, Promise<'mariadb' | 'mysql'>>();
 
@@ -79,7 +83,11 @@ export async function fieldColumns(queryInterface: QueryInterface) {
   const searchable = (name: string, type: string, options: TextColumnOptions): Columns => {
     const columns: Columns = { [name]: column(type, options) };
     // Always nullable: added later to a table with rows (addSearchColumn), it is filled after it exists; the store writes it with the field.
-    if (options.search) columns[searchColumnOf(name)] = column(type, { optional: true, default: options.default === undefined ? undefined : foldForSearch(options.default) });
+    if (options.search) {
+      const shadow = column(type, { optional: true, default: options.default === undefined ? undefined : foldForSearch(options.default) });
+      searchShadows.add(shadow);
+      columns[searchColumnOf(name)] = shadow;
+    }
     return columns;
   };
   return {
@@ -130,7 +138,8 @@ async function addColumnChecks(queryInterface: QueryInterface, table: string, co
  * Creates a resource's table (createRecordTable: id, owner, timestamps, the owner's list index) with the
  * columns `columns` builds, the index of each reference, each unique key (per owner; addUniqueKey) and the
  * list indexes its sorts and filters need (`indexes`: column lists, as the generator writes them out from
- * the declaration; start-up refuses a table lacking one, see list-index-steps.ts).
+ * the declaration; start-up refuses a table lacking one, see list-index-steps.ts), and the substring index of
+ * the search shadows it built (search-index.ts).
  */
 export async function createResourceTable(
   queryInterface: QueryInterface,
@@ -144,11 +153,13 @@ export async function createResourceTable(
   await indexReferences(queryInterface, table, built);
   for (const key of options.unique ?? []) await addUniqueKey(queryInterface, table, key);
   await createListIndexes(queryInterface, table, options.indexes ?? []);
+  await createSearchIndex(queryInterface, table, Object.keys(built).filter((name) => searchShadows.has(built[name]!)));
 }
 
 /**
  * Adds a field's column(s) to a table that may hold rows (what `npm run new:field` writes): rows there read
- * the field as null; references get the index their on-delete checks read.
+ * the field as null; references get the index their on-delete checks read, a search shadow its substring
+ * index (built in the migration's transaction: over a column just added, empty or holding its default).
  */
 export async function addFieldColumns(queryInterface: QueryInterface, table: string, columns: (c: ColumnBuilders) => Columns): Promise<void> {
   const built = columns(await fieldColumns(queryInterface));
@@ -159,6 +170,7 @@ export async function addFieldColumns(queryInterface: QueryInterface, table: str
     if (spec.references) await addIndexIfMissing(queryInterface, table, [name], `${table}_${name}`);
   }
   await addColumnChecks(queryInterface, table, built);
+  await createSearchIndex(queryInterface, table, Object.keys(built).filter((name) => searchShadows.has(built[name]!)));
 }
 
 /** Indexes the reference columns of a new table: PostgreSQL and SQL Server do not index a foreign key themselves. */

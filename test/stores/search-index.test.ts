@@ -1,0 +1,74 @@
+import { SchemaDriftError } from '../../src/stores/errors';
+import { addSearchIndex, createListIndexes, createRecordTable, defineResource, field, fieldColumns, listIndexColumns, removeSearchIndex, type SqlMigration } from '../../src/modules/kit';
+import { resourceStore } from '../../src/stores/kit/resource-definition';
+import { missingSearchIndex, searchIndexName } from '../../src/stores/sql/migrations/search-index';
+import type { SqlDatabase } from '../../src/stores/sql/sql-database';
+import { useEngineDatabase } from '../support/engine-database';
+import { testEngines } from '../support/engines';
+
+// The substring index of the search shadows (search-index.ts): PostgreSQL's pg_trgm GIN index, refused at
+// start-up while missing (naming the command), added online over rows, and used by the store's LIKE; the
+// engines without one (SQLite, MariaDB here) need none and walk instead (search-walk.ts).
+
+const declaration = { fields: { title: field.string() }, filters: [] as 'title'[], sort: ['title' as const], search: ['title' as const] };
+
+// A table as a module generated before search indexes were built: the shadow and the list indexes, no trigram index.
+const createLegacy: SqlMigration = {
+  name: 'search-index-fixture-0001-create',
+  up: async (queryInterface) => {
+    const c = await fieldColumns(queryInterface);
+    await createRecordTable(queryInterface, 'si_notes', { ...c.string('title', { search: true }) });
+    await createListIndexes(queryInterface, 'si_notes', listIndexColumns(declaration));
+  },
+  down: (queryInterface) => queryInterface.dropTable('si_notes'),
+};
+
+const legacy = defineResource({ name: 'si-notes', table: 'si_notes', modelName: 'SiNote', ...declaration, migrations: [createLegacy] });
+
+describe('the search index name', () => {
+  it('is <table>_<column>_trgm, shortened with a hash past 60 characters', () => {
+    expect(searchIndexName('notes', 'title_search')).toBe('notes_title_search_trgm');
+    const long = searchIndexName('a_table_with_a_rather_long_name_indeed', 'and_a_long_column_name_search');
+    expect(long).toHaveLength(60);
+    expect(long).not.toBe(searchIndexName('a_table_with_a_rather_long_name_indeed', 'and_a_long_column_name_search2'));
+  });
+});
+
+for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb' && engine.engine !== 'mssql')) {
+  (target.skipReason ? describe.skip : describe)(`search index on ${target.label}`, () => {
+    const opened = useEngineDatabase(target, [resourceStore(legacy)]);
+    const sql = () => opened.database() as SqlDatabase;
+    const postgres = target.engine === 'postgres';
+
+    it(postgres ? 'refuses to start without the trigram index, naming it and new:indexes; built online over rows, used by ?q=, then accepted' : 'needs none: the store walks', async () => {
+      const store = sql().store(resourceStore(legacy));
+      const run = Date.now(); // the database outlives a run: this run's owners
+      for (let i = 0; i < 40; i += 1) await store.create(`owner-${run}-${i % 2}`, { title: `Tïtle ${i}` });
+      const queryInterface = sql().queryInterface();
+      await removeSearchIndex(queryInterface, 'si_notes', ['title_search']); // as the legacy table was made
+      if (!postgres) {
+        await expect(sql().checkSchema()).resolves.toBeUndefined();
+        await addSearchIndex(queryInterface, 'si_notes', ['title_search']); // nothing to build here
+        expect(await missingSearchIndex(queryInterface, 'si_notes', ['title_search'])).toEqual([]);
+        return;
+      }
+      const refused = await sql().checkSchema().then(() => undefined, (error: unknown) => error);
+      expect(refused).toBeInstanceOf(SchemaDriftError);
+      expect((refused as Error).message).toContain("resource 'si-notes': table si_notes lacks the list indexes its declaration needs: the trigram index of title_search for ?q=");
+      expect((refused as Error).message).toContain('npm run new:indexes -- si-notes');
+
+      await addSearchIndex(queryInterface, 'si_notes', ['title_search']);
+      await addSearchIndex(queryInterface, 'si_notes', ['title_search']); // again, as after a half-applied run: nothing to do
+      await expect(sql().checkSchema()).resolves.toBeUndefined();
+      // The store's own condition (LIKE … ESCAPE '!') is served by it when the planner may not scan the table.
+      const [plan] = await queryInterface.sequelize.query(`BEGIN; SET LOCAL enable_seqscan = off; EXPLAIN SELECT id FROM si_notes WHERE title_search LIKE '%tle 1!%%' ESCAPE '!'; COMMIT;`);
+      expect(JSON.stringify(plan)).toContain('si_notes_title_search_trgm');
+      const found = await store.list({ ownerId: `owner-${run}-1` }, { where: [], sort: [], limit: 100, offset: 0, search: 'TITLE 1' });
+      expect(found.items.map((item) => item.title).sort()).toEqual(['Tïtle 1', 'Tïtle 11', 'Tïtle 13', 'Tïtle 15', 'Tïtle 17', 'Tïtle 19']);
+
+      await removeSearchIndex(queryInterface, 'si_notes', ['title_search']);
+      expect(await missingSearchIndex(queryInterface, 'si_notes', ['title_search'])).toEqual(['title_search']);
+      await expect(sql().checkSchema()).rejects.toBeInstanceOf(SchemaDriftError);
+    });
+  });
+}
