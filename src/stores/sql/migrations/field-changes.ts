@@ -1,6 +1,7 @@
 import type { Op as SequelizeOp, QueryInterface } from 'sequelize';
 import { fold, foldedColumnOf } from '../../kit/fields';
 import { foldForSearch, searchColumnOf } from '../../kit/shadows';
+import { columnDependants, dropDependants, NO_DEPENDANTS } from './mssql-dependants';
 import { fieldColumns } from './resource-columns';
 import { addColumnIfMissing } from './schema-steps';
 
@@ -34,11 +35,11 @@ async function setColumnDefault(queryInterface: QueryInterface, table: string, c
       await sequelize.query(`ALTER TABLE ${quotedTable} ALTER COLUMN ${quotedColumn} ${literal === null ? 'DROP DEFAULT' : `SET DEFAULT ${literal}`}`);
       return;
     case 'mssql': {
-      // A column has at most one default constraint, whatever its name: drop it, then add ours.
-      const find = `SELECT @name = dc.name FROM sys.default_constraints dc JOIN sys.columns c ON c.object_id = dc.parent_object_id AND c.column_id = dc.parent_column_id WHERE dc.parent_object_id = OBJECT_ID(${sequelize.escape(table)}) AND c.name = ${sequelize.escape(column)}`;
-      const drop = `IF @name IS NOT NULL EXEC(N'ALTER TABLE ${quotedTable} DROP CONSTRAINT ' + QUOTENAME(@name))`;
-      const add = literal === null ? '' : `; ALTER TABLE ${quotedTable} ADD CONSTRAINT ${queryInterface.quoteIdentifier(`DF_${table}_${column}`)} DEFAULT ${literal} FOR ${quotedColumn}`;
-      await sequelize.query(`DECLARE @name sysname; ${find}; ${drop}${add}`);
+      // A column has at most one default constraint, whatever its name (system-named when made inline): the
+      // catalog's is dropped, then ours added.
+      const { defaults } = await columnDependants(queryInterface, table, [column]);
+      await dropDependants(queryInterface, table, { ...NO_DEPENDANTS, defaults });
+      if (literal !== null) await sequelize.query(`ALTER TABLE ${quotedTable} ADD CONSTRAINT ${queryInterface.quoteIdentifier(`DF_${table}_${column}`)} DEFAULT ${literal} FOR ${quotedColumn}`);
       return;
     }
     default:
