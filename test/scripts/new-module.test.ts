@@ -122,6 +122,7 @@ describe('npm run new:module', () => {
     expect(resource).toContain("  filters: ['name'],\n  sort: ['name'],");
     const migration = readFileSync(path.join(dir, 'src/modules/tags/migrations/0002-drop-note.ts'), 'utf8');
     expect(migration).toContain("up: (queryInterface) => dropFieldColumn(queryInterface, 'tags', 'note'),");
+    expect(migration).toContain("destroys: [{ table: 'tags', column: 'note' }],"); // start-up does not run it over values
     expect(migration).toContain("await restoreFieldColumns(queryInterface, 'tags', (c) => c.reference('note', 'notes', { onDelete: 'cascade' }));");
     expect(migration).toContain("await addUniqueKey(queryInterface, 'tags', ['note', 'name']);");
     expect(migration).toContain("await createListIndexes(queryInterface, 'tags', [['owner_id', 'note', 'name', 'id'], ['owner_id', 'note', 'created_at', 'id']]);");
@@ -204,6 +205,7 @@ describe('npm run new:module', () => {
     expect(readFileSync(path.join(dir, 'src/modules/removed/tags/migrations/0001-create-tags.ts'), 'utf8')).toContain("from '../../../kit'");
     const removal = readFileSync(path.join(dir, 'src/modules/removed/tags/migrations/0002-remove-module.ts'), 'utf8');
     expect(removal).toContain("name: 'tags-0002-remove-module',");
+    expect(removal).toContain("destroys: [{ table: 'tags' }],"); // start-up does not run it over rows
     expect(removal).toContain("up: (queryInterface) => queryInterface.dropTable('tags'),");
     expect(removal).toContain('for (const migration of [createTags]) await migration.up(queryInterface);');
     expect(readFileSync(path.join(dir, 'src/modules/removed/tags/index.ts'), 'utf8')).toContain('export const tagsMigrations: SqlMigration[] = [createTags, removeTags];');
