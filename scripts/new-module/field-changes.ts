@@ -58,12 +58,12 @@ function withDefault(source: string, field: DeclaredField, value: string): strin
 }
 
 /** A migration's text; its down drops with dropFieldColumn, which keeps the table's other indexes on SQLite (removeColumn rebuilds the table without them). */
-function migrationText(module: string, constant: string, name: string, comment: string, imports: string, up: string, down: string, documents?: string): string {
+function migrationText(module: string, constant: string, name: string, comment: string, imports: string, up: string, down: string, documents?: string, outsideTransaction = false): string {
   return `import { ${imports}, type SqlMigration } from '../../kit';
 
 // ${comment} Never edit once run.
 export const ${constant}: SqlMigration = {
-  name: '${module}-${name}',
+  name: '${module}-${name}',${outsideTransaction ? '\n  transaction: false, // the fill commits batch by batch and resumes where it stopped' : ''}
   up: (queryInterface) => ${up},
   down: (queryInterface) => ${down},${documents ? `\n  documents: ${documents},` : ''}
 };
@@ -102,7 +102,7 @@ export function planFieldChange(root: string, module: string | undefined, fieldN
       if (field.type !== 'string' && field.type !== 'text') throw new SpecError(`--search: '${fieldName}' (${field.type}) is not a string or text field: only those are searched`);
       const maxLength = /maxLength: (\d+)/.exec(field.options)?.[1];
       const n = number();
-      migration(`search${pascal(fieldName)}`, `${n}-search-${kebab(fieldName)}`, migrationText(module!, `search${pascal(fieldName)}`, `${n}-search-${kebab(fieldName)}`, `${fieldName}_search, the shadow ?q= matches, added and filled from the rows (MongoDB's documents given theirs).`, 'addSearchColumn, dropFieldColumn', `addSearchColumn(queryInterface, '${table}', '${column}', { kind: '${field.type}'${maxLength ? `, maxLength: ${maxLength}` : ''} })`, `dropFieldColumn(queryInterface, '${table}', '${searchColumnOf(column)}')`, `{ collection: '${table}', fill: [{ field: '${fieldName}', search: true }] }`));
+      migration(`search${pascal(fieldName)}`, `${n}-search-${kebab(fieldName)}`, migrationText(module!, `search${pascal(fieldName)}`, `${n}-search-${kebab(fieldName)}`, `${fieldName}_search, the shadow ?q= matches, added and filled from the rows (MongoDB's documents given theirs).`, 'addSearchColumn, dropFieldColumn', `addSearchColumn(queryInterface, '${table}', '${column}', { kind: '${field.type}'${maxLength ? `, maxLength: ${maxLength}` : ''} })`, `dropFieldColumn(queryInterface, '${table}', '${searchColumnOf(column)}')`, `{ collection: '${table}', fill: [{ field: '${fieldName}', search: true }] }`, true));
       source = withSearched(source, fieldName);
     }
   }
