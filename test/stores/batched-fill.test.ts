@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Sequelize } from 'sequelize';
+import { type Sequelize } from 'sequelize';
 import { addSearchColumn, createResourceTable, type SqlMigration } from '../../src/modules/kit';
 import { newId } from '../../src/stores/ids';
 import { FILL_BATCH } from '../../src/stores/sql/migrations/batched-fill';
