@@ -3,6 +3,7 @@ import { createLogger } from '../logger';
 import { modules } from '../modules';
 import { storesOf } from '../services';
 import { createDatabase } from '../stores/create-database';
+import type { MongoDatabase } from '../stores/mongo/mongo-database';
 import { SqlDatabase } from '../stores/sql/sql-database';
 
 // `npm run db:migrate [-- up [--allow-destructive]|down|status]` (compiled: `node dist/cli/db-migrate.js …`):
@@ -29,12 +30,17 @@ async function main(args: readonly string[]): Promise<number> {
   await database.connect();
   try {
     if (!(database instanceof SqlDatabase)) {
-      // MongoDB has no versioned schema: "migrating" means creating the collections' indexes.
-      if (command !== 'up') {
-        process.stderr.write(`db-migrate ${command}: not applicable to MongoDB (only "up", which creates the indexes)\n`);
+      // MongoDB: "up" applies the document changes and creates the indexes; "down" reverts the last document
+      // change (a rename), refusing one whose data is gone (a dropped field or collection).
+      if (command === 'status') {
+        process.stderr.write('db-migrate status: not applicable to MongoDB (its document changes are listed in the schema_migrations collection)\n');
         return 2;
       }
-      await database.migrate({ allowDestructive });
+      if (command === 'up') await database.migrate({ allowDestructive });
+      if (command === 'down') {
+        const reverted = await (database as MongoDatabase).revertLast();
+        logger.info({ reverted: reverted ? [reverted] : [] }, reverted ? 'migration reverted' : 'nothing to revert');
+      }
       return 0;
     }
     if (command === 'up') await database.migrate({ allowDestructive });
