@@ -3,12 +3,15 @@
 // and `npm run new:field -- tags note --drop`, `verify` migrates again and checks that the start-up comparison
 // finds the tags table exactly as its new declaration says (columns, types, nullability, binary collation,
 // indexes, foreign keys, unique keys), that the rows kept their names under `label`, and that `label` still
-// compares by code point ('dup' is not 'Dup'). DATABASE_URL names the database.
+// compares by code point ('dup' is not 'Dup'). The drop destroys values, so start-up's migrate() must refuse
+// it; verify then runs it as an operator would (`db:migrate -- up --allow-destructive`). DATABASE_URL names
+// the database.
 // Usage: tsx scripts/ci/populated-change.ts populate|verify
 import { loadConfig } from '../../src/config/config';
 import { createLogger } from '../../src/logger';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
 import { createDatabase } from '../../src/stores/create-database';
+import { DestructiveMigrationError } from '../../src/stores/errors';
 import type { AnyResource } from '../../src/stores/kit/resource';
 
 const OWNER = 'ci-populated-change';
@@ -21,7 +24,18 @@ async function main(mode: string): Promise<void> {
   const database = createDatabase(config, createLogger({ env: 'test', logLevel: 'silent' }), [resourceStore(notesResource), resourceStore(tagsResource)], { cleanupJob: false, connectAttempts: 3 });
   await database.connect();
   try {
-    await database.migrate();
+    if (mode === 'verify') {
+      const refusal = await database.migrate().then(
+        () => undefined,
+        (error: unknown) => {
+          if (error instanceof DestructiveMigrationError) return error;
+          throw error;
+        },
+      );
+      // The first verify follows the drop of tags.note (values): start-up refuses it; later verifies have nothing destructive pending.
+      if (refusal) console.log(`populated-change: ${config.database.engine}: start-up refused the drop (${refusal.refused.map((entry) => entry.migration).join(', ')}); running it as the operator would`);
+    }
+    await database.migrate({ allowDestructive: mode === 'verify' });
     const tags = database.store(resourceStore(tagsResource));
     if (mode === 'populate') {
       const note = await database.store(resourceStore(notesResource)).create(OWNER, { title: `populated-change-${Date.now()}` });

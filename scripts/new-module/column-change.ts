@@ -136,10 +136,12 @@ function dropMigrationFile(module: string, table: string, migration: string, con
   return `import { ${imports.join(', ')}, type SqlMigration } from '../../kit';
 
 // ${field.name} leaves ${table}: its column goes with its indexes, unique keys and foreign key (docs/modules.md,
-// "Renaming, dropping, relaxing a field"); MongoDB's documents lose it too. Never edit once run.
+// "Renaming, dropping, relaxing a field"); MongoDB's documents lose it too. It destroys the values: start-up does not run it while
+// rows hold some; after a backup, npm run db:migrate -- up --allow-destructive. Never edit once run.
 export const ${constant}: SqlMigration = {
   name: '${module}-${migration}',
   up: (queryInterface) => dropFieldColumn(queryInterface, '${table}', '${field.column}'),
+  destroys: [{ table: '${table}', column: '${field.column}' }],
   // The values are gone: undone, the column comes back empty, with the keys and list indexes it was part of
   // (a required one on a table with rows comes back nullable: the start-up check says so until they have values).
   down: async (queryInterface) => {

@@ -146,11 +146,13 @@ export function planRemoval(root: string, module: string | undefined): Removal {
 ${constants.map((name) => `import { ${name} } from './${imports.get(name)}';\n`).join('')}
 // The ${module} module was removed (npm run remove:module): its table goes, with its indexes and keys; MongoDB's
 // collection too. Undone, the table comes back empty, built again by the module's own migrations. Outside a
-// transaction: those may build indexes online (PostgreSQL's CONCURRENTLY refuses one). Never edit once run.
+// transaction: those may build indexes online (PostgreSQL's CONCURRENTLY refuses one). It destroys the rows:
+// start-up does not run it; after a backup, npm run db:migrate -- up --allow-destructive. Never edit once run.
 export const ${removal}: SqlMigration = {
   name: '${module}-${number}-remove-module',
   transaction: false,
   up: (queryInterface) => queryInterface.dropTable('${table}'),
+  destroys: [{ table: '${table}' }],
   down: async (queryInterface) => {
     for (const migration of [${constants.join(', ')}]) await migration.up(queryInterface);
   },

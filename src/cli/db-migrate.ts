@@ -3,36 +3,47 @@ import { createLogger } from '../logger';
 import { modules } from '../modules';
 import { storesOf } from '../services';
 import { createDatabase } from '../stores/create-database';
+import type { MongoDatabase } from '../stores/mongo/mongo-database';
 import { SqlDatabase } from '../stores/sql/sql-database';
 
-// `npm run db:migrate [-- up|down|status]` (compiled: `node dist/cli/db-migrate.js [up|down|status]`):
-// brings the configured database's schema up to date, reverts the last migration, or lists them.
-// Reads the same environment as the service (DATABASE_URL / MONGO_URI, DATABASE_TIMEOUT). Exit 0 on
-// success, 1 on failure, 2 on bad usage.
+// `npm run db:migrate [-- up [--allow-destructive]|down|status]` (compiled: `node dist/cli/db-migrate.js …`):
+// brings the configured database's schema up to date, reverts the last migration, or lists them. A
+// migration that would destroy data (a table or field dropped while it holds some) runs only with
+// `--allow-destructive`: start-up never runs it. Reads the same environment as the service (DATABASE_URL /
+// MONGO_URI, DATABASE_TIMEOUT). Exit 0 on success, 1 on failure, 2 on bad usage.
 
-const USAGE = 'usage: db-migrate [up|down|status]';
+const USAGE = 'usage: db-migrate [up [--allow-destructive] | down | status]';
 
-async function main(command: string): Promise<number> {
-  if (!['up', 'down', 'status'].includes(command)) {
+async function main(args: readonly string[]): Promise<number> {
+  const command = args[0] === undefined || args[0] === '--allow-destructive' ? 'up' : args[0];
+  const flags = args.filter((arg) => arg.startsWith('--'));
+  const allowDestructive = flags.includes('--allow-destructive');
+  const known = ['up', 'down', 'status'].includes(command) && flags.every((flag) => flag === '--allow-destructive') && (!allowDestructive || command === 'up');
+  if (!known || args.filter((arg) => !arg.startsWith('--')).length > 1) {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
   const config = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' });
   const logger = createLogger(config);
   const database = createDatabase(config, logger, storesOf(modules), { cleanupJob: false });
-  logger.info({ engine: database.engine, database: database.description }, `db-migrate ${command}`);
+  logger.info({ engine: database.engine, database: database.description, allowDestructive }, `db-migrate ${command}`);
   await database.connect();
   try {
     if (!(database instanceof SqlDatabase)) {
-      // MongoDB has no versioned schema: "migrating" means creating the collections' indexes.
-      if (command !== 'up') {
-        process.stderr.write(`db-migrate ${command}: not applicable to MongoDB (only "up", which creates the indexes)\n`);
+      // MongoDB: "up" applies the document changes and creates the indexes; "down" reverts the last document
+      // change (a rename), refusing one whose data is gone (a dropped field or collection).
+      if (command === 'status') {
+        process.stderr.write('db-migrate status: not applicable to MongoDB (its document changes are listed in the schema_migrations collection)\n');
         return 2;
       }
-      await database.migrate();
+      if (command === 'up') await database.migrate({ allowDestructive });
+      if (command === 'down') {
+        const reverted = await (database as MongoDatabase).revertLast();
+        logger.info({ reverted: reverted ? [reverted] : [] }, reverted ? 'migration reverted' : 'nothing to revert');
+      }
       return 0;
     }
-    if (command === 'up') await database.migrate();
+    if (command === 'up') await database.migrate({ allowDestructive });
     if (command === 'down') {
       const reverted = await database.withMigrationConnection((migrator) => migrator.down());
       logger.info({ reverted }, reverted.length ? 'migration reverted' : 'nothing to revert');
@@ -47,7 +58,7 @@ async function main(command: string): Promise<number> {
   }
 }
 
-main(process.argv[2] ?? 'up').then(
+main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);

@@ -32,7 +32,7 @@ export function createDatabase(
   if (engine === 'mongodb') {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { MongoDatabase } = require('./mongo/mongo-database') as typeof MongoModule;
-    return new MongoDatabase({ url, timeoutMs, connectAttempts, stores }, logger);
+    return new MongoDatabase({ url, timeoutMs, migrationTimeoutMs, connectAttempts, stores }, logger);
   }
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { SqlDatabase } = require('./sql/sql-database') as typeof SqlModule;

@@ -90,3 +90,21 @@ export class RuleViolationError extends Error {
     this.name = 'RuleViolationError';
   }
 }
+
+/** The command that runs destructive migrations deliberately (after a backup). */
+export const ALLOW_DESTRUCTIVE_COMMAND = 'npm run db:migrate -- up --allow-destructive';
+
+/**
+ * Pending migrations would destroy data (a table or collection dropped, a field's values removed): start-up
+ * does not run them; an operator does, after a backup, with ALLOW_DESTRUCTIVE_COMMAND.
+ */
+export class DestructiveMigrationError extends Error {
+  constructor(readonly refused: readonly { migration: string; holds: readonly string[] }[]) {
+    const lines = refused.map(({ migration, holds }) => `${migration} (destroys ${holds.join(', ')})`);
+    super(
+      `pending migration${refused.length > 1 ? 's' : ''} would destroy data, so start-up does not run ${refused.length > 1 ? 'them' : 'it'}:\n  - ${lines.join('\n  - ')}\n` +
+        `Back the database up, then run: ${ALLOW_DESTRUCTIVE_COMMAND} (from a build: node dist/cli/db-migrate.js up --allow-destructive)`,
+    );
+    this.name = 'DestructiveMigrationError';
+  }
+}

@@ -69,7 +69,7 @@ export function observeDatabase(database: Database, observe: StoreCallObserver):
       return wrapped.get(definition) as Store;
     },
     connect: () => database.connect(),
-    migrate: () => database.migrate(),
+    migrate: (options) => database.migrate(options),
     checkSchema: () => database.checkSchema(),
     ping: () => observe('ping', () => database.ping()),
     close: () => database.close(),

@@ -13,8 +13,12 @@ export interface Database {
   /** The store for this definition, on this database's engine; throws if the definition was not registered. */
   store<Store>(definition: StoreDefinition<Store>): Store;
   connect(): Promise<void>;
-  /** Brings every registered store's schema up to date (relational: versioned migrations; MongoDB: indexes). */
-  migrate(): Promise<void>;
+  /**
+   * Brings every registered store's schema up to date (relational: versioned migrations; MongoDB: document
+   * changes and indexes). Refuses (DestructiveMigrationError) pending migrations that would destroy data
+   * unless `allowDestructive` (the db:migrate command's `--allow-destructive`).
+   */
+  migrate(options?: MigrateOptions): Promise<void>;
   /**
    * Refuses (throws SchemaDriftError) a schema that lacks what the registered stores need, such as a list
    * index a resource's declaration asks for: run at every start, after migrating (when that is on).
@@ -25,6 +29,11 @@ export interface Database {
   close(): Promise<void>;
   /** Connections in the driver's pool, where it reports them (the pooled SQL engines); undefined otherwise. */
   poolStats?(): PoolStats | undefined;
+}
+
+export interface MigrateOptions {
+  /** Run migrations that drop tables, collections or fields holding data (an operator's deliberate step, after a backup). */
+  allowDestructive?: boolean;
 }
 
 export interface PoolStats {

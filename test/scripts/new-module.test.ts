@@ -124,6 +124,7 @@ describe('npm run new:module', () => {
     expect(resource).toContain("  filters: ['name'],\n  sort: ['name'],");
     const migration = readFileSync(path.join(dir, 'src/modules/tags/migrations/0002-drop-note.ts'), 'utf8');
     expect(migration).toContain("up: (queryInterface) => dropFieldColumn(queryInterface, 'tags', 'note'),");
+    expect(migration).toContain("destroys: [{ table: 'tags', column: 'note' }],"); // start-up does not run it over values
     expect(migration).toContain("await restoreFieldColumns(queryInterface, 'tags', (c) => c.reference('note', 'notes', { onDelete: 'cascade' }));");
     expect(migration).toContain("await addUniqueKey(queryInterface, 'tags', ['note', 'name']);");
     expect(migration).toContain("await createListIndexes(queryInterface, 'tags', [['owner_id', 'note', 'name', 'id'], ['owner_id', 'note', 'created_at', 'id']]);");
@@ -206,6 +207,7 @@ describe('npm run new:module', () => {
     expect(readFileSync(path.join(dir, 'src/modules/removed/tags/migrations/0001-create-tags.ts'), 'utf8')).toContain("from '../../../kit'");
     const removal = readFileSync(path.join(dir, 'src/modules/removed/tags/migrations/0002-remove-module.ts'), 'utf8');
     expect(removal).toContain("name: 'tags-0002-remove-module',");
+    expect(removal).toContain("destroys: [{ table: 'tags' }],"); // start-up does not run it over rows
     expect(removal).toContain("up: (queryInterface) => queryInterface.dropTable('tags'),");
     expect(removal).toContain('for (const migration of [createTags]) await migration.up(queryInterface);');
     expect(readFileSync(path.join(dir, 'src/modules/removed/tags/index.ts'), 'utf8')).toContain("export const tagsHistory: RemovedHistory = {\n  table: 'tags',\n  references: ['notes'],\n  migrations: [createTags],\n  removal: removeTags,\n};");
@@ -316,6 +318,7 @@ describe('npm run new:module', () => {
     expect(read('migrations/0003-search-title.ts')).toContain("  transaction: false,\n"); // PostgreSQL builds the index CONCURRENTLY
     expect(read('migrations/0003-search-title.ts')).toContain("down: (queryInterface) => removeSearchIndex(queryInterface, 'notes', ['title_search']).then(() => dropFieldColumn(queryInterface, 'notes', 'title_search')),");
     expect(read('migrations/0003-search-title.ts')).toContain("  documents: { collection: 'notes', fill: [{ field: 'title', search: true }] },");
+    expect(read('migrations/0003-search-title.ts')).toContain('  transaction: false,'); // the fill commits batch by batch
     expect(read('migrations/0004-add-archived-at.ts')).toContain("c.datetime('archived_at', { optional: true })");
     expect(read('migrations/0005-add-body.ts')).toContain("c.text('body', { optional: true, search: true })");
     expect(read('migrations/0006-add-published-at.ts')).toContain("c.datetime('published_at', { optional: true })");

@@ -1,64 +1,161 @@
 import type { Connection } from 'mongoose';
-import { applyDocumentChanges, FILL_BATCH } from '../../src/stores/mongo/document-migrations';
+import { DestructiveMigrationError } from '../../src/stores/errors';
+import { LOCK_COLLECTION } from '../../src/stores/mongo/document-migration-lock';
+import { applyDocumentChanges, FILL_BATCH, IrreversibleDocumentChangeError, revertLastDocumentChange } from '../../src/stores/mongo/document-migrations';
 import type { SqlMigration } from '../../src/stores/sql/migrations/migration';
 
-// What MongoDB is asked when a migration renames or drops a field (no server runs here): the indexes on the
-// old fields dropped, the documents' fields moved with their case-folded shadows, each change recorded once
-// in schema_migrations and not applied again.
+// What MongoDB is asked when a migration renames or drops a field (no server runs here): under the
+// migration lock, the indexes on the old fields dropped, the documents' fields moved with their case-folded
+// shadows, each change recorded once in schema_migrations and not applied again; "already done" taken as
+// done; a change that would destroy data refused until allowed; a rename reverted by `down`.
 
 const noop = async () => undefined;
 const renameName: SqlMigration = { name: 'tags-0002-rename-name-to-label', up: noop, down: noop, documents: { collection: 'tags', rename: { name: 'label' } } };
 const dropColour: SqlMigration = { name: 'tags-0003-drop-colour', up: noop, down: noop, documents: { collection: 'tags', unset: ['colour'] } };
 const relationalOnly: SqlMigration = { name: 'tags-0001-create-tags', up: noop, down: noop };
 
-function fakeConnection(recorded: string[], collections = ['tags']) {
+interface FakeOptions {
+  collections?: string[];
+  /** Documents findOne answers (a field still holding values). */
+  holding?: boolean;
+  /** Errors the next calls of these methods throw, in turn. */
+  failures?: Partial<Record<'dropIndex' | 'drop' | 'recordInsert' | 'lockInsert', { code: number }[]>>;
+  /** What the lock's takeover (findOneAndUpdate) answers: a document when the holder's lease has run out. */
+  takeover?: unknown[];
+}
+
+function fakeConnection(recorded: string[], options: FakeOptions = {}) {
+  const { collections = ['tags'], holding = false, failures = {}, takeover = [] } = options;
   const calls: unknown[][] = [];
+  const failNext = (method: keyof NonNullable<FakeOptions['failures']>) => {
+    const failure = failures[method]?.shift();
+    if (failure) throw Object.assign(new Error(`${method} failed`), { name: 'MongoServerError', ...failure });
+  };
   const collection = (name: string) => ({
     indexes: async () => [
       { name: '_id_', key: { _id: 1 } },
       { name: 'ownerId_1_nameFolded_1', key: { ownerId: 1, nameFolded: 1 } },
+      { name: 'ownerId_1_labelFolded_1', key: { ownerId: 1, labelFolded: 1 } },
       { name: 'ownerId_1_colour_1__id_1', key: { ownerId: 1, colour: 1, _id: 1 } },
       { name: 'ownerId_1_createdAt_1', key: { ownerId: 1, createdAt: 1 } },
     ],
-    dropIndex: async (index: string) => void calls.push([name, 'dropIndex', index]),
+    dropIndex: async (index: string) => {
+      calls.push([name, 'dropIndex', index]);
+      failNext('dropIndex');
+    },
     updateMany: async (filter: unknown, update: unknown) => void calls.push([name, 'updateMany', filter, update]),
     find: (filter: unknown) => ({ toArray: async () => (calls.push([name, 'find', filter]), recorded.map((id) => ({ _id: id }))) }),
-    insertOne: async (document: { _id: string }) => void calls.push([name, 'insertOne', document._id]),
-    drop: async () => void calls.push([name, 'drop']),
+    findOne: async (filter: unknown) => (calls.push([name, 'findOne', filter]), holding ? { _id: 'some' } : null),
+    insertOne: async (document: { _id: string }) => {
+      calls.push([name, 'insertOne', document._id]);
+      failNext(name === LOCK_COLLECTION ? 'lockInsert' : 'recordInsert');
+    },
+    findOneAndUpdate: async (filter: unknown) => (calls.push([name, 'findOneAndUpdate', filter]), takeover.shift() ?? null),
+    updateOne: async () => undefined,
+    deleteOne: async (filter: { _id: string }) => void calls.push([name, 'deleteOne', filter._id]),
+    drop: async () => {
+      calls.push([name, 'drop']);
+      failNext('drop');
+    },
   });
   const db = { collection, listCollections: (filter: { name: string }) => ({ toArray: async () => (collections.includes(filter.name) ? [filter] : []) }) };
   return { connection: { db } as unknown as Connection, calls };
 }
 
+const LOCK_TAKEN = [LOCK_COLLECTION, 'insertOne', 'migrations'];
+const LOCK_RELEASED = [LOCK_COLLECTION, 'deleteOne', 'migrations'];
+
 describe('MongoDB document changes (a field renamed or dropped)', () => {
-  it('drops the old fields\' indexes, moves the fields with their shadows, records each change', async () => {
+  it('under the lock: drops the old fields\' indexes, moves the fields with their shadows, records each change, then releases it', async () => {
     const { connection, calls } = fakeConnection([]);
     expect(await applyDocumentChanges(connection, [relationalOnly, renameName, dropColour])).toEqual([renameName.name, dropColour.name]);
     expect(calls).toEqual([
+      LOCK_TAKEN,
       ['schema_migrations', 'find', { _id: { $in: [renameName.name, dropColour.name] } }],
+      ['tags', 'findOne', { colour: { $exists: true } }], // does the drop destroy values here? none
       ['tags', 'dropIndex', 'ownerId_1_nameFolded_1'],
       ['tags', 'updateMany', { $or: [{ name: { $exists: true } }, { nameFolded: { $exists: true } }, { nameSearch: { $exists: true } }] }, { $rename: { name: 'label', nameFolded: 'labelFolded', nameSearch: 'labelSearch' } }],
       ['schema_migrations', 'insertOne', renameName.name],
       ['tags', 'dropIndex', 'ownerId_1_colour_1__id_1'],
       ['tags', 'updateMany', { $or: [{ colour: { $exists: true } }, { colourFolded: { $exists: true } }, { colourSearch: { $exists: true } }] }, { $unset: { colour: '', colourFolded: '', colourSearch: '' } }],
       ['schema_migrations', 'insertOne', dropColour.name],
+      LOCK_RELEASED,
     ]);
   });
 
-  it('drops the collection of a removed module', async () => {
+  it('drops the collection of a removed module (empty here: nothing destroyed)', async () => {
     const removeTags: SqlMigration = { name: 'tags-0004-remove-module', up: noop, down: noop, documents: { collection: 'tags', drop: true } };
     const { connection, calls } = fakeConnection([]);
     expect(await applyDocumentChanges(connection, [removeTags])).toEqual([removeTags.name]);
-    expect(calls.slice(1)).toEqual([['tags', 'drop'], ['schema_migrations', 'insertOne', removeTags.name]]);
+    expect(calls.slice(2)).toEqual([['tags', 'findOne', {}], ['tags', 'drop'], ['schema_migrations', 'insertOne', removeTags.name], LOCK_RELEASED]);
   });
 
   it('applies nothing twice, and nothing on a database without the collection yet (it is only recorded)', async () => {
     const done = fakeConnection([renameName.name, dropColour.name]);
     expect(await applyDocumentChanges(done.connection, [renameName, dropColour])).toEqual([]);
-    expect(done.calls.map((call) => call[1])).toEqual(['find']);
-    const fresh = fakeConnection([], []);
+    expect(done.calls.map((call) => call[1])).toEqual(['insertOne', 'find', 'deleteOne']);
+    const fresh = fakeConnection([], { collections: [] });
     expect(await applyDocumentChanges(fresh.connection, [renameName])).toEqual([renameName.name]);
-    expect(fresh.calls.map((call) => call[1])).toEqual(['find', 'insertOne']);
+    expect(fresh.calls.map((call) => call[1])).toEqual(['insertOne', 'find', 'insertOne', 'deleteOne']);
+  });
+
+  it('waits while another instance holds the lock, then finds what it applied; takes over a lock whose lease ran out', async () => {
+    const waiting = fakeConnection([renameName.name], { failures: { lockInsert: [{ code: 11000 }] } });
+    expect(await applyDocumentChanges(waiting.connection, [renameName])).toEqual([]);
+    expect(waiting.calls.slice(0, 4)).toEqual([LOCK_TAKEN, [LOCK_COLLECTION, 'findOneAndUpdate', { _id: 'migrations', expiresAt: { $lt: expect.any(Date) } }], LOCK_TAKEN, ['schema_migrations', 'find', expect.anything()]]);
+    const abandoned = fakeConnection([], { failures: { lockInsert: [{ code: 11000 }] }, takeover: [{ _id: 'migrations' }] });
+    expect(await applyDocumentChanges(abandoned.connection, [renameName])).toEqual([renameName.name]);
+    expect(abandoned.calls.filter((call) => call[0] === LOCK_COLLECTION).map((call) => call[1])).toEqual(['insertOne', 'findOneAndUpdate', 'deleteOne']);
+  });
+
+  it('gives up after the wait, naming the lock', async () => {
+    const held = fakeConnection([], { failures: { lockInsert: Array.from({ length: 20 }, () => ({ code: 11000 })) } });
+    await expect(applyDocumentChanges(held.connection, [renameName], { lock: { waitMs: 300, leaseMs: 60_000 } })).rejects.toThrow(/held the MongoDB migration lock/);
+    expect(held.calls.some((call) => call[0] === 'tags')).toBe(false);
+  });
+
+  it('treats "already done" as done: an index or a collection already dropped, a change already recorded', async () => {
+    const { connection, calls } = fakeConnection([], { failures: { dropIndex: [{ code: 27 }], recordInsert: [{ code: 11000 }] } });
+    expect(await applyDocumentChanges(connection, [renameName])).toEqual([renameName.name]);
+    expect(calls.at(-1)).toEqual(LOCK_RELEASED);
+    const removeTags: SqlMigration = { name: 'tags-0004-remove-module', up: noop, down: noop, documents: { collection: 'tags', drop: true } };
+    const dropped = fakeConnection([], { failures: { drop: [{ code: 26 }] } });
+    expect(await applyDocumentChanges(dropped.connection, [removeTags])).toEqual([removeTags.name]);
+  });
+
+  it('refuses a change that would destroy data (start-up), applying nothing, until allowed (db:migrate -- up --allow-destructive)', async () => {
+    const refused = fakeConnection([], { holding: true });
+    const error = await applyDocumentChanges(refused.connection, [renameName, dropColour]).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(DestructiveMigrationError);
+    expect((error as Error).message).toContain(`${dropColour.name} (destroys field tags.colour (values))`);
+    expect((error as Error).message).toContain('npm run db:migrate -- up --allow-destructive');
+    expect(refused.calls.filter((call) => call[1] === 'updateMany' || call[1] === 'dropIndex')).toEqual([]);
+    expect(refused.calls.at(-1)).toEqual(LOCK_RELEASED);
+    const allowed = fakeConnection([], { holding: true });
+    expect(await applyDocumentChanges(allowed.connection, [renameName, dropColour], { allowDestructive: true })).toEqual([renameName.name, dropColour.name]);
+  });
+});
+
+describe('MongoDB document changes reverted (db:migrate -- down)', () => {
+  it('a rename goes back, with its shadows, the new names\' indexes dropped, its record removed', async () => {
+    const { connection, calls } = fakeConnection([renameName.name]);
+    expect(await revertLastDocumentChange(connection, [relationalOnly, renameName, dropColour])).toBe(renameName.name);
+    expect(calls).toEqual([
+      LOCK_TAKEN,
+      ['schema_migrations', 'find', { _id: { $in: [renameName.name, dropColour.name] } }],
+      ['tags', 'dropIndex', 'ownerId_1_labelFolded_1'],
+      ['tags', 'updateMany', { $or: [{ label: { $exists: true } }, { labelFolded: { $exists: true } }, { labelSearch: { $exists: true } }] }, { $rename: { label: 'name', labelFolded: 'nameFolded', labelSearch: 'nameSearch' } }],
+      ['schema_migrations', 'deleteOne', renameName.name],
+      LOCK_RELEASED,
+    ]);
+  });
+
+  it('refuses clearly where the data is gone (a removed field, a dropped collection), changing nothing', async () => {
+    const { connection, calls } = fakeConnection([renameName.name, dropColour.name]);
+    await expect(revertLastDocumentChange(connection, [renameName, dropColour])).rejects.toThrow(IrreversibleDocumentChangeError);
+    await expect(revertLastDocumentChange(connection, [renameName, dropColour])).rejects.toThrow(`cannot revert ${dropColour.name} on MongoDB: it removed tags.colour, and their values are gone; restore them from a backup`);
+    expect(calls.filter((call) => call[0] === 'tags' || call[1] === 'deleteOne').map((call) => call[0])).toEqual([LOCK_COLLECTION, LOCK_COLLECTION]);
+    expect(await revertLastDocumentChange(fakeConnection([]).connection, [renameName])).toBeUndefined();
   });
 });
 
@@ -77,7 +174,7 @@ describe('MongoDB document fills (a field added with a default, a field made sea
       },
       bulkWrite: async (operations: unknown, options: unknown) => void calls.push(['bulkWrite', operations, options]),
     };
-    const record = { find: () => ({ toArray: async () => [] }), insertOne: async () => undefined };
+    const record = { find: () => ({ toArray: async () => [] }), insertOne: async () => undefined, deleteOne: async () => undefined, updateOne: async () => undefined };
     const db = { collection: (name: string) => (name === 'notes' ? notes : record), listCollections: (filter: unknown) => ({ toArray: async () => [filter] }) };
     return { connection: { db } as unknown as Connection, calls };
   }

@@ -46,6 +46,8 @@ describe('SQL errors by code', () => {
     ['MySQL/MariaDB 1452 (no referenced row)', driverError({ code: 'ER_NO_REFERENCED_ROW_2', errno: 1452 })],
     ['SQL Server 547 naming a FOREIGN KEY constraint (insert)', tediousError(547, 'The INSERT statement conflicted with the FOREIGN KEY constraint "FK__kit_marks__tag__3B75D760". The conflict occurred in database "app", table "dbo.kit_tags", column \'id\'.')],
     ['SQL Server 547 naming a REFERENCE constraint (delete)', tediousError(547, 'The DELETE statement conflicted with the REFERENCE constraint "FK__kit_tags__note__398D8EEE". The conflict occurred in database "app", table "dbo.kit_tags", column \'note\'.')],
+    ['SQL Server 547 whose kind follows the constraint, in a database named "CHECK"', tediousError(547, 'INSERT deyimi "FK__kit_marks__tag__3B75D760" FOREIGN KEY kısıtlamasıyla çakıştı. Çakışma "CHECK" veritabanında, "dbo.check" tablosunda oluştu.')],
+    ['SQL Server 547 naming a constraint Sequelize named', tediousError(547, 'The INSERT statement conflicted with the FOREIGN KEY constraint "kit_marks_tag_kit_tags_fk". The conflict occurred in database "CHECK".')],
     ['SQL Server 547 in German, in a database named "CHECK"', tediousError(547, 'Die INSERT-Anweisung steht in Konflikt mit der FOREIGN KEY-Einschränkung "FK_marks_tag". Der Konflikt trat in der "CHECK"-Datenbank, Tabelle "dbo.check", column \'id\' auf.')],
     ['SQLite 787 (SQLITE_CONSTRAINT_FOREIGNKEY)', driverError({ code: 'SQLITE_CONSTRAINT', errno: 787 })],
   ])('%s is a foreign-key violation (the resource store says which: 409 or 422)', (_name, original) => {
@@ -61,6 +63,9 @@ describe('SQL errors by code', () => {
     ['English', 'The INSERT statement conflicted with the CHECK constraint "CK__kit_notes__rank__412EB0B6". The conflict occurred in database "app", table "dbo.kit_notes", column \'rank\'.'],
     ['German', 'Die UPDATE-Anweisung steht in Konflikt mit der CHECK-Einschränkung "CK_rank_positive". Der Konflikt trat in der "app"-Datenbank, Tabelle "dbo.kit_notes", column \'rank\' auf.'],
     ['French', 'L\'instruction INSERT est en conflit avec la contrainte CHECK "CK_rank_positive". Le conflit s\'est produit dans la base de données "app", table "dbo.kit_notes", column \'rank\'.'],
+    // The constraint's kind after its name (word order of languages like Turkish or Japanese), a rule's deterministic name.
+    ['kind after the name', 'INSERT deyimi "kit_notes_rank_check" CHECK kısıtlamasıyla çakıştı. Çakışma "app" veritabanında, "dbo.kit_notes" tablosunda oluştu.'],
+    ['no keyword at all, guillemets', 'L\'instruction UPDATE est en conflit avec la contrainte « kit_notes_status_check ». Le conflit s\'est produit dans la base de données « app ».'],
   ])('SQL Server 547 naming a CHECK constraint (%s) is no foreign-key violation: it passes through', (_language, message) => {
     const error = wrapped(tediousError(547, message));
     expect(translateSqlError(error)).toBe(error);

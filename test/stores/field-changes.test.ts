@@ -11,11 +11,11 @@ import { storeOf } from '../support/resource-samples';
 // the field out gets the new default from the column (SQLite: from the store only, see field-changes.ts).
 
 const TABLE = 'kit_grown';
-// More rows than one batch of the fill (500), so it resumes after a batch.
+// More rows than one batch of the fill, so it resumes after a batch.
 const BEFORE = [
   { id: newId(), title: 'Une École', done: false },
   { id: newId(), title: '100% done', done: true },
-  ...Array.from({ length: 600 }, (_, index) => ({ id: newId(), title: `Filler ${index}`, done: false })),
+  ...Array.from({ length: 1100 }, (_, index) => ({ id: newId(), title: `Filler ${index}`, done: false })),
 ];
 
 const migrations: SqlMigration[] = [
@@ -36,6 +36,7 @@ const migrations: SqlMigration[] = [
   },
   {
     name: 'kit-grown-0003-search-title',
+    transaction: false,
     up: (queryInterface) => addSearchColumn(queryInterface, TABLE, 'title', { kind: 'string' }),
     down: (queryInterface) => queryInterface.removeColumn(TABLE, 'title_search'),
   },
@@ -66,8 +67,8 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
       const found = await store().list({ ownerId: 'grower' }, { where: [], sort: [], limit: 10, offset: 0, search: 'ecole' });
       expect(found.items.map((item) => item.title).sort()).toEqual(['Une École', 'ÉCOLE neuve']);
       expect((await store().list({ ownerId: 'grower' }, { where: [], sort: [], limit: 10, offset: 0, search: '100%' })).items.map((item) => item.title)).toEqual(['100% done']);
-      const fillers = await store().list({ ownerId: 'grower' }, { where: [], sort: [], limit: 1, offset: 0, search: 'filler', countUpTo: 1000 });
-      expect(fillers.total).toBe(600); // every batch filled, the second after the first
+      const fillers = await store().list({ ownerId: 'grower' }, { where: [], sort: [], limit: 1, offset: 0, search: 'filler', countUpTo: 2000 });
+      expect(fillers.total).toBe(1100); // every batch filled, the second after the first
     });
 
     it('gives the column the new default (the store gives it on every engine)', async () => {

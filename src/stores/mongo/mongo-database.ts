@@ -6,8 +6,8 @@ import { StoreUnavailableError } from '../errors';
 import { guarded } from '../guard';
 import type { MongoStoreContext, StoreDefinition } from '../kit/definition';
 import { migrationsOf, OpenedStores, type AnyStoreDefinition } from '../kit/registry';
-import { applyDocumentChanges } from './document-migrations';
-import type { Database } from '../types';
+import { applyDocumentChanges, revertLastDocumentChange } from './document-migrations';
+import type { Database, MigrateOptions } from '../types';
 import { applyValidators, refuseValidatorDrift } from './collection-validator';
 import { findMissingIndexes } from './index-check';
 import { translateMongoError } from './mongo-errors';
@@ -16,6 +16,8 @@ import { ownedRecordSchema, recordSchema } from './record-schema';
 export interface MongoDatabaseOptions {
   url: string;
   timeoutMs: number;
+  /** The deadline of migrate() and of a revert (MIGRATION_TIMEOUT): a fill of a large collection is not cut off after seconds. */
+  migrationTimeoutMs?: number;
   connectAttempts: number;
   /** The stores to open here; the indexes their models declare are built by migrate(). */
   stores: readonly AnyStoreDefinition[];
@@ -74,24 +76,34 @@ export class MongoDatabase implements Database {
     );
   }
 
+  private get migrationDeadlineMs(): number {
+    return Math.max(this.options.timeoutMs, this.options.migrationTimeoutMs ?? 0, 30_000);
+  }
+
   /**
    * Creates every index every registered model declares (idempotent), collection by collection: what a
    * store declares is what gets built, with no list to keep in step. indexesMissing() checks the result.
-   * Fields renamed or removed by the stores' migrations are moved first (document-migrations.ts), then each
-   * collection is given its fields' rules as a validator (collection-validator.ts).
+   * Fields renamed or removed by the stores' migrations are moved first, under a lock, each change once
+   * (document-migrations.ts); one that would destroy data waits for `allowDestructive`. Then each collection is
+   * given its fields' rules as a validator (collection-validator.ts).
    */
-  async migrate(): Promise<void> {
+  async migrate(options: MigrateOptions = {}): Promise<void> {
     await guarded(
       async () => {
-        const changed = await applyDocumentChanges(this.connection, migrationsOf(this.options.stores));
+        const changed = await applyDocumentChanges(this.connection, migrationsOf(this.options.stores), { allowDestructive: options.allowDestructive });
         if (changed.length > 0) this.logger.info({ applied: changed }, 'mongodb document migrations applied');
         await applyValidators(this.connection);
         for (const model of Object.values(this.connection.models)) await model.createIndexes();
       },
-      Math.max(this.options.timeoutMs, 30_000),
+      this.migrationDeadlineMs,
       translateMongoError,
     );
     this.logger.info('mongodb indexes ensured');
+  }
+
+  /** Reverts the last recorded document change (`db:migrate -- down`); its name, or undefined when none is recorded. */
+  revertLast(): Promise<string | undefined> {
+    return guarded(() => revertLastDocumentChange(this.connection, migrationsOf(this.options.stores)), this.migrationDeadlineMs, translateMongoError);
   }
 
   /**

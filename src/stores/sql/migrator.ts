@@ -2,7 +2,9 @@ import type { QueryInterface, Sequelize } from 'sequelize';
 import { SequelizeStorage, Umzug } from 'umzug';
 import type { Logger } from '../../logger';
 import type { SqlEngine } from './connection-options';
+import { DestructiveMigrationError } from '../errors';
 import { withMigrationLock } from './migration-lock';
+import { dataAtRisk } from './migrations/destructive';
 import { MIGRATIONS_TABLE, type SqlMigration } from './migrations/migration';
 
 
@@ -62,12 +64,27 @@ export class Migrator {
     private readonly lockWaitMs: number,
   ) {}
 
-  /** Applies every pending migration (or the next `step` ones); returns the names applied (none when up to date). */
-  up(step?: number): Promise<string[]> {
+  /**
+   * Applies every pending migration (or the next `step` ones); returns the names applied (none when up to
+   * date). Unless `allowDestructive`, applies none while one of them would destroy data here
+   * (DestructiveMigrationError, naming them).
+   */
+  up(step?: number, options: { allowDestructive?: boolean } = {}): Promise<string[]> {
     return withMigrationLock(this.sequelize, this.engine, this.lockWaitMs, async () => {
-      const applied = await createUmzug(this.sequelize, this.engine, this.migrations, this.logger).up(step === undefined ? {} : { step });
+      const umzug = createUmzug(this.sequelize, this.engine, this.migrations, this.logger);
+      if (!options.allowDestructive) await this.refuseDestructive((await umzug.pending()).slice(0, step).map((migration) => migration.name));
+      const applied = await umzug.up(step === undefined ? {} : { step });
       return applied.map((migration) => migration.name);
     });
+  }
+
+  private async refuseDestructive(pending: readonly string[]): Promise<void> {
+    const refused: { migration: string; holds: string[] }[] = [];
+    for (const migration of this.migrations.filter((candidate) => candidate.destroys && pending.includes(candidate.name))) {
+      const holds = await dataAtRisk(this.sequelize.getQueryInterface(), migration.destroys!);
+      if (holds.length > 0) refused.push({ migration: migration.name, holds });
+    }
+    if (refused.length > 0) throw new DestructiveMigrationError(refused);
   }
 
   /** Reverts the last applied migration; returns its name, if any. */

@@ -6,7 +6,7 @@ import { guarded } from '../guard';
 import type { SqlStoreContext, StoreDefinition } from '../kit/definition';
 import { inDependencyOrder, migrationsOf, OpenedStores, type AnyStoreDefinition } from '../kit/registry';
 import { SchemaDriftError } from '../errors';
-import type { Database, PoolStats } from '../types';
+import type { Database, MigrateOptions, PoolStats } from '../types';
 import { sqlConnectionSettings, type SqlEngine } from './connection-options';
 import type { Migrator } from './migrator';
 import type * as MigratorModule from './migrator';
@@ -100,12 +100,12 @@ export class SqlDatabase implements Database {
     this.cleanup?.start();
   }
 
-  async migrate(): Promise<void> {
+  async migrate(options: MigrateOptions = {}): Promise<void> {
     if (await this.upToDate()) {
       this.logger.info({ applied: [] }, 'database schema up to date');
       return;
     }
-    const applied = await this.withMigrationConnection((migrator) => migrator.up());
+    const applied = await this.withMigrationConnection((migrator) => migrator.up(undefined, options));
     this.logger.info({ applied }, applied.length ? 'database migrations applied' : 'database schema up to date');
   }
 

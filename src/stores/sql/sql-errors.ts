@@ -53,17 +53,39 @@ function isDuplicate(error: unknown): boolean {
   return cause.code === 'SQLITE_CONSTRAINT' && (cause.errno === 2067 || cause.errno === 1555 || /^SQLITE_CONSTRAINT: UNIQUE/.test(String(cause.message)));
 }
 
+/** The kinds of constraint a SQL Server 547 can name, told by the constraint's name (below). */
+type ConstraintKind = 'foreign key' | 'check' | undefined;
+
+/**
+ * The kind of a constraint by the shape of its name. Every name a constraint of ours can have is one of
+ * these: SQL Server's system names (`FK__tags__note__1A2B3C4D` for a reference declared inline, `CK__…` for
+ * a CHECK), Sequelize's addConstraint (`tags_note_notes_fk`), and the kit's deterministic CHECK names
+ * (`<table>_<column>_check`); mssql-dependants.ts keeps each name when it makes a constraint again.
+ */
+export function constraintKindOf(name: string): ConstraintKind {
+  if (/^FK_/i.test(name) || /_fk(ey)?$/i.test(name)) return 'foreign key';
+  if (/^CK_/i.test(name) || /_(check|ck)$/i.test(name)) return 'check';
+  return undefined;
+}
+
+/** Names in double quotes of the languages' kinds ("…", «…», “…”, „…“, 「…」); single quotes are apostrophes too. */
+const QUOTED = [/"([^"]+)"/g, /«\s?([^»]+?)\s?»/g, /“([^”]+)”/g, /„([^“]+)“/g, /「([^」]+)」/g];
+
+function quotedNames(message: string): string[] {
+  return QUOTED.flatMap((pattern) => [...message.matchAll(pattern)].map((match) => match[1]!));
+}
+
 /**
  * Whether SQL Server's 547 ("The %ls statement conflicted with the %ls constraint "%.*ls"…", any constraint
- * conflict) names a CHECK constraint rather than a FOREIGN KEY or REFERENCE one. The message comes in the
- * server's language, but the constraint's type is a keyword put in untranslated, before the constraint's
- * quoted name (German: `…mit der CHECK-Einschränkung "CK_…"`): only the text before the first quote is read,
- * so a table or database called "check" changes nothing.
+ * conflict) is a FOREIGN KEY one: told by the constraint it names (the first quoted name of a known shape:
+ * table, database and column names in the message do not have one), not by where words stand in a
+ * message the server writes in its own language. A constraint of no known shape (one made by hand) is
+ * taken by the untranslated keyword FOREIGN KEY / REFERENCE in the message.
  */
-function namesCheckConstraint(message: unknown): boolean {
+export function isForeignKeyConflict(message: unknown): boolean {
   const text = typeof message === 'string' ? message : '';
-  const quote = text.indexOf('"');
-  return /\bCHECK\b/.test(quote === -1 ? text : text.slice(0, quote));
+  const kind = quotedNames(text).map(constraintKindOf).find((found) => found !== undefined);
+  return kind ? kind === 'foreign key' : /\b(FOREIGN KEY|REFERENCE)\b/.test(text);
 }
 
 /**
@@ -74,7 +96,7 @@ function namesCheckConstraint(message: unknown): boolean {
 function isForeignKeyViolation(error: unknown): boolean {
   const cause = causeOf(error) as { code?: unknown; errno?: unknown; number?: unknown; message?: unknown };
   if (cause.code === '23503' || cause.errno === 1451 || cause.errno === 1452) return true;
-  if (cause.number === 547) return !namesCheckConstraint(cause.message);
+  if (cause.number === 547) return isForeignKeyConflict(cause.message);
   return cause.code === 'SQLITE_CONSTRAINT' && (cause.errno === 787 || /^SQLITE_CONSTRAINT: FOREIGN KEY/.test(String(cause.message)));
 }
 

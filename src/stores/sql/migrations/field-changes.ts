@@ -1,6 +1,8 @@
-import type { Op as SequelizeOp, QueryInterface } from 'sequelize';
+import type { QueryInterface } from 'sequelize';
 import { fold, foldedColumnOf } from '../../kit/fields';
 import { foldForSearch, searchColumnOf } from '../../kit/shadows';
+import { fillInBatches } from './batched-fill';
+import { columnDependants, dropDependants, NO_DEPENDANTS } from './mssql-dependants';
 import { fieldColumns } from './resource-columns';
 import { addColumnIfMissing } from './schema-steps';
 
@@ -34,11 +36,11 @@ async function setColumnDefault(queryInterface: QueryInterface, table: string, c
       await sequelize.query(`ALTER TABLE ${quotedTable} ALTER COLUMN ${quotedColumn} ${literal === null ? 'DROP DEFAULT' : `SET DEFAULT ${literal}`}`);
       return;
     case 'mssql': {
-      // A column has at most one default constraint, whatever its name: drop it, then add ours.
-      const find = `SELECT @name = dc.name FROM sys.default_constraints dc JOIN sys.columns c ON c.object_id = dc.parent_object_id AND c.column_id = dc.parent_column_id WHERE dc.parent_object_id = OBJECT_ID(${sequelize.escape(table)}) AND c.name = ${sequelize.escape(column)}`;
-      const drop = `IF @name IS NOT NULL EXEC(N'ALTER TABLE ${quotedTable} DROP CONSTRAINT ' + QUOTENAME(@name))`;
-      const add = literal === null ? '' : `; ALTER TABLE ${quotedTable} ADD CONSTRAINT ${queryInterface.quoteIdentifier(`DF_${table}_${column}`)} DEFAULT ${literal} FOR ${quotedColumn}`;
-      await sequelize.query(`DECLARE @name sysname; ${find}; ${drop}${add}`);
+      // A column has at most one default constraint, whatever its name (system-named when made inline): the
+      // catalog's is dropped, then ours added.
+      const { defaults } = await columnDependants(queryInterface, table, [column]);
+      await dropDependants(queryInterface, table, { ...NO_DEPENDANTS, defaults });
+      if (literal !== null) await sequelize.query(`ALTER TABLE ${quotedTable} ADD CONSTRAINT ${queryInterface.quoteIdentifier(`DF_${table}_${column}`)} DEFAULT ${literal} FOR ${quotedColumn}`);
       return;
     }
     default:
@@ -46,28 +48,16 @@ async function setColumnDefault(queryInterface: QueryInterface, table: string, c
   }
 }
 
-const BATCH = 500;
-
 /**
  * Adds the `<column>_search` shadow that `?q=` matches to a string or text field of a table that may hold
- * rows, and fills it from each row's value (in batches of 500, in id order, each batch after the last), as
- * the store would have written it. A row is updated only if it still holds the text that was folded, as on
- * MongoDB (document-migrations.ts): one rewritten meanwhile by the previous release keeps no stale shadow.
+ * rows, and fills it from each row's value as the store would have written it, in batches that commit as
+ * they go and resume where they stopped (batched-fill.ts): its migration says `transaction: false`. A row
+ * is updated only if it still holds the text that was folded, as on MongoDB (document-migrations.ts).
  */
 export async function addSearchColumn(queryInterface: QueryInterface, table: string, column: string, field: { kind: 'string' | 'text'; maxLength?: number }): Promise<void> {
   const c = await fieldColumns(queryInterface);
   const built = field.kind === 'string' ? c.string(column, { optional: true, search: true, maxLength: field.maxLength }) : c.text(column, { optional: true, search: true });
   const shadow = searchColumnOf(column);
   await addColumnIfMissing(queryInterface, table, shadow, built[shadow]!);
-  const { Op } = queryInterface.sequelize.constructor as unknown as { Op: typeof SequelizeOp };
-  let after: unknown;
-  for (;;) {
-    // QueryInterface.select takes a find's options (its typings list only some of them).
-    const where = { [shadow]: null, [column]: { [Op.ne]: null }, ...(after === undefined ? {} : { id: { [Op.gt]: after } }) };
-    const options = { attributes: ['id', column], where, order: [['id', 'ASC']], limit: BATCH };
-    const rows = (await queryInterface.select(null, table, options as Parameters<QueryInterface['select']>[2])) as unknown as Record<string, unknown>[];
-    for (const row of rows) await queryInterface.bulkUpdate(table, { [shadow]: foldForSearch(String(row[column])) }, { id: row.id, [column]: row[column], [shadow]: null });
-    if (rows.length < BATCH) return;
-    after = rows[rows.length - 1]!.id;
-  }
+  await fillInBatches(queryInterface, { table, source: column, target: shadow, compute: (value) => foldForSearch(String(value)) });
 }

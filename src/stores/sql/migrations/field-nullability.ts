@@ -1,9 +1,8 @@
 import type { QueryInterface } from 'sequelize';
 import { foldedColumnOf } from '../../kit/fields';
-import { foreignKeyNames } from './field-rename-drop';
-import { addUniqueKey, uniqueKeyOf } from './unique-key';
+import { changeMssqlColumn } from './mssql-dependants';
 import { definesColumn, rebuildSqlite } from './sqlite-rebuild';
-import { describeTableShape, select } from './table-schema';
+import { select } from './table-schema';
 
 // A field made required or optional on a table that may hold rows (`npm run new:field -- <module> <field>
 // --required|--optional`): only whether the column takes null changes; its type, binary collation, default,
@@ -41,7 +40,8 @@ async function modifyMysql(queryInterface: QueryInterface, table: string, column
 
 /**
  * SQL Server changes nullability with ALTER COLUMN, restating the type and collation, and refuses it while
- * an index or a foreign key uses the column: those are dropped and made again around it.
+ * anything depends on the column (an index, a foreign key, a computed length or CHECK constraint): those
+ * are set aside around it (mssql-dependants.ts).
  */
 async function alterMssql(queryInterface: QueryInterface, table: string, column: string, required: boolean): Promise<void> {
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
@@ -53,20 +53,9 @@ async function alterMssql(queryInterface: QueryInterface, table: string, column:
   if (!row) throw new Error(`${table}.${column}: no such column`);
   const size = row.length != null ? `(${Number(row.length) === -1 ? 'MAX' : Number(row.length)})` : String(row.type).toLowerCase() === 'datetimeoffset' ? `(${Number(row.precision)})` : '';
   const type = `${String(row.type).toUpperCase()}${size}${row.collation ? ` COLLATE ${String(row.collation)}` : ''}`;
-  const shape = (await describeTableShape(queryInterface, table))!;
-  const indexes = shape.indexes.filter((index) => index.columns.includes(column));
-  const foreignKeys = shape.foreignKeys.filter((key) => key.column === column);
-  for (const name of await foreignKeyNames(queryInterface, table, column)) await queryInterface.sequelize.query(`ALTER TABLE ${quote(table)} DROP CONSTRAINT ${quote(name)}`);
-  for (const index of indexes) await queryInterface.removeIndex(table, index.name);
-  await queryInterface.sequelize.query(`ALTER TABLE ${quote(table)} ALTER COLUMN ${quote(column)} ${type} ${required ? 'NOT NULL' : 'NULL'}`);
-  for (const index of indexes) {
-    const key = uniqueKeyOf(table, index);
-    if (key) await addUniqueKey(queryInterface, table, key);
-    else await queryInterface.addIndex(table, index.columns, { name: index.name, unique: index.unique });
-  }
-  for (const key of foreignKeys) {
-    await queryInterface.addConstraint(table, { type: 'foreign key', fields: [column], references: { table: key.table, field: 'id' }, onDelete: key.onDelete === 'cascade' ? 'CASCADE' : 'NO ACTION', onUpdate: 'NO ACTION' });
-  }
+  await changeMssqlColumn(queryInterface, table, [column], 'alter', async () => {
+    await queryInterface.sequelize.query(`ALTER TABLE ${quote(table)} ALTER COLUMN ${quote(column)} ${type} ${required ? 'NOT NULL' : 'NULL'}`);
+  });
 }
 
 async function setNullability(queryInterface: QueryInterface, table: string, column: string, required: boolean): Promise<void> {

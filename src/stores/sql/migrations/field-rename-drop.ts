@@ -3,10 +3,11 @@ import { listIndexName } from '../../kit/list-indexes';
 import { shadowColumnsOf } from '../../kit/shadows';
 import { fieldColumns } from './resource-columns';
 import { addIndexIfMissing } from './schema-steps';
-import { addUniqueKey, uniqueKeyColumns, uniqueKeyName, uniqueKeyOf } from './unique-key';
+import { blocking, changeMssqlColumn, columnDependants, dropDependants, NO_DEPENDANTS, renamesOf, restoreDependants } from './mssql-dependants';
+import { uniqueKeyColumns, uniqueKeyName } from './unique-key';
 import { definesColumn, rebuildSqlite } from './sqlite-rebuild';
 import { renameCheckConstraint, replaceCheckConstraint } from './check-constraints';
-import { indexesOf, select, type IndexShape } from './table-schema';
+import { indexesOf, select } from './table-schema';
 
 // Renaming and dropping a field's column(s) on a table that holds rows, keeping everything else as a fresh
 // create would have it (what `npm run new:field -- <module> <field> --rename|--drop` writes):
@@ -63,16 +64,6 @@ async function renameIndex(queryInterface: QueryInterface, table: string, from: 
   }
 }
 
-/** The unique keys (the kit's, by name) that hold one of these columns, as addUniqueKey was given them. */
-function uniqueKeysOn(table: string, indexes: IndexShape[], columns: readonly string[]): { index: IndexShape; key: string[] }[] {
-  return indexes
-    .filter((index) => index.columns.some((column) => columns.includes(column)))
-    .flatMap((index) => {
-      const key = uniqueKeyOf(table, index);
-      return key ? [{ index, key }] : [];
-    });
-}
-
 /**
  * Renames a field's column `from` to `to` (and its shadows), keeping its type, collation, foreign
  * key, on-delete rule and indexes; the kit's index names follow. Its own inverse: down renames back.
@@ -81,23 +72,17 @@ export async function renameFieldColumn(queryInterface: QueryInterface, table: s
   const described = await queryInterface.describeTable(table);
   const renamedShadows = shadowColumnsOf(to);
   const pairs = [[from, to] as [string, string], ...shadowColumnsOf(from).map((shadow, index): [string, string] => [shadow, renamedShadows[index]])].filter(([old]) => old in described);
-  const renamed = (column: string) => pairs.find(([old]) => old === column)?.[1] ?? column;
-  let indexes = await indexesOf(queryInterface, table);
-  // SQL Server's unique keys index DATALENGTH(column) as a computed column, named after it: rebuilt around the rename.
-  const rebuilt = dialectOf(queryInterface) === 'mssql' ? uniqueKeysOn(table, indexes, pairs.map(([old]) => old)) : [];
-  for (const { index } of rebuilt) {
-    await queryInterface.removeIndex(table, index.name);
-    // Only the renamed columns' lengths: another string of the key keeps its own, which other keys may share.
-    for (const column of index.columns.filter((name) => pairs.some(([old]) => name === `${old}_bytes`))) await queryInterface.removeColumn(table, column);
-  }
+  // SQL Server: what sp_rename does not carry (computed lengths, CHECK and DEFAULT constraints, the unique keys
+  // over the lengths) is set aside and made again under the new names (mssql-dependants.ts).
+  const aside = dialectOf(queryInterface) === 'mssql' ? blocking(await columnDependants(queryInterface, table, pairs.map(([old]) => old)), 'rename') : NO_DEPENDANTS;
+  await dropDependants(queryInterface, table, aside);
   for (const [old, next] of pairs) await renameColumn(queryInterface, table, old, next);
-  indexes = await indexesOf(queryInterface, table);
-  for (const index of indexes) {
+  for (const index of await indexesOf(queryInterface, table)) {
     const before = index.columns.map((column) => pairs.find(([, next]) => next === column)?.[0] ?? column);
     const name = renamedIndexName(table, index.name, before, index.columns);
     if (name !== index.name) await renameIndex(queryInterface, table, index.name, name);
   }
-  for (const { key } of rebuilt) await addUniqueKey(queryInterface, table, key.map(renamed));
+  await restoreDependants(queryInterface, table, aside, renamesOf(table, pairs), (index, columns) => renamedIndexName(table, index.name, index.columns, columns));
   await renameCheckConstraint(queryInterface, table, from, to);
   if (dialectOf(queryInterface) === 'postgres') {
     // PostgreSQL named the foreign key after the column when the table was made: the name follows too.
@@ -106,13 +91,9 @@ export async function renameFieldColumn(queryInterface: QueryInterface, table: s
   }
 }
 
-/** The names of the foreign key constraints on `column` (MySQL/MariaDB and SQL Server drop them before changing or dropping the column). */
+/** The names of the foreign key constraints on `column` (MySQL/MariaDB drop them before dropping the column; SQL Server's dependants are mssql-dependants.ts's). */
 export async function foreignKeyNames(queryInterface: QueryInterface, table: string, column: string): Promise<string[]> {
-  const dialect = dialectOf(queryInterface);
-  const sql =
-    dialect === 'mssql'
-      ? 'SELECT fk.name AS name FROM sys.foreign_keys fk JOIN sys.foreign_key_columns fkc ON fkc.constraint_object_id = fk.object_id JOIN sys.columns c ON c.object_id = fkc.parent_object_id AND c.column_id = fkc.parent_column_id WHERE fk.parent_object_id = OBJECT_ID(:table) AND c.name = :column'
-      : 'SELECT CONSTRAINT_NAME AS name FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = :table AND COLUMN_NAME = :column AND REFERENCED_TABLE_NAME IS NOT NULL';
+  const sql = 'SELECT CONSTRAINT_NAME AS name FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = :table AND COLUMN_NAME = :column AND REFERENCED_TABLE_NAME IS NOT NULL';
   const [rows] = await queryInterface.sequelize.query(sql, { replacements: { table, column } });
   return (rows as { name: string }[]).map((row) => row.name);
 }
@@ -126,20 +107,21 @@ export async function dropFieldColumn(queryInterface: QueryInterface, table: str
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
   // Its CHECK constraint first (check-constraints.ts): a table constraint naming the column keeps it from going on SQLite and SQL Server.
   if (column in described) await replaceCheckConstraint(queryInterface, table, column, {});
-  // The foreign key first: MySQL/MariaDB refuse to drop the index it uses, SQL Server the column it holds.
+  if (dialect === 'mssql') {
+    await changeMssqlColumn(queryInterface, table, columns, 'drop', async () => {
+      // Another string's length that only a removed key used goes too, as a fresh create would not have it.
+      const indexed = new Set((await indexesOf(queryInterface, table)).flatMap((index) => index.columns));
+      for (const length of Object.keys(described).filter((name) => name.endsWith('_bytes') && !indexed.has(name) && !columns.some((column) => name === `${column}_bytes`))) await run(queryInterface, `ALTER TABLE ${quote(table)} DROP COLUMN ${quote(length)}`);
+      for (const name of columns) await run(queryInterface, `ALTER TABLE ${quote(table)} DROP COLUMN ${quote(name)}`);
+    });
+    return;
+  }
+  // The foreign key first: MySQL/MariaDB refuse to drop the index it uses.
   for (const name of columns) {
     if (dialect === 'mysql' || dialect === 'mariadb') for (const key of await foreignKeyNames(queryInterface, table, name)) await run(queryInterface, `ALTER TABLE ${quote(table)} DROP FOREIGN KEY ${quote(key)}`);
-    if (dialect === 'mssql') for (const key of await foreignKeyNames(queryInterface, table, name)) await run(queryInterface, `ALTER TABLE ${quote(table)} DROP CONSTRAINT ${quote(key)}`);
   }
   for (const index of await indexesOf(queryInterface, table)) {
-    if (!index.columns.some((name) => columns.includes(name))) continue;
-    await queryInterface.removeIndex(table, index.name);
-    if (dialect === 'mssql') for (const length of index.columns.filter((name) => columns.some((column) => name === `${column}_bytes`) && name in described)) await queryInterface.removeColumn(table, length);
-  }
-  if (dialect === 'mssql') {
-    // Another string's length that only a removed key used goes too, as a fresh create would not have it.
-    const indexed = new Set((await indexesOf(queryInterface, table)).flatMap((index) => index.columns));
-    for (const length of Object.keys(described).filter((name) => name.endsWith('_bytes') && !indexed.has(name) && !columns.some((column) => name === `${column}_bytes`))) await queryInterface.removeColumn(table, length);
+    if (index.columns.some((name) => columns.includes(name))) await queryInterface.removeIndex(table, index.name);
   }
   for (const name of columns) {
     if (dialect === 'sqlite') {

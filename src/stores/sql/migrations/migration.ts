@@ -17,11 +17,23 @@ export interface SqlMigration {
    */
   keptOnDown?: string;
   /**
+   * What the up destroys: a table dropped, a field's column dropped. Start-up (MIGRATE_ON_START) does not
+   * run it while any of them holds data here; it stops naming it and ALLOW_DESTRUCTIVE_COMMAND, which an
+   * operator runs after a backup. (MongoDB's `documents` say it themselves: `drop`, `unset`.)
+   */
+  destroys?: readonly DataLoss[];
+  /**
    * The same change on MongoDB's documents, where a resource's fields are renamed or removed: applied once
    * by MongoDatabase.migrate() (recorded under this migration's name in the `schema_migrations` collection),
    * before the models' indexes are built. The relational steps above are not run there.
    */
   documents?: DocumentChange;
+}
+
+/** A table (its rows) or one column of it (its values) that a migration's up removes. */
+export interface DataLoss {
+  table: string;
+  column?: string;
 }
 
 /**
