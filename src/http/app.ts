@@ -5,6 +5,7 @@ import { errorHandler } from './middleware/error-handler';
 import { requestContext } from './middleware/request-context';
 import { requestMetrics } from './middleware/request-metrics';
 import { corsPolicy, securityHeaders } from './middleware/security';
+import { mountPasskeyPage } from './dev/passkeys-page';
 import { mountApiDocs } from './openapi/docs-routes';
 import { createRouter, middlewareOf, modulePrefix, mountRoutes, underPrefix } from './routing/mount';
 import type { RequestState } from './routing/route';
@@ -37,6 +38,7 @@ export function createApp(services: Services, modules: readonly ModuleFactory[])
 
   mountRoutes(router, api.routes, { auth: { tokens, callers }, bodyLimitBytes: config.bodyLimitBytes });
   if (config.apiDocs) mountApiDocs(router, api.document, config.publicUrl);
+  if (config.passkeys && config.env !== 'production') mountPasskeyPage(router);
   app.use(router.routes());
   app.use(router.allowedMethods()); // 405 + Allow (or 501); the error handler adds the envelope
   return app;

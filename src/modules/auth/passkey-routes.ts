@@ -168,13 +168,13 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): ModuleDefinition['routes'
       description:
         'Without a body (or `{}`), any passkey of this site may answer: the browser offers the ones it holds. With `{mfaToken}` (after a right password, for a ' +
         'user with two-factor login on), only that user’s passkeys may: a passkey then stands in for the code. The challenge answers once, in this browser.',
-      body: Type.Optional(Type.Object({ mfaToken: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })) })),
+      body: Type.Object({ mfaToken: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })) }),
       responses: { 200: requestOptionsSchema },
       responseHeaders: { 'Set-Cookie': FLOW_COOKIE_HEADER },
       errors: { 401: 'The mfaToken is invalid, expired or used already: log in again' },
       before: [deps.crossSiteGuard],
       handler: async (ctx) => {
-        const mfaToken = ctx.request.body?.mfaToken;
+        const { mfaToken } = ctx.request.body;
         const forUser = mfaToken === undefined ? undefined : await deps.twoFactor?.pendingUser(mfaToken);
         if (mfaToken !== undefined && !forUser) throw new HttpError(401, 'Invalid, expired or used mfaToken: log in again');
         return login.options(bind(ctx), forUser);

@@ -40,7 +40,7 @@ export const authenticationCredentialSchema = Type.Object(
     response: Type.Object({
       clientDataJSON: base64url(4000),
       authenticatorData: base64url(20_000),
-      signature: base64url(2000),
+      signature: base64url(8000), // an ML-DSA-44 signature is 2,420 bytes
       userHandle: Type.Optional(base64url(100)),
     }),
   },
