@@ -77,7 +77,8 @@ export class SqlPasskeyStore implements PasskeyStore {
       // One conditional update decides: a counter not above the stored one (a clone) changes nothing.
       const advanced: WhereOptions = counter === 0 ? { counter: 0 } : { counter: { [Op.lt]: counter } };
       const [updated] = await this.Passkey.update({ counter, lastUsedAt: usedAt }, { where: { id, ...advanced } });
-      return updated === 1;
+      // MySQL counts changed rows, not matched ones: a use of a counterless passkey at the same millisecond changes nothing.
+      return updated === 1 || (counter === 0 && (await this.Passkey.count({ where: { id, counter: 0 } })) === 1);
     });
   }
 
