@@ -21,6 +21,7 @@ const PASSWORD = 'correct horse battery staple 42';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP localhost 127.0.0.1'];
 
 const chromiumMissing = existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+if (chromiumMissing && process.env.REQUIRE_CHROMIUM === '1') throw new Error(`[passkeys in a browser] REQUIRE_CHROMIUM=1 but ${chromiumMissing}`);
 if (chromiumMissing) console.warn(`[passkeys in a browser] SKIPPED — ${chromiumMissing}`);
 const engines = testEngines();
 for (const target of engines.filter((engine) => engine.skipReason)) console.warn(`[passkeys in a browser] ${target.engine}: SKIPPED — ${target.skipReason}`);
