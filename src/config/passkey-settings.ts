@@ -46,12 +46,11 @@ export function passkeySettings(env: Env, production: boolean, userStore: string
   });
   const rpId = (read(env, 'WEBAUTHN_RP_ID') ?? new URL(publicUrl ?? origins[0]!).hostname).toLowerCase();
   if (!HOST_NAME.test(rpId)) throw new ConfigError('WEBAUTHN_RP_ID', 'must be a host name, such as example.com (no scheme, no port)');
-  for (const origin of origins) {
-    const { hostname, protocol } = new URL(origin);
-    if (hostname !== rpId && !hostname.endsWith(`.${rpId}`)) throw new ConfigError('WEBAUTHN_ORIGINS', `${origin} is not on ${rpId} (WEBAUTHN_RP_ID) or a subdomain of it`);
+  for (const { hostname, protocol } of origins.map((origin) => new URL(origin))) {
+    if (hostname !== rpId && !hostname.endsWith(`.${rpId}`)) throw new ConfigError('WEBAUTHN_ORIGINS', 'lists an origin that is not on the WEBAUTHN_RP_ID host or a subdomain of it');
     // Browsers run WebAuthn only in secure contexts: https, or http on localhost.
     if (protocol === 'http:' && (production || (hostname !== 'localhost' && !hostname.endsWith('.localhost')))) {
-      throw new ConfigError('WEBAUTHN_ORIGINS', `${origin} must be https:// (http:// only on localhost outside production)`);
+      throw new ConfigError('WEBAUTHN_ORIGINS', 'lists an origin that is not https:// (http:// only on localhost outside production)');
     }
   }
   const rpName = read(env, 'WEBAUTHN_RP_NAME') ?? rpId;

@@ -59,13 +59,13 @@ async function openContext(browser: Browser, base: string, withAuthenticator: bo
 
 /** Runs one of the development page's steps (window.passkeyDemo) and gives its answer. */
 const step = (page: Page, name: string, ...args: string[]) =>
-  page.evaluate(([name, args]) => (window as unknown as { passkeyDemo: Record<string, (...a: string[]) => Promise<unknown>> }).passkeyDemo[name]!(...args), [name, args] as const) as Promise<Answer & Json>;
+  page.evaluate(([name, args]) => (globalThis as unknown as { passkeyDemo: Record<string, (...a: string[]) => Promise<unknown>> }).passkeyDemo[name]!(...args), [name, args] as const) as Promise<Answer & Json>;
 
 /** A sign-in answer made in the page (options, then the authenticator), not sent: the test decides where it goes. */
 const assertion = (page: Page) =>
   page.evaluate(async () => {
     const options = (await (await fetch('/api/auth/passkeys/login/options', { method: 'POST', credentials: 'include' })).json()) as { data: unknown };
-    const browser = (window as unknown as { SimpleWebAuthnBrowser: { startAuthentication(o: { optionsJSON: unknown }): Promise<unknown> } }).SimpleWebAuthnBrowser;
+    const browser = (globalThis as unknown as { SimpleWebAuthnBrowser: { startAuthentication(o: { optionsJSON: unknown }): Promise<unknown> } }).SimpleWebAuthnBrowser;
     return (await browser.startAuthentication({ optionsJSON: options.data })) as Json;
   });
 
