@@ -96,7 +96,7 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
   // Sign-in with OpenID Connect providers (OIDC_PROVIDERS, discovered at start-up: services.oidc): docs/authentication.md.
   if (config.oidc) {
     const providers = services.oidc ?? new Map(); // none only where nothing is served (the API document)
-    const linked = new OidcAccounts(users, database.store(identityStore));
+    const linked = new OidcAccounts(users, database.store(identityStore), config.passkeys && database.store(passkeyStore));
     const seal = new FlowSeal(config.jwt.refreshSecret);
     routes.push(...oidcRoutes({ tokens, sessions, throttle, cookie, events, users, twoFactor: mfa?.twoFactorLogin, providers, accounts: linked, seal, publicUrl: config.oidc.publicUrl }));
   }
