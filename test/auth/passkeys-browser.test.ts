@@ -6,6 +6,7 @@ import { createHttpServer } from '../../src/http/http-server';
 import { authModule } from '../../src/modules/auth';
 import { usersModule } from '../../src/modules/users';
 import { testEngines, type StartedEngine } from '../support/engines';
+import { MailCatcher } from '../support/mail-catcher';
 import { buildTestApp, type TestApp } from '../support/test-app';
 
 // Passkeys in a real browser: headless Chromium with a virtual authenticator (DevTools `WebAuthn` domain:
@@ -95,6 +96,7 @@ for (const target of engines) {
     let testApp: TestApp | undefined;
     let server: Server | undefined;
     let browser: Browser | undefined;
+    const mail = new MailCatcher();
     let base = '';
     const email = `passkey-${Date.now()}-${process.pid}@example.com`;
 
@@ -103,7 +105,7 @@ for (const target of engines) {
       const port = await freePort();
       base = `http://localhost:${port}`;
       testApp = await buildTestApp({
-        env: { DATABASE_URL: started.url, USER_STORE: 'database', PUBLIC_URL: base, PASSKEYS: 'true', AUTH_REGISTRATION: 'true', AUTH_RATE_LIMIT_MAX: '10000', METRICS_PORT: '9464' },
+        env: { DATABASE_URL: started.url, USER_STORE: 'database', PUBLIC_URL: base, PASSKEYS: 'true', AUTH_REGISTRATION: 'true', AUTH_RATE_LIMIT_MAX: '10000', METRICS_PORT: '9464', SMTP_URL: await mail.start() },
         modules: [authModule, usersModule],
       });
       server = createHttpServer(testApp.app);
@@ -114,6 +116,7 @@ for (const target of engines) {
       await browser?.close();
       await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
       await testApp?.close();
+      await mail.stop();
       await started?.stop();
     }, 60_000);
 
@@ -127,6 +130,7 @@ for (const target of engines) {
       const added = await step(page, 'addPasskey', PASSWORD, 'Laptop');
       expect(added.status).toBe(201);
       expect(added.body!.data).toMatchObject({ name: 'Laptop', transports: ['internal'], lastUsedAt: null });
+      expect((await mail.waitFor(email)).map((sent) => sent.subject)).toEqual(['A passkey was added to your account']); // the owner is told
       const listed = await step(page, 'list');
       expect((listed.body!.data as unknown as unknown[]).length).toBe(1);
       expect((await a.cdp.send('WebAuthn.getCredentials', { authenticatorId: a.authenticatorId! })).credentials).toEqual([expect.objectContaining({ isResidentCredential: true, rpId: 'localhost' })]);
@@ -180,6 +184,10 @@ for (const target of engines) {
       expect((await step(page, 'remove', id)).status).toBe(404);
       const [removed] = await verifyIn(page, await assertion(page));
       expect(removed).toEqual({ status: 401, body: expect.objectContaining({ message: expect.stringContaining('not registered here') }) });
+      expect((await mail.waitFor(email, 2)).map((sent) => sent.subject)).toEqual(['A passkey was added to your account', 'A passkey was removed from your account']);
+      const metrics = (await testApp!.services.metrics.render()).body;
+      const counted = (outcome: string) => Number(new RegExp(`^auth_passkey_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
+      expect([counted('success'), counted('added'), counted('removed'), counted('counter'), counted('unknown-credential')]).toEqual([3, 1, 1, 1, 1]); // signed in, the replayed answer's first use, the race's winner
       const actions = testApp!.logLines().filter((line) => line.event === 'auth' && String(line.action).startsWith('passkey-')).map((line) => `${line.action} ${line.outcome} ${line.reason ?? ''}`.trim());
       expect(actions).toEqual(
         expect.arrayContaining(['passkey-register refused wrong-password', 'passkey-register success', 'passkey-login success', 'passkey-login refused bad-challenge', 'passkey-login refused invalid-credential', 'passkey-login refused counter', 'passkey-login refused unknown-credential', 'passkey-remove success']),
