@@ -1,5 +1,5 @@
 import type { MailOutbox } from '../mail/outbox';
-import { registrationAttemptMail, signInMethodMail, twoFactorDisabledMail, twoFactorEnabledMail, type RenderedMail } from '../mail/templates';
+import { passkeyAddedMail, passkeyRemovedMail, registrationAttemptMail, signInMethodMail, twoFactorDisabledMail, twoFactorEnabledMail, type RenderedMail } from '../mail/templates';
 import type { FailureCounter } from './failure-counter';
 
 /** Notices of one kind one address may be sent per window, whoever triggers them (a mailbox is not a target to flood). */
@@ -10,6 +10,8 @@ const NOTICES = {
   'registration-attempt': registrationAttemptMail,
   'two-factor-enabled': twoFactorEnabledMail,
   'two-factor-disabled': twoFactorDisabledMail,
+  'passkey-added': passkeyAddedMail,
+  'passkey-removed': passkeyRemovedMail,
 } satisfies Record<string, () => RenderedMail>;
 
 export type AccountNotice = keyof typeof NOTICES;
@@ -19,7 +21,7 @@ export type SignInMethodChange = 'added' | 'removed';
 
 /**
  * Security notices by mail (with SMTP_URL): something happened to the account that its owner should know of
- * — two-factor login turned on or off, a registration tried with their address. No link and no token in them;
+ * — two-factor login turned on or off, a passkey added or removed, a registration tried with their address. No link and no token in them;
  * queued in the outbox (never in the way of an answer), at most NOTICES_PER_ADDRESS of a kind per window.
  */
 export class AccountNotices {

@@ -18,7 +18,7 @@ import { createDatabase } from '../stores/create-database';
 // and their declarations read, nothing more.
 //
 // The environment is fixed, not read, so the file is the same on every machine: every registered module
-// with every optional route on (registration, password reset, two-factor login and OpenID Connect sign-in included), and the default server `/` (PUBLIC_URL unset).
+// with every optional route on (registration, password reset, two-factor login, OpenID Connect sign-in and passkeys included), and the default server `/` (PUBLIC_URL unset).
 // A running service serves its own document at GET /openapi.json, which follows its real configuration.
 
 const DOCUMENT_ENV = {
@@ -36,7 +36,9 @@ export function generateDocument(): string {
   const mail = { smtpUrl: 'smtp://127.0.0.1:25', from: 'no-reply@example.com', attempts: 1, queueLimit: 1, drainTimeoutMs: 0, linkBase: 'https://example.com', passwordResetTtlMs: 30 * 60_000, emailVerification: 'required' as const, emailVerificationTtlMs: 24 * 3_600_000 };
   // OpenID Connect sign-in likewise (its routes take the provider as a path parameter): no provider is discovered.
   const oidc = { providers: [], publicUrl: 'https://example.com' };
-  const config = { ...loadConfig(DOCUMENT_ENV), mail, oidc };
+  // Passkeys likewise (PASSKEYS needs PUBLIC_URL or WEBAUTHN_ORIGINS): nothing is loaded until a ceremony runs.
+  const passkeys = { rpId: 'example.com', rpName: 'example.com', origins: ['https://example.com'], challengeTtlMs: 5 * 60_000 };
+  const config = { ...loadConfig(DOCUMENT_ENV), mail, oidc, passkeys };
   const logger = pino({ level: 'silent' });
   const database = createDatabase(config, logger, storesOf(modules), { cleanupJob: false, connectAttempts: 1 }); // never connected
   const services = { config, logger, database, tokens: new TokenService(config.jwt), ...userServices(config, database), lifecycle: new Lifecycle(), metrics: metricsOff };

@@ -7,6 +7,7 @@ import { mailSettings, type MailSettings } from './mail-settings';
 import { mfaSettings, type MfaSettings } from './mfa-settings';
 import { oidcSettings, type OidcSettings } from './oidc-settings';
 import { requestBudgetSettings, type RequestBudgetSettings } from './request-budget-settings';
+import { passkeySettings, type PasskeySettings } from './passkey-settings';
 import { boolean, byteSize, integer, oneOf, read, timerMs, type Env } from './readers';
 import { readSecrets } from './secrets';
 
@@ -71,6 +72,8 @@ export interface Config {
   mfa: MfaSettings | undefined;
   /** Sign-in with OpenID Connect providers: undefined without OIDC_PROVIDERS (docs/authentication.md). */
   oidc: OidcSettings | undefined;
+  /** Passkeys (WebAuthn): undefined unless PASSKEYS=true (docs/authentication.md). */
+  passkeys: PasskeySettings | undefined;
   /** Serve GET /openapi.json and GET /docs (API_DOCS): on by default outside production. */
   apiDocs: boolean;
   /** Shortest password accepted where a user chooses one (registration, password change). */
@@ -269,6 +272,7 @@ export function loadConfig(env: Env = process.env): Config {
     mail: mailSettings(env, ownUrl, userStore),
     mfa: mfaSettings(env, mode === 'production', userStore, ownUrl, issuer),
     oidc: oidcSettings(env, mode === 'production', userStore, ownUrl, registrationEnabled),
+    passkeys: passkeySettings(env, mode === 'production', userStore, ownUrl),
     apiDocs: boolean(env, 'API_DOCS', mode !== 'production'),
     passwordMinLength: integer(env, 'PASSWORD_MIN_LENGTH', 12, 8, 128),
     roles: roleList,

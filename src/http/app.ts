@@ -5,6 +5,7 @@ import { errorAnswers } from './middleware/error-handler';
 import { requestContext } from './middleware/request-context';
 import { requestMetrics } from './middleware/request-metrics';
 import { corsPolicy, securityHeaders } from './middleware/security';
+import { mountPasskeyPage } from './dev/passkeys-page';
 import { mountApiDocs } from './openapi/docs-routes';
 import { createRouter, exactRoutes, middlewareOf, modulePrefix, mountRoutes, underPrefix } from './routing/mount';
 import { admission } from './routing/request-budget';
@@ -37,6 +38,7 @@ export function createApp(services: Services, modules: readonly ModuleFactory[])
   const admit = services.requestBudget && admission(services.requestBudget, logger);
   const chains = mountRoutes(router, api.routes, { auth: { tokens, callers, admit }, bodyLimitBytes: config.bodyLimitBytes });
   if (config.apiDocs) mountApiDocs(router, api.document, config.publicUrl);
+  if (config.passkeys && config.env !== 'production') mountPasskeyPage(router);
   // Tracing's route spans come from the router's layers: with tracing on, every request goes through it.
   if (!config.tracing) app.use(exactRoutes(chains));
   app.use(router.routes());

@@ -35,6 +35,9 @@ export type OidcRefusal = 'bad-state' | 'denied' | 'exchange-failed' | 'unreacha
 /** OpenID Connect sign-ins (sessions issued, second factor asked, refused: why) and unlinking. */
 export type OidcOutcome = 'success' | 'mfa-required' | OidcRefusal | 'linked' | 'unlinked' | 'unlink-refused';
 export const OIDC_OUTCOMES: readonly OidcOutcome[] = ['success', 'mfa-required', 'bad-state', 'denied', 'exchange-failed', 'unreachable', 'unverified-email', 'account-unverified', 'account-exists', 'registration-closed', 'link-taken', 'link-session-ended', 'not-discovered', 'linked', 'unlinked', 'unlink-refused'];
+/** Passkeys: sign-ins (success, refusals: why), passkeys added, removed, and refused additions and removals. */
+export type PasskeyOutcome = 'success' | 'bad-challenge' | 'unknown-credential' | 'invalid-credential' | 'counter' | 'user-gone' | 'added' | 'add-refused' | 'removed' | 'remove-refused';
+export const PASSKEY_OUTCOMES: readonly PasskeyOutcome[] = ['success', 'bad-challenge', 'unknown-credential', 'invalid-credential', 'counter', 'user-gone', 'added', 'add-refused', 'removed', 'remove-refused'];
 export const REFRESH_OUTCOMES: readonly RefreshOutcome[] = ['success', 'missing-cookie', 'invalid-token', 'unknown-session', 'reused-token', 'user-gone', 'session-ended', 'unverified'];
 export const PASSWORD_CHANGE_OUTCOMES: readonly PasswordChangeOutcome[] = ['success', 'failure'];
 export type PasswordResetOutcome = 'link-sent' | 'link-ignored' | 'success' | 'refused';
@@ -62,6 +65,7 @@ export interface AuthMetrics {
   emailVerification(outcome: EmailVerificationOutcome): void;
   mfa(outcome: MfaOutcome): void;
   oidc(outcome: OidcOutcome): void;
+  passkey(outcome: PasskeyOutcome): void;
   registration(): void;
   /** A request under /api/auth refused with 429 by the shared rate limit. */
   rateLimited(): void;
@@ -95,7 +99,7 @@ const nothing = () => undefined;
 export const metricsOff: Metrics = {
   enabled: false,
   http: { request: nothing },
-  auth: { login: nothing, refresh: nothing, logout: nothing, logoutAll: nothing, refreshReuseDetected: nothing, passwordChange: nothing, passwordReset: nothing, emailVerification: nothing, mfa: nothing, oidc: nothing, registration: nothing, rateLimited: nothing },
+  auth: { login: nothing, refresh: nothing, logout: nothing, logoutAll: nothing, refreshReuseDetected: nothing, passwordChange: nothing, passwordReset: nothing, emailVerification: nothing, mfa: nothing, oidc: nothing, passkey: nothing, registration: nothing, rateLimited: nothing },
   store: { call: nothing },
   render: () => Promise.reject(new Error('metrics are off (METRICS_PORT is not set)')),
 };

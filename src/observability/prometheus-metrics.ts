@@ -5,6 +5,7 @@ import {
   PASSWORD_RESET_OUTCOMES,
   MFA_OUTCOMES,
   OIDC_OUTCOMES,
+  PASSKEY_OUTCOMES,
   REFRESH_OUTCOMES,
   STORE_ERROR_KINDS,
   type Metrics,
@@ -96,6 +97,12 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
+  const passkeys = new Counter({
+    name: 'auth_passkey_total',
+    help: 'Passkeys: sign-in success, refusals (bad-challenge, unknown-credential, invalid-credential, counter, user-gone), added, add-refused, removed, remove-refused',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
   const registrations = new Counter({ name: 'auth_registrations_total', help: 'Users registered (AUTH_REGISTRATION)', registers: [registry] });
   const rateLimited = new Counter({
     name: 'auth_rate_limited_total',
@@ -124,6 +131,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
   for (const outcome of PASSWORD_RESET_OUTCOMES) emailVerifications.labels(outcome).inc(0);
   for (const outcome of MFA_OUTCOMES) mfa.labels(outcome).inc(0);
   for (const outcome of OIDC_OUTCOMES) oidc.labels(outcome).inc(0);
+  for (const outcome of PASSKEY_OUTCOMES) passkeys.labels(outcome).inc(0);
   const knownOperations = new Set(options.storeOperations);
   for (const operation of knownOperations) {
     for (const kind of STORE_ERROR_KINDS) storeErrors.labels(operation, kind).inc(0);
@@ -171,6 +179,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
       emailVerification: (outcome) => emailVerifications.labels(outcome).inc(),
       mfa: (outcome) => mfa.labels(outcome).inc(),
       oidc: (outcome) => oidc.labels(outcome).inc(),
+      passkey: (outcome) => passkeys.labels(outcome).inc(),
       registration: () => registrations.inc(),
       rateLimited: () => rateLimited.inc(),
     },

@@ -95,6 +95,16 @@ describe('OidcAccounts', () => {
     expect(await accounts.unlink({ ...user, passwordHash: '$argon2id$…' }, 'https://other.example.com')).toBe(1);
   });
 
+  it('counts a passkey as a way in: a password-less user with one unlinks their last provider', async () => {
+    const { userStore, identityStore } = memoryStores();
+    const keys = new Map<string, number>();
+    const accounts = new OidcAccounts(userStore, identityStore, { listByUser: async (userId) => Array.from({ length: keys.get(userId) ?? 0 }) as never });
+    const { user } = (await accounts.resolve(open, identity())) as { user: UserRecord };
+    expect(await accounts.unlink(user, ISSUER)).toBe('last-way');
+    keys.set(user.id, 1);
+    expect(await accounts.unlink(user, ISSUER)).toBe(1);
+  });
+
   it('of two unlinks at once of a password-less user\'s last two providers, one is refused and its identity stays as it was', async () => {
     const { userStore, identityStore, links } = memoryStores();
     const accounts = new OidcAccounts(userStore, identityStore);

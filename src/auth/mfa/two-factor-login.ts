@@ -35,6 +35,18 @@ export class TwoFactorLogin {
     return (await this.factors.enrolled(user.id)) ? this.challenges.sign({ userId: user.id, sessionVersion: user.sessionVersion }) : undefined;
   }
 
+  /**
+   * The user an unspent mfaToken is for, or undefined: a second step by another factor (a passkey, whose own
+   * ceremony then proves it, PasskeyLogin) starts here.
+   */
+  async pendingUser(mfaToken: string): Promise<UserRecord | undefined> {
+    const challenge = this.challenges.verify(mfaToken);
+    if (!challenge) return undefined;
+    const user = await this.users.findById(challenge.userId);
+    if (!user || user.sessionVersion !== challenge.sessionVersion || (await this.spentChallenges.spent(challenge))) return undefined;
+    return user;
+  }
+
   async verify(mfaToken: string, answer: FactorAnswer): Promise<SecondStepOutcome> {
     const challenge = this.challenges.verify(mfaToken);
     if (!challenge) return { ok: false, refused: 'invalid-token' };

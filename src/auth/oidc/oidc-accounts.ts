@@ -1,6 +1,7 @@
 import { DuplicateKeyError } from '../../stores/errors';
 import { hasPassword, NO_PASSWORD } from '../passwords';
 import type { IdentityStore, LinkedIdentity } from '../stores/identity-store';
+import type { PasskeyStore } from '../stores/passkey-store';
 import type { UserRecord, UserStore } from '../stores/user-store';
 import type { ProviderIdentity } from './provider-types';
 
@@ -47,6 +48,8 @@ export class OidcAccounts {
     /** True when the user has a second factor (two-factor login on): never linked by an address alone. */
     private readonly hasSecondFactor: (userId: string) => Promise<boolean> = async () => false,
     private readonly onChange: LinkListener = () => undefined,
+    /** The users' passkeys (PASSKEYS=true): another way in besides a password and identities. */
+    private readonly passkeys?: Pick<PasskeyStore, 'listByUser'>,
   ) {}
 
   async resolve(provider: ProviderRules, identity: ProviderIdentity): Promise<AccountResult> {
@@ -88,13 +91,13 @@ export class OidcAccounts {
 
   /**
    * Unlinks the user's identity at `issuer`, unless it is their last way to sign in (no password and no
-   * other identity): 'not-linked', 'last-way', or the number unlinked.
+   * other identity, no passkey): 'not-linked', 'last-way', or the number unlinked.
    */
   async unlink(user: UserRecord, issuer: string): Promise<'not-linked' | 'last-way' | number> {
     const identities = await this.identities.listByUser(user.id);
     const unlinking = identities.filter((identity) => identity.issuer === issuer);
     if (unlinking.length === 0) return 'not-linked';
-    if (hasPassword(user.passwordHash)) return this.unlinked(user, unlinking, await this.identities.unlink(user.id, issuer));
+    if (hasPassword(user.passwordHash) || (await this.passkeys?.listByUser(user.id))?.length) return this.unlinked(user, unlinking, await this.identities.unlink(user.id, issuer));
     if (identities.length === unlinking.length) return 'last-way';
     const unlinked = await this.identities.unlink(user.id, issuer);
     // Two unlinks at once (the user's last two providers) each saw the other's identity and went ahead: no

@@ -10,6 +10,10 @@ import { addUsersEmailVerified } from './migrations/0008-users-email-verified';
 import { makeUsersEmailBinary } from './migrations/0009-users-email-binary';
 import { createMfa } from './migrations/0010-create-mfa';
 import { createLinkedIdentities } from './migrations/0011-create-linked-identities';
+import { createPasskeys } from './migrations/0012-create-passkeys';
+import { MongoPasskeyStore } from './mongo-passkey-store';
+import type { PasskeyStore } from './passkey-store';
+import type * as SqlPasskeys from './sql-passkey-store';
 import type { IdentityStore } from './identity-store';
 import { MongoIdentityStore } from './mongo-identity-store';
 import type { MfaStore } from './mfa-store';
@@ -67,5 +71,13 @@ export const identityStore = defineStore<IdentityStore>({
   migrations: [createLinkedIdentities],
   relational: (context) => new (require('./sql-identity-store') as typeof SqlIdentities).SqlIdentityStore(context),
   mongodb: (context) => new MongoIdentityStore(context),
+});
+
+/** Passkeys (WebAuthn credentials) of users (docs/authentication.md): the table exists whether or not PASSKEYS is on. */
+export const passkeyStore = defineStore<PasskeyStore>({
+  name: 'passkeys',
+  migrations: [createPasskeys],
+  relational: (context) => new (require('./sql-passkey-store') as typeof SqlPasskeys).SqlPasskeyStore(context),
+  mongodb: (context) => new MongoPasskeyStore(context),
 });
 /* eslint-enable @typescript-eslint/no-require-imports */

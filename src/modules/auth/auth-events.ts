@@ -6,6 +6,7 @@ import { clientIp } from '../../http/client-ip';
 import type { Logger } from '../../logger';
 import { normaliseEmail } from '../../auth/stores/email';
 import type { Resolution as OidcResolution } from '../../auth/oidc/oidc-accounts';
+import type { PasskeyLoginRefusal } from '../../auth/passkeys/passkey-login';
 import type { OidcRefusal } from '../../observability/metrics';
 
 /** What happened at an auth route. Never a password or a token: emails only as a keyed hash. */
@@ -38,7 +39,15 @@ export type AuthEvent =
   | { action: 'oidc-login'; outcome: 'refused'; reason: OidcRefusal; provider: string; detail?: string }
   | { action: 'oidc-unlink'; outcome: 'success' | 'refused'; userId: string; provider: string }
   | { action: 'oidc-link'; outcome: 'success'; userId: string; provider: string }
+  | { action: 'passkey-login'; outcome: 'success'; userId: string; passkeyId: string }
+  | { action: 'passkey-login'; outcome: 'refused'; reason: PasskeyLoginRefusal; userId?: string }
+  | { action: 'passkey-register'; outcome: 'started' | 'success'; userId: string; passkeyId?: string }
+  | { action: 'passkey-register'; outcome: 'refused' | 'throttled'; reason: PasskeyRegisterRefusal; userId: string }
+  | { action: 'passkey-remove'; outcome: 'success' | 'refused'; userId: string; passkeyId: string }
   | { action: 'rate-limit'; outcome: 'limited' };
+
+/** Why adding a passkey was refused: the owner's proof (password or code), the ceremony, or the account's limits. */
+export type PasskeyRegisterRefusal = 'wrong-password' | 'wrong-code' | 'password-needed' | 'no-proof-possible' | 'too-many' | 'throttled' | 'bad-challenge' | 'invalid-credential' | 'already-registered';
 
 /** Why a second factor was refused: the challenge token (invalid, from ended sessions, spent already), or the code. */
 export type MfaRefusal = SecondStepRefusal;
@@ -95,6 +104,7 @@ export class AuthEvents {
     if ('provider' in event) line.provider = event.provider;
     if ('linked' in event) line.linked = event.linked;
     if ('detail' in event && event.detail) line.detail = event.detail;
+    if ('passkeyId' in event && event.passkeyId) line.passkeyId = event.passkeyId;
     const routine = outcome === 'success' || outcome === 'ignored' || outcome === 'mfa-required' || outcome === 'started' || outcome === 'confirmed';
     this.lines[routine ? 'info' : 'warn'](line, `auth ${action} ${outcome}`);
     for (const listener of this.listeners) listener(event, ctx);

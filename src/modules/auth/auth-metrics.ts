@@ -47,6 +47,13 @@ export function countAuthEvents(metrics: AuthMetrics): AuthEventListener {
         return metrics.oidc('linked');
       case 'oidc-unlink':
         return metrics.oidc(event.outcome === 'success' ? 'unlinked' : 'unlink-refused');
+      case 'passkey-login':
+        return metrics.passkey(event.outcome === 'success' ? 'success' : event.reason);
+      case 'passkey-register':
+        if (event.outcome === 'started') return;
+        return metrics.passkey(event.outcome === 'success' ? 'added' : 'add-refused');
+      case 'passkey-remove':
+        return metrics.passkey(event.outcome === 'success' ? 'removed' : 'remove-refused');
       case 'rate-limit':
         return metrics.rateLimited();
       default: {

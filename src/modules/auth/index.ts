@@ -10,7 +10,11 @@ import { RefreshSessions } from '../../auth/refresh-sessions';
 import { AccountLinks } from '../../auth/account-links';
 import { EmailVerification } from '../../auth/email-verification';
 import { PasswordReset } from '../../auth/password-reset';
-import { accountTokenStore, identityStore, mfaStore, refreshTokenStore, userStore } from '../../auth/stores/definitions';
+import { accountTokenStore, identityStore, mfaStore, passkeyStore, refreshTokenStore, userStore } from '../../auth/stores/definitions';
+import { PasskeyChallenges } from '../../auth/passkeys/passkey-challenges';
+import { PasskeyEnrolment } from '../../auth/passkeys/passkey-enrolment';
+import { PasskeyLogin } from '../../auth/passkeys/passkey-login';
+import { RelyingParty } from '../../auth/passkeys/relying-party';
 import { FlowSeal } from '../../auth/oidc/flow-cookie';
 import { OidcAccounts } from '../../auth/oidc/oidc-accounts';
 import { ChallengeTokens } from '../../auth/mfa/challenge-tokens';
@@ -35,6 +39,8 @@ import { noStore, noStoreHeaders } from './no-store';
 import { accountMailRoutes } from './account-mail-routes';
 import { authRateLimit, authRateLimitErrors, authRateLimitHeaders, counted } from './rate-limit';
 import { oidcRoutes } from './oidc-routes';
+import { rejectCrossSite } from './csrf';
+import { passkeyRoutes } from './passkey-routes';
 import { authRoutes } from './routes';
 
 /**
@@ -42,7 +48,7 @@ import { authRoutes } from './routes';
  * one shared per-IP rate limit. It owns the users and refresh-token stores (src/auth/stores). Building it
  * starts two argon2 hashes (the demo user's password and the dummy hash for unknown users) and, with REDIS_URL, opens the Redis connection for the rate limit.
  */
-export const authModule = defineModule([userStore, refreshTokenStore, accountTokenStore, mfaStore, identityStore], (services) => {
+export const authModule = defineModule([userStore, refreshTokenStore, accountTokenStore, mfaStore, identityStore, passkeyStore], (services) => {
   const { config, logger, database, tokens, lifecycle, users, callers } = services;
   const hasher = new PasswordHasher(undefined, new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.maxQueued));
   const sessions = new RefreshSessions(tokens, database.store(refreshTokenStore), config.refreshRotation);
@@ -93,9 +99,19 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
     const providers = services.oidc ?? { get: () => undefined, discovered: () => [] }; // none only where nothing is served (the API document)
     const linked = new OidcAccounts(users, database.store(identityStore), mfa ? (userId) => mfa.factors.enrolled(userId) : undefined, (user, change, provider) => {
       notices?.signInMethodChanged(user, change, `sign-in with ${provider}`).catch((error: unknown) => logger.error({ err: error }, 'sign-in method notice not queued'));
-    });
+    }, config.passkeys && database.store(passkeyStore));
     const seal = new FlowSeal(config.jwt.refreshSecret);
     routes.push(...oidcRoutes({ tokens, sessions, throttle, cookie, events, users, twoFactor: mfa?.twoFactorLogin, providers, accounts: linked, seal, publicUrl: config.oidc.publicUrl, passwords }));
+  }
+  // Passkeys (PASSKEYS=true): sign-in with WebAuthn, alone or as the second factor (docs/authentication.md).
+  if (config.passkeys) {
+    const party = new RelyingParty(config.passkeys);
+    const challenges = new PasskeyChallenges(database.store(accountTokenStore), config.passkeys.challengeTtlMs);
+    const passkeys = database.store(passkeyStore);
+    const enrolment = new PasskeyEnrolment(party, passkeys, database.store(identityStore), challenges, passwords, mfa?.factors, counted, notices, logger);
+    const login = new PasskeyLogin(party, passkeys, challenges, users);
+    const crossSiteGuard = rejectCrossSite(config.corsOrigins, config.publicUrl && new URL(config.publicUrl).origin);
+    routes.push(...passkeyRoutes({ tokens, sessions, throttle, cookie, events, users, enrolment, login, twoFactor: mfa?.twoFactorLogin, challengeTtlMs: config.passkeys.challengeTtlMs, crossSiteGuard }));
   }
   if (mail && links) {
     const reset = new PasswordReset(users, links, accounts, hasher, mail.passwordResetTtlMs);
@@ -104,7 +120,7 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
   return {
     name: 'auth',
     // no-store first, so that every answer under /api/auth carries it, the rate limiter's 429 included
-    description: 'Log in, refresh the access token, log out (and register, reset a forgotten password, two-factor login, when enabled)',
+    description: 'Log in, refresh the access token, log out (and register, reset a forgotten password, two-factor login, passkeys, when enabled)',
     middleware: [
       { middleware: noStore, headers: noStoreHeaders },
       {

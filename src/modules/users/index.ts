@@ -1,6 +1,6 @@
 import { AccountSessions } from '../../auth/account-sessions';
 import { RefreshSessions } from '../../auth/refresh-sessions';
-import { identityStore, mfaStore, refreshTokenStore, userStore } from '../../auth/stores/definitions';
+import { identityStore, mfaStore, passkeyStore, refreshTokenStore, userStore } from '../../auth/stores/definitions';
 import { defineModule } from '../../services';
 import { userRoutes } from './routes';
 
@@ -9,7 +9,7 @@ import { userRoutes } from './routes';
  * load spends nothing of the auth rate limit), and with USER_STORE=database the admin routes: list, read,
  * change the role of, and delete users. It shares the auth module's stores.
  */
-export const usersModule = defineModule([userStore, refreshTokenStore, mfaStore, identityStore], (services) => {
+export const usersModule = defineModule([userStore, refreshTokenStore, mfaStore, identityStore, passkeyStore], (services) => {
   const { config, database, tokens, users, callers } = services;
   const refresh = new RefreshSessions(tokens, database.store(refreshTokenStore), config.refreshRotation);
   return {
@@ -20,6 +20,7 @@ export const usersModule = defineModule([userStore, refreshTokenStore, mfaStore,
       directory: config.userStore === 'database' ? database.store(userStore) : undefined,
       secondFactors: config.userStore === 'database' ? database.store(mfaStore) : undefined,
       identities: config.userStore === 'database' ? database.store(identityStore) : undefined,
+      passkeys: config.userStore === 'database' ? database.store(passkeyStore) : undefined,
       listLinkedProviders: config.oidc !== undefined,
       sessions: new AccountSessions(users, refresh, callers),
       roles: config.roles,

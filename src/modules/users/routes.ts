@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { AccountSessions } from '../../auth/account-sessions';
 import { hasPassword } from '../../auth/passwords';
 import type { IdentityStore } from '../../auth/stores/identity-store';
+import type { PasskeyStore } from '../../auth/stores/passkey-store';
 import type { MfaStore } from '../../auth/stores/mfa-store';
 import { LAST_ADMIN, USERS_ORDER, type UserDirectory, type UserStore } from '../../auth/stores/user-store';
 import type { FieldError } from '../../http/envelope';
@@ -26,6 +27,8 @@ export interface UserRouteDeps {
   secondFactors: Pick<MfaStore, 'remove'> | undefined;
   /** Identities at OpenID Connect providers, removed with the user (database users only). */
   identities: Pick<IdentityStore, 'listByUser' | 'removeUser'> | undefined;
+  /** Passkeys, removed with the user (database users only). */
+  passkeys: Pick<PasskeyStore, 'removeUser'> | undefined;
   /** OIDC_PROVIDERS set: /me lists the caller's linked providers. */
   listLinkedProviders: boolean;
   roles: readonly string[];
@@ -39,7 +42,7 @@ const NOT_FOUND = { 404: 'No such user (an unknown or malformed id)' };
 const KEEP_ADMIN = { keepRole: ADMIN_ROLE };
 const lastAdmin = () => conflict('This is the last administrator: make another user admin first');
 
-export function userRoutes({ users, directory, sessions, secondFactors, identities, listLinkedProviders, roles, lists }: UserRouteDeps): ModuleDefinition['routes'] {
+export function userRoutes({ users, directory, sessions, secondFactors, identities, passkeys, listLinkedProviders, roles, lists }: UserRouteDeps): ModuleDefinition['routes'] {
   const userSchema = publicUserSchema(roles);
   const linked = listLinkedProviders ? identities : undefined;
   const me = route({
@@ -133,6 +136,7 @@ export function userRoutes({ users, directory, sessions, secondFactors, identiti
         await sessions.endAll(id); // no refresh token outlives its user; their access tokens fail the guards
         await secondFactors?.remove(id); // nor does their authenticator secret
         await identities?.removeUser(id); // nor a link from a provider's identity (a new sign-in there starts afresh)
+        await passkeys?.removeUser(id); // nor a passkey
         return undefined; // 204
       },
     }),

@@ -1,0 +1,110 @@
+import type { Logger } from '../../logger';
+import { DuplicateKeyError } from '../../stores/errors';
+import type { AccountNotice, AccountNotices } from '../account-notices';
+import type { FactorAnswer, SecondFactor } from '../mfa/second-factor';
+import type { AttemptOrigin, Counting, PasswordCheck } from '../password-check';
+import { hasPassword } from '../passwords';
+import type { IdentityStore } from '../stores/identity-store';
+import { MAX_PASSKEYS_PER_USER, type PasskeyRecord, type PasskeyStore } from '../stores/passkey-store';
+import type { UserRecord } from '../stores/user-store';
+import type { PasskeyChallenges } from './passkey-challenges';
+import { challengeOf, type CreationOptions, type RegistrationCredential, type RelyingParty } from './relying-party';
+
+/** What confirms it is the account's holder adding a passkey: the password, or (without one) the second factor. */
+export type OwnerProof = { password: string } | FactorAnswer;
+
+export type OptionsOutcome =
+  | { ok: true; options: CreationOptions }
+  | { ok: false; refused: 'wrong-password' | 'wrong-code' | 'password-needed' | 'no-proof-possible' | 'too-many' }
+  | { ok: false; refused: 'throttled'; retryAfterSeconds: number };
+export type RegisterOutcome = { ok: true; passkey: PasskeyRecord } | { ok: false; refused: 'bad-challenge' | 'already-registered' }| { ok: false; refused: 'invalid-credential'; detail: string };
+export type RemoveOutcome = 'removed' | 'not-found' | 'last-way';
+
+/**
+ * Adding, listing and removing a user's passkeys (docs/authentication.md). Adding one changes how one signs in,
+ * so it asks what enrolling a second factor asks (decision 019): the password — counted by the login throttle —
+ * or, for a user without one, their second factor; an access token alone adds nothing. The options' challenge
+ * is bound to the user and to the browser that asked (PasskeyChallenges) and answers once. Removing keeps at
+ * least one way in (a password, a provider's identity, a passkey). The owner is mailed either way.
+ */
+export class PasskeyEnrolment {
+  constructor(
+    private readonly party: RelyingParty,
+    private readonly passkeys: PasskeyStore,
+    private readonly identities: Pick<IdentityStore, 'listByUser'>,
+    private readonly challenges: PasskeyChallenges,
+    private readonly passwords: PasswordCheck,
+    private readonly factors: SecondFactor | undefined,
+    private readonly counting: Counting,
+    private readonly notices: AccountNotices | undefined,
+    private readonly logger: Logger,
+  ) {}
+
+  list(userId: string): Promise<PasskeyRecord[]> {
+    return this.passkeys.listByUser(userId);
+  }
+
+  async options(user: UserRecord, proof: OwnerProof, origin: AttemptOrigin, binding: string): Promise<OptionsOutcome> {
+    const proven = await this.prove(user, proof, origin);
+    if (!proven.ok) return proven;
+    const existing = await this.passkeys.listByUser(user.id);
+    if (existing.length >= MAX_PASSKEYS_PER_USER) return { ok: false, refused: 'too-many' };
+    const options = await this.party.creationOptions(user, existing);
+    await this.challenges.issue('passkey-registration', options.challenge, binding, user.id);
+    return { ok: true, options };
+  }
+
+  async register(user: UserRecord, credential: RegistrationCredential, name: string, binding: string): Promise<RegisterOutcome> {
+    const challenge = challengeOf(credential);
+    const issued = challenge && (await this.challenges.consume('passkey-registration', challenge, binding));
+    if (!issued || issued.userId !== user.id) return { ok: false, refused: 'bad-challenge' };
+    let verified;
+    try {
+      verified = await this.party.verifyRegistration(credential, challenge);
+    } catch (error) {
+      return { ok: false, refused: 'invalid-credential', detail: error instanceof Error ? error.message : String(error) };
+    }
+    try {
+      const passkey = await this.passkeys.add({ userId: user.id, name, ...verified });
+      this.notify(user, 'passkey-added');
+      return { ok: true, passkey };
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) return { ok: false, refused: 'already-registered' };
+      throw error;
+    }
+  }
+
+  /**
+   * Removes one of the user's passkeys unless it is their last way in. Two removals at once of a user's last
+   * two passkeys can both pass the check (no lock spans it and the delete): whoever then finds no way left
+   * puts theirs back and is refused, so one way in remains whatever the interleaving.
+   */
+  async remove(user: UserRecord, id: string): Promise<RemoveOutcome> {
+    const passkeys = await this.passkeys.listByUser(user.id);
+    const removing = passkeys.find((passkey) => passkey.id === id);
+    if (!removing) return 'not-found';
+    const otherWays = async () => hasPassword(user.passwordHash) || (await this.identities.listByUser(user.id)).length > 0;
+    if (passkeys.length === 1 && !(await otherWays())) return 'last-way';
+    if ((await this.passkeys.remove(user.id, id)) === 0) return 'not-found';
+    if (!(await otherWays()) && (await this.passkeys.listByUser(user.id)).length === 0) {
+      await this.passkeys.add(removing);
+      return 'last-way';
+    }
+    this.notify(user, 'passkey-removed');
+    return 'removed';
+  }
+
+  private async prove(user: UserRecord, proof: OwnerProof, origin: AttemptOrigin): Promise<OptionsOutcome | { ok: true }> {
+    if ('password' in proof) return this.passwords.check(user, proof.password, origin);
+    if (hasPassword(user.passwordHash)) return { ok: false, refused: 'password-needed' };
+    if (!this.factors || !(await this.factors.enrolled(user.id))) return { ok: false, refused: 'no-proof-possible' };
+    const check = await this.factors.check(user.id, proof, this.counting);
+    if (check.ok) return { ok: true };
+    return check.refused === 'throttled' ? check : { ok: false, refused: 'wrong-code' };
+  }
+
+  /** The owner hears of it, whoever did it (with mail configured); beside the answer, a failure only logged. */
+  private notify(user: UserRecord, notice: AccountNotice): void {
+    this.notices?.send(user, notice).catch((error: unknown) => this.logger.warn({ err: error, userId: user.id }, 'passkey notice not sent'));
+  }
+}

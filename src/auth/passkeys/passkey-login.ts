@@ -1,0 +1,64 @@
+import type { PasskeyRecord, PasskeyStore } from '../stores/passkey-store';
+import type { UserRecord, UserStore } from '../stores/user-store';
+import type { PasskeyChallenges } from './passkey-challenges';
+import { challengeOf, type AuthenticationCredential, type RelyingParty, type RequestOptions } from './relying-party';
+
+/** Why a passkey sign-in was refused. */
+export type PasskeyLoginRefusal =
+  /** The challenge is unknown to this browser, expired or used already (a replay, or a lost race). */
+  | 'bad-challenge'
+  /** No passkey has this credential id (never registered, or removed). */
+  | 'unknown-credential'
+  /** The answer does not verify: origin, RP id, user verification, signature, or another user's passkey for a second factor. */
+  | 'invalid-credential'
+  /** The signature counter did not go forward: a cloned authenticator (or a racing use of the same answer). */
+  | 'counter'
+  | 'user-gone';
+
+export type PasskeyLoginOutcome = { ok: true; user: UserRecord; passkey: PasskeyRecord } | { ok: false; refused: PasskeyLoginRefusal; userId?: string; detail?: string };
+
+/**
+ * Sign-in with a passkey (docs/authentication.md): usernameless — the options name no account, the browser
+ * offers the discoverable credentials it holds for this site, and the answer says whose it is — or, as a
+ * second factor after a password, limited to that user's passkeys. The challenge answers once, only in the
+ * browser that asked; the signature counter must go forward where the authenticator keeps one (one
+ * conditional update in the store, so a clone and a racing replay are both refused).
+ */
+export class PasskeyLogin {
+  constructor(
+    private readonly party: RelyingParty,
+    private readonly passkeys: PasskeyStore,
+    private readonly challenges: PasskeyChallenges,
+    private readonly users: Pick<UserStore, 'findById'>,
+  ) {}
+
+  /** Options for any passkey of this site, or (`forUser`, a second factor) one of that user's. */
+  async options(binding: string, forUser?: UserRecord): Promise<RequestOptions> {
+    const allowed = forUser ? await this.passkeys.listByUser(forUser.id) : [];
+    const options = await this.party.requestOptions(allowed);
+    await this.challenges.issue('passkey-login', options.challenge, binding, forUser?.id);
+    return options;
+  }
+
+  async verify(credential: AuthenticationCredential, binding: string): Promise<PasskeyLoginOutcome> {
+    const challenge = challengeOf(credential);
+    // Used up first, before the signature is checked: of N verifies racing with one answer, one goes on.
+    const issued = challenge && (await this.challenges.consume('passkey-login', challenge, binding));
+    if (!issued) return { ok: false, refused: 'bad-challenge' };
+    const passkey = await this.passkeys.findByCredentialId(Buffer.from(credential.rawId, 'base64url'));
+    if (!passkey) return { ok: false, refused: 'unknown-credential' };
+    if (issued.userId !== undefined && issued.userId !== passkey.userId) return { ok: false, refused: 'invalid-credential', userId: issued.userId, detail: "another user's passkey" };
+    const handle = credential.response.userHandle;
+    if (handle && Buffer.from(handle, 'base64url').toString('utf8') !== passkey.userId) return { ok: false, refused: 'invalid-credential', userId: passkey.userId, detail: 'user handle' };
+    let counter: number;
+    try {
+      counter = await this.party.verifyAuthentication(credential, challenge, passkey);
+    } catch (error) {
+      return { ok: false, refused: 'invalid-credential', userId: passkey.userId, detail: error instanceof Error ? error.message : String(error) };
+    }
+    if (!(await this.passkeys.recordUse(passkey.id, counter, new Date()))) return { ok: false, refused: 'counter', userId: passkey.userId };
+    const user = await this.users.findById(passkey.userId);
+    if (!user) return { ok: false, refused: 'user-gone', userId: passkey.userId };
+    return { ok: true, user, passkey };
+  }
+}

@@ -1,0 +1,210 @@
+import { Type } from '@sinclair/typebox';
+import type { Context, Middleware } from 'koa';
+import type { TwoFactorLogin } from '../../auth/mfa/two-factor-login';
+import type { OptionsOutcome, PasskeyEnrolment, RegisterOutcome, RemoveOutcome } from '../../auth/passkeys/passkey-enrolment';
+import type { PasskeyLogin, PasskeyLoginRefusal } from '../../auth/passkeys/passkey-login';
+import type { PasskeyRecord } from '../../auth/stores/passkey-store';
+import type { UserStore } from '../../auth/stores/user-store';
+import { HttpError, unprocessable } from '../../http/errors';
+import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
+import { callerOf } from '../../http/routing/caller';
+import { route, type ModuleDefinition } from '../../http/routing/route';
+import type { AuthEvents, PasskeyRegisterRefusal } from './auth-events';
+import { attemptOrigin, storedCaller, tooManyAttempts } from './caller-password';
+import { readDeviceCookie } from './cookie';
+import { ceremonyBinding, FLOW_COOKIE_HEADER, readBinding } from './passkey-cookie';
+import { authenticationCredentialSchema, creationOptionsSchema, ownerProofSchema, passkeyNameSchema, passkeySchema, registrationCredentialSchema, requestOptionsSchema } from './passkey-schemas';
+import { accessTokenSchema } from './schemas';
+import { REFRESH_COOKIE_HEADER, signIn, type SignInDeps } from './sign-in';
+
+export interface PasskeyRouteDeps extends SignInDeps {
+  users: Pick<UserStore, 'findById'>;
+  events: AuthEvents;
+  enrolment: PasskeyEnrolment;
+  login: PasskeyLogin;
+  /** MFA_ENCRYPTION_KEY set: login options may be asked for the user of an mfaToken (a passkey as the second factor). */
+  twoFactor: TwoFactorLogin | undefined;
+  challengeTtlMs: number;
+  /** The CSRF check of the cookie routes (refresh, logout): the sign-in sets the session cookies. */
+  crossSiteGuard: Middleware;
+}
+
+const BAD_CREDENTIAL = (message: string) => unprocessable([{ field: 'credential', message }]);
+/** Each refusal of adding a passkey, as the caller is told it. */
+const REGISTER_REFUSALS: Record<Exclude<PasskeyRegisterRefusal, 'throttled'>, HttpError> = {
+  'wrong-password': new HttpError(401, 'The password is wrong'),
+  'wrong-code': new HttpError(401, 'Wrong, expired or already used code'),
+  'password-needed': unprocessable([{ field: 'password', message: 'is required: the account has a password' }]),
+  'no-proof-possible': new HttpError(409, 'The account has neither a password nor a second factor to confirm it is yours: set a password first (reset it by email)'),
+  'too-many': new HttpError(409, 'The account has as many passkeys as it may: remove one first'),
+  'bad-challenge': BAD_CREDENTIAL('does not answer options issued to this account in this browser, or they expired or were used: ask for new options'),
+  'invalid-credential': BAD_CREDENTIAL('could not be verified (origin, relying party, user verification or attestation)'),
+  'already-registered': new HttpError(409, 'This passkey is registered already'),
+};
+/** Each refusal of a passkey sign-in, as the browser is told it: no session, nothing set. */
+const LOGIN_REFUSALS: Record<PasskeyLoginRefusal, HttpError> = {
+  'bad-challenge': new HttpError(401, 'This sign-in expired, was used already or was started in another browser: start again'),
+  'unknown-credential': new HttpError(401, 'This passkey is not registered here (it was removed?): sign in another way'),
+  'invalid-credential': new HttpError(401, "The passkey's answer could not be verified"),
+  counter: new HttpError(401, "The passkey's signature counter went backwards: it may have been copied. Sign in another way and remove it"),
+  'user-gone': new HttpError(401, 'The account of this passkey no longer exists'),
+};
+const REMOVE_REFUSALS: Record<Exclude<RemoveOutcome, 'removed'>, HttpError> = {
+  'not-found': new HttpError(404, 'No such passkey of the caller'),
+  'last-way': new HttpError(409, 'This is the last way to sign in to the account: add another passkey or set a password first'),
+};
+
+const view = (passkey: PasskeyRecord) => ({
+  id: passkey.id,
+  name: passkey.name,
+  transports: passkey.transports,
+  createdAt: passkey.createdAt.toISOString(),
+  lastUsedAt: passkey.lastUsedAt?.toISOString() ?? null,
+});
+
+/**
+ * Passkeys (PASSKEYS=true, docs/authentication.md): the HTTP side of PasskeyEnrolment (add with the password
+ * or the second factor, list, remove) and PasskeyLogin (usernameless sign-in, or the second factor after a
+ * password), ending in the same session as a password login (signIn). The ceremonies' rules live there.
+ */
+export function passkeyRoutes(deps: PasskeyRouteDeps): ModuleDefinition['routes'] {
+  const { users, events, enrolment, login, cookie } = deps;
+  const bind = (ctx: Context) => {
+    const { binding, cookie: setCookie } = ceremonyBinding(ctx, cookie, deps.challengeTtlMs);
+    ctx.append('Set-Cookie', setCookie);
+    return binding;
+  };
+  const refuseOptions = (ctx: Context, userId: string, outcome: Exclude<OptionsOutcome, { ok: true }>) => {
+    events.record(ctx, { action: 'passkey-register', outcome: outcome.refused === 'throttled' ? 'throttled' : 'refused', reason: outcome.refused, userId });
+    return outcome.refused === 'throttled' ? tooManyAttempts(outcome.retryAfterSeconds) : REGISTER_REFUSALS[outcome.refused];
+  };
+  const refuseRegistration = (ctx: Context, userId: string, outcome: Exclude<RegisterOutcome, { ok: true }>) => {
+    events.record(ctx, { action: 'passkey-register', outcome: 'refused', reason: outcome.refused, userId });
+    return REGISTER_REFUSALS[outcome.refused];
+  };
+
+  return [
+    route({
+      method: 'GET',
+      path: '/passkeys',
+      access: 'authenticated',
+      summary: "The caller's passkeys, oldest first",
+      responses: { 200: Type.Array(passkeySchema) },
+      handler: async (ctx) => (await enrolment.list(callerOf(ctx).id)).map(view),
+    }),
+    route({
+      method: 'POST',
+      path: '/passkeys/register/options',
+      access: 'authenticated',
+      summary: 'Start adding a passkey, with the current password (or, without one, the second factor): the options for navigator.credentials.create()',
+      description:
+        'The password is checked as at login (counted by the login throttle), so an access token alone cannot add a passkey. A user without a password gives a ' +
+        'two-factor code or recovery code instead. The options ask for a discoverable credential with user verification, attestation `none`; their challenge ' +
+        'answers once, for WEBAUTHN_CHALLENGE_TTL, in this browser (the `passkeyFlow` cookie).',
+      body: ownerProofSchema,
+      responses: { 200: creationOptionsSchema },
+      responseHeaders: { 'Set-Cookie': FLOW_COOKIE_HEADER },
+      errors: {
+        401: 'The password (or the code) is wrong; counted by the login throttle',
+        409: 'The account already has the most passkeys it may, or it has neither a password nor a second factor to confirm with',
+        422: 'The account has a password and none was given (`password`)',
+        429: { description: 'Too many failed attempts for this account', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
+      },
+      handler: async (ctx) => {
+        const user = await storedCaller(users, ctx);
+        const binding = bind(ctx);
+        const outcome = await enrolment.options(user, ctx.request.body, attemptOrigin(ctx), binding);
+        if (!outcome.ok) throw refuseOptions(ctx, user.id, outcome);
+        events.record(ctx, { action: 'passkey-register', outcome: 'started', userId: user.id });
+        return outcome.options;
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/passkeys/register/verify',
+      access: 'authenticated',
+      summary: 'Finish adding a passkey: the new credential (its toJSON()) and a name; answers the passkey',
+      description: 'With mail configured, the address is told that a passkey was added.',
+      body: Type.Object({ credential: registrationCredentialSchema, name: Type.Optional(passkeyNameSchema) }),
+      responses: { 201: passkeySchema },
+      errors: {
+        409: 'This credential is registered already',
+        422: 'The credential does not answer options issued to the caller in this browser (expired, used, or never asked), or does not verify (`credential`)',
+      },
+      handler: async (ctx) => {
+        const user = await storedCaller(users, ctx);
+        const { credential, name } = ctx.request.body;
+        const outcome = await enrolment.register(user, credential, name?.trim() || 'Passkey', readBinding(ctx));
+        if (!outcome.ok) throw refuseRegistration(ctx, user.id, outcome);
+        events.record(ctx, { action: 'passkey-register', outcome: 'success', userId: user.id, passkeyId: outcome.passkey.id });
+        return view(outcome.passkey);
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/passkeys/:id',
+      access: 'authenticated',
+      summary: 'Remove one of the caller’s passkeys (it no longer signs in)',
+      description: 'With mail configured, the address is told that a passkey was removed.',
+      params: Type.Object({ id: Type.String({ maxLength: 36, description: 'A passkey id from GET /api/auth/passkeys' }) }),
+      responses: { 204: null },
+      errors: { 404: 'No such passkey of the caller', 409: 'It is the last way to sign in (no password, no provider, no other passkey)' },
+      handler: async (ctx) => {
+        const user = await storedCaller(users, ctx);
+        const outcome = await enrolment.remove(user, ctx.params.id);
+        if (outcome !== 'removed') {
+          if (outcome === 'last-way') events.record(ctx, { action: 'passkey-remove', outcome: 'refused', userId: user.id, passkeyId: ctx.params.id });
+          throw REMOVE_REFUSALS[outcome];
+        }
+        events.record(ctx, { action: 'passkey-remove', outcome: 'success', userId: user.id, passkeyId: ctx.params.id });
+        return undefined; // 204
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/passkeys/login/options',
+      access: 'public',
+      summary: 'Start a sign-in with a passkey: the options for navigator.credentials.get() (usernameless; or, with an mfaToken, the second factor)',
+      description:
+        'Without a body (or `{}`), any passkey of this site may answer: the browser offers the ones it holds. With `{mfaToken}` (after a right password, for a ' +
+        'user with two-factor login on), only that user’s passkeys may: a passkey then stands in for the code. The challenge answers once, in this browser.',
+      body: Type.Object({ mfaToken: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })) }),
+      responses: { 200: requestOptionsSchema },
+      responseHeaders: { 'Set-Cookie': FLOW_COOKIE_HEADER },
+      errors: { 401: 'The mfaToken is invalid, expired or used already: log in again' },
+      before: [deps.crossSiteGuard],
+      handler: async (ctx) => {
+        const { mfaToken } = ctx.request.body;
+        const forUser = mfaToken === undefined ? undefined : await deps.twoFactor?.pendingUser(mfaToken);
+        if (mfaToken !== undefined && !forUser) throw new HttpError(401, 'Invalid, expired or used mfaToken: log in again');
+        return login.options(bind(ctx), forUser);
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/passkeys/login/verify',
+      access: 'public', // the passkey's signature over this browser's challenge is the credential
+      summary: 'Finish a sign-in with a passkey: answers as POST /api/auth/login (the access token; the refresh cookie)',
+      body: Type.Object({ credential: authenticationCredentialSchema }),
+      responses: { 200: accessTokenSchema },
+      responseHeaders: { 'Set-Cookie': REFRESH_COOKIE_HEADER },
+      errors: {
+        401:
+          'No session: the challenge is unknown to this browser, expired or used already (a replay), the passkey is not registered (removed), its answer does not ' +
+          'verify (another origin or relying party, no user verification, a bad signature), or its signature counter went backwards (a copied authenticator)',
+      },
+      before: [deps.crossSiteGuard],
+      handler: async (ctx) => {
+        const outcome = await login.verify(ctx.request.body.credential, readBinding(ctx));
+        if (!outcome.ok) {
+          events.record(ctx, { action: 'passkey-login', outcome: 'refused', reason: outcome.refused, userId: outcome.userId });
+          throw LOGIN_REFUSALS[outcome.refused];
+        }
+        const { user, passkey } = outcome;
+        const answer = await signIn(ctx, deps, user, deps.throttle.knowsDevice(user.email, readDeviceCookie(ctx)));
+        events.record(ctx, { action: 'passkey-login', outcome: 'success', userId: user.id, passkeyId: passkey.id });
+        return answer;
+      },
+    }),
+  ];
+}
