@@ -98,7 +98,7 @@ describe('OidcAccounts', () => {
   it('counts a passkey as a way in: a password-less user with one unlinks their last provider', async () => {
     const { userStore, identityStore } = memoryStores();
     const keys = new Map<string, number>();
-    const accounts = new OidcAccounts(userStore, identityStore, { listByUser: async (userId) => Array.from({ length: keys.get(userId) ?? 0 }) as never });
+    const accounts = new OidcAccounts(userStore, identityStore, undefined, undefined, { listByUser: async (userId: string) => Array.from({ length: keys.get(userId) ?? 0 }) as never });
     const { user } = (await accounts.resolve(open, identity())) as { user: UserRecord };
     expect(await accounts.unlink(user, ISSUER)).toBe('last-way');
     keys.set(user.id, 1);

@@ -15,6 +15,11 @@ const PURPOSE = 'spent-mfa-challenge';
 export class SpentChallenges {
   constructor(private readonly tokens: AccountTokenStore) {}
 
+  /** True when a second step succeeded with this token already (a passkey's second step checks it before its ceremony). */
+  async spent(challenge: VerifiedChallenge): Promise<boolean> {
+    return (await this.tokens.find(challengeDigest(challenge), PURPOSE)) !== null;
+  }
+
   /** The token back, unspent: its verify failed on the code (a typo does not cost the user their login). */
   async giveBack(challenge: VerifiedChallenge): Promise<void> {
     await this.tokens.consume(challengeDigest(challenge), PURPOSE);

@@ -201,7 +201,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): ModuleDefinition['routes'
           throw LOGIN_REFUSALS[outcome.refused];
         }
         const { user, passkey } = outcome;
-        const answer = await signIn(ctx, deps, user, deps.throttle.knowsDevice(user.email, readDeviceCookie(ctx)));
+        const answer = await signIn(ctx, deps, user, deps.throttle.knowsDevice(user, readDeviceCookie(ctx)));
         events.record(ctx, { action: 'passkey-login', outcome: 'success', userId: user.id, passkeyId: passkey.id });
         return answer;
       },

@@ -109,7 +109,7 @@ function checkViolation(error: unknown): CheckViolationError | undefined {
   const cause = causeOf(error) as { code?: unknown; errno?: unknown; number?: unknown; message?: unknown; constraint?: unknown };
   const message = String(cause.message ?? '');
   const held =
-    cause.code === '23514' || cause.errno === 4025 || cause.errno === 3819 || (cause.number === 547 && namesCheckConstraint(cause.message)) || (cause.code === 'SQLITE_CONSTRAINT' && (cause.errno === 275 || /^SQLITE_CONSTRAINT: CHECK/.test(message)));
+    cause.code === '23514' || cause.errno === 4025 || cause.errno === 3819 || (cause.number === 547 && !isForeignKeyConflict(cause.message)) || (cause.code === 'SQLITE_CONSTRAINT' && (cause.errno === 275 || /^SQLITE_CONSTRAINT: CHECK/.test(message)));
   if (!held) return undefined;
   const named = typeof cause.constraint === 'string' ? cause.constraint : /(\w+_check)\b/.exec(message)?.[1];
   return new CheckViolationError(named, { cause: error });
