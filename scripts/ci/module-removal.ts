@@ -46,7 +46,8 @@ function freePort(): Promise<number> {
 /** The service of this copy on `url`, answering on its port; its output kept for the error message. */
 async function started(url: string): Promise<{ child: ChildProcess; base: string; output: () => string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'src/server.ts'], {
+  // tsx as a loader of this node (no tsx process between): the SIGTERM reaches the service itself.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     env: { ...process.env, NODE_ENV: 'development', DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
