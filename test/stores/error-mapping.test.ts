@@ -1,5 +1,5 @@
 import { ConnectionRefusedError, DatabaseError, ForeignKeyConstraintError, UniqueConstraintError } from 'sequelize';
-import { DuplicateKeyError, ForeignKeyViolationError, StoreUnavailableError } from '../../src/stores/errors';
+import { CheckViolationError, DuplicateKeyError, ForeignKeyViolationError, StoreUnavailableError } from '../../src/stores/errors';
 import { translateMongoError } from '../../src/stores/mongo/mongo-errors';
 import { translateSqlError } from '../../src/stores/sql/sql-errors';
 
@@ -61,16 +61,24 @@ describe('SQL errors by code', () => {
     ['English', 'The INSERT statement conflicted with the CHECK constraint "CK__kit_notes__rank__412EB0B6". The conflict occurred in database "app", table "dbo.kit_notes", column \'rank\'.'],
     ['German', 'Die UPDATE-Anweisung steht in Konflikt mit der CHECK-Einschränkung "CK_rank_positive". Der Konflikt trat in der "app"-Datenbank, Tabelle "dbo.kit_notes", column \'rank\' auf.'],
     ['French', 'L\'instruction INSERT est en conflit avec la contrainte CHECK "CK_rank_positive". Le conflit s\'est produit dans la base de données "app", table "dbo.kit_notes", column \'rank\'.'],
-  ])('SQL Server 547 naming a CHECK constraint (%s) is no foreign-key violation: it passes through', (_language, message) => {
-    const error = wrapped(tediousError(547, message));
-    expect(translateSqlError(error)).toBe(error);
+  ])('SQL Server 547 naming a CHECK constraint (%s) is no foreign-key violation: a CheckViolationError', (_language, message) => {
+    expect(translateSqlError(wrapped(tediousError(547, message)))).toBeInstanceOf(CheckViolationError);
+  });
+
+  it.each([
+    ['PostgreSQL 23514', driverError({ code: '23514', constraint: 'kit_tickets_status_check' }), 'kit_tickets_status_check'],
+    ['MariaDB 4025', driverError({ errno: 4025, message: 'CONSTRAINT `kit_tickets_status_check` failed for `app`.`kit_tickets`' }), 'kit_tickets_status_check'],
+    ['MySQL 3819', driverError({ errno: 3819, message: "Check constraint 'kit_tickets_priority_check' is violated." }), 'kit_tickets_priority_check'],
+    ['SQLite 275', driverError({ code: 'SQLITE_CONSTRAINT', errno: 275, message: 'SQLITE_CONSTRAINT: CHECK constraint failed: kit_tickets_code_check' }), 'kit_tickets_code_check'],
+  ])('%s (a CHECK constraint) is a CheckViolationError naming the constraint', (_case, error, constraint) => {
+    const translated = translateSqlError(wrapped(error));
+    expect(translated).toBeInstanceOf(CheckViolationError);
+    expect(translated).toMatchObject({ constraint });
   });
 
   it('anything else passes through unchanged (a bug: 500)', () => {
     const other = wrapped(driverError({ code: '42P01' })); // undefined table
     expect(translateSqlError(other)).toBe(other);
-    const check = wrapped(driverError({ code: 'SQLITE_CONSTRAINT', errno: 275 })); // SQLite: CHECK constraint
-    expect(translateSqlError(check)).toBe(check);
   });
 });
 
