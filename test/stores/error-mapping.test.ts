@@ -70,6 +70,17 @@ describe('SQL errors by code', () => {
     expect(translateSqlError(wrapped(tediousError(547, message)))).toBeInstanceOf(CheckViolationError);
   });
 
+  it.each([
+    ['PostgreSQL 23514', driverError({ code: '23514', constraint: 'kit_tickets_status_check' }), 'kit_tickets_status_check'],
+    ['MariaDB 4025', driverError({ errno: 4025, message: 'CONSTRAINT `kit_tickets_status_check` failed for `app`.`kit_tickets`' }), 'kit_tickets_status_check'],
+    ['MySQL 3819', driverError({ errno: 3819, message: "Check constraint 'kit_tickets_priority_check' is violated." }), 'kit_tickets_priority_check'],
+    ['SQLite 275', driverError({ code: 'SQLITE_CONSTRAINT', errno: 275, message: 'SQLITE_CONSTRAINT: CHECK constraint failed: kit_tickets_code_check' }), 'kit_tickets_code_check'],
+  ])('%s (a CHECK constraint) is a CheckViolationError naming the constraint', (_case, error, constraint) => {
+    const translated = translateSqlError(wrapped(error));
+    expect(translated).toBeInstanceOf(CheckViolationError);
+    expect(translated).toMatchObject({ constraint });
+  });
+
   it('anything else passes through unchanged (a bug: 500)', () => {
     const other = wrapped(driverError({ code: '42P01' })); // undefined table
     expect(translateSqlError(other)).toBe(other);
