@@ -10,7 +10,7 @@ import { get, percentile } from '../scale/measure';
 import { CapturingLogger } from '../scale/plans';
 import { analyze, seedNotes } from '../scale/seed';
 import type { ScaleEngine } from '../scale/settings';
-import { floodNotesModule } from './notes-resource';
+import { floodNotes, floodNotesModule } from './notes-resource';
 
 // `npm run bench:flood`: does one signed-in user flooding the service with searches starve another user?
 // Per engine (FLOOD_ENGINES: sqlite, postgres from TEST_POSTGRES_URL), the real service in this process with
@@ -94,7 +94,11 @@ async function floodEngine(engine: ScaleEngine, scratch: string): Promise<void> 
         `flood answered ${answered} in ${seconds.toFixed(1)} s; ${ROWS} rows, USER_RATE_LIMIT_MAX ${service.services.config.userRateLimit.max}, DATABASE_TIMEOUT ${service.services.config.database.timeoutMs} ms`,
     );
   } finally {
-    if (engine !== 'sqlite') await sequelize.query('DROP TABLE IF EXISTS notes').catch(() => undefined);
+    if (engine !== 'sqlite') {
+      // Leaves the database as it was given: the table and the record of its migration, so the next run creates it again.
+      await sequelize.query('DROP TABLE IF EXISTS notes').catch(() => undefined);
+      await sequelize.query(`DELETE FROM schema_migrations WHERE name = '${floodNotes.migrations[0]!.name}'`).catch(() => undefined);
+    }
     await sequelize.close();
     await service.stop();
   }
