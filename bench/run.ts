@@ -196,7 +196,7 @@ async function main(): Promise<number> {
         env,
         stdout: logFd,
         nodeFlags: settings.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=service-${stamp}.cpuprofile`] : [],
-        startTimeoutMs: 30_000,
+        startTimeoutMs: 120_000, // start-up checks the secrets (CPU-bound): minutes on a machine shared with other jobs
       }),
       ServerProcess.start('raw server', { script: join(scratch, 'raw-server.js'), env: { PATH: process.env.PATH }, stdout: 'ignore', startTimeoutMs: 30_000 }),
       ServerProcess.start('bare Koa', {
