@@ -13,13 +13,15 @@ import { planColumnChange } from './column-change';
 import { FIELD_TYPES, SpecError } from './spec';
 
 const USAGE = {
-  module: `usage: npm run new:module -- <name> <field>:<type>[?][=default] ... [--unique a,b] [--filter a,b] [--sort a,b] [--search a,b] [--action <name>:<datetime field>] [--dry-run]
+  module: `usage: npm run new:module -- <name> <field>:<type>[?][=default] ... [--unique a,b] [--filter a,b] [--sort a,b] [--search a,b] [--action <name>:<datetime field>|<name>:<field>=<value>,… [--from a,b]] [--dry-run]
   types: ${FIELD_TYPES.join(', ')}; ? marks an optional field; =value its default; --unique and --action may repeat
   --search: ?q= finds text in these string/text fields; --action archive:archivedAt: POST /:id/archive sets it to now (once)
+  --action close:status=closed,closedAt=now --from open: sets each field (now, null or a value), only while status is open
   e.g.   npm run new:module -- notes title:string body:text? pinned:boolean=false --search title --action archive:archivedAt`,
   field: `usage: npm run new:field -- <module> <field>:<type>[?][=default] [--filter] [--sort] [--search] [--action <name>:<field>] [--dry-run]
          npm run new:field -- <module> <existing field> [--default <value>] [--search] [--filter] [--sort]
          npm run new:field -- <module> --action <name>:<datetime field>
+         npm run new:field -- <module> --action close:status=closed,closedAt=now --from open,in_progress
          npm run new:field -- <module> <field> --rename <new name> | --drop | --required | --optional
   --filter, --sort: lists may filter / sort by it (its list indexes are written too, by new:indexes)
   --rename, --drop: a migration renaming the column in place / dropping it with its keys, and the declaration edited
@@ -32,13 +34,13 @@ export function main(command: 'module' | 'field', argv: string[]): number {
   try {
     const { positional, options, dryRun, flags } = splitArguments(
       argv,
-      command === 'module' ? ['--unique', '--filter', '--sort', '--search', '--action'] : ['--default', '--action', '--rename'],
+      command === 'module' ? ['--unique', '--filter', '--sort', '--search', '--action', '--from'] : ['--default', '--action', '--from', '--rename'],
       command === 'field' ? ['--filter', '--sort', '--search', '--drop', '--required', '--optional'] : [],
     );
     const [name, ...fields] = positional;
     if (command === 'field' && fields.length > 1) throw new SpecError('one field at a time');
     if (options.default.length > 1) throw new SpecError('one --default at a time');
-    const listed = { filter: flags.has('--filter'), sort: flags.has('--sort'), search: flags.has('--search'), default: options.default[0], actions: options.action };
+    const listed = { filter: flags.has('--filter'), sort: flags.has('--sort'), search: flags.has('--search'), default: options.default[0], actions: options.action, from: options.from };
     const rename = argv.includes('--rename') ? argv[argv.indexOf('--rename') + 1] : undefined;
     const required = flags.has('--required') ? true : flags.has('--optional') ? false : undefined;
     const changes = [rename !== undefined, flags.has('--drop'), flags.has('--required'), flags.has('--optional')].filter(Boolean).length;
