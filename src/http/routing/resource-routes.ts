@@ -1,22 +1,22 @@
+import { Type } from '@sinclair/typebox';
+import type { UserStore } from '../../auth/stores/user-store';
+import type { AuthUser } from '../../auth/tokens';
 import type { Fields, FieldsOf } from '../../stores/kit/fields';
+import { includesOf } from '../../stores/kit/includes';
 import { ADMIN_ROLE, ownerScope, type OwnerScope } from '../../stores/kit/owner-scope';
 import type { ListSettings } from '../../stores/kit/pagination';
 import { referrersOf, type Resource } from '../../stores/kit/resource';
 import type { ResourceStore } from '../../stores/kit/resource-store';
-import type { AuthUser } from '../../auth/tokens';
 import { notFound, unprocessable } from '../errors';
 import { callerOf } from './caller';
 import { actionRoutes } from './resource-actions';
 import { readListQuery } from './list-query-params';
 import { LIST_WINDOW_REFUSALS } from './list-window';
 import { includedRecordSchema, readInclude, withIncluded, withIncludedRecords, withIncludeQuery, type StoreOf } from './resource-include';
-import { includesOf } from '../../stores/kit/includes';
 import { ownerIdProperty, ownerOfNew } from './record-owner';
 import { idParams, pageSchema } from './record-schemas';
 import { createBodySchema, listQuerySchema, recordSchema, updateBodySchema } from './resource-schemas';
 import { route, type AnyRoute, type ErrorResponses } from './route';
-import { Type } from '@sinclair/typebox';
-import type { UserStore } from '../../auth/stores/user-store';
 
 // The CRUD of a resource, written once for every module the generator makes: create, list (filters, sort,
 // offset or cursor), read, change and delete, each record visible to its owner only (all of them to role
