@@ -334,4 +334,19 @@ describe('MongoDB: what the store asks of mongoose', () => {
     const filter = { $and: [{ ownerId: 'o' }, { _id: id }, { archivedAt: null }] };
     expect(asked.map((call) => call.args[0])).toEqual([filter, filter]);
   });
+
+  it("a state action's from is in the update's filter, and updatedAt is the action's time, not mongoose's own", async () => {
+    const asked: Asked[] = [];
+    const model = connection.models.KitNote!;
+    const id = newId();
+    const at = new Date('2031-02-03T04:05:06.789Z');
+    jest.spyOn(model, 'findOne').mockImplementation(asking({ _id: id, ownerId: 'o', title: 't', status: 'open' }, asked) as never);
+    jest.spyOn(model, 'findOneAndUpdate').mockImplementation(asking({ _id: id, ownerId: 'o', title: 't', status: 'closed', archivedAt: at, updatedAt: at }, asked) as never);
+    await stores.notes.update(id, { ownerId: 'o' }, { status: 'closed', archivedAt: at } as never, [{ field: 'status', comparison: 'in', value: ['open', 'in_progress'] }], at);
+    const filter = { $and: [{ ownerId: 'o' }, { _id: id }, { $or: [{ statusFolded: 'open' }, { statusFolded: 'in_progress' }] }] };
+    expect(asked.map((call) => call.args[0])).toEqual([filter, filter]);
+    const [, update, options] = asked[1]!.args as [unknown, { $set: Record<string, unknown> }, Record<string, unknown>];
+    expect(update.$set).toMatchObject({ status: 'closed', archivedAt: at, updatedAt: at });
+    expect(options).toMatchObject({ timestamps: false });
+  });
 });
