@@ -3,8 +3,8 @@
 #  1. `npm run new:module` twice (notes with every field kind, a unique title, filters and sorting; tags with a
 #     reference to notes and a unique (note, name) pair), then lint, type-check, check the API document, run the whole suite
 #     on SQLite, and the modules' tests on native PostgreSQL and MariaDB;
-#  2. `npm run new:field -- notes priority:integer? --filter --sort`, `… notes title --search` and `… notes rank --default 0`
-#     on databases that hold notes (a SQLite file, PostgreSQL, MariaDB): its list indexes are built online, the earlier
+#  2. `npm run new:field -- notes priority:integer? --filter --sort`, `… notes title --search`, `… notes rank --default 0`
+#     and the close/reopen state actions (`--action close:status=closed,closedAt=now --from open`) on databases that hold notes (a SQLite file, PostgreSQL, MariaDB): its list indexes are built online, the earlier
 #     records read the new field as null and are found by ?q= (scripts/ci/populated-field.ts), and the modules' tests pass again;
 #  3. `npm run new:field -- tags name --rename label` and `-- tags note --drop` on databases that hold tags:
 #     the start-up comparison finds the table exactly as declared (scripts/ci/populated-change.ts), the rows
@@ -31,7 +31,7 @@ echo "== new:module in a scratch copy ($scratch)"
 git ls-files -z | (cd "$repo" && xargs -0 cp --parents -t "$scratch")
 ln -s "$repo/node_modules" "$scratch/node_modules"
 cd "$scratch"
-npm run --silent new:module -- notes title:string body:text? pinned:boolean=false dueAt:datetime? rank:integer? score:number? \
+npm run --silent new:module -- notes title:string body:text? pinned:boolean=false dueAt:datetime? rank:integer? score:number? status:string=open \
   --unique title --filter pinned,title,dueAt,rank --sort dueAt,title,createdAt --search body --action archive:archivedAt
 npm run --silent new:module -- tags name:string note:ref:notes:cascade --unique note,name --filter note,name --sort name,createdAt
 
@@ -55,6 +55,8 @@ done
 npm run --silent new:field -- notes priority:integer? --filter --sort
 npm run --silent new:field -- notes title --search
 npm run --silent new:field -- notes rank --default 0
+npm run --silent new:field -- notes --action close:status=closed,closedAt=now --from open
+npm run --silent new:field -- notes --action reopen:status=open,closedAt=null --from closed
 npx eslint src/modules test/modules
 npm run --silent typecheck
 npm run --silent openapi -- --check

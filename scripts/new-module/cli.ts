@@ -17,15 +17,17 @@ import { givesRuleChange, planRuleChange, RULE_OPTIONS, type RuleChange } from '
 import { FIELD_TYPES, SpecError } from './spec';
 
 const USAGE = {
-  module: `usage: npm run new:module -- <name> <field>:<type>[?][=default] ... [--unique a,b] [--filter a,b] [--sort a,b] [--search a,b] [--action <name>:<datetime field>] [--dry-run]
+  module: `usage: npm run new:module -- <name> <field>:<type>[?][=default] ... [--unique a,b] [--filter a,b] [--sort a,b] [--search a,b] [--action <name>:<datetime field>|<name>:<field>=<value>,… [--from a,b]] [--dry-run]
   types: ${FIELD_TYPES.join(', ')}; ? marks an optional field; =value its default; --unique and --action may repeat
   rules: status:enum:open,closed=open (allowed values), priority:integer:1..5=3 (a range, either end may be left out),
          code:string:/^[A-Z]{3}$/ (a pattern), name:string:3.. (at least 3 characters)
   --search: ?q= finds text in these string/text fields; --action archive:archivedAt: POST /:id/archive sets it to now (once)
+  --action close:status=closed,closedAt=now --from open: sets each field (now, null or a value), only while status is open
   e.g.   npm run new:module -- notes title:string body:text? pinned:boolean=false --search title --action archive:archivedAt`,
   field: `usage: npm run new:field -- <module> <field>:<type>[?][=default] [--filter [fields]] [--sort [fields]] [--search [field]] [--action <name>:<field>] [--dry-run]
          npm run new:field -- <module> <existing field> [--default <value>] [--search] [--filter] [--sort]
          npm run new:field -- <module> --action <name>:<datetime field>
+         npm run new:field -- <module> --action close:status=closed,closedAt=now --from open,in_progress
          npm run new:field -- <module> <field> --rename <new name> | --drop | --required | --optional
          npm run new:field -- <module> <field> --enum <a,b,c> | --range <min>..<max> | --min-length <n> | --pattern <re> | --no-rules
   --filter, --sort: lists may filter / sort by it (its list indexes are written too, in the next migration);
@@ -52,7 +54,7 @@ function fieldChange(fields: string[], options: ReturnType<typeof splitArguments
   const searched = namesIn(options.search);
   if (searched.some((name) => name !== fieldName)) throw new SpecError(`--search ${searched.join(',')}: new:field makes the field it adds or names searchable (npm run new:field -- <module> ${searched[0]} --search)`);
   const list = (values: string[], flag: string) => (values.length > 0 ? namesIn(values) : flags.has(flag));
-  return { fieldArgument, listed: { filter: list(options.filter, '--filter'), sort: list(options.sort, '--sort'), search: flags.has('--search'), default: options.default[0], actions: options.action } };
+  return { fieldArgument, listed: { filter: list(options.filter, '--filter'), sort: list(options.sort, '--sort'), search: flags.has('--search'), default: options.default[0], actions: options.action, from: options.from } };
 }
 
 /** The list indexes the edited declaration needs (after --filter / --sort), written after the field's own files. */
@@ -71,7 +73,7 @@ export async function main(command: 'module' | 'field', argv: string[]): Promise
   try {
     const { positional, options, dryRun, flags } = splitArguments(
       argv,
-      command === 'module' ? ['--unique', '--filter', '--sort', '--search', '--action'] : ['--default', '--action', '--rename', ...RULE_OPTIONS],
+      command === 'module' ? ['--unique', '--filter', '--sort', '--search', '--action', '--from'] : ['--default', '--action', '--from', '--rename', ...RULE_OPTIONS],
       command === 'field' ? ['--filter', '--sort', '--search', '--drop', '--required', '--optional', '--no-rules'] : [],
       command === 'field' ? ['--filter', '--sort', '--search'] : [],
     );

@@ -6,8 +6,8 @@ import { columns, declaration, literal } from './field-types';
 import type { PlannedFile } from './generate';
 import { declaredActions, declaredFields, declaredList, withAction, withField, withFieldOption, withListEntry } from './declaration';
 import { declarationFile, nextMigrationNumber, withMigration } from './source-edits';
-import { actionLine } from './templates';
-import { checkModuleName, moduleNames, parseAction, parseDefault, SpecError, type FieldSpec } from './spec';
+import { actionLine, parseAction } from './action-spec';
+import { checkModuleName, moduleNames, parseDefault, SpecError, type FieldSpec } from './spec';
 
 // npm run new:field on fields a module has already, and its actions: `notes pinned --default true` (the
 // column's DEFAULT, and the declaration's), `notes title --search` (the search shadow, filled from the
@@ -21,6 +21,8 @@ export interface FieldChange {
   search?: boolean;
   default?: string;
   actions?: readonly string[];
+  /** `--from open,in_progress` with the one action: the states it starts from (action-spec.ts). */
+  from?: readonly string[];
 }
 
 export { declaredFields } from './declaration';
@@ -78,11 +80,12 @@ export function planFieldChange(root: string, module: string | undefined, fieldN
       source = withSearched(source, fieldName);
     }
   }
+  if ((change.from ?? []).length > 0 && (change.actions ?? []).length !== 1) throw new SpecError('--from goes with exactly one --action');
   for (const value of change.actions ?? []) {
-    const specs: FieldSpec[] = declaredFields(source).map((field) => ({ name: field.name, column: field.name, type: field.type, optional: field.option.optional === 'true' }));
-    const { action, added } = parseAction(value, specs, new Set(specs.map((field) => field.name)));
+    const specs: FieldSpec[] = declaredFields(source).map((field) => ({ name: field.name, column: field.name, type: field.type, optional: field.option.optional === 'true', readOnly: field.option.readOnly === 'true', default: field.option.default }));
+    const { action, added: adding } = parseAction(value, specs, new Set(specs.map((field) => field.name)), change.from?.[0]);
     if (declaredActions(source).some((declared) => declared.name === action.name)) throw new SpecError(`--action ${value}: ${module} has an action '${action.name}' already`);
-    if (added) {
+    for (const added of adding) {
       const n = number();
       const constant = `add${pascal(added.name)}`;
       migration(constant, `${n}-add-${kebab(added.name)}`, migrationText(module!, constant, `${n}-add-${kebab(added.name)}`, `${added.name} on ${table}, set by the ${action.name} action only: rows read it as null.`, 'addFieldColumns, dropFieldColumn', `addFieldColumns(queryInterface, '${table}', (c) => ${columns(added)})`, `dropFieldColumn(queryInterface, '${table}', '${added.column}')`));

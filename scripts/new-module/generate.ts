@@ -68,7 +68,7 @@ export function splitArguments(argv: readonly string[], known: readonly string[]
     positional.push(argument);
   }
   const value = (option: string) => (known.includes(option) ? optionValues(argv, option) : (values.get(option) ?? []));
-  const options = { unique: value('--unique'), filter: value('--filter'), sort: value('--sort'), search: value('--search'), action: value('--action'), default: value('--default') };
+  const options = { unique: value('--unique'), filter: value('--filter'), sort: value('--sort'), search: value('--search'), action: value('--action'), from: value('--from'), default: value('--default') };
   return { positional, dryRun: argv.includes('--dry-run'), options, flags: given };
 }
 
@@ -154,7 +154,7 @@ export function planField(root: string, module: string | undefined, fieldArgumen
   if (field.reference) refuseCascadeLayout(root, module!, edited);
   const added: PlannedFile = { path: `${folder}/${migration}.ts`, content: addFieldMigrationFile({ name: module!, table }, field, number, constant), edit: false };
   if ((listed.actions ?? []).length === 0) return [added, { path: file, content: edited, edit: true }];
-  const { files } = planFieldChange(root, module, undefined, { actions: listed.actions }, 1, edited);
+  const { files } = planFieldChange(root, module, undefined, { actions: listed.actions, from: listed.from }, 1, edited);
   return [added, ...files];
 }
 

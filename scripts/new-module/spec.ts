@@ -3,6 +3,7 @@
 import type { FieldRules } from '../../src/stores/kit/field-rules';
 import { columnOf } from '../../src/stores/kit/fields';
 import { checkRules, readRuleForm } from './rule-forms';
+import { parseAction, type ActionSpec } from './action-spec';
 
 export const FIELD_TYPES = ['string', 'text', 'integer', 'number', 'boolean', 'datetime', 'ref:<module>[:cascade]', 'enum:<a,b,c>', 'integer:<min>..<max>', 'number:<min>..<max>', 'string:/<pattern>/', 'string:<minLength>..'] as const;
 export type FieldType = 'string' | 'text' | 'integer' | 'number' | 'boolean' | 'datetime' | 'reference';
@@ -36,11 +37,6 @@ export interface FieldSpec {
   rules?: FieldRules;
 }
 
-/** `--action archive:archivedAt`: POST /:id/archive sets the datetime field to now, once (409 after). */
-export interface ActionSpec {
-  name: string;
-  field: string;
-}
 
 export interface ModuleSpec {
   /** As in the URL: lower-case, dashes (`invoice-items`). */
@@ -167,22 +163,8 @@ export interface ModuleOptions {
   sort: string[];
   search: string[];
   action: string[];
-}
-
-/** `archive:archivedAt`, checked against the fields (a missing one is added: a read-only optional datetime). */
-export function parseAction(value: string, fields: FieldSpec[], seen: Set<string>): { action: ActionSpec; added?: FieldSpec } {
-  const match = /^([a-z][a-z0-9]*(?:-[a-z0-9]+)*):([a-z][a-zA-Z0-9]*)$/.exec(value);
-  if (!match) throw new SpecError(`--action ${value}: expected <action>:<datetime field>, e.g. --action archive:archivedAt`);
-  const [, name, fieldName] = match as unknown as [string, string, string];
-  const existing = fields.find((field) => field.name === fieldName);
-  if (existing) {
-    if (existing.type !== 'datetime' || !existing.optional) throw new SpecError(`--action ${value}: '${fieldName}' is not an optional datetime (the action sets it to now; empty means not done yet)`);
-    return { action: { name, field: fieldName } };
-  }
-  if (RESERVED_FIELDS.has(fieldName) || seen.has(fieldName)) throw new SpecError(`--action ${value}: '${fieldName}' is reserved`);
-  seen.add(fieldName);
-  const column = columnOf(fieldName);
-  return { action: { name, field: fieldName }, added: { name: fieldName, column, type: 'datetime', optional: true, readOnly: true } };
+  /** `--from open,in_progress`: the states the (one) action starts from. */
+  from?: string[];
 }
 
 /** `--search a,b`: string or text fields. */
@@ -206,9 +188,10 @@ export function parseSpec(name: string | undefined, fieldArguments: readonly str
   const fields = fieldArguments.map((argument) => parseField(argument, seen, (module) => module !== name && exists(module)));
   if (fields.every((field) => field.optional)) throw new SpecError('at least one field must be required (without ?)');
   const { camel, table, singular } = moduleNames(name!);
+  if ((options.from ?? []).length > 0 && options.action.length !== 1) throw new SpecError('--from goes with exactly one --action');
   const actions = options.action.map((value) => {
-    const { action, added } = parseAction(value, fields, seen);
-    if (added) fields.push(added);
+    const { action, added } = parseAction(value, fields, seen, options.from?.[0]);
+    fields.push(...added);
     return action;
   });
   if (new Set(actions.map((action) => action.name)).size !== actions.length) throw new SpecError('an action is given twice');

@@ -1,7 +1,8 @@
 import { searchColumnOf } from '../../src/stores/kit/shadows';
 import { listIndexColumns } from '../../src/stores/sql/migrations/list-index-steps';
 import { columns, declaration, literal } from './field-types';
-import { moduleNames, type ActionSpec, type FieldSpec, type ModuleSpec } from './spec';
+import { actionLine } from './action-spec';
+import { moduleNames, type FieldSpec, type ModuleSpec } from './spec';
 
 // The files of a generated module, as text: declarations only. The CRUD routes, both stores, the schemas,
 // the list queries and the contract tests are the kit's (src/stores/kit, src/http/routing/resource-*.ts,
@@ -48,11 +49,6 @@ ${unique}  filters: ${list(spec.filters)},
 ${search}${actions}  migrations: [${n.migration}],
 });
 `;
-}
-
-/** `archive: { access: 'owner-or-admin', set: { archivedAt: 'now' }, unless: 'archivedAt' },`: once, by its owner or an admin. */
-export function actionLine(action: ActionSpec): string {
-  return `${/-/.test(action.name) ? `'${action.name}'` : action.name}: { access: 'owner-or-admin', set: { ${action.field}: 'now' }, unless: '${action.field}' },`;
 }
 
 export function indexFile(spec: ModuleSpec): string {

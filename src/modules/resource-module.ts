@@ -12,13 +12,13 @@ import type { ResourceStore } from '../stores/kit/resource-store';
  */
 export function resourceModule<F extends Fields>(resource: Resource<F>, options: { description?: string; routes?: (store: ResourceStore<F>) => AnyRoute[] } = {}): ModuleFactory {
   const store = resourceStore(resource);
-  return defineModule([store], ({ database, config }) => {
+  return defineModule([store], ({ database, config, users }) => {
     const opened = database.store(store);
     return {
       name: resource.name,
       description: options.description ?? `The ${resource.name.replace(/-/g, ' ')}: each signed-in user works on their own records, role admin on all of them`,
-      // ?include= reads the referenced resources' stores (opened with this one: they are its dependencies).
-      routes: [...resourceRoutes(resource, opened, config.lists, (target) => database.store(resourceStore(target))), ...(options.routes?.(opened) ?? [])],
+      // ?include= reads the referenced resources' stores (opened with this one: they are its dependencies) and those of mounted join modules.
+      routes: [...resourceRoutes(resource, opened, { lists: config.lists, storeOf: (target) => database.store(resourceStore(target)), users }), ...(options.routes?.(opened) ?? [])],
     };
   });
 }

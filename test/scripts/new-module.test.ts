@@ -329,12 +329,42 @@ describe('npm run new:module', () => {
     expect(resource).toContain('migrations: [createNotes, defaultPinned0002, searchTitle, addArchivedAt, addBody, addPublishedAt],');
   });
 
+  it('--action with several fields and --from writes state actions (new:field adds a datetime named for now), and new:module takes the form too', () => {
+    expect(run(dir, ['tickets', 'title:string', 'status:string=open']).status).toBe(0);
+    expect(run(dir, ['tickets', '--action', 'close:status=closed,closedAt=now', '--from', 'open,in_progress'], 'field').status).toBe(0);
+    expect(run(dir, ['tickets', '--action', 'reopen:status=open,closedAt=null', '--from', 'closed'], 'field').status).toBe(0);
+    const read = (module: string, file: string) => readFileSync(path.join(dir, 'src/modules', module, file), 'utf8');
+    expect(read('tickets', 'migrations/0002-add-closed-at.ts')).toContain("c.datetime('closed_at', { optional: true })");
+    const resource = read('tickets', 'resource.ts');
+    expect(resource).toContain('    closedAt: field.datetime({ optional: true, readOnly: true }),');
+    expect(resource).toContain(
+      "    close: { access: 'owner-or-admin', set: { status: 'closed', closedAt: 'now' }, from: { status: ['open', 'in_progress'] } },\n    reopen: { access: 'owner-or-admin', set: { status: 'open', closedAt: null }, from: { status: ['closed'] } },\n  },",
+    );
+    expect(readdirSync(path.join(dir, 'src/modules/tickets/migrations'))).toHaveLength(2); // reopen adds nothing: closedAt exists
+    expect(run(dir, ['issues', 'title:string', 'state:string=new', '--action', 'start:state=started,startedAt=now', '--from', 'new']).status).toBe(0);
+    expect(read('issues', 'resource.ts')).toContain("    start: { access: 'owner-or-admin', set: { state: 'started', startedAt: 'now' }, from: { state: ['new'] } },");
+  });
+
+  it.each([
+    [['tickets', 'title:string', 'status:string=open', '--action', 'close:status=closed', '--action', 'drop:status=gone', '--from', 'open'], /--from goes with exactly one --action/],
+    [['tickets', 'title:string', 'status:string=open', '--action', 'archive:archivedAt', '--from', 'open'], /--from goes with an action that sets a state/],
+    [['tickets', 'title:string', 'status:string=open', '--action', 'close:status=now'], /'status' is string \(now is for datetimes\)/],
+    [['tickets', 'title:string', 'status:string', '--action', 'close:status=closed'], /'status' is required without a default/],
+    [['tickets', 'title:string', 'status:string=open', '--action', 'close:closedAt=now', '--from', 'open'], /exactly one field that is not a datetime/],
+    [['tickets', 'title:string', '--action', 'close:colour=red'], /'colour' is not one of the fields/],
+  ])('refuses the state form %j and writes nothing', (args, message) => {
+    const result = run(dir, args);
+    expect(result.stderr).toMatch(message);
+    expect(result.status).toBe(2);
+    untouched();
+  });
+
   it.each([
     [['notes', 'pinned:boolean=maybe'], /default 'maybe' is not true or false/],
     [['notes', 'title:string', 'n:integer=1.5'], /default '1.5' is not a 32-bit integer/],
     [['notes', 'title:string', 'n:integer', '--search', 'n'], /'n' \(integer\) is not a string or text field/],
     [['notes', 'title:string', '--action', 'archive:title'], /'title' is not an optional datetime/],
-    [['notes', 'title:string', '--action', 'Archive'], /expected <action>:<datetime field>/],
+    [['notes', 'title:string', '--action', 'Archive'], /expected <action>:<datetime field> or <action>:<field>=<value>/],
   ])('refuses %j (defaults, search, actions) and writes nothing', (args, message) => {
     const result = run(dir, args);
     expect(result.status).toBe(2);

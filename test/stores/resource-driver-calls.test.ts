@@ -6,6 +6,7 @@ import type { MongoStoreContext, SqlStoreContext } from '../../src/stores/kit/de
 import type { ListQuery } from '../../src/stores/kit/list-query';
 import { MongoResourceStore } from '../../src/stores/mongo/resource-mongo-store';
 import { withIncluded } from '../../src/http/routing/resource-include';
+import { includesOf } from '../../src/stores/kit/includes';
 import type { Resource } from '../../src/stores/kit/resource';
 import { ownedRecordSchema, recordSchema } from '../../src/stores/mongo/record-schema';
 import { binaryCollation } from '../../src/stores/sql/migrations/resource-columns';
@@ -282,7 +283,7 @@ describe('MongoDB: what the store asks of mongoose', () => {
     const filters: unknown[] = [];
     jest.spyOn(connection.models.KitNote!, 'find').mockImplementation(chain([{ _id: 'n1', ownerId: 'o', title: 't' }], filters) as never);
     const page = { items: [{ id: 't1', note: 'n1' }, { id: 't2', note: 'n1' }, { id: 't3', note: 'n2' }], limit: 3, offset: 0, nextCursor: null };
-    const answered = await withIncluded(tags as unknown as Resource, page as never, ['note'], { ownerId: 'o' }, () => stores.notes as never);
+    const answered = await withIncluded(page as never, includesOf(tags as unknown as Resource), { ownerId: 'o' }, () => stores.notes as never);
     expect(filters).toEqual([{ $and: [{ ownerId: 'o' }, { $or: [{ _id: 'n1' }, { _id: 'n2' }] }] }]);
     expect(answered.items.map((item) => (item as unknown as { included: { note: { id: string } | null } }).included.note?.id ?? null)).toEqual(['n1', 'n1', null]);
   });
@@ -395,5 +396,20 @@ describe('MongoDB: what the store asks of mongoose', () => {
     expect(updated).toMatchObject({ starred: false, status: 'Open', pinned: null });
     const filter = { $and: [{ ownerId: 'o' }, { _id: id }, { archivedAt: null }] };
     expect(asked.map((call) => call.args[0])).toEqual([filter, filter]);
+  });
+
+  it("a state action's from is in the update's filter, and updatedAt is the action's time, not mongoose's own", async () => {
+    const asked: Asked[] = [];
+    const model = connection.models.KitNote!;
+    const id = newId();
+    const at = new Date('2031-02-03T04:05:06.789Z');
+    jest.spyOn(model, 'findOne').mockImplementation(asking({ _id: id, ownerId: 'o', title: 't', status: 'open' }, asked) as never);
+    jest.spyOn(model, 'findOneAndUpdate').mockImplementation(asking({ _id: id, ownerId: 'o', title: 't', status: 'closed', archivedAt: at, updatedAt: at }, asked) as never);
+    await stores.notes.update(id, { ownerId: 'o' }, { status: 'closed', archivedAt: at } as never, [{ field: 'status', comparison: 'in', value: ['open', 'in_progress'] }], at);
+    const filter = { $and: [{ ownerId: 'o' }, { _id: id }, { $or: [{ statusFolded: 'open' }, { statusFolded: 'in_progress' }] }] };
+    expect(asked.map((call) => call.args[0])).toEqual([filter, filter]);
+    const [, update, options] = asked[1]!.args as [unknown, { $set: Record<string, unknown> }, Record<string, unknown>];
+    expect(update.$set).toMatchObject({ status: 'closed', archivedAt: at, updatedAt: at });
+    expect(options).toMatchObject({ timestamps: false });
   });
 });

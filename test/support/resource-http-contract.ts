@@ -6,7 +6,9 @@ import { DEFAULT_LIST_SETTINGS } from '../../src/stores/kit/pagination';
 import { conflictMessage } from '../../src/stores/kit/actions';
 import { allowedInWords, hasRules, ruleKeywords, rulesOf } from '../../src/stores/kit/field-rules';
 import { outsideValues } from './rule-samples';
-import { asJson, changesFor, defaultedFields, sampleValue, storeOf, valuesFor, wrongValue, type Values } from './resource-samples';
+import { describeActionCases } from './resource-action-contract';
+import { describeIncludeCases, relatedModules } from './resource-include-contract';
+import { asJson, bodyless, changesFor, defaultedFields, sampleValue, storeOf, valuesFor, wrongValue, type Values } from './resource-samples';
 import { buildTestApp, type TestApp } from './test-app';
 
 // The routes contract of any resource over real HTTP on the real app (in-memory SQLite): owner scoping,
@@ -25,7 +27,7 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
     const create = async (name: string, overrides: Values = {}) => (await http().post(path).set('Authorization', as(name)).send({ ...(await body(name)), ...overrides }).expect(201)).body.data;
 
     beforeAll(async () => {
-      t = await buildTestApp({ env: { USER_STORE: 'database' }, modules: [module] });
+      t = await buildTestApp({ env: { USER_STORE: 'database' }, modules: [module, ...relatedModules(resource)] });
       for (const name of ['alice', 'bob', 'carol', 'dave']) people[name] = await t.signIn('user');
       people.root = await t.signIn('admin');
     });
@@ -143,28 +145,7 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
       });
     }
 
-    const references = Object.entries(resource.fields as Fields).filter(([, definition]) => definition.kind === 'reference');
-    (references.length > 0 ? it : it.skip)('?include= answers each item with the records its references point at, one store call per field per page', async () => {
-      for (let i = 0; i < 3; i += 1) await create('dave');
-      const include = references.map(([name]) => name);
-      const targets = references.map(([, definition]) => storeOf(t.services.database, definition.references!.resource() as AnyResource));
-      const calls = targets.map((store) => jest.spyOn(store, 'list'));
-      try {
-        const page = await http().get(`${path}?include=${include.join(',')}&limit=3`).set('Authorization', as('dave')).expect(200);
-        expect(calls.map((call) => call.mock.calls.length)).toEqual(targets.map((store) => targets.filter((other) => other === store).length));
-        for (const item of page.body.data.items) {
-          for (const [index, name] of include.entries()) {
-            const expected = await targets[index]!.findById(item[name], { ownerId: people.dave!.id });
-            expect(item.included[name]).toEqual(expected === null ? null : JSON.parse(JSON.stringify(expected)));
-          }
-        }
-      } finally {
-        for (const call of calls) call.mockRestore();
-      }
-      const plain = await http().get(`${path}?limit=1`).set('Authorization', as('dave')).expect(200);
-      expect(plain.body.data.items[0]).not.toHaveProperty('included');
-      await http().get(`${path}?include=nothing`).set('Authorization', as('dave')).expect(422);
-    });
+    describeIncludeCases(resource, path, { http, as, create, database: () => t.services.database, ownerId: (name) => people[name]!.id });
 
     (defaultedFields(resource).length > 0 ? it : it.skip)('fills left-out defaulted fields, and says so in the document', async () => {
       const created = (await http().post(path).set('Authorization', as('alice')).send(await body('alice', true)).expect(201)).body.data;
@@ -172,10 +153,11 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
       const document = await http().get('/openapi.json').expect(200);
       const schema = document.body.paths[path].post.requestBody.content['application/json'].schema;
       const properties = schema.properties ?? document.body.components.schemas[schema.$ref.split('/').pop()].properties;
-      for (const [name, value] of defaultedFields(resource)) expect(properties[name].default).toEqual(asJson({ value }).value);
+      // A field the actions set is no body's: its default shows in the record only.
+      for (const [name, value] of defaultedFields(resource).filter(([field]) => !bodyless(resource).has(field))) expect(properties[name].default).toEqual(asJson({ value }).value);
     });
 
-    for (const [name, definition] of Object.entries(resource.fields as Fields).filter(([, field]) => field.readOnly)) {
+    for (const [name, definition] of Object.entries(resource.fields as Fields).filter(([field]) => bodyless(resource).has(field))) {
       it(`refuses read-only ${name} in POST and PATCH bodies (422 naming it)`, async () => {
         const value = asJson({ value: sampleValue(definition) }).value;
         const posted = await http().post(path).set('Authorization', as('alice')).send({ ...(await body('alice')), [name]: value }).expect(422);
@@ -186,29 +168,7 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
       });
     }
 
-    for (const [action, declaration] of Object.entries(resource.actions)) {
-      it(`POST ${path}/:id/${action}: ${declaration.access === 'admin' ? 'admins only' : 'the owner or an admin'}, 200 with the record, others 404${declaration.unless ? ', 409 while ' + declaration.unless + ' is set' : ''}`, async () => {
-        const created = await create('alice');
-        const run = (id: string, who: string) => http().post(`${path}/${id}/${action}`).set('Authorization', as(who));
-        const notFound = await run(created.id, 'bob').expect(declaration.access === 'admin' ? 403 : 404);
-        if (declaration.access !== 'admin') expect(notFound.body).toEqual((await run('0190a0a0-0000-7000-8000-000000000000', 'bob').expect(404)).body);
-        const before = Date.now();
-        const done = (await run(created.id, declaration.access === 'admin' ? 'root' : 'alice').expect(200)).body.data;
-        for (const [name, value] of Object.entries(declaration.set)) {
-          if (value === 'now') expect(Date.parse(done[name])).toBeGreaterThanOrEqual(before - 5);
-          else expect(done[name]).toEqual(asJson({ value }).value);
-        }
-        expect((await http().get(`${path}/${created.id}`).set('Authorization', as('alice')).expect(200)).body.data).toEqual(done);
-        if (declaration.unless) expect((await run(created.id, 'root').expect(409)).body).toEqual({ status: 'fail', message: conflictMessage(action, declaration) });
-        else await run(created.id, 'root').expect(200);
-        if (declaration.unless) {
-          // Two at once: the condition is checked where the write happens, so one wins and the other is refused.
-          const raced = await create('alice');
-          const statuses = await Promise.all([run(raced.id, 'root'), run(raced.id, 'root'), run(raced.id, 'root')]);
-          expect(statuses.map((answer) => answer.status).sort()).toEqual([200, 409, 409]);
-        }
-      });
-    }
+    describeActionCases(resource, path, { http, as, create });
 
     it("lists one user's records for an admin with ?ownerId=, and refuses it to anyone else (422)", async () => {
       const mine = await create('carol');
@@ -269,8 +229,7 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
       const parameters = document.body.paths[path].get.parameters.map((parameter: { name: string }) => parameter.name);
       expect(parameters).toEqual(expect.arrayContaining(['limit', 'offset', 'cursor', 'ownerId', ...(resource.search.length > 0 ? ['q'] : []), ...resource.filters]));
       const record = document.body.paths[`${path}/{id}`].get.responses['200'].content['application/json'].schema;
-      const readOnly = Object.entries(resource.fields as Fields).filter(([, definition]) => definition.readOnly).map(([name]) => name);
-      if (readOnly.length > 0) expect(JSON.stringify(record)).toContain('"readOnly":true');
+      if (bodyless(resource).size > 0) expect(JSON.stringify(record)).toContain('"readOnly":true');
     });
   });
 }

@@ -4,6 +4,7 @@ import { resourceStore } from '../../src/stores/kit/resource-definition';
 import type { ResourceStore } from '../../src/stores/kit/resource-store';
 import type { Database } from '../../src/stores/types';
 import { ruledSample } from './rule-samples';
+import { governedFields } from '../../src/stores/kit/actions';
 
 // Values for any resource's fields, as the kit's contract tests need them: each call gives values no other
 // call gave (so unique keys never clash by accident), references pointing at a fresh record of the same
@@ -49,6 +50,11 @@ export function storeOf(database: Database, resource: Resource): ResourceStore<F
   return database.store(resourceStore(resource));
 }
 
+/** The fields a request body may not name: the read-only ones and those the actions set (governedFields). */
+export function bodyless(resource: Resource): Set<string> {
+  return new Set([...Object.entries(resource.fields as Fields).filter(([, definition]) => definition.readOnly).map(([name]) => name), ...governedFields(resource.actions)]);
+}
+
 /**
  * Values for every writable field (`required`: only those a create must carry, defaulted ones left out),
  * fresh; each reference points at a new record of the same owner. Read-only fields are left to the store
@@ -56,8 +62,9 @@ export function storeOf(database: Database, resource: Resource): ResourceStore<F
  */
 export async function valuesFor(database: Database, resource: Resource, ownerId: string, required = false): Promise<Values> {
   const values: Values = {};
+  const left = bodyless(resource);
   for (const [name, definition] of Object.entries(resource.fields as Fields)) {
-    if (definition.readOnly || (required && definition.omittable)) continue;
+    if (left.has(name) || (required && definition.omittable)) continue;
     if (definition.kind === 'reference') {
       const target = definition.references!.resource() as Resource;
       values[name] = (await storeOf(database, target).create(ownerId, (await valuesFor(database, target, ownerId, true)) as never)).id;
@@ -75,7 +82,8 @@ export function asJson(values: Values): Values {
 
 /** The writable fields that are not references: the ones a test can vary freely. */
 export function plainFields(resource: Resource): [string, FieldDefinition][] {
-  return Object.entries(resource.fields as Fields).filter(([, definition]) => definition.kind !== 'reference' && !definition.readOnly);
+  const left = bodyless(resource);
+  return Object.entries(resource.fields as Fields).filter(([name, definition]) => definition.kind !== 'reference' && !left.has(name));
 }
 
 /**

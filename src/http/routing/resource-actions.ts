@@ -1,4 +1,4 @@
-import { actionChanges, conflictMessage, isSet, type ActionDeclaration } from '../../stores/kit/actions';
+import { actionChanges, conflictMessage, isSet, refusingState, stateConflictDescription, stateConflictMessage, type ActionDeclaration, type StateValue } from '../../stores/kit/actions';
 import type { Fields } from '../../stores/kit/fields';
 import type { Condition } from '../../stores/kit/list-query';
 import { ADMIN_ROLE, ownerScope } from '../../stores/kit/owner-scope';
@@ -11,14 +11,30 @@ import { route, type AnyRoute, type ErrorResponses, type JsonSchema } from './ro
 
 // The declared actions of a resource (src/stores/kit/actions.ts) as routes: `POST /api/<name>/:id/<action>`,
 // no body, the record in the caller's scope (someone else's: the same 404 as every other route), 409 while
-// the action's `unless` field is set, 200 with the changed record.
+// the action's `unless` field is set or its `from` fields hold another value, 200 with the changed record.
+// The conditions are the write's own filter (UPDATE … WHERE status IN (…), findOneAndUpdate's filter): of
+// several callers racing, one writes and the others find nothing to change, then read why (409).
 
-/** The condition an action's record must meet: its `unless` field empty (null, or false for a boolean). */
+/** The conditions an action's record must meet: its `unless` field empty (null, or false for a boolean), each `from` field one of its values. */
 function guardOf(resource: Resource, action: ActionDeclaration): Condition[] {
-  if (action.unless === undefined) return [];
+  const from = Object.entries(action.from ?? {}).map(([field, values]): Condition => ({ field, comparison: 'in', value: [...(values as StateValue[])] }));
+  if (action.unless === undefined) return from;
   // A boolean (required: actions.ts refuses an optional one) is unset when false; any other field when null.
-  if (resource.fields[action.unless]!.kind === 'boolean') return [{ field: action.unless, comparison: 'eq', value: false }];
-  return [{ field: action.unless, comparison: 'null', value: true }];
+  if (resource.fields[action.unless]!.kind === 'boolean') return [{ field: action.unless, comparison: 'eq', value: false }, ...from];
+  return [{ field: action.unless, comparison: 'null', value: true }, ...from];
+}
+
+/** The 409s an action may answer, for the document. */
+function conflictsOf(name: string, action: ActionDeclaration): ErrorResponses {
+  const reasons = [...(action.unless === undefined ? [] : [`\`${conflictMessage(name, action)}\` while ${action.unless} is set`]), ...(action.from === undefined ? [] : [stateConflictDescription(name, action)])];
+  return reasons.length === 0 ? {} : { 409: { description: reasons.join('; ') } };
+}
+
+/** Why a record that the guarded write did not change refuses the action (it exists in the caller's scope). */
+function refusal(name: string, action: ActionDeclaration, current: Record<string, unknown>): string | undefined {
+  if (action.unless !== undefined && isSet(current[action.unless])) return conflictMessage(name, action);
+  const state = refusingState(action, current);
+  return state === undefined ? undefined : stateConflictMessage(name, state, current[state]);
 }
 
 /** One route per declared action. */
@@ -26,24 +42,25 @@ export function actionRoutes<F extends Fields>(resource: Resource<F>, store: Res
   const plain = resource as unknown as Resource;
   return Object.entries(plain.actions).map(([name, action]) => {
     const guard = guardOf(plain, action);
-    const conflicts: ErrorResponses = action.unless === undefined ? {} : { 409: conflictMessage(name, action) };
+    const conflicts = conflictsOf(name, action);
     return route({
       method: 'POST',
       path: `/:id/${name}`,
       access: action.access === 'admin' ? { roles: [ADMIN_ROLE] } : 'authenticated',
       summary: action.summary ?? `${name[0]!.toUpperCase()}${name.slice(1)} a record: sets ${Object.keys(action.set).join(', ')}`,
-      description: action.unless === undefined ? undefined : `Refused (409) while ${action.unless} is set.`,
+      description: typeof conflicts[409] === 'object' ? `Refused (409): ${conflicts[409].description}.` : undefined,
       params: idParams,
       responses: { 200: record },
       errors: { 404: notFoundMessage, ...conflicts },
       handler: async (ctx) => {
         const scope = ownerScope(callerOf(ctx));
-        const changed = await store.update(ctx.params.id, scope, actionChanges(action) as never, guard);
+        const at = new Date();
+        const changed = await store.update(ctx.params.id, scope, actionChanges(action, at) as never, guard, at);
         if (changed) return changed;
         const current = await store.findById(ctx.params.id, scope);
         if (!current) throw notFound(notFoundMessage);
-        if (action.unless !== undefined && isSet((current as Record<string, unknown>)[action.unless])) throw conflict(conflictMessage(name, action));
-        throw notFound(notFoundMessage); // gone between the two reads
+        // Meeting the conditions again here means another write changed it back in between: a conflict all the same.
+        throw conflict(refusal(name, action, current as Record<string, unknown>) ?? `Cannot ${name}: the record changed meanwhile`);
       },
     });
   });

@@ -1,15 +1,19 @@
+import { Type } from '@sinclair/typebox';
+import type { UserStore } from '../../auth/stores/user-store';
+import type { AuthUser } from '../../auth/tokens';
 import type { Fields, FieldsOf } from '../../stores/kit/fields';
+import { includesOf } from '../../stores/kit/includes';
 import { ADMIN_ROLE, ownerScope, type OwnerScope } from '../../stores/kit/owner-scope';
 import type { ListSettings } from '../../stores/kit/pagination';
 import { referrersOf, type Resource } from '../../stores/kit/resource';
 import type { ResourceStore } from '../../stores/kit/resource-store';
-import type { AuthUser } from '../../auth/tokens';
 import { notFound, unprocessable } from '../errors';
 import { callerOf } from './caller';
 import { actionRoutes } from './resource-actions';
 import { readListQuery } from './list-query-params';
 import { LIST_WINDOW_REFUSALS } from './list-window';
-import { includedRecordSchema, readInclude, withIncluded, withIncludeQuery, type StoreOf } from './resource-include';
+import { includedRecordSchema, readInclude, withIncluded, withIncludedRecords, withIncludeQuery, type StoreOf } from './resource-include';
+import { ownerIdProperty, ownerOfNew } from './record-owner';
 import { idParams, pageSchema } from './record-schemas';
 import { createBodySchema, listQuerySchema, recordSchema, updateBodySchema } from './resource-schemas';
 import { route, type AnyRoute, type ErrorResponses } from './route';
@@ -43,10 +47,31 @@ function listScope(caller: AuthUser, query: Record<string, unknown>): OwnerScope
   return { ownerId: String(query.ownerId) };
 }
 
+/** What a resource's routes reach beyond its store: the list settings, the other resources' stores (includes), the users (an admin's ownerId). */
+export interface ResourceRouteServices {
+  lists: ListSettings;
+  storeOf: StoreOf;
+  users: Pick<UserStore, 'findById'>;
+}
+
+/** Whether a resource's store is opened with this database (a join module mounted). */
+function opened(storeOf: StoreOf) {
+  return (resource: Resource) => {
+    try {
+      storeOf(resource);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+}
+
 /** The five routes under /api/<resource.name>, and one per declared action. */
-export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, lists: ListSettings, storeOf: StoreOf): AnyRoute[] {
+export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, { lists, storeOf, users }: ResourceRouteServices): AnyRoute[] {
   const plain = resource as unknown as Resource;
   const record = recordSchema(plain);
+  const includes = includesOf(plain, opened(storeOf));
+  const createBody = createBodySchema(plain);
   const clash: ErrorResponses = resource.unique.length > 0 ? { 409: `A record with the same ${resource.unique.map((key) => key.join(' and ')).join(', or ')} exists already` } : {};
   const referenced: ErrorResponses = referrersOf(plain).some((referrer) => referrer.onDelete === 'restrict')
     ? { 409: `Records of ${[...new Set(referrersOf(plain).map((referrer) => referrer.resource.name))].join(', ')} point at it` }
@@ -57,29 +82,29 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
       method: 'POST',
       path: '/',
       access: 'authenticated',
-      summary: 'Create a record owned by the caller',
-      body: createBodySchema(plain),
+      summary: 'Create a record owned by the caller (an admin may name its owner)',
+      body: Type.Object({ ...createBody.properties, ...ownerIdProperty }, { additionalProperties: false }),
       responses: { 201: record },
       errors: clash,
       location: (created) => `/api/${resource.name}/${(created as { id: string }).id}`,
-      handler: (ctx) => store.create(callerOf(ctx).id, body(ctx) as FieldsOf<F>),
+      handler: async (ctx) => store.create(await ownerOfNew(callerOf(ctx), ctx.request.body as Record<string, unknown>, users), body(ctx) as FieldsOf<F>),
     }),
     route({
       method: 'GET',
       path: '/',
       access: 'authenticated',
       summary: "The caller's records (an admin's: everyone's), filtered and sorted, a page at a time",
-      query: withIncludeQuery(plain, listQuerySchema(plain)),
-      responses: { 200: pageSchema(includedRecordSchema(plain)) },
+      query: withIncludeQuery(includes, listQuerySchema(plain)),
+      responses: { 200: pageSchema(includedRecordSchema(plain, includes)) },
       // The window's rules need the settings or each other, so they are checked after the schema passed each parameter.
       errors: { 422: LIST_WINDOW_REFUSALS },
       handler: async (ctx) => {
         const query = ctx.query as Record<string, unknown>;
-        const include = readInclude(query.include);
+        const include = readInclude(includes, query.include);
         const scope = listScope(callerOf(ctx), query);
         const page = await store.list(scope, readListQuery(plain, query, lists));
         // The records the page points at, read in the same scope (a reference points at a record of the same owner).
-        return withIncluded(plain, page, include, scope, storeOf);
+        return withIncluded(page, include, scope, storeOf);
       },
     }),
     route({
@@ -88,9 +113,16 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
       access: 'authenticated',
       summary: 'One record',
       params: idParams,
-      responses: { 200: record },
+      // Declared even without includes: a parameter the route does not know is a 422, as on the list.
+      query: withIncludeQuery(includes, Type.Object({}, { additionalProperties: false })),
+      responses: { 200: includedRecordSchema(plain, includes) },
       errors: { 404: NOT_FOUND },
-      handler: async (ctx) => (await store.findById(ctx.params.id, ownerScope(callerOf(ctx)))) ?? missing(),
+      handler: async (ctx) => {
+        const include = readInclude(includes, (ctx.query as Record<string, unknown>).include);
+        const scope = ownerScope(callerOf(ctx));
+        const found = (await store.findById(ctx.params.id, scope)) ?? missing();
+        return (await withIncludedRecords([found], include, scope, storeOf))[0]!;
+      },
     }),
     route({
       method: 'PATCH',

@@ -2,6 +2,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { allowedInWords, hasRules, ruleKeywords, rulesOf } from '../../stores/kit/field-rules';
 import type { FieldDefinition } from '../../stores/kit/fields';
 import { fieldEntries, type Resource } from '../../stores/kit/resource';
+import { governedFields } from '../../stores/kit/actions';
 import { sortKeysOf } from '../../stores/kit/list-indexes';
 import { pageQuery, ownedRecordSchema, timestamp } from './record-schemas';
 
@@ -41,8 +42,11 @@ function kindValue(definition: FieldDefinition): TSchema {
 
 const nullable = (schema: TSchema, definition: FieldDefinition) => (definition.optional ? Type.Union([schema, Type.Null()]) : schema);
 
-/** The fields a request body may carry: all but the read-only ones (a body naming one is a 422 naming it). */
-const writable = (resource: Resource) => fieldEntries(resource).filter(([, definition]) => !definition.readOnly);
+/** The fields a request body may carry: all but the read-only ones and those actions set (a body naming one is a 422 naming it). */
+const writable = (resource: Resource) => {
+  const governed = governedFields(resource.actions);
+  return fieldEntries(resource).filter(([name, definition]) => !definition.readOnly && !governed.has(name));
+};
 
 /** A declared default as JSON shows it. */
 const jsonDefault = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
@@ -67,14 +71,19 @@ export function updateBodySchema(resource: Resource) {
 
 /** One record as answered; datetimes are ISO 8601 strings with milliseconds; read-only fields say so. */
 export function recordSchema(resource: Resource) {
+  const governed = governedFields(resource.actions);
   const properties = Object.fromEntries(
     fieldEntries(resource).map(([name, definition]) => {
       const value = nullable(definition.kind === 'datetime' ? timestamp : bodyValue(definition), definition);
+      if (governed.has(name)) return [name, { ...value, readOnly: true, description: `Read-only: set by the ${actionsSetting(resource, name).join(' and ')} action${actionsSetting(resource, name).length > 1 ? 's' : ''}` }];
       return [name, definition.readOnly ? { ...value, readOnly: true, description: 'Read-only: set by the store or an action' } : value];
     }),
   );
   return ownedRecordSchema(properties);
 }
+
+/** The actions that set a field. */
+const actionsSetting = (resource: Resource, name: string) => Object.entries(resource.actions).filter(([, action]) => name in action.set).map(([action]) => action);
 
 /** The kind of a field a list may filter or sort by, timestamps included. */
 export function queryableDefinition(resource: Resource, name: string): FieldDefinition {

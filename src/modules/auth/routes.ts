@@ -7,7 +7,9 @@ import type { SessionRefresh } from '../../auth/session-refresh';
 import { conflict, HttpError, unauthorized, unprocessable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
 import { callerOf } from '../../http/routing/caller';
-import { route, type ErrorResponses, type ModuleDefinition } from '../../http/routing/route';
+import type { ParsedUrlQuery } from 'node:querystring';
+import type { Static } from '@sinclair/typebox';
+import { route, type ErrorResponses, type ModuleDefinition, type RouteContext } from '../../http/routing/route';
 import { attemptOrigin, tooManyAttempts } from './caller-password';
 import { clearedRefreshCookie, readRefreshCookie, REFRESH_COOKIE_SCHEME, refreshCookie } from './cookie';
 import { rejectCrossSite } from './csrf';
@@ -187,32 +189,40 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
  */
 function registrationRoute(registration: Registration, deps: Pick<AuthRouteDeps, 'events' | 'passwordMinLength'>) {
   const { events } = deps;
-  const refuse = (message: string) => unprocessable([{ field: 'password', message }]);
-  const alike = registration.answersAlike;
-  // One declaration for both settings, so the document (and every client generated from it) holds either answer.
-  return route({
-    method: 'POST',
-    path: '/register',
-    access: 'public',
-    summary: 'Create a user (role `user`)',
-    description:
-      'Without email verification: 201 with the user, 409 for a taken address. With it (EMAIL_VERIFICATION, docs/accounts.md): 202 for a new and a taken address alike (the owner of a taken one is told by mail that someone tried).',
-    body: registerSchema(deps.passwordMinLength),
-    responses: { 201: registeredUserSchema, 202: Type.Object({ message: Type.String({ examples: [REGISTRATION_ACCEPTED] }) }) },
-    statusOf: (answer) => ('id' in answer ? 201 : 202),
-    location: (answer) => ('id' in answer ? `/api/users/${answer.id}` : undefined), // what an admin reads it at
-    errors: { 409: 'The email is already registered (only without email verification)', 422: PASSWORD_POLICY_REFUSAL },
-    handler: async (ctx) => {
-      const outcome = await registration.register(ctx.request.body, ctx.state.requestId);
-      if (outcome.outcome === 'refused') throw refuse(outcome.message);
-      if (outcome.outcome === 'taken') {
-        events.record(ctx, { action: 'register', outcome: 'taken', email: ctx.request.body.email });
-        if (!alike) throw conflict('This email is already registered');
+  const body = registerSchema(deps.passwordMinLength);
+  const common = { method: 'POST', path: '/register', access: 'public', summary: 'Create a user (role `user`)', body } as const;
+  /** The registration's outcome, recorded; a password the policy refuses is a 422. */
+  const settle = async (ctx: RouteContext<Record<string, string>, ParsedUrlQuery, unknown, Static<typeof body>>) => {
+    const outcome = await registration.register(ctx.request.body, ctx.state.requestId);
+    if (outcome.outcome === 'refused') throw unprocessable([{ field: 'password', message: outcome.message }]);
+    if (outcome.outcome === 'taken') events.record(ctx, { action: 'register', outcome: 'taken', email: ctx.request.body.email });
+    else events.record(ctx, { action: 'register', outcome: 'success', userId: outcome.user.id });
+    return outcome;
+  };
+  // The document declares what this deployment answers (202 with email verification, else 201), so a
+  // client generated from it reads `data` as one shape.
+  if (registration.answersAlike) {
+    return route({
+      ...common,
+      description: 'Email verification is on (EMAIL_VERIFICATION, docs/accounts.md): 202 for a new and a taken address alike (the owner of a taken one is told by mail that someone tried); the mailed link completes it.',
+      responses: { 202: Type.Object({ message: Type.String({ examples: [REGISTRATION_ACCEPTED] }) }) },
+      errors: { 422: PASSWORD_POLICY_REFUSAL },
+      handler: async (ctx) => {
+        await settle(ctx);
         return { message: REGISTRATION_ACCEPTED };
-      }
+      },
+    });
+  }
+  return route({
+    ...common,
+    description: 'Email verification is off: 201 with the user, 409 for a taken address.',
+    responses: { 201: registeredUserSchema },
+    location: (answer) => `/api/users/${answer.id}`, // what an admin reads it at
+    errors: { 409: 'The email is already registered', 422: PASSWORD_POLICY_REFUSAL },
+    handler: async (ctx) => {
+      const outcome = await settle(ctx);
+      if (outcome.outcome !== 'registered') throw conflict('This email is already registered');
       const { user } = outcome;
-      events.record(ctx, { action: 'register', outcome: 'success', userId: user.id });
-      if (alike) return { message: REGISTRATION_ACCEPTED };
       return { id: user.id, email: user.email, role: user.role, name: user.name }; // never the hash
     },
   });

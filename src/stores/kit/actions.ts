@@ -2,8 +2,11 @@ import { allowedInWords, keepsRules, rulesOf } from './field-rules';
 import type { FieldDefinition, Fields, FieldValues } from './fields';
 
 // Actions: a named change to one record that a caller may ask for but not write in a body (archive, publish),
-// declared with the resource and answered at `POST /api/<name>/:id/<action>`. Each sets fields (often
-// read-only ones) to fixed values or to the time of the call, optionally refused (409) while a field is set.
+// declared with the resource and answered at `POST /api/<name>/:id/<action>`. Each sets fields to fixed
+// values or to the time of the call, optionally refused (409) while a field is set (`unless`) or unless a
+// field holds one of some values (`from`: the states an action starts from). A field any action sets is
+// governed by the actions: request bodies may not name it (422), so the state and the fields that go with it
+// (status and closedAt) change together or not at all.
 
 /** What an action may write into one field: `'now'` (datetime fields: the time of the call), a value, or null. */
 export type ActionValue = 'now' | FieldValues[keyof FieldValues] | null;
@@ -15,11 +18,19 @@ export interface ActionDeclaration<Name extends string = string> {
   set: Partial<Record<Name, ActionValue>>;
   /** Refused (409) while this field is set (not null, not false): `unless: 'archivedAt'` archives once. */
   unless?: Name;
+  /**
+   * Allowed only while each named field holds one of its listed values: `from: { status: ['open', 'in_progress'] }`
+   * (an enum field's values, or a string's). Otherwise 409 naming the current value (stateConflictMessage).
+   */
+  from?: Partial<Record<Name, readonly StateValue[]>>;
   /** The 409 message when `unless` holds (default: `Already <action>d`, e.g. "Already archived"). */
   conflict?: string;
   /** For the API document. */
   summary?: string;
 }
+
+/** A value an action may start from: a string (an enum's value), an integer or a boolean. */
+export type StateValue = string | number | boolean;
 
 /** `archive` → `archived`, `publish` → `published`: the default 409 message's word. */
 function pastTense(action: string): string {
@@ -31,9 +42,30 @@ export function conflictMessage(name: string, action: ActionDeclaration): string
   return action.conflict ?? `Already ${pastTense(name)}`;
 }
 
-/** The changes an action writes now: `'now'` becomes the time of the call. */
-export function actionChanges(action: ActionDeclaration, now = new Date()): Record<string, unknown> {
+/** The 409 message of an action refused by a `from` field's current value: `Cannot close while status is closed`. */
+export function stateConflictMessage(name: string, field: string, current: unknown): string {
+  return `Cannot ${name} while ${field} is ${current === null || current === undefined ? 'empty' : String(current)}`;
+}
+
+/** The 409 a `from` action documents (its message names the value the record holds then). */
+export function stateConflictDescription(name: string, action: ActionDeclaration): string {
+  const from = Object.entries(action.from ?? {}).map(([field, values]) => `${field} is ${(values as StateValue[]).join(' or ')}`);
+  return `Allowed only while ${from.join(' and ')}: otherwise \`${stateConflictMessage(name, '<field>', '<its value>')}\``;
+}
+
+/** The `from` field (if any) whose current value refuses the action, given the record as it is now. */
+export function refusingState(action: ActionDeclaration, record: Record<string, unknown>): string | undefined {
+  return Object.entries(action.from ?? {}).find(([field, values]) => !(values as StateValue[]).includes(record[field] as StateValue))?.[0];
+}
+
+/** The changes an action writes at `now` (the write's one time: updatedAt is the same instant). */
+export function actionChanges(action: ActionDeclaration, now: Date): Record<string, unknown> {
   return Object.fromEntries(Object.entries(action.set).map(([name, value]) => [name, value === 'now' ? new Date(now) : value]));
+}
+
+/** The fields the actions set: request bodies may not name them (the routes treat them as read-only). */
+export function governedFields(actions: Readonly<Record<string, ActionDeclaration>>): Set<string> {
+  return new Set(Object.values(actions).flatMap((action) => Object.keys(action.set ?? {})));
 }
 
 /** Whether a record's field counts as set for `unless`: a value, and not false. */
@@ -60,6 +92,34 @@ export function actionProblems(fields: Fields, actions: Record<string, ActionDec
     const unless = action.unless === undefined ? undefined : fields[action.unless];
     if (action.unless !== undefined && !unless) problems.push(`${where}: unless '${action.unless}' is not one of the fields`);
     if (unless?.kind === 'boolean' && unless.optional) problems.push(`${where}: unless '${action.unless}' is an optional boolean (null and false would both mean unset): make it required with a default`);
+    problems.push(...fromProblems(where, fields, action));
+  }
+  for (const name of governedFields(actions)) {
+    const definition = fields[name];
+    if (definition && !definition.optional && definition.default === undefined) problems.push(`'${name}' is set by an action, so request bodies may not name it: make it optional or give it a default`);
+  }
+  return problems;
+}
+
+/** The values a field allows, when it declares them (`enum`). */
+function allowedValues(definition: FieldDefinition): readonly unknown[] | undefined {
+  return (definition as { readonly enum?: readonly unknown[] }).enum;
+}
+
+function fromProblems(where: string, fields: Fields, action: ActionDeclaration): string[] {
+  const problems: string[] = [];
+  for (const [fieldName, values] of Object.entries(action.from ?? {})) {
+    const definition = fields[fieldName];
+    if (!definition) problems.push(`${where}: from '${fieldName}', which is not one of the fields`);
+    else if (!['string', 'integer', 'boolean'].includes(definition.kind)) problems.push(`${where}: from '${fieldName}': states are string (enum), integer or boolean fields`);
+    else if (!Array.isArray(values) || values.length === 0) problems.push(`${where}: from '${fieldName}' lists no value`);
+    else {
+      const allowed = allowedValues(definition);
+      for (const value of values) {
+        if (!kindMatches(definition, value)) problems.push(`${where}: from ${fieldName} ${JSON.stringify(value)} is not ${aKind(definition)}`);
+        else if (allowed && !allowed.includes(value)) problems.push(`${where}: from ${fieldName} ${JSON.stringify(value)} is not one of its values (${allowed.join(', ')})`);
+      }
+    }
   }
   return problems;
 }

@@ -22,9 +22,10 @@ export interface ResourceStore<F extends Fields> {
   /**
    * The updated record (updatedAt refreshed), or null when not found in the scope or when it does not meet
    * `guard` (an action's precondition, e.g. `archivedAt` null). Read-only fields may be changed here: the
-   * routes keep them out of bodies, actions write them.
+   * routes keep them out of bodies, actions write them. `at` is the write's time (updatedAt; default now):
+   * an action passes the instant its `'now'` fields hold, so closedAt equals updatedAt.
    */
-  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>, guard?: readonly Condition[]): Promise<RecordOf<F> | null>;
+  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>, guard?: readonly Condition[], at?: Date): Promise<RecordOf<F> | null>;
   /** True when a record went (with those pointing at it by 'cascade'). */
   delete(id: string, scope: OwnerScope): Promise<boolean>;
 }

@@ -195,16 +195,16 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
     );
   }
 
-  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>, guard: readonly Condition[] = []): Promise<RecordOf<F> | null> {
+  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>, guard: readonly Condition[] = [], at = new Date()): Promise<RecordOf<F> | null> {
     if (!isId(id)) return Promise.resolve(null);
     const guarded = guard.map((condition) => this.condition(condition));
     return this.context.run(async () => {
       const current = await this.model.findOne(this.scoped(scope, [{ _id: id }, ...guarded])).maxTimeMS(this.context.timeoutMs).lean<Document>().exec();
       if (!current) return null;
       return this.writing(String(current.ownerId), id, { ...current, ...(changes as Record<string, unknown>) }, async () => {
-        // mongoose sets updatedAt in the same $set (timestamps), so it moves on every successful update.
+        // updatedAt is `at`, the write's one time (an action's 'now' fields hold the same): mongoose's own timestamp would be another instant.
         const document = await this.model
-          .findOneAndUpdate(this.scoped(scope, [{ _id: id }, ...guarded]), { $set: this.withShadows(changes as Record<string, unknown>) }, { returnDocument: 'after', runValidators: true })
+          .findOneAndUpdate(this.scoped(scope, [{ _id: id }, ...guarded]), { $set: { ...this.withShadows(changes as Record<string, unknown>), updatedAt: at } }, { returnDocument: 'after', runValidators: true, timestamps: false })
           .maxTimeMS(this.context.timeoutMs)
           .lean<Document>()
           .exec();

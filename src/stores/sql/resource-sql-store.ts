@@ -220,7 +220,7 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
     );
   }
 
-  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>, guard: readonly Condition[] = []): Promise<RecordOf<F> | null> {
+  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>, guard: readonly Condition[] = [], at = new Date()): Promise<RecordOf<F> | null> {
     if (!isId(id)) return Promise.resolve(null);
     return this.context.run(async () => {
       const where = this.scoped(scope, [{ id }, ...guard.map((condition) => this.condition(condition))]);
@@ -228,8 +228,8 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
       if (!row) return null;
       const current = this.toRecord(row) as Row;
       return this.writing(String(current.ownerId), id, { ...current, ...(changes as Row) }, async () => {
-        // updatedAt set here too, so it moves even when the changes equal what is stored.
-        const values = { ...this.withShadows(changes as Row), updatedAt: new Date() };
+        // updatedAt set here too, so it moves even when the changes equal what is stored; `at` is the write's one time.
+        const values = { ...this.withShadows(changes as Row), updatedAt: at };
         if (guard.length > 0) {
           // The guard in the UPDATE's own WHERE: of two actions racing, one writes, the other finds nothing (409).
           const [written] = await this.context.run(() => this.model.update(values, { where, silent: true })); // silent: our updatedAt, not another instant
