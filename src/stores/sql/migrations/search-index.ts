@@ -9,7 +9,7 @@ import { select } from './table-schema';
 //     `LIKE '%…%'` for a term of three characters or more (the extension is created if missing: trusted on
 //     PostgreSQL ≥ 13, so the database's owner may; otherwise the migration stops saying who must);
 //   - MySQL/MariaDB, SQL Server: none (their full-text indexes match words, not substrings), and SQLite: none
-//     yet (FTS5's trigram tokenizer would serve it; see docs/decisions/021-search-at-scale.md): the store
+//     yet (FTS5's trigram tokenizer would serve it; see docs/decisions/023-search-at-scale.md): the store
 //     walks within LIST_SEARCH_SCAN_LIMIT instead, and these steps do nothing there.
 //
 // New tables get them in their first migration (createResourceTable, from the columns built with
