@@ -55,9 +55,9 @@ describe('the generator and field rules', () => {
     const widened = read('src/modules/tickets/migrations/0003-rules-priority.ts');
     expect(widened).toContain("up: (queryInterface) => setFieldRules(queryInterface, 'tickets', 'priority', { minimum: 1, maximum: 10 }),");
     expect(widened).toContain("down: (queryInterface) => setFieldRules(queryInterface, 'tickets', 'priority', { minimum: 1, maximum: 5 }),");
-    expect(read('src/modules/tickets/resource.ts')).toContain('    priority: field.integer({ default: 3, minimum: 1, maximum: 10 }),');
+    expect(read('src/modules/tickets/resource.ts')).toContain('    priority: field.integer({ minimum: 1, maximum: 10, default: 3 }),'); // each rule rewritten where it stands
     expect(run(dir, ['tickets', 'severity', '--enum', 'normal,high'], 'field').status).toBe(0);
-    expect(read('src/modules/tickets/resource.ts')).toContain("    severity: field.string({ default: 'normal', enum: ['normal', 'high'] }),");
+    expect(read('src/modules/tickets/resource.ts')).toContain("    severity: field.string({ enum: ['normal', 'high'], default: 'normal' }),");
     expect(run(dir, ['tickets', 'priority', '--no-rules'], 'field').status).toBe(0);
     expect(read('src/modules/tickets/migrations/0005-rules-priority.ts')).toContain("setFieldRules(queryInterface, 'tickets', 'priority', {})");
     const resource = read('src/modules/tickets/resource.ts');
