@@ -39,7 +39,7 @@ describe.each(engines)('bench-scale seed on $label', (target) => {
       sequelize = target.engine === 'sqlite' ? new Sequelize({ dialect: 'sqlite', storage: ':memory:', logging: false }) : new Sequelize(started.url, { logging: false, timezone: '+00:00' });
       const queryInterface = sequelize.getQueryInterface();
       await queryInterface.dropTable(TABLE);
-      await createResourceTable(queryInterface, TABLE, (c) => ({ ...c.string('title'), ...c.text('body', { optional: true }), ...c.boolean('pinned') }));
+      await createResourceTable(queryInterface, TABLE, (c) => ({ ...c.string('title', { search: true }), ...c.text('body', { optional: true, search: true }), ...c.boolean('pinned') }));
       await seedNotes(sequelize, target.engine as ScaleEngine, TABLE, 'owner-big', BIG, 0);
       await seedNotes(sequelize, target.engine as ScaleEngine, TABLE, 'owner-small', SMALL, 1);
       await analyze(sequelize, target.engine as ScaleEngine, TABLE);
@@ -73,7 +73,7 @@ describe.each(engines)('bench-scale seed on $label', (target) => {
       }
     });
 
-    it('varies titles (three words of 50), pins about one in ten, gives about half a body', () => {
+    it('varies titles (three words of 50), pins about one in ten, gives every row a body holding the search terms', () => {
       const big = rows.filter((row) => row.owner_id === 'owner-big');
       expect(big.every((row) => /^[a-z]+ [a-z]+ [a-z]+$/.test(row.title))).toBe(true);
       expect(new Set(big.map((row) => row.title)).size).toBeGreaterThan(BIG * 0.9);
@@ -81,8 +81,8 @@ describe.each(engines)('bench-scale seed on $label', (target) => {
       expect(pinned).toBeGreaterThan(BIG * 0.04);
       expect(pinned).toBeLessThan(BIG * 0.2);
       const withBody = big.filter((row) => row.body !== null).length;
-      expect(withBody).toBeGreaterThan(BIG * 0.3);
-      expect(withBody).toBeLessThan(BIG * 0.7);
+      expect(withBody).toBe(BIG); // every body ends with the term in every row (SEARCH_TERMS.everyRow)
+      expect(big.every((row) => row.body!.endsWith('scale bench'))).toBe(true);
     });
   });
 });
