@@ -85,7 +85,7 @@ export async function main(command: 'module' | 'field', argv: string[]): Promise
     const rules: RuleChange = { enum: valueOf('--enum'), range: valueOf('--range'), minLength: valueOf('--min-length'), pattern: valueOf('--pattern'), none: flags.has('--no-rules') };
     const changes = [rename !== undefined, flags.has('--drop'), flags.has('--required'), flags.has('--optional'), givesRuleChange(rules)].filter(Boolean).length;
     const others = listed.filter || listed.sort || listed.search || listed.default !== undefined || (listed.actions ?? []).length > 0;
-    if (changes > 1 || (changes === 1 && others)) throw new SpecError('--rename, --drop, --required, --optional and a rule change (--enum, --range, --min-length, --pattern, --no-rules) go alone');
+    if (changes > 1 || (changes === 1 && others)) throw new SpecError('--rename, --drop, --required and --optional go alone, as does a rule change (--enum, --range, --min-length, --pattern, --no-rules)');
     const files: PlannedFile[] =
       command === 'module'
         ? plan(process.cwd(), name, fields, options)

@@ -37,7 +37,7 @@ function migrationText(module: string, constant: string, name: string, comment: 
 
 // ${comment} Never edit once run.
 export const ${constant}: SqlMigration = {
-  name: '${module}-${name}',${outsideTransaction ? '\n  transaction: false, // the fill commits batch by batch and resumes where it stopped' : ''}
+  name: '${module}-${name}',${outsideTransaction ? '\n  transaction: false, // the fill commits batch by batch (resuming where it stopped); PostgreSQL builds the index CONCURRENTLY' : ''}
   up: (queryInterface) => ${up},
   down: (queryInterface) => ${down},${documents ? `\n  documents: ${documents},` : ''}
 };
