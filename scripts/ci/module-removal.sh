@@ -19,6 +19,7 @@ repo=$(pwd)
 started=$(date +%s)
 
 # shellcheck source=scripts/ci/lib/native-databases.sh
+# shellcheck source=scripts/ci/lib/native-databases.sh
 source scripts/ci/lib/native-databases.sh
 scratch=$(mktemp -d /tmp/module-removal.XXXXXX)
 own_servers=no
@@ -68,6 +69,11 @@ echo "== remove:module: refused while referenced, naming the module to remove fi
 if refusal=$(npm run --silent remove:module -- labels 2>&1); then echo "remove:module -- labels was not refused"; exit 1; fi
 grep -q "remove it first: npm run remove:module -- ticket-labels" <<<"$refusal" || { echo "the refusal does not name ticket-labels: $refusal"; exit 1; }
 for module in ticket-labels labels tickets projects; do npm run --silent remove:module -- "$module" >/dev/null; done
+
+echo "== the removal destroys data: start-up refuses it on the populated databases; db:migrate --allow-destructive runs it"
+if refusal=$(NODE_ENV=development DATABASE_URL="${populated[0]}" npm run --silent db:migrate -- up 2>&1); then echo "db:migrate up ran the removal without --allow-destructive"; exit 1; fi
+grep -q -- "--allow-destructive" <<<"$refusal" || { echo "the refusal does not name --allow-destructive: $refusal"; exit 1; }
+for url in "${populated[@]}"; do NODE_ENV=development DATABASE_URL="$url" npm run --silent db:migrate -- up --allow-destructive >/dev/null; done
 on removed populated
 on removed fresh
 
