@@ -19,7 +19,6 @@ repo=$(pwd)
 started=$(date +%s)
 
 # shellcheck source=scripts/ci/lib/native-databases.sh
-# shellcheck source=scripts/ci/lib/native-databases.sh
 source scripts/ci/lib/native-databases.sh
 scratch=$(mktemp -d /tmp/module-removal.XXXXXX)
 own_servers=no
