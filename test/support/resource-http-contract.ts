@@ -3,12 +3,11 @@ import request from 'supertest';
 import type { AnyResource } from '../../src/stores/kit/resource';
 import type { ModuleFactory } from '../../src/services';
 import { DEFAULT_LIST_SETTINGS } from '../../src/stores/kit/pagination';
-import { conflictMessage } from '../../src/stores/kit/actions';
 import { allowedInWords, hasRules, ruleKeywords, rulesOf } from '../../src/stores/kit/field-rules';
 import { outsideValues } from './rule-samples';
 import { describeActionCases } from './resource-action-contract';
 import { describeIncludeCases, relatedModules } from './resource-include-contract';
-import { asJson, bodyless, changesFor, defaultedFields, sampleValue, storeOf, valuesFor, wrongValue, type Values } from './resource-samples';
+import { asJson, bodyless, changesFor, defaultedFields, sampleValue, valuesFor, wrongValue, type Values } from './resource-samples';
 import { buildTestApp, type TestApp } from './test-app';
 
 // The routes contract of any resource over real HTTP on the real app (in-memory SQLite): owner scoping,
