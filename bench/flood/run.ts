@@ -10,7 +10,7 @@ import { get, percentile } from '../scale/measure';
 import { CapturingLogger } from '../scale/plans';
 import { analyze, seedNotes } from '../scale/seed';
 import type { ScaleEngine } from '../scale/settings';
-import { floodNotes, floodNotesModule } from './notes-resource';
+import { benchNotes, benchNotesModule } from '../scale/notes-resource';
 
 // `npm run bench:flood`: does one signed-in user flooding the service with searches starve another user?
 // Per engine (FLOOD_ENGINES: sqlite, postgres from TEST_POSTGRES_URL), the real service in this process with
@@ -33,7 +33,7 @@ const median = (values: number[]) => percentile([...values].sort((a, b) => a - b
 async function startApp(url: string): Promise<RunningService> {
   // The service's settings from the environment (USER_RATE_LIMIT_MAX, DATABASE_TIMEOUT…), production mode.
   const config = loadConfig({ ...env, NODE_ENV: 'production', JWT_SECRET: randomBytes(48).toString('base64url'), REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64url'), DATABASE_URL: url, USER_STORE: 'database', LOG_LEVEL: 'error', COOKIE_SECURE: 'false' });
-  return startService(config, new CapturingLogger().logger, { modules: [...registeredModules, floodNotesModule], port: 0, host: '127.0.0.1' });
+  return startService(config, new CapturingLogger().logger, { modules: [...registeredModules, benchNotesModule], port: 0, host: '127.0.0.1' });
 }
 
 async function signIn(service: RunningService, email: string): Promise<{ id: string; authorization: string }> {
@@ -97,7 +97,7 @@ async function floodEngine(engine: ScaleEngine, scratch: string): Promise<void> 
     if (engine !== 'sqlite') {
       // Leaves the database as it was given: the table and the record of its migration, so the next run creates it again.
       await sequelize.query('DROP TABLE IF EXISTS notes').catch(() => undefined);
-      await sequelize.query(`DELETE FROM schema_migrations WHERE name = '${floodNotes.migrations[0]!.name}'`).catch(() => undefined);
+      await sequelize.query(`DELETE FROM schema_migrations WHERE name = '${benchNotes.migrations[0]!.name}'`).catch(() => undefined);
     }
     await sequelize.close();
     await service.stop();
