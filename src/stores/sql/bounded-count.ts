@@ -1,4 +1,4 @@
-import { QueryTypes, Utils, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
+import type { Model, ModelStatic, QueryTypes as SequelizeQueryTypes, Utils as SequelizeUtils, WhereOptions } from 'sequelize';
 
 interface SelectQueryGenerator {
   selectQuery(table: unknown, options: { attributes: string[]; where?: WhereOptions; limit: number }, model: ModelStatic<Model>): string;
@@ -13,6 +13,8 @@ interface SelectQueryGenerator {
  */
 export async function boundedCount(model: ModelStatic<Model>, where: WhereOptions | undefined, upTo: number): Promise<number> {
   const sequelize = model.sequelize!;
+  // Sequelize's helpers from the instance's own class: the kit, and so this file, is loaded on MongoDB too, without Sequelize.
+  const { Utils, QueryTypes } = sequelize.constructor as unknown as { Utils: typeof SequelizeUtils; QueryTypes: typeof SequelizeQueryTypes };
   const generator = sequelize.getQueryInterface().queryGenerator as SelectQueryGenerator;
   // As findAll does before it writes SQL: attribute names in the conditions become column names.
   const options = Utils.mapOptionFieldNames({ attributes: ['id'], where, limit: upTo }, model as never) as { attributes: string[]; where?: WhereOptions; limit: number };
