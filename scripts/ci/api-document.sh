@@ -67,7 +67,7 @@ API_DOCUMENT="$scratch/openapi.json" FLOW_SQLITE_FILE="$database" node tools/api
 fuzz_port=$(free_port)
 fuzz_database="$scratch/property.sqlite"
 (
-  export DATABASE_URL="sqlite:$fuzz_database" AUTH_RATE_LIMIT_MAX=1000000000 LOGIN_THROTTLE_FAILURES=1000 LOGIN_THROTTLE_ACCOUNT_FAILURES=1000000
+  export DATABASE_URL="sqlite:$fuzz_database" AUTH_RATE_LIMIT_MAX=1000000000 USER_RATE_LIMIT_MAX=1000000000 LOGIN_THROTTLE_FAILURES=1000 LOGIN_THROTTLE_ACCOUNT_FAILURES=1000000
   node dist/cli/db-migrate.js >/dev/null 2>&1 || true
   printf '%s' "$ADMIN_PASSWORD" | node dist/cli/user-create.js --email "$ADMIN_EMAIL" --role admin >/dev/null
   PORT="$fuzz_port" exec node dist/server.js >"$scratch/property-service.log" 2>&1
