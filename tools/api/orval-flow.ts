@@ -9,10 +9,9 @@ const email = `orval-${Date.now()}@example.com`;
 const password = 'orval client harbour lantern 9';
 
 const registered = await postAuthRegister({ name: 'Orval', email, password });
-// 201 with the user here (no email verification); 202 is the alike answer with it on.
-if (registered.status !== 201) throw new Error(`register: ${registered.status} ${'message' in registered.data ? registered.data.message : ''}`);
-const userId: string = registered.data.data.id;
-if (registered.headers.get('location') !== `/api/users/${userId}`) throw new Error('register: no Location');
+// 202 with a message for a new and a taken address alike: mail is on here, as in the committed document.
+if (registered.status !== 202) throw new Error(`register: ${registered.status} ${'message' in registered.data ? registered.data.message : ''}`);
+if (!registered.data.data.message) throw new Error('register: no message in the 202');
 
 const invalid = await postAuthLogin({ email: 'not-an-email', password: '' });
 if (invalid.status !== 422) throw new Error(`an invalid login answered ${invalid.status}, not 422`);
@@ -25,8 +24,8 @@ const session = login.data.data;
 if ('mfaRequired' in session) throw new Error('login: a second factor was asked of a user without one');
 const me = await getUsersMe({ headers: { Authorization: `Bearer ${session.accessToken}` } });
 if (me.status !== 200) throw new Error(`me: ${me.status} ${me.data.message}`);
-if (me.data.data.id !== userId) throw new Error('me: not the registered user');
+if (me.data.data.email !== email) throw new Error('me: not the registered user');
 
 const anonymous = await getUsersMe();
 if (anonymous.status !== 401) throw new Error(`me without a token answered ${anonymous.status}`);
-console.log(`orval flow: 201 register, 422 (${fields.join(', ')}), 200 login, 200 me, 401 without a token`);
+console.log(`orval flow: 202 register, 422 (${fields.join(', ')}), 200 login, 200 me, 401 without a token`);
