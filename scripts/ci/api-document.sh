@@ -49,7 +49,7 @@ proxy_port=$(free_port)
 database="$scratch/flow.sqlite"
 export NODE_ENV=development HOST=127.0.0.1 DATABASE_URL="sqlite:$database" USER_STORE=database AUTH_REGISTRATION=true \
   AUTH_RATE_LIMIT_MAX=30 DATABASE_TIMEOUT=2s LOG_LEVEL=warn MFA_ENCRYPTION_KEY=api-document-flow-key-0123456789abcdef0123 \
-  SMTP_URL=smtp://127.0.0.1:9 PUBLIC_URL="http://127.0.0.1:$port" # mail on, as the committed document has it (registration answers 202); nothing listens on :9
+  SMTP_URL=smtp://127.0.0.1:9 PUBLIC_URL="http://127.0.0.1:$port" EMAIL_VERIFICATION=optional # mail and verification on, as the committed document has them (registration answers 202); nothing listens on :9
 export ADMIN_EMAIL=flow-admin@example.com ADMIN_PASSWORD='flow admin harbour lantern 42'
 node dist/cli/db-migrate.js >/dev/null 2>&1 || true
 printf '%s' "$ADMIN_PASSWORD" | node dist/cli/user-create.js --email "$ADMIN_EMAIL" --role admin >/dev/null

@@ -48,9 +48,11 @@ function unindexedShadows(root: string, module: string, resource: AnyResource): 
 function migrationText(module: string, table: string, number: string, constant: string, indexes: string[][], shadows: string[]): string {
   const list = indexes.map((columns) => `  [${columns.map((column) => `'${column}'`).join(', ')}],`).join('\n');
   const searched = `[${shadows.map((column) => `'${column}'`).join(', ')}]`;
-  const imports = ['addListIndexes', 'removeListIndexes', ...(shadows.length > 0 ? ['addSearchIndex', 'removeSearchIndex'] : [])].join(', ');
+  const imports = ['addListIndexes', 'removeListIndexes', ...(shadows.length > 0 ? ['addSearchIndex'] : [])].join(', ');
   const up = shadows.length > 0 ? `addListIndexes(queryInterface, '${table}', indexes).then(() => addSearchIndex(queryInterface, '${table}', ${searched}))` : `addListIndexes(queryInterface, '${table}', indexes)`;
-  const down = shadows.length > 0 ? `removeSearchIndex(queryInterface, '${table}', ${searched}).then(() => removeListIndexes(queryInterface, '${table}', indexes))` : `removeListIndexes(queryInterface, '${table}', indexes)`;
+  // The trigram index stays on the way down: a table whose first migration built its searched columns has it from
+  // there (this up then finds it and adds nothing), and an index the up did add costs nothing to keep.
+  const down = `removeListIndexes(queryInterface, '${table}', indexes)`;
   const what = shadows.length > 0 ? `The list indexes ${table} lacked for its declared sorts and filters, and the trigram index of ${shadows.join(', ')} for ?q=,` : `The list indexes ${table} lacked for its declared sorts and filters,`;
   return `import { ${imports}, type SqlMigration } from '../../kit';
 

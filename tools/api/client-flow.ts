@@ -25,7 +25,7 @@ const registered = await client.POST('/api/auth/register', { body: { name: 'Clie
 await conforms('post', '/api/auth/register', registered);
 if (registered.error) throw new Error(`register: ${registered.error.message}`);
 // The document says what this deployment answers: 202 with a message for a new and a taken address alike
-// (mail is on, as in the committed document); the user's id is read from /me once signed in.
+// (email verification is on, as in the committed document); the user's id is read from /me once signed in.
 const accepted: string = registered.data.data.message;
 if (!accepted) throw new Error('register: no message in the 202');
 

@@ -13,7 +13,7 @@ const password = 'hey api client quarry lantern 4';
 
 const registered = await postAuthRegister({ body: { name: 'Hey', email, password } });
 if (registered.error) throw new Error(`register: ${registered.response?.status} ${registered.error.message}`);
-const accepted: string = registered.data.data.message; // 202 alike for new and taken addresses (mail on, as documented)
+const accepted: string = registered.data.data.message; // 202 alike for new and taken addresses (email verification on, as documented)
 if (!accepted) throw new Error('register: no message in the 202');
 
 const invalid = await postAuthLogin({ body: { email: 'not-an-email', password: '' } });

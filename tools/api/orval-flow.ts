@@ -9,7 +9,7 @@ const email = `orval-${Date.now()}@example.com`;
 const password = 'orval client harbour lantern 9';
 
 const registered = await postAuthRegister({ name: 'Orval', email, password });
-// 202 with a message for a new and a taken address alike: mail is on here, as in the committed document.
+// 202 with a message for a new and a taken address alike: mail and email verification are on here, as in the committed document.
 if (registered.status !== 202) throw new Error(`register: ${registered.status} ${'message' in registered.data ? registered.data.message : ''}`);
 if (!registered.data.data.message) throw new Error('register: no message in the 202');
 

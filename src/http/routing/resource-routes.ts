@@ -85,7 +85,7 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
       summary: 'Create a record owned by the caller (an admin may name its owner)',
       body: Type.Object({ ...createBody.properties, ...ownerIdProperty }, { additionalProperties: false }),
       responses: { 201: record },
-      errors: clash,
+      errors: { ...clash, 422: "An admin's `ownerId` names no user, or a reference is not that user's record" },
       location: (created) => `/api/${resource.name}/${(created as { id: string }).id}`,
       handler: async (ctx) => store.create(await ownerOfNew(callerOf(ctx), ctx.request.body as Record<string, unknown>, users), body(ctx) as FieldsOf<F>),
     }),
