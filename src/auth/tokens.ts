@@ -1,6 +1,7 @@
 import { createSecretKey, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
 import type { Config } from '../config/config';
+import { VerifiedTokens } from './verified-tokens';
 
 /** The caller as the token check leaves it on ctx.state.user. */
 export interface AuthUser {
@@ -37,6 +38,7 @@ export class TokenService {
   private readonly refreshKey: KeyObject;
   private readonly expectedAccess: ExpectedToken;
   private readonly expectedRefresh: ExpectedToken;
+  private readonly verifiedAccess = new VerifiedTokens();
 
   constructor(private readonly settings: Config['jwt']) {
     this.accessKey = createSecretKey(Buffer.from(settings.accessSecret));
@@ -69,12 +71,17 @@ export class TokenService {
    * is what it was at issue: the guards authorise against the user's current state (caller-states.ts).
    */
   verifyAccessToken(token: string): AccessClaims | undefined {
+    const known = this.verifiedAccess.get(token);
+    if (known) return known;
     const claims = verifiedClaims(token, this.accessKey, this.expectedAccess);
     if (!claims || typeof claims.role !== 'string') return undefined;
     // Every token this service signs carries the session version; one without (or with anything but a count) is not ours.
     const version = claims.sv;
     if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) return undefined;
-    return { id: claims.sub as string, role: claims.role, sessionVersion: version };
+    const caller = { id: claims.sub as string, role: claims.role, sessionVersion: version };
+    // Refused from `exp` on: verifiedClaims refused any token whose exp lies beyond iat + the longest lifetime.
+    this.verifiedAccess.remember(token, caller, (claims.exp as number) * 1000);
+    return caller;
   }
 
   /**

@@ -13,6 +13,7 @@ const BRACKETED_IPV6 = /^\[([0-9a-f:.%]+)\](?::\d{1,5})?$/i;
 /** The client's address as the service counts and logs it: ctx.ip (TRUST_PROXY applied), no port, IPv4 unmapped. */
 export function clientIp(ctx: Pick<Context, 'ip'>): string {
   const raw = ctx.ip || 'unknown';
+  if (!raw.includes(':')) return raw; // a bare IPv4 address: nothing to strip (every request asks, for its log line)
   const ip = IPV4_WITH_PORT.exec(raw)?.[1] ?? BRACKETED_IPV6.exec(raw)?.[1] ?? raw;
   return IPV4_MAPPED.exec(ip)?.[1] ?? ip;
 }

@@ -92,5 +92,11 @@ describe('envelope, errors and cross-cutting headers', () => {
     expect(listed.headers['access-control-allow-credentials']).toBe('true');
     const other = await request(server()).get('/').set('Origin', 'https://evil.example.net').expect(200);
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    // Whether CORS headers come depends on Origin, listed or not, so caches must key on it: once, never twice.
+    expect(listed.headers.vary).toBe('Origin');
+    expect(other.headers.vary).toBe('Origin');
+    expect((await request(server()).get('/').expect(200)).headers.vary).toBe('Origin');
+    const listedGet = await request(server()).get('/').set('Origin', 'https://app.example.com').expect(200);
+    expect(listedGet.headers.vary).toBe('Origin');
   });
 });

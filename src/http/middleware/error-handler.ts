@@ -3,6 +3,7 @@ import { HashQueueFullError } from '../../auth/hash-queue';
 import type { Logger } from '../../logger';
 import { DuplicateKeyError, MissingReferenceError, ReferencedRecordError, RuleViolationError, StoreUnavailableError, UniqueKeyError } from '../../stores/errors';
 import { fail, type FieldError } from '../envelope';
+import { answerJson } from '../json-answer';
 import { HttpError, notFound } from '../errors';
 import type { RequestState } from '../routing/route';
 
@@ -81,9 +82,8 @@ export function errorAnswers(logger: Logger): ErrorAnswers {
       // Only the store's own outages here: other 503s (readiness while stopping, the rate limiter's refusal)
       // are deliberate answers that log themselves, at their own rate.
       else if (error instanceof StoreUnavailableError) logger.warn({ reqId: ctx.state.requestId, err: error }, 'database unavailable');
-      ctx.status = described.status;
       if (described.headers) ctx.set(described.headers);
-      ctx.body = fail(described.message, described.errors);
+      answerJson(ctx, described.status, fail(described.message, described.errors));
     },
   };
 }

@@ -68,10 +68,12 @@ export function corsPolicy(allowedOrigins: readonly string[]): Middleware<Reques
   }) as unknown as Middleware<RequestState>;
   // Most requests carry no Origin or an unlisted one: for those @koa/cors does nothing but add
   // `Vary: Origin` (a listed origin would get other headers, so caches must key on it). Doing just that
-  // here skips its two awaits per request.
+  // here skips its two awaits per request. Set outright, not merged: this runs first in every request's
+  // chain (request-context.ts), before anything could have set a Vary of its own.
   return (ctx, next) => {
-    if (allowed.has(ctx.get('Origin'))) return forListedOrigins(ctx, next);
-    ctx.vary('Origin');
+    const origin = ctx.req.headers.origin;
+    if (origin !== undefined && allowed.has(origin)) return forListedOrigins(ctx, next);
+    ctx.res.setHeader('Vary', 'Origin');
     return next();
   };
 }

@@ -1,0 +1,40 @@
+import type { AccessClaims } from './tokens';
+
+/** How many tokens are remembered at most: ~0.6 KB each, so a full table stays under ~3 MB. */
+const MAX_ENTRIES = 4096;
+
+/**
+ * Access tokens this process has verified, by their exact text, with the claims they carry. A client sends the
+ * same token with every request for its whole lifetime, and verifying it again costs an HMAC, two base64
+ * decodes, two JSON parses and jsonwebtoken's option checks: the largest piece of an authenticated request
+ * after the user's state (docs/performance.md). A hit means this very string passed every check before, with
+ * the same key; only the clock can change that answer, so an entry serves until the token's `exp` (the first
+ * moment a full check would refuse it: a token living longer than this service issues is refused outright).
+ *
+ * Only successes are kept: garbage sent by an attacker cannot evict the tokens of real callers, and a refused
+ * token is checked in full every time. Revocation is untouched: the guards still compare the session version
+ * with the user as stored now on every request (caller-states.ts). Oldest entries leave first when full.
+ */
+export class VerifiedTokens {
+  private readonly entries = new Map<string, { claims: AccessClaims; untilMs: number }>();
+
+  constructor(private readonly maxEntries = MAX_ENTRIES) {}
+
+  /** The claims of a token verified before and still within its time, else undefined. */
+  get(token: string, nowMs = Date.now()): AccessClaims | undefined {
+    const entry = this.entries.get(token);
+    if (!entry) return undefined;
+    if (nowMs < entry.untilMs) return entry.claims;
+    this.entries.delete(token);
+    return undefined;
+  }
+
+  /** Remembers a token that has just passed every check, until `untilMs` (see above). */
+  remember(token: string, claims: AccessClaims, untilMs: number): void {
+    if (this.entries.size >= this.maxEntries) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    this.entries.set(token, { claims, untilMs });
+  }
+}
