@@ -236,6 +236,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('AUTH_REGISTRATION', 'needs USER_STORE=database');
   }
   const port = integer(env, 'PORT', mode === 'test' ? 3001 : 3000, 0, 65_535);
+  const store = database(env, mode);
   return {
     env: mode,
     port,
@@ -248,7 +249,7 @@ export function loadConfig(env: Env = process.env): Config {
       audience: claim(env, 'JWT_AUDIENCE', issuer),
     },
     database: {
-      ...database(env, mode),
+      ...store,
       migrateOnStart: boolean(env, 'MIGRATE_ON_START', true),
       timeoutMs: timerMs(env, 'DATABASE_TIMEOUT', '5s'),
       migrationTimeoutMs: timerMs(env, 'MIGRATION_TIMEOUT', '10m'),
@@ -260,7 +261,7 @@ export function loadConfig(env: Env = process.env): Config {
       max: integer(env, 'AUTH_RATE_LIMIT_MAX', 10, 1, 1_000_000_000),
       windowMs: timerMs(env, 'AUTH_RATE_LIMIT_WINDOW', '15m'),
     },
-    userRateLimit: requestBudgetSettings(env, roleList, mode === 'test'),
+    userRateLimit: requestBudgetSettings(env, roleList, { testing: mode === 'test', oneConnection: store.engine === 'sqlite' }),
     loginThrottle: loginThrottle(env),
     refreshRotation: refreshRotation(env, REFRESH_TTL_SECONDS),
     callerStateTtlMs: callerStateTtlMs(env),

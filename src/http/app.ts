@@ -8,7 +8,7 @@ import { corsPolicy, securityHeaders } from './middleware/security';
 import { mountPasskeyPage } from './dev/passkeys-page';
 import { mountApiDocs } from './openapi/docs-routes';
 import { createRouter, exactRoutes, middlewareOf, modulePrefix, mountRoutes, underPrefix } from './routing/mount';
-import { admission } from './routing/request-budget';
+import { admission, turnTaker } from './routing/request-budget';
 import type { RequestState } from './routing/route';
 
 /**
@@ -36,7 +36,8 @@ export function createApp(services: Services, modules: readonly ModuleFactory[])
   }
 
   const admit = services.requestBudget && admission(services.requestBudget, logger);
-  const chains = mountRoutes(router, api.routes, { auth: { tokens, callers, admit }, bodyLimitBytes: config.bodyLimitBytes });
+  const takeTurn = turnTaker(config.userRateLimit);
+  const chains = mountRoutes(router, api.routes, { auth: { tokens, callers, admit, takeTurn }, bodyLimitBytes: config.bodyLimitBytes });
   if (config.apiDocs) mountApiDocs(router, api.document, config.publicUrl);
   if (config.passkeys && config.env !== 'production') mountPasskeyPage(router);
   // Tracing's route spans come from the router's layers: with tracing on, every request goes through it.

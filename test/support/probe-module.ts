@@ -111,6 +111,15 @@ export function probeModule(gate: Gate = new Gate()): ModuleFactory {
           return { finished: true };
         },
       }),
+      route({
+        method: 'GET',
+        path: '/held',
+        access: 'authenticated',
+        handler: async () => {
+          await gate.pass();
+          return { finished: true };
+        },
+      }),
     ],
   });
 }

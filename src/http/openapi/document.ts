@@ -9,7 +9,7 @@ export interface DocumentOptions {
   package: PackageInfo;
   /** PUBLIC_URL: the one server of the document. Without it, `/`: the host that served the document. */
   publicUrl: string | undefined;
-  /** The per-user request budget is on (USER_RATE_LIMIT_MAX > 0): its 429 and counters on authenticated routes. */
+  /** The per-user request budget or turns are on (USER_RATE_LIMIT_MAX or USER_CONCURRENCY_MAX > 0): their 429 and the (optional) counters on authenticated routes. */
   requestBudget: boolean;
 }
 

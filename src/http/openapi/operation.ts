@@ -82,7 +82,9 @@ function errorEntries(route: MountedRoute, budgeted: boolean): Map<number, Error
   if (typeof definition.access === 'object') add(403, `The caller's role is not one of: ${definition.access.roles.join(', ')}`);
   if (budgeted && definition.access !== 'public') {
     add(429, {
-      description: "The caller's request budget is spent (USER_RATE_LIMIT_MAX per USER_RATE_LIMIT_WINDOW per user; roles in USER_RATE_LIMIT_EXEMPT_ROLES are not counted)",
+      description:
+        "The caller's request budget is spent (USER_RATE_LIMIT_MAX per USER_RATE_LIMIT_WINDOW per user), or USER_CONCURRENCY_MAX of their " +
+        'requests are running and 64 more wait their turn; roles in USER_RATE_LIMIT_EXEMPT_ROLES are held to neither',
       headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'], ...BUDGET_HEADERS },
     });
   }

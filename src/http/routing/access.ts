@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import type { CallerStates } from '../../auth/caller-states';
 import type { TokenService } from '../../auth/tokens';
 import { forbidden, HttpError } from '../errors';
-import type { Admission } from './request-budget';
+import type { Admission, TurnTaker } from './request-budget';
 import type { Access, RequestState } from './route';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*)$/i;
@@ -18,21 +18,23 @@ const REFUSALS = {
   unverified: 'Email address not verified: follow the link sent to it, or ask for a new one (POST /api/auth/resend-verification)',
 } as const;
 
-/** What the guards need: the token service, the users' current state, and the per-user budget when on. */
+/** What the guards need: the token service, the users' current state, and the per-user budget and turns when on. */
 export interface Authenticators {
   tokens: TokenService;
   callers: CallerStates;
   admit?: Admission;
+  takeTurn?: TurnTaker;
 }
 
 /**
  * Token check: a valid HS256 access token in `Authorization: Bearer …` whose user still exists and whose
  * session is current, else 401. Leaves { id, role } with the role as stored now. With `roles` (a
  * role-restricted route), the user's state is read from the store instead of the short cache. Then the
- * caller's request budget (request-budget.ts), then the role must be one of `roles`, else 403. One step for
- * all of it: it runs on every authenticated request, and each async layer costs a frame and a promise.
+ * caller's request budget (request-budget.ts), then the role must be one of `roles`, else 403, then the
+ * caller's turn (at most USER_CONCURRENCY_MAX of a user's requests run at once). One step for all of it: it
+ * runs on every authenticated request, and each async layer costs a frame and a promise.
  */
-function requireToken({ tokens, callers, admit }: Authenticators, roles?: ReadonlySet<string>): Middleware<RequestState> {
+function requireToken({ tokens, callers, admit, takeTurn }: Authenticators, roles?: ReadonlySet<string>): Middleware<RequestState> {
   const fresh = roles !== undefined;
   return async (ctx, next) => {
     const match = BEARER.exec(ctx.get('Authorization'));
@@ -46,7 +48,16 @@ function requireToken({ tokens, callers, admit }: Authenticators, roles?: Readon
     if (admitting) await admitting;
     // After the budget: a refused request read the store too, so it counts like any other.
     if (roles && !roles.has(caller.role)) throw forbidden('Your role does not allow this');
-    await next();
+    const turn = takeTurn?.(caller);
+    if (!turn) return next();
+    const release = turn instanceof Promise ? await turn : turn;
+    // A client that gave up while waiting gets no work done on its behalf: the turn passes on.
+    if (ctx.req.socket?.destroyed) return release();
+    try {
+      await next();
+    } finally {
+      release();
+    }
   };
 }
 

@@ -1,6 +1,8 @@
 import type { ParameterizedContext } from 'koa';
 import type { RequestBudget, BudgetTaken } from '../../auth/request-budget';
 import type { AuthUser } from '../../auth/tokens';
+import { UserConcurrency, type Release } from '../../auth/user-concurrency';
+import type { RequestBudgetSettings } from '../../config/request-budget-settings';
 import type { Logger } from '../../logger';
 import { HttpError } from '../errors';
 import type { RequestState } from './route';
@@ -46,5 +48,30 @@ export function admission(budget: RequestBudget, logger: Logger): Admission {
       (counted) => answer(ctx, counted),
       (error: unknown) => outage(ctx, error),
     );
+  };
+}
+
+/** How many of a user's requests may wait for a turn before more are refused (429). */
+const MAX_WAITING_PER_USER = 64;
+
+/** A turn for the caller's request: at once, once one of theirs ends, or undefined (exempt); throws the 429. */
+export type TurnTaker = (caller: AuthUser) => Release | Promise<Release> | undefined;
+
+/**
+ * Turns per user (user-concurrency.ts) as the token check applies them, after the budget and the role check:
+ * USER_CONCURRENCY_MAX requests of a user run at once, the rest wait. Users of an exempt role (the budget's)
+ * are not held. Undefined when the setting is 0.
+ */
+export function turnTaker(settings: RequestBudgetSettings): TurnTaker | undefined {
+  if (settings.concurrency === 0) return undefined;
+  const turns = new UserConcurrency(settings.concurrency, MAX_WAITING_PER_USER);
+  const exempt = new Set(settings.exemptRoles);
+  return (caller) => {
+    if (exempt.has(caller.role)) return undefined;
+    const turn = turns.enter(caller.id);
+    if (turn === undefined) {
+      throw new HttpError(429, `Too many requests from this user at once; try again when some have been answered`, { headers: { 'Retry-After': '1' } });
+    }
+    return turn;
   };
 }
