@@ -1,6 +1,6 @@
 import type { Logger } from '../../logger';
 import { DuplicateKeyError } from '../../stores/errors';
-import type { AccountNotice, AccountNotices } from '../account-notices';
+import type { AccountNotices, SignInMethodChange } from '../account-notices';
 import type { FactorAnswer, SecondFactor } from '../mfa/second-factor';
 import type { AttemptOrigin, Counting, PasswordCheck } from '../password-check';
 import { hasPassword } from '../passwords';
@@ -66,7 +66,7 @@ export class PasskeyEnrolment {
     }
     try {
       const passkey = await this.passkeys.add({ userId: user.id, name, ...verified });
-      this.notify(user, 'passkey-added');
+      this.notify(user, 'added', passkey);
       return { ok: true, passkey };
     } catch (error) {
       if (error instanceof DuplicateKeyError) return { ok: false, refused: 'already-registered' };
@@ -90,7 +90,7 @@ export class PasskeyEnrolment {
       await this.passkeys.add(removing);
       return 'last-way';
     }
-    this.notify(user, 'passkey-removed');
+    this.notify(user, 'removed', removing);
     return 'removed';
   }
 
@@ -103,8 +103,14 @@ export class PasskeyEnrolment {
     return check.refused === 'throttled' ? check : { ok: false, refused: 'wrong-code' };
   }
 
-  /** The owner hears of it, whoever did it (with mail configured); beside the answer, a failure only logged. */
-  private notify(user: UserRecord, notice: AccountNotice): void {
-    this.notices?.send(user, notice).catch((error: unknown) => this.logger.warn({ err: error, userId: user.id }, 'passkey notice not sent'));
+  /**
+   * The owner hears of it, whoever did it (with mail configured), by the notice every way to sign in uses;
+   * beside the answer, a failure only logged.
+   */
+  private notify(user: UserRecord, change: SignInMethodChange, passkey: PasskeyRecord): void {
+    this.notices?.signInMethodChanged(user, change, passkeyMethod(passkey.name)).catch((error: unknown) => this.logger.warn({ err: error, userId: user.id }, 'passkey notice not sent'));
   }
 }
+
+/** A passkey as its owner knows it, in the sign-in method notice: `a passkey "Work laptop"`. */
+export const passkeyMethod = (name: string) => `a passkey "${name}"`;
