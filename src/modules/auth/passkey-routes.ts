@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Context, Middleware } from 'koa';
-import type { TwoFactorLogin } from '../../auth/mfa/two-factor-login';
+import type { MfaTokenRefusal, TwoFactorLogin } from '../../auth/mfa/two-factor-login';
 import type { OptionsOutcome, PasskeyEnrolment, RegisterOutcome, RemoveOutcome } from '../../auth/passkeys/passkey-enrolment';
 import type { PasskeyLogin, PasskeyLoginRefusal } from '../../auth/passkeys/passkey-login';
 import type { PasskeyRecord } from '../../auth/stores/passkey-store';
@@ -29,6 +29,11 @@ export interface PasskeyRouteDeps extends SignInDeps {
   crossSiteGuard: Middleware;
 }
 
+/** The mfaToken a passkey answers as the second factor (what POST /api/auth/login answered with `mfaRequired`). */
+const mfaTokenSchema = Type.String({ minLength: 1, maxLength: 2000, description: 'The mfaToken of a login waiting for its second factor' });
+const BAD_MFA_TOKEN = new HttpError(401, 'Invalid, expired or used mfaToken: log in again');
+/** The second step's refusals that are about the mfaToken, not the passkey. */
+const isMfaTokenRefusal = (refused: string): refused is MfaTokenRefusal => refused === 'invalid-token' || refused === 'session-ended' || refused === 'spent-token';
 const BAD_CREDENTIAL = (message: string) => unprocessable([{ field: 'credential', message }]);
 /** Each refusal of adding a passkey, as the caller is told it. */
 const REGISTER_REFUSALS: Record<Exclude<PasskeyRegisterRefusal, 'throttled'>, HttpError> = {
@@ -168,16 +173,16 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): ModuleDefinition['routes'
       description:
         'Without a body (or `{}`), any passkey of this site may answer: the browser offers the ones it holds. With `{mfaToken}` (after a right password, for a ' +
         'user with two-factor login on), only that user’s passkeys may: a passkey then stands in for the code. The challenge answers once, in this browser.',
-      body: Type.Object({ mfaToken: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })) }),
+      body: Type.Object({ mfaToken: Type.Optional(mfaTokenSchema) }),
       responses: { 200: requestOptionsSchema },
       responseHeaders: { 'Set-Cookie': FLOW_COOKIE_HEADER },
       errors: { 401: 'The mfaToken is invalid, expired or used already: log in again' },
       before: [deps.crossSiteGuard],
       handler: async (ctx) => {
         const { mfaToken } = ctx.request.body;
-        const forUser = mfaToken === undefined ? undefined : await deps.twoFactor?.pendingUser(mfaToken);
-        if (mfaToken !== undefined && !forUser) throw new HttpError(401, 'Invalid, expired or used mfaToken: log in again');
-        return login.options(bind(ctx), forUser);
+        const secondStep = mfaToken === undefined ? undefined : await deps.twoFactor?.pendingUser(mfaToken);
+        if (mfaToken !== undefined && !secondStep) throw BAD_MFA_TOKEN;
+        return login.options(bind(ctx), secondStep);
       },
     }),
     route({
@@ -185,18 +190,31 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): ModuleDefinition['routes'
       path: '/passkeys/login/verify',
       access: 'public', // the passkey's signature over this browser's challenge is the credential
       summary: 'Finish a sign-in with a passkey: answers as POST /api/auth/login (the access token; the refresh cookie)',
-      body: Type.Object({ credential: authenticationCredentialSchema }),
+      description:
+        'For a second factor, send the `mfaToken` the options were asked with: the answer spends it (once, like POST /api/auth/mfa/verify), and a failed ' +
+        'answer gives it back. Without it, an answer to second-factor options finds no challenge.',
+      body: Type.Object({ credential: authenticationCredentialSchema, mfaToken: Type.Optional(mfaTokenSchema) }),
       responses: { 200: accessTokenSchema },
       responseHeaders: { 'Set-Cookie': REFRESH_COOKIE_HEADER },
       errors: {
         401:
           'No session: the challenge is unknown to this browser, expired or used already (a replay), the passkey is not registered (removed), its answer does not ' +
-          'verify (another origin or relying party, no user verification, a bad signature), or its signature counter went backwards (a copied authenticator)',
+          'verify (another origin or relying party, no user verification, a bad signature), or its signature counter went backwards (a copied authenticator); ' +
+          'or the mfaToken is invalid, expired or used already',
       },
       before: [deps.crossSiteGuard],
       handler: async (ctx) => {
-        const outcome = await login.verify(ctx.request.body.credential, readBinding(ctx));
+        const { credential, mfaToken } = ctx.request.body;
+        const binding = readBinding(ctx);
+        const outcome =
+          mfaToken === undefined
+            ? await login.verify(credential, binding)
+            : ((await deps.twoFactor?.verifyBy(mfaToken, (secondStep) => login.verify(credential, binding, secondStep))) ?? { ok: false as const, refused: 'invalid-token' as const });
         if (!outcome.ok) {
+          if (isMfaTokenRefusal(outcome.refused)) {
+            events.record(ctx, { action: 'mfa-verify', outcome: 'refused', reason: outcome.refused, userId: outcome.userId });
+            throw BAD_MFA_TOKEN;
+          }
           events.record(ctx, { action: 'passkey-login', outcome: 'refused', reason: outcome.refused, userId: outcome.userId });
           throw LOGIN_REFUSALS[outcome.refused];
         }
