@@ -46,7 +46,7 @@ export class SoftwareAuthenticator {
     length.writeUInt16BE(credential.id.length);
     const attested = Buffer.concat([Buffer.alloc(16), length, credential.id, Buffer.from(isoCBOR.encode(coseKey))]);
     const authData = this.authenticatorData(credential, FLAGS.userPresent | FLAGS.userVerified | FLAGS.attestedData, attested);
-    const attestationObject = isoCBOR.encode(new Map<string, Uint8Array | Map<string, never> | string>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]));
+    const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]) as Parameters<typeof isoCBOR.encode>[0]);
     return {
       id: credential.id.toString('base64url'),
       rawId: credential.id.toString('base64url'),

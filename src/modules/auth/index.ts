@@ -10,7 +10,7 @@ import { RefreshSessions } from '../../auth/refresh-sessions';
 import { AccountLinks } from '../../auth/account-links';
 import { EmailVerification } from '../../auth/email-verification';
 import { PasswordReset } from '../../auth/password-reset';
-import { accountTokenStore, identityStore, mfaStore, passkeyStore, refreshTokenStore, userStore } from '../../auth/stores/definitions';
+import { accountTokenStore, identityStore, mfaStore, passkeyStore, refreshTokenStore, signInMethodStore, userStore } from '../../auth/stores/definitions';
 import { PasskeyChallenges } from '../../auth/passkeys/passkey-challenges';
 import { PasskeyEnrolment } from '../../auth/passkeys/passkey-enrolment';
 import { PasskeyLogin } from '../../auth/passkeys/passkey-login';
@@ -48,7 +48,7 @@ import { authRoutes } from './routes';
  * one shared per-IP rate limit. It owns the users and refresh-token stores (src/auth/stores). Building it
  * starts two argon2 hashes (the demo user's password and the dummy hash for unknown users) and, with REDIS_URL, opens the Redis connection for the rate limit.
  */
-export const authModule = defineModule([userStore, refreshTokenStore, accountTokenStore, mfaStore, identityStore, passkeyStore], (services) => {
+export const authModule = defineModule([userStore, refreshTokenStore, accountTokenStore, mfaStore, identityStore, passkeyStore, signInMethodStore], (services) => {
   const { config, logger, database, tokens, lifecycle, users, callers } = services;
   const hasher = new PasswordHasher(undefined, new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.maxQueued));
   const sessions = new RefreshSessions(tokens, database.store(refreshTokenStore), config.refreshRotation);
@@ -97,9 +97,9 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
   // Sign-in with OpenID Connect providers (OIDC_PROVIDERS, discovered at start-up: services.oidc): docs/authentication.md.
   if (config.oidc) {
     const providers = services.oidc ?? { get: () => undefined, discovered: () => [] }; // none only where nothing is served (the API document)
-    const linked = new OidcAccounts(users, database.store(identityStore), mfa ? (userId) => mfa.factors.enrolled(userId) : undefined, (user, change, provider) => {
+    const linked = new OidcAccounts(users, database.store(identityStore), database.store(signInMethodStore), mfa ? (userId) => mfa.factors.enrolled(userId) : undefined, (user, change, provider) => {
       notices?.signInMethodChanged(user, change, `sign-in with ${provider}`).catch((error: unknown) => logger.error({ err: error }, 'sign-in method notice not queued'));
-    }, config.passkeys && database.store(passkeyStore));
+    });
     const seal = new FlowSeal(config.jwt.refreshSecret);
     routes.push(...oidcRoutes({ tokens, sessions, throttle, cookie, events, users, twoFactor: mfa?.twoFactorLogin, providers, accounts: linked, seal, publicUrl: config.oidc.publicUrl, passwords }));
   }
@@ -108,7 +108,7 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
     const party = new RelyingParty(config.passkeys);
     const challenges = new PasskeyChallenges(database.store(accountTokenStore), config.passkeys.challengeTtlMs);
     const passkeys = database.store(passkeyStore);
-    const enrolment = new PasskeyEnrolment(party, passkeys, database.store(identityStore), challenges, passwords, mfa?.factors, counted, notices, logger);
+    const enrolment = new PasskeyEnrolment(party, passkeys, database.store(signInMethodStore), challenges, passwords, mfa?.factors, counted, notices, logger);
     const login = new PasskeyLogin(party, passkeys, challenges, users);
     const crossSiteGuard = rejectCrossSite(config.corsOrigins, config.publicUrl && new URL(config.publicUrl).origin);
     routes.push(...passkeyRoutes({ tokens, sessions, throttle, cookie, events, users, enrolment, login, twoFactor: mfa?.twoFactorLogin, challengeTtlMs: config.passkeys.challengeTtlMs, crossSiteGuard }));

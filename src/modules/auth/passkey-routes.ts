@@ -57,6 +57,7 @@ const LOGIN_REFUSALS: Record<PasskeyLoginRefusal, HttpError> = {
 const REMOVE_REFUSALS: Record<Exclude<RemoveOutcome, 'removed'>, HttpError> = {
   'not-found': new HttpError(404, 'No such passkey of the caller'),
   'last-way': new HttpError(409, 'This is the last way to sign in to the account: add another passkey or set a password first'),
+  busy: new HttpError(409, "The account's ways to sign in were being changed at the same time: try again"),
 };
 
 const view = (passkey: PasskeyRecord) => ({
@@ -153,7 +154,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): ModuleDefinition['routes'
       description: 'With mail configured, the address is told that a passkey was removed.',
       params: Type.Object({ id: Type.String({ maxLength: 36, description: 'A passkey id from GET /api/auth/passkeys' }) }),
       responses: { 204: null },
-      errors: { 404: 'No such passkey of the caller', 409: 'It is the last way to sign in (no password, no provider, no other passkey)' },
+      errors: { 404: 'No such passkey of the caller', 409: 'It is the last way to sign in (no password, no provider, no other passkey); or (MongoDB) other changes of the account’s ways in kept racing it: try again' },
       handler: async (ctx) => {
         const user = await storedCaller(users, ctx);
         const outcome = await enrolment.remove(user, ctx.params.id);
