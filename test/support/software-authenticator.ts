@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
 
 // A passkey authenticator in memory, for tests over HTTP without a browser: it answers the service's creation
@@ -34,13 +34,16 @@ export class SoftwareAuthenticator {
     return this.held;
   }
 
-  /** navigator.credentials.create(): a new credential's `toJSON()` for these creation options. */
-  create(options: Json): Json {
+  /**
+   * navigator.credentials.create(): a new credential's `toJSON()` for these creation options; or, with `reusing`,
+   * one with the id and key of a credential held already (what no honest authenticator does: a replayed registration).
+   */
+  create(options: Json, reusing?: HeldCredential): Json {
     const rpId = (options.rp as { id: string }).id;
-    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const credential: HeldCredential = { id: randomBytes(16), privateKey, rpId, userHandle: (options.user as { id: string }).id, counter: 0 };
-    this.held.push(credential);
-    const jwk = publicKey.export({ format: 'jwk' });
+    const privateKey = reusing?.privateKey ?? generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    const credential: HeldCredential = { id: reusing?.id ?? randomBytes(16), privateKey, rpId, userHandle: (options.user as { id: string }).id, counter: 0 };
+    if (!reusing) this.held.push(credential);
+    const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
     const coseKey = new Map<number, number | Uint8Array>([[1, 2], [3, -7], [-1, 1], [-2, Buffer.from(jwk.x!, 'base64url')], [-3, Buffer.from(jwk.y!, 'base64url')]]);
     const length = Buffer.alloc(2);
     length.writeUInt16BE(credential.id.length);

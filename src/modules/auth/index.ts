@@ -14,6 +14,7 @@ import { accountTokenStore, identityStore, mfaStore, passkeyStore, refreshTokenS
 import { PasskeyChallenges } from '../../auth/passkeys/passkey-challenges';
 import { PasskeyEnrolment } from '../../auth/passkeys/passkey-enrolment';
 import { PasskeyLogin } from '../../auth/passkeys/passkey-login';
+import { PasskeySignup } from '../../auth/passkeys/passkey-signup';
 import { RelyingParty } from '../../auth/passkeys/relying-party';
 import { FlowSeal } from '../../auth/oidc/flow-cookie';
 import { OidcAccounts } from '../../auth/oidc/oidc-accounts';
@@ -41,6 +42,7 @@ import { authRateLimit, authRateLimitErrors, authRateLimitHeaders, counted } fro
 import { oidcRoutes } from './oidc-routes';
 import { rejectCrossSite } from './csrf';
 import { passkeyRoutes } from './passkey-routes';
+import { passkeySignupRoutes } from './passkey-signup-routes';
 import { authRoutes } from './routes';
 
 /**
@@ -75,6 +77,8 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
     return { factors, twoFactorLogin, enrolment: new TwoFactorEnrolment(factors, passwords, accounts, sessions, notices, counted, logger) };
   }
   const cookie = { maxAgeSeconds: config.jwt.refreshTtlSeconds, secure: config.cookieSecure };
+  // Registration (AUTH_REGISTRATION=true); with email verification, taken addresses answer like new ones.
+  const registration = config.registrationEnabled ? new Registration(users, hasher, logger, verification && notices ? { verification, notices } : undefined) : undefined;
   const routes = authRoutes({
     tokens,
     users,
@@ -88,8 +92,7 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
     passwordChange: new PasswordChange(passwords, hasher, accounts, sessions),
     corsOrigins: config.corsOrigins,
     publicOrigin: config.publicUrl && new URL(config.publicUrl).origin,
-    // Registration (AUTH_REGISTRATION=true); with email verification, taken addresses answer like new ones.
-    registration: config.registrationEnabled ? new Registration(users, hasher, logger, verification && notices ? { verification, notices } : undefined) : undefined,
+    registration,
     passwordMinLength: config.passwordMinLength,
     verificationRequired: mail?.emailVerification === 'required',
     mfa,
@@ -111,7 +114,14 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
     const enrolment = new PasskeyEnrolment(party, passkeys, database.store(signInMethodStore), challenges, passwords, mfa?.factors, counted, notices, logger);
     const login = new PasskeyLogin(party, passkeys, challenges, users);
     const crossSiteGuard = rejectCrossSite(config.corsOrigins, config.publicUrl && new URL(config.publicUrl).origin);
-    routes.push(...passkeyRoutes({ tokens, sessions, throttle, cookie, events, users, enrolment, login, twoFactor: mfa?.twoFactorLogin, challengeTtlMs: config.passkeys.challengeTtlMs, crossSiteGuard }));
+    const { challengeTtlMs } = config.passkeys;
+    const verificationRequired = mail?.emailVerification === 'required';
+    routes.push(...passkeyRoutes({ tokens, sessions, throttle, cookie, events, users, enrolment, login, twoFactor: mfa?.twoFactorLogin, challengeTtlMs, crossSiteGuard, verificationRequired }));
+    // An account with a passkey alone, where self-registration is open: it answers as POST /register does.
+    if (registration) {
+      const signup = new PasskeySignup(party, passkeys, database.store(signInMethodStore), users, challenges, registration);
+      routes.push(...passkeySignupRoutes({ signup, events, cookie, challengeTtlMs }));
+    }
   }
   if (mail && links) {
     const reset = new PasswordReset(users, links, accounts, hasher, mail.passwordResetTtlMs);

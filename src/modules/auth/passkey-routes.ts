@@ -8,12 +8,13 @@ import type { UserStore } from '../../auth/stores/user-store';
 import { HttpError, unprocessable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
 import { callerOf } from '../../http/routing/caller';
-import { route, type ModuleDefinition } from '../../http/routing/route';
+import { route, type ErrorResponses, type ModuleDefinition } from '../../http/routing/route';
 import type { AuthEvents, PasskeyRegisterRefusal } from './auth-events';
 import { attemptOrigin, storedCaller, tooManyAttempts } from './caller-password';
 import { readDeviceCookie } from './cookie';
 import { ceremonyBinding, FLOW_COOKIE_HEADER, readBinding } from './passkey-cookie';
 import { authenticationCredentialSchema, creationOptionsSchema, ownerProofSchema, passkeyNameSchema, passkeySchema, registrationCredentialSchema, requestOptionsSchema } from './passkey-schemas';
+import { EMAIL_NOT_VERIFIED } from './routes';
 import { accessTokenSchema } from './schemas';
 import { REFRESH_COOKIE_HEADER, signIn, type SignInDeps } from './sign-in';
 
@@ -27,6 +28,8 @@ export interface PasskeyRouteDeps extends SignInDeps {
   challengeTtlMs: number;
   /** The CSRF check of the cookie routes (refresh, logout): the sign-in sets the session cookies. */
   crossSiteGuard: Middleware;
+  /** EMAIL_VERIFICATION=required: a passkey signs in only to an account whose address is verified, as a password does. */
+  verificationRequired: boolean;
 }
 
 /** The mfaToken a passkey answers as the second factor (what POST /api/auth/login answered with `mfaRequired`). */
@@ -202,6 +205,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): ModuleDefinition['routes'
           'No session: the challenge is unknown to this browser, expired or used already (a replay), the passkey is not registered (removed), its answer does not ' +
           'verify (another origin or relying party, no user verification, a bad signature), or its signature counter went backwards (a copied authenticator); ' +
           'or the mfaToken is invalid, expired or used already',
+        ...((deps.verificationRequired ? { 403: `EMAIL_VERIFICATION=required and the address is not verified yet: "${EMAIL_NOT_VERIFIED}"` } : {}) as ErrorResponses),
       },
       before: [deps.crossSiteGuard],
       handler: async (ctx) => {
@@ -220,6 +224,10 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): ModuleDefinition['routes'
           throw LOGIN_REFUSALS[outcome.refused];
         }
         const { user, passkey } = outcome;
+        if (deps.verificationRequired && !user.emailVerified) {
+          events.record(ctx, { action: 'login', outcome: 'unverified', userId: user.id });
+          throw new HttpError(403, EMAIL_NOT_VERIFIED);
+        }
         const answer = await signIn(ctx, deps, user, deps.throttle.knowsDevice(user, readDeviceCookie(ctx)));
         events.record(ctx, { action: 'passkey-login', outcome: 'success', userId: user.id, passkeyId: passkey.id });
         return answer;
