@@ -198,5 +198,19 @@ for (const target of engines) {
       );
       await a.context.close();
     }, 120_000);
+
+    it('signs up with a passkey alone (no password), signs out, and signs in with it', async () => {
+      const c = await openContext(browser!, base, true);
+      const passkeyOnly = `passkey-only-${Date.now()}-${process.pid}@example.com`;
+      const created = await step(c.page, 'signUpWithPasskey', 'Bo', passkeyOnly, 'Phone');
+      expect(created).toMatchObject({ status: 201, body: { data: { email: passkeyOnly, name: 'Bo' } } });
+      expect((await step(c.page, 'signInWithPasskey')).status).toBe(200);
+      expect((await step(c.page, 'me')).body!.data).toMatchObject({ email: passkeyOnly });
+      expect((await step(c.page, 'logout')).status).toBe(204);
+      expect((await step(c.page, 'me')).status).toBe(401);
+      expect((await step(c.page, 'signInWithPasskey')).status).toBe(200);
+      expect((await step(c.page, 'login', passkeyOnly, PASSWORD)).status).toBe(401); // no password at all
+      await c.context.close();
+    }, 60_000);
   });
 }
