@@ -1,4 +1,4 @@
-import type { Model, ModelStatic, Transaction } from 'sequelize';
+import { QueryTypes, type Model, type ModelStatic, type Transaction } from 'sequelize';
 import { newId } from '../../stores/ids';
 import type { SqlStoreContext } from '../../stores/kit/definition';
 import { normaliseEmail } from './email';
@@ -48,6 +48,16 @@ export class SqlSignInMethodStore implements SignInMethodStore {
    * take turns in the process (SqlStoreContext.transaction), and its file is one process's.
    */
   private async lockUser(userId: string, transaction: Transaction): Promise<string | null> {
+    if (this.context.engine === 'mssql') {
+      // Sequelize writes no lock hint on SQL Server (its `lock` option is FOR UPDATE only): the hint is written
+      // here. UPDLOCK holds the row until the transaction ends, as FOR UPDATE does; ROWLOCK keeps it to the row.
+      const rows = await this.context.sequelize.query<{ passwordHash: string }>('SELECT [password_hash] AS [passwordHash] FROM [users] WITH (UPDLOCK, ROWLOCK) WHERE [id] = :id', {
+        replacements: { id: userId },
+        type: QueryTypes.SELECT,
+        transaction,
+      });
+      return rows[0]?.passwordHash ?? null;
+    }
     const row = await this.model('User').findOne({ where: { id: userId }, attributes: ['passwordHash'], lock: transaction.LOCK.UPDATE, raw: true, transaction });
     return row ? (row as unknown as { passwordHash: string }).passwordHash : null;
   }
