@@ -1,5 +1,5 @@
 import type { MailOutbox } from '../mail/outbox';
-import { passkeyAddedMail, passkeyRemovedMail, registrationAttemptMail, signInMethodMail, twoFactorDisabledMail, twoFactorEnabledMail, type RenderedMail } from '../mail/templates';
+import { registrationAttemptMail, signInMethodMail, twoFactorDisabledMail, twoFactorEnabledMail, type RenderedMail } from '../mail/templates';
 import type { FailureCounter } from './failure-counter';
 
 /** Notices of one kind one address may be sent per window, whoever triggers them (a mailbox is not a target to flood). */
@@ -10,8 +10,6 @@ const NOTICES = {
   'registration-attempt': registrationAttemptMail,
   'two-factor-enabled': twoFactorEnabledMail,
   'two-factor-disabled': twoFactorDisabledMail,
-  'passkey-added': passkeyAddedMail,
-  'passkey-removed': passkeyRemovedMail,
 } satisfies Record<string, () => RenderedMail>;
 
 export type AccountNotice = keyof typeof NOTICES;
@@ -21,8 +19,9 @@ export type SignInMethodChange = 'added' | 'removed';
 
 /**
  * Security notices by mail (with SMTP_URL): something happened to the account that its owner should know of
- * — two-factor login turned on or off, a passkey added or removed, a registration tried with their address. No link and no token in them;
- * queued in the outbox (never in the way of an answer), at most NOTICES_PER_ADDRESS of a kind per window.
+ * — two-factor login turned on or off, a way to sign in added or removed (a provider, a passkey), a registration
+ * tried with their address. No link and no token in them; queued in the outbox (never in the way of an answer),
+ * at most NOTICES_PER_ADDRESS of a kind per window.
  */
 export class AccountNotices {
   constructor(
@@ -39,7 +38,7 @@ export class AccountNotices {
 
   /**
    * Tells the owner that a way to sign in was added to or removed from the account: `method` names it as the
-   * owner knows it ("sign-in with corp", "a passkey"). Every flow that changes how one signs in calls it.
+   * owner knows it ("sign-in with corp", `a passkey "Work laptop"`). Every flow that changes how one signs in calls it.
    */
   async signInMethodChanged(user: { email: string }, change: SignInMethodChange, method: string): Promise<boolean> {
     return this.queue(user, `sign-in-method-${change}`, signInMethodMail(change, method));

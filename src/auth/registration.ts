@@ -41,9 +41,18 @@ export class Registration {
     const refusal = passwordRefusal(password, { email, name });
     if (refusal) return { outcome: 'refused', message: refusal };
     const passwordHash = await this.hasher.hash(password);
+    return this.enrol(email, () => this.users.create({ email, passwordHash, role: 'user', name: name.trim(), emailVerified: false }), requestId);
+  }
+
+  /**
+   * The end of every self-registration (with a password, or with a passkey alone: PasskeySignup): `create`
+   * makes the account and throws DuplicateKeyError for a taken address; the mails go beside the answer — the
+   * verification link to a new address, the "someone tried" notice to the owner of a taken one.
+   */
+  async enrol(email: string, create: () => Promise<UserRecord>, requestId?: string): Promise<{ outcome: 'registered'; user: UserRecord } | { outcome: 'taken' }> {
     let user: UserRecord;
     try {
-      user = await this.users.create({ email, passwordHash, role: 'user', name: name.trim(), emailVerified: false });
+      user = await create();
     } catch (error) {
       if (!(error instanceof DuplicateKeyError)) throw error;
       if (this.mail) this.beside(this.notifyOwner(email, this.mail.notices), 'registration notice not sent', requestId);

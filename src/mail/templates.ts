@@ -80,22 +80,3 @@ export function signInMethodMail(change: 'added' | 'removed', method: string): R
   const subject = change === 'added' ? 'A way to sign in was added to your account' : 'A way to sign in was removed from your account';
   return { subject, text: lines.join('\n\n'), html: lines.map((line) => `<p>${escape(line)}</p>`).join('\n') };
 }
-
-/** To a user whose account got a new passkey: it signs in without the password from now on. */
-export function passkeyAddedMail(): RenderedMail {
-  const lines = [
-    'A passkey was added to your account: from now on, it signs in to the account on its own, without the password.',
-    'You can see and remove your passkeys in your account settings.',
-    'If you did not do this, someone else can sign in to your account: remove the passkey, reset your password at once and contact the administrators.',
-  ];
-  return { subject: 'A passkey was added to your account', text: lines.join('\n\n'), html: lines.map((line) => `<p>${escape(line)}</p>`).join('\n') };
-}
-
-/** To a user whose account lost a passkey. */
-export function passkeyRemovedMail(): RenderedMail {
-  const lines = [
-    'A passkey was removed from your account: it no longer signs in to it.',
-    'If you did not do this, someone else is signed in to your account: reset your password at once and contact the administrators.',
-  ];
-  return { subject: 'A passkey was removed from your account', text: lines.join('\n\n'), html: lines.map((line) => `<p>${escape(line)}</p>`).join('\n') };
-}

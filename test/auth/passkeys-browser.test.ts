@@ -130,7 +130,10 @@ for (const target of engines) {
       const added = await step(page, 'addPasskey', PASSWORD, 'Laptop');
       expect(added.status).toBe(201);
       expect(added.body!.data).toMatchObject({ name: 'Laptop', transports: ['internal'], lastUsedAt: null });
-      expect((await mail.waitFor(email)).map((sent) => sent.subject)).toEqual(['A passkey was added to your account']); // the owner is told
+      // The owner is told, by the notice every way to sign in uses, naming the passkey.
+      const [addedMail] = await mail.waitFor(email);
+      expect(addedMail).toMatchObject({ subject: 'A way to sign in was added to your account', text: expect.stringContaining('a passkey "Laptop"') });
+      expect(addedMail!.html).toContain('a passkey &quot;Laptop&quot;');
       const listed = await step(page, 'list');
       expect((listed.body!.data as unknown as unknown[]).length).toBe(1);
       expect((await a.cdp.send('WebAuthn.getCredentials', { authenticatorId: a.authenticatorId! })).credentials).toEqual([expect.objectContaining({ isResidentCredential: true, rpId: 'localhost' })]);
@@ -184,7 +187,8 @@ for (const target of engines) {
       expect((await step(page, 'remove', id)).status).toBe(404);
       const [removed] = await verifyIn(page, await assertion(page));
       expect(removed).toEqual({ status: 401, body: expect.objectContaining({ message: expect.stringContaining('not registered here') }) });
-      expect((await mail.waitFor(email, 2)).map((sent) => sent.subject)).toEqual(['A passkey was added to your account', 'A passkey was removed from your account']);
+      const removedMail = (await mail.waitFor(email, 2))[1]!;
+      expect(removedMail).toMatchObject({ subject: 'A way to sign in was removed from your account', text: expect.stringContaining('a passkey "Laptop"') });
       const metrics = (await testApp!.services.metrics.render()).body;
       const counted = (outcome: string) => Number(new RegExp(`^auth_passkey_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
       expect([counted('success'), counted('added'), counted('removed'), counted('counter'), counted('unknown-credential')]).toEqual([3, 1, 1, 1, 1]); // signed in, the replayed answer's first use, the race's winner
@@ -194,5 +198,19 @@ for (const target of engines) {
       );
       await a.context.close();
     }, 120_000);
+
+    it('signs up with a passkey alone (no password), signs out, and signs in with it', async () => {
+      const c = await openContext(browser!, base, true);
+      const passkeyOnly = `passkey-only-${Date.now()}-${process.pid}@example.com`;
+      const created = await step(c.page, 'signUpWithPasskey', 'Bo', passkeyOnly, 'Phone');
+      expect(created).toMatchObject({ status: 201, body: { data: { email: passkeyOnly, name: 'Bo' } } });
+      expect((await step(c.page, 'signInWithPasskey')).status).toBe(200);
+      expect((await step(c.page, 'me')).body!.data).toMatchObject({ email: passkeyOnly });
+      expect((await step(c.page, 'logout')).status).toBe(204);
+      expect((await step(c.page, 'me')).status).toBe(401);
+      expect((await step(c.page, 'signInWithPasskey')).status).toBe(200);
+      expect((await step(c.page, 'login', passkeyOnly, PASSWORD)).status).toBe(401); // no password at all
+      await c.context.close();
+    }, 60_000);
   });
 }

@@ -5,12 +5,20 @@ import type { FactorAnswer, SecondFactor } from './second-factor';
 import type { SpentChallenges } from './spent-challenges';
 
 /** Why the second step was refused: the mfaToken (log in again), or the code. */
-export type SecondStepRefusal = 'invalid-token' | 'session-ended' | 'spent-token' | 'wrong-code' | 'replayed-code' | 'not-enrolled';
+export type SecondStepRefusal = MfaTokenRefusal | 'wrong-code' | 'replayed-code' | 'not-enrolled';
+/** The refusals that are about the mfaToken itself (invalid, from an ended session, used already), whatever the factor. */
+export type MfaTokenRefusal = 'invalid-token' | 'session-ended' | 'spent-token';
 
 export type SecondStepOutcome =
   | { ok: true; user: UserRecord; via: 'code' | 'recovery-code' }
   | { ok: false; refused: SecondStepRefusal; userId?: string }
   | { ok: false; refused: 'throttled'; retryAfterSeconds: number; userId: string };
+
+/** A login waiting for its second factor: the user, and the id of the mfaToken that spends it. */
+export interface PendingSecondStep {
+  user: UserRecord;
+  tokenId: string;
+}
 
 /**
  * The second step of a login with two-factor login on (docs/accounts.md): the password step ends with an
@@ -36,34 +44,42 @@ export class TwoFactorLogin {
   }
 
   /**
-   * The user an unspent mfaToken is for, or undefined: a second step by another factor (a passkey, whose own
-   * ceremony then proves it, PasskeyLogin) starts here.
+   * The user an unspent mfaToken is for, and the token's id, or undefined: a second step by another factor (a
+   * passkey, whose own ceremony then proves it, PasskeyLogin) starts here and ends in `verifyBy`.
    */
-  async pendingUser(mfaToken: string): Promise<UserRecord | undefined> {
+  async pendingUser(mfaToken: string): Promise<PendingSecondStep | undefined> {
     const challenge = this.challenges.verify(mfaToken);
     if (!challenge) return undefined;
     const user = await this.users.findById(challenge.userId);
     if (!user || user.sessionVersion !== challenge.sessionVersion || (await this.spentChallenges.spent(challenge))) return undefined;
-    return user;
+    return { user, tokenId: challenge.id };
   }
 
-  async verify(mfaToken: string, answer: FactorAnswer): Promise<SecondStepOutcome> {
+  /**
+   * The second step by another factor: as `verify`, the token is spent first and given back when `prove`
+   * fails or throws, so it signs in once whichever factor answers it and a racing code or passkey finds it used.
+   */
+  async verifyBy<Outcome extends { ok: boolean }>(mfaToken: string, prove: (pending: PendingSecondStep) => Promise<Outcome>): Promise<Outcome | { ok: false; refused: MfaTokenRefusal; userId?: string }> {
     const challenge = this.challenges.verify(mfaToken);
     if (!challenge) return { ok: false, refused: 'invalid-token' };
     const user = await this.users.findById(challenge.userId);
     if (!user || user.sessionVersion !== challenge.sessionVersion) return { ok: false, refused: 'session-ended', userId: challenge.userId };
     if (!(await this.spentChallenges.spend(challenge))) return { ok: false, refused: 'spent-token', userId: user.id };
-    let check;
+    let outcome: Outcome;
     try {
-      check = await this.factors.check(user.id, answer, this.counting);
+      outcome = await prove({ user, tokenId: challenge.id });
     } catch (error) {
       await this.spentChallenges.giveBack(challenge).catch(() => undefined); // an outage is no use of the token
       throw error;
     }
-    if (!check.ok) {
-      await this.spentChallenges.giveBack(challenge);
-      return { ...check, userId: user.id };
-    }
-    return { ok: true, user, via: check.via };
+    if (!outcome.ok) await this.spentChallenges.giveBack(challenge);
+    return outcome;
+  }
+
+  async verify(mfaToken: string, answer: FactorAnswer): Promise<SecondStepOutcome> {
+    return this.verifyBy(mfaToken, async ({ user }): Promise<SecondStepOutcome> => {
+      const check = await this.factors.check(user.id, answer, this.counting);
+      return check.ok ? { ok: true, user, via: check.via } : { ...check, userId: user.id };
+    });
   }
 }

@@ -1,7 +1,8 @@
 import { DuplicateKeyError } from '../../stores/errors';
-import { hasPassword, NO_PASSWORD } from '../passwords';
-import type { IdentityStore, LinkedIdentity } from '../stores/identity-store';
-import type { PasskeyStore } from '../stores/passkey-store';
+import { NO_PASSWORD } from '../passwords';
+import { keepsAWayIn } from '../sign-in-methods';
+import type { IdentityStore } from '../stores/identity-store';
+import type { SignInMethodStore } from '../stores/sign-in-method-store';
 import type { UserRecord, UserStore } from '../stores/user-store';
 import type { ProviderIdentity } from './provider-types';
 
@@ -45,11 +46,11 @@ export class OidcAccounts {
   constructor(
     private readonly users: UserStore,
     private readonly identities: IdentityStore,
+    /** Where removing a way in is decided against the others (a password, passkeys, identities) under a lock on the user. */
+    private readonly methods: Pick<SignInMethodStore, 'removeUnlessLast'>,
     /** True when the user has a second factor (two-factor login on): never linked by an address alone. */
     private readonly hasSecondFactor: (userId: string) => Promise<boolean> = async () => false,
     private readonly onChange: LinkListener = () => undefined,
-    /** The users' passkeys (PASSKEYS=true): another way in besides a password and identities. */
-    private readonly passkeys?: Pick<PasskeyStore, 'listByUser'>,
   ) {}
 
   async resolve(provider: ProviderRules, identity: ProviderIdentity): Promise<AccountResult> {
@@ -90,36 +91,17 @@ export class OidcAccounts {
   }
 
   /**
-   * Unlinks the user's identity at `issuer`, unless it is their last way to sign in (no password and no
-   * other identity, no passkey): 'not-linked', 'last-way', or the number unlinked.
+   * Unlinks the user's identities at `issuer`, unless that leaves no way to sign in (no password, no other
+   * identity, no passkey), decided in the store under a lock on the user so that two removals racing (two
+   * providers, or a provider and a passkey) cannot both go: 'not-linked', 'last-way', 'busy' (MongoDB: other
+   * removals kept winning), or the number unlinked.
    */
-  async unlink(user: UserRecord, issuer: string): Promise<'not-linked' | 'last-way' | number> {
-    const identities = await this.identities.listByUser(user.id);
-    const unlinking = identities.filter((identity) => identity.issuer === issuer);
-    if (unlinking.length === 0) return 'not-linked';
-    if (hasPassword(user.passwordHash) || (await this.passkeys?.listByUser(user.id))?.length) return this.unlinked(user, unlinking, await this.identities.unlink(user.id, issuer));
-    if (identities.length === unlinking.length) return 'last-way';
-    const unlinked = await this.identities.unlink(user.id, issuer);
-    // Two unlinks at once (the user's last two providers) each saw the other's identity and went ahead: no
-    // lock spans the check and the delete on every engine. Whoever then finds none left puts theirs back,
-    // so at least one way in remains whatever the interleaving; of two such requests one or both are refused.
-    if ((await this.identities.listByUser(user.id)).length > 0) return this.unlinked(user, unlinking, unlinked);
-    for (const identity of unlinking) await this.relink(identity);
-    return 'last-way';
-  }
-
-  private unlinked(user: UserRecord, identities: LinkedIdentity[], count: number): number {
-    if (count > 0) this.onChange(user, 'removed', identities[0]!.provider);
-    return count;
-  }
-
-  /** An unlinked identity put back as it was (unless a sign-in through it linked it again meanwhile). */
-  private async relink(identity: LinkedIdentity): Promise<void> {
-    try {
-      await this.identities.link(identity);
-    } catch (error) {
-      if (!(error instanceof DuplicateKeyError)) throw error;
-    }
+  async unlink(user: UserRecord, issuer: string): Promise<'not-linked' | 'last-way' | 'busy' | number> {
+    const result = await this.methods.removeUnlessLast(user.id, { issuer }, keepsAWayIn);
+    if (result.outcome === 'not-found') return 'not-linked';
+    if (result.outcome !== 'removed') return result.outcome;
+    this.onChange(user, 'removed', result.identities[0]!.provider);
+    return result.identities.length;
   }
 
   private async link(provider: string, identity: ProviderIdentity, user: UserRecord, how: Resolution): Promise<AccountResult> {

@@ -3,7 +3,7 @@ import { digestOf } from '../account-links';
 import type { AccountTokenStore } from '../stores/account-token-store';
 
 /** Which ceremony a challenge was issued for: one never answers the other. */
-export type Ceremony = 'passkey-registration' | 'passkey-login';
+export type Ceremony = 'passkey-registration' | 'passkey-login' | 'passkey-signup';
 
 /** Nobody in particular: a usernameless sign-in's challenge belongs to no user until it is answered. */
 const ANYONE = '';
@@ -27,7 +27,7 @@ export class PasskeyChallenges {
     return randomBytes(32).toString('base64url');
   }
 
-  /** Records a challenge issued to this binding (and user, for a registration or a second factor). */
+  /** Records a challenge issued to this binding (and user, for a registration, a second factor, or the account a sign-up will make). */
   async issue(ceremony: Ceremony, challenge: string, binding: string, userId?: string): Promise<void> {
     await this.tokens.create({ digest: keyOf(ceremony, challenge, binding), userId: userId ?? ANYONE, purpose: ceremony, expiresAt: new Date(Date.now() + this.ttlMs) });
   }

@@ -1,11 +1,12 @@
 import type { Logger } from '../../logger';
 import { DuplicateKeyError } from '../../stores/errors';
-import type { AccountNotice, AccountNotices } from '../account-notices';
+import type { AccountNotices, SignInMethodChange } from '../account-notices';
 import type { FactorAnswer, SecondFactor } from '../mfa/second-factor';
 import type { AttemptOrigin, Counting, PasswordCheck } from '../password-check';
 import { hasPassword } from '../passwords';
-import type { IdentityStore } from '../stores/identity-store';
 import { MAX_PASSKEYS_PER_USER, type PasskeyRecord, type PasskeyStore } from '../stores/passkey-store';
+import { keepsAWayIn } from '../sign-in-methods';
+import type { SignInMethodStore } from '../stores/sign-in-method-store';
 import type { UserRecord } from '../stores/user-store';
 import type { PasskeyChallenges } from './passkey-challenges';
 import { challengeOf, type CreationOptions, type RegistrationCredential, type RelyingParty } from './relying-party';
@@ -18,7 +19,7 @@ export type OptionsOutcome =
   | { ok: false; refused: 'wrong-password' | 'wrong-code' | 'password-needed' | 'no-proof-possible' | 'too-many' }
   | { ok: false; refused: 'throttled'; retryAfterSeconds: number };
 export type RegisterOutcome = { ok: true; passkey: PasskeyRecord } | { ok: false; refused: 'bad-challenge' | 'already-registered' }| { ok: false; refused: 'invalid-credential'; detail: string };
-export type RemoveOutcome = 'removed' | 'not-found' | 'last-way';
+export type RemoveOutcome = 'removed' | 'not-found' | 'last-way' | 'busy';
 
 /**
  * Adding, listing and removing a user's passkeys (docs/authentication.md). Adding one changes how one signs in,
@@ -31,7 +32,7 @@ export class PasskeyEnrolment {
   constructor(
     private readonly party: RelyingParty,
     private readonly passkeys: PasskeyStore,
-    private readonly identities: Pick<IdentityStore, 'listByUser'>,
+    private readonly methods: Pick<SignInMethodStore, 'removeUnlessLast'>,
     private readonly challenges: PasskeyChallenges,
     private readonly passwords: PasswordCheck,
     private readonly factors: SecondFactor | undefined,
@@ -66,7 +67,7 @@ export class PasskeyEnrolment {
     }
     try {
       const passkey = await this.passkeys.add({ userId: user.id, name, ...verified });
-      this.notify(user, 'passkey-added');
+      this.notify(user, 'added', passkey);
       return { ok: true, passkey };
     } catch (error) {
       if (error instanceof DuplicateKeyError) return { ok: false, refused: 'already-registered' };
@@ -75,22 +76,14 @@ export class PasskeyEnrolment {
   }
 
   /**
-   * Removes one of the user's passkeys unless it is their last way in. Two removals at once of a user's last
-   * two passkeys can both pass the check (no lock spans it and the delete): whoever then finds no way left
-   * puts theirs back and is refused, so one way in remains whatever the interleaving.
+   * Removes one of the user's passkeys unless it is their last way in: the store decides it under a lock on the
+   * user (SignInMethodStore), so that two removals at once — two passkeys, or a passkey and a provider's link,
+   * on any replica — cannot both pass the check and leave the account with no way in.
    */
   async remove(user: UserRecord, id: string): Promise<RemoveOutcome> {
-    const passkeys = await this.passkeys.listByUser(user.id);
-    const removing = passkeys.find((passkey) => passkey.id === id);
-    if (!removing) return 'not-found';
-    const otherWays = async () => hasPassword(user.passwordHash) || (await this.identities.listByUser(user.id)).length > 0;
-    if (passkeys.length === 1 && !(await otherWays())) return 'last-way';
-    if ((await this.passkeys.remove(user.id, id)) === 0) return 'not-found';
-    if (!(await otherWays()) && (await this.passkeys.listByUser(user.id)).length === 0) {
-      await this.passkeys.add(removing);
-      return 'last-way';
-    }
-    this.notify(user, 'passkey-removed');
+    const result = await this.methods.removeUnlessLast(user.id, { passkeyId: id }, keepsAWayIn);
+    if (result.outcome !== 'removed') return result.outcome;
+    this.notify(user, 'removed', result.passkeys[0]!);
     return 'removed';
   }
 
@@ -103,8 +96,14 @@ export class PasskeyEnrolment {
     return check.refused === 'throttled' ? check : { ok: false, refused: 'wrong-code' };
   }
 
-  /** The owner hears of it, whoever did it (with mail configured); beside the answer, a failure only logged. */
-  private notify(user: UserRecord, notice: AccountNotice): void {
-    this.notices?.send(user, notice).catch((error: unknown) => this.logger.warn({ err: error, userId: user.id }, 'passkey notice not sent'));
+  /**
+   * The owner hears of it, whoever did it (with mail configured), by the notice every way to sign in uses;
+   * beside the answer, a failure only logged.
+   */
+  private notify(user: UserRecord, change: SignInMethodChange, passkey: PasskeyRecord): void {
+    this.notices?.signInMethodChanged(user, change, passkeyMethod(passkey.name)).catch((error: unknown) => this.logger.warn({ err: error, userId: user.id }, 'passkey notice not sent'));
   }
 }
+
+/** A passkey as its owner knows it, in the sign-in method notice: `a passkey "Work laptop"`. */
+export const passkeyMethod = (name: string) => `a passkey "${name}"`;

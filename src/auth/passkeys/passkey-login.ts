@@ -1,3 +1,4 @@
+import type { PendingSecondStep } from '../mfa/two-factor-login';
 import type { PasskeyRecord, PasskeyStore } from '../stores/passkey-store';
 import type { UserRecord, UserStore } from '../stores/user-store';
 import type { PasskeyChallenges } from './passkey-challenges';
@@ -32,18 +33,22 @@ export class PasskeyLogin {
     private readonly users: Pick<UserStore, 'findById'>,
   ) {}
 
-  /** Options for any passkey of this site, or (`forUser`, a second factor) one of that user's. */
-  async options(binding: string, forUser?: UserRecord): Promise<RequestOptions> {
-    const allowed = forUser ? await this.passkeys.listByUser(forUser.id) : [];
+  /**
+   * Options for any passkey of this site, or (`secondStep`, after a password) one of that user's; the latter's
+   * challenge is bound to the mfaToken too, so that only a verify that spends that token can answer it.
+   */
+  async options(binding: string, secondStep?: PendingSecondStep): Promise<RequestOptions> {
+    const allowed = secondStep ? await this.passkeys.listByUser(secondStep.user.id) : [];
     const options = await this.party.requestOptions(allowed);
-    await this.challenges.issue('passkey-login', options.challenge, binding, forUser?.id);
+    await this.challenges.issue('passkey-login', options.challenge, bound(binding, secondStep), secondStep?.user.id);
     return options;
   }
 
-  async verify(credential: AuthenticationCredential, binding: string): Promise<PasskeyLoginOutcome> {
+  /** A sign-in's answer: alone, or (`secondStep`, whose mfaToken the caller spends: TwoFactorLogin.verifyBy) as the second factor. */
+  async verify(credential: AuthenticationCredential, binding: string, secondStep?: PendingSecondStep): Promise<PasskeyLoginOutcome> {
     const challenge = challengeOf(credential);
     // Used up first, before the signature is checked: of N verifies racing with one answer, one goes on.
-    const issued = challenge && (await this.challenges.consume('passkey-login', challenge, binding));
+    const issued = challenge && (await this.challenges.consume('passkey-login', challenge, bound(binding, secondStep)));
     if (!issued) return { ok: false, refused: 'bad-challenge' };
     const passkey = await this.passkeys.findByCredentialId(Buffer.from(credential.rawId, 'base64url'));
     if (!passkey) return { ok: false, refused: 'unknown-credential' };
@@ -62,3 +67,6 @@ export class PasskeyLogin {
     return { ok: true, user, passkey };
   }
 }
+
+/** The browser's binding, and for a second factor the mfaToken's id with it. */
+const bound = (binding: string, secondStep: PendingSecondStep | undefined) => (secondStep ? `${binding}:${secondStep.tokenId}` : binding);

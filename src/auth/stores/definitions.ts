@@ -12,6 +12,9 @@ import { createMfa } from './migrations/0010-create-mfa';
 import { createLinkedIdentities } from './migrations/0011-create-linked-identities';
 import { createPasskeys } from './migrations/0012-create-passkeys';
 import { MongoPasskeyStore } from './mongo-passkey-store';
+import { MongoSignInMethodStore } from './mongo-sign-in-method-store';
+import type { SignInMethodStore } from './sign-in-method-store';
+import type * as SqlSignInMethods from './sql-sign-in-method-store';
 import type { PasskeyStore } from './passkey-store';
 import type * as SqlPasskeys from './sql-passkey-store';
 import type { IdentityStore } from './identity-store';
@@ -79,5 +82,18 @@ export const passkeyStore = defineStore<PasskeyStore>({
   migrations: [createPasskeys],
   relational: (context) => new (require('./sql-passkey-store') as typeof SqlPasskeys).SqlPasskeyStore(context),
   mongodb: (context) => new MongoPasskeyStore(context),
+});
+
+/**
+ * The ways in across those tables (a password, passkeys, identities): removing one never leaves a user with
+ * none, even with removals racing on several replicas; a user made with a passkey alone gets both at once.
+ * No table of its own: it works through the models of the stores it depends on, opened before it.
+ */
+export const signInMethodStore = defineStore<SignInMethodStore>({
+  name: 'sign-in-methods',
+  migrations: [],
+  dependsOn: [userStore, passkeyStore, identityStore],
+  relational: (context) => new (require('./sql-sign-in-method-store') as typeof SqlSignInMethods).SqlSignInMethodStore(context),
+  mongodb: (context) => new MongoSignInMethodStore(context),
 });
 /* eslint-enable @typescript-eslint/no-require-imports */

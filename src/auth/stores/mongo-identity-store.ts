@@ -2,7 +2,7 @@ import type { Model } from 'mongoose';
 import type { MongoStoreContext } from '../../stores/kit/definition';
 import type { IdentityStore, LinkedIdentity } from './identity-store';
 
-interface IdentityDocument {
+export interface IdentityDocument {
   issuer: string;
   subject: string;
   userId: string;
@@ -10,7 +10,7 @@ interface IdentityDocument {
   createdAt: Date;
 }
 
-const toIdentity = (doc: IdentityDocument): LinkedIdentity => ({ issuer: doc.issuer, subject: doc.subject, userId: doc.userId, provider: doc.provider, linkedAt: new Date(doc.createdAt) });
+export const toIdentity = (doc: IdentityDocument): LinkedIdentity => ({ issuer: doc.issuer, subject: doc.subject, userId: doc.userId, provider: doc.provider, linkedAt: new Date(doc.createdAt) });
 
 /**
  * Linked identities on MongoDB (collection `linked_identities`): a unique index on (issuer, subject) makes

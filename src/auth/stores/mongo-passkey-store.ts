@@ -3,7 +3,7 @@ import { newId } from '../../stores/ids';
 import type { MongoStoreContext } from '../../stores/kit/definition';
 import { MAX_PASSKEYS_PER_USER, type NewPasskey, type PasskeyRecord, type PasskeyStore, type PasskeyTransport } from './passkey-store';
 
-interface PasskeyDocument {
+export interface PasskeyDocument {
   _id: string;
   userId: string;
   credentialId: Buffer | { buffer: Uint8Array };
@@ -18,7 +18,7 @@ interface PasskeyDocument {
 /** A lean read gives BSON Binary (its bytes in `.buffer`), a hydrated one a Buffer. */
 const bytesOf = (value: Buffer | { buffer: Uint8Array }) => (Buffer.isBuffer(value) ? value : Buffer.from(value.buffer));
 
-const toPasskey = (doc: PasskeyDocument): PasskeyRecord => ({
+export const toPasskey = (doc: PasskeyDocument): PasskeyRecord => ({
   id: doc._id,
   userId: doc.userId,
   credentialId: bytesOf(doc.credentialId),

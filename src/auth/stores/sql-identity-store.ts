@@ -2,7 +2,7 @@ import type { Model, ModelStatic } from 'sequelize';
 import type { SqlStoreContext } from '../../stores/kit/definition';
 import type { IdentityStore, LinkedIdentity } from './identity-store';
 
-interface IdentityRow {
+export interface IdentityRow {
   issuer: string;
   subject: string;
   userId: string;
@@ -10,7 +10,7 @@ interface IdentityRow {
   linkedAt: Date | string;
 }
 
-const toIdentity = (row: IdentityRow): LinkedIdentity => ({ issuer: row.issuer, subject: row.subject, userId: row.userId, provider: row.provider, linkedAt: new Date(row.linkedAt) });
+export const toIdentity = (row: IdentityRow): LinkedIdentity => ({ issuer: row.issuer, subject: row.subject, userId: row.userId, provider: row.provider, linkedAt: new Date(row.linkedAt) });
 
 /** Linked identities on a relational engine (table `linked_identities`, migration 0011). */
 export class SqlIdentityStore implements IdentityStore {

@@ -3,7 +3,7 @@ import { newId } from '../../stores/ids';
 import type { SqlStoreContext } from '../../stores/kit/definition';
 import { MAX_PASSKEYS_PER_USER, type NewPasskey, type PasskeyRecord, type PasskeyStore, type PasskeyTransport } from './passkey-store';
 
-interface PasskeyRow {
+export interface PasskeyRow {
   id: string;
   userId: string;
   credentialId: Buffer | Uint8Array;
@@ -15,7 +15,7 @@ interface PasskeyRow {
   lastUsedAt: Date | string | null;
 }
 
-const toPasskey = (row: PasskeyRow): PasskeyRecord => ({
+export const toPasskey = (row: PasskeyRow): PasskeyRecord => ({
   id: row.id,
   userId: row.userId,
   credentialId: Buffer.from(row.credentialId),

@@ -34,6 +34,12 @@ export const PAGE_SCRIPT = `// The browser side of the passkey routes, for tryin
       const credential = await startRegistration({ optionsJSON: options.body.data });
       return show('register verify', await call('POST', '/api/auth/passkeys/register/verify', { credential, name }));
     },
+    signUpWithPasskey: async (name, email, passkeyName) => {
+      const options = await call('POST', '/api/auth/passkeys/signup/options', { email, name });
+      if (options.status !== 200) return show('sign-up options', options);
+      const credential = await startRegistration({ optionsJSON: options.body.data });
+      return show('sign-up verify', await call('POST', '/api/auth/passkeys/signup/verify', { email, name, credential, passkeyName }));
+    },
     remove: async (id) => show('remove', await call('DELETE', '/api/auth/passkeys/' + encodeURIComponent(id))),
     signInWithPasskey: async () => {
       const options = await call('POST', '/api/auth/passkeys/login/options');
@@ -57,6 +63,7 @@ export const PAGE_SCRIPT = `// The browser side of the passkey routes, for tryin
   const value = (id) => document.getElementById(id).value;
   const on = (id, action) => document.getElementById(id).addEventListener('click', () => action().catch((error) => show('error', String(error))));
   on('register', () => demo.register(value('name'), value('email'), value('password')));
+  on('signup', () => demo.signUpWithPasskey(value('name'), value('email'), value('passkey-name')));
   on('login', () => demo.login(value('email'), value('password')));
   on('add', () => demo.addPasskey(value('password'), value('passkey-name')));
   on('list', () => demo.list());

@@ -25,7 +25,7 @@ const PAGE = `<!doctype html>
 <label>Password <input id="password" type="password" autocomplete="current-password"></label>
 </p>
 <p>
-<button id="register">Register</button> <button id="login">Log in</button> <button id="me">Who am I</button>
+<button id="register">Register</button> <button id="signup">Sign up with a passkey alone</button> <button id="login">Log in</button> <button id="me">Who am I</button>
 <button id="logout">Log out</button>
 </p>
 <p>

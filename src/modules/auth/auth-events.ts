@@ -42,7 +42,7 @@ export type AuthEvent =
   | { action: 'passkey-login'; outcome: 'success'; userId: string; passkeyId: string }
   | { action: 'passkey-login'; outcome: 'refused'; reason: PasskeyLoginRefusal; userId?: string }
   | { action: 'passkey-register'; outcome: 'started' | 'success'; userId: string; passkeyId?: string }
-  | { action: 'passkey-register'; outcome: 'refused' | 'throttled'; reason: PasskeyRegisterRefusal; userId: string }
+  | { action: 'passkey-register'; outcome: 'refused' | 'throttled'; reason: PasskeyRegisterRefusal; userId?: string }
   | { action: 'passkey-remove'; outcome: 'success' | 'refused'; userId: string; passkeyId: string }
   | { action: 'rate-limit'; outcome: 'limited' };
 

@@ -10,10 +10,11 @@ import { RefreshSessions } from '../../auth/refresh-sessions';
 import { AccountLinks } from '../../auth/account-links';
 import { EmailVerification } from '../../auth/email-verification';
 import { PasswordReset } from '../../auth/password-reset';
-import { accountTokenStore, identityStore, mfaStore, passkeyStore, refreshTokenStore, userStore } from '../../auth/stores/definitions';
+import { accountTokenStore, identityStore, mfaStore, passkeyStore, refreshTokenStore, signInMethodStore, userStore } from '../../auth/stores/definitions';
 import { PasskeyChallenges } from '../../auth/passkeys/passkey-challenges';
 import { PasskeyEnrolment } from '../../auth/passkeys/passkey-enrolment';
 import { PasskeyLogin } from '../../auth/passkeys/passkey-login';
+import { PasskeySignup } from '../../auth/passkeys/passkey-signup';
 import { RelyingParty } from '../../auth/passkeys/relying-party';
 import { FlowSeal } from '../../auth/oidc/flow-cookie';
 import { OidcAccounts } from '../../auth/oidc/oidc-accounts';
@@ -41,6 +42,7 @@ import { authRateLimit, authRateLimitErrors, authRateLimitHeaders, counted } fro
 import { oidcRoutes } from './oidc-routes';
 import { rejectCrossSite } from './csrf';
 import { passkeyRoutes } from './passkey-routes';
+import { passkeySignupRoutes } from './passkey-signup-routes';
 import { authRoutes } from './routes';
 
 /**
@@ -48,7 +50,7 @@ import { authRoutes } from './routes';
  * one shared per-IP rate limit. It owns the users and refresh-token stores (src/auth/stores). Building it
  * starts two argon2 hashes (the demo user's password and the dummy hash for unknown users) and, with REDIS_URL, opens the Redis connection for the rate limit.
  */
-export const authModule = defineModule([userStore, refreshTokenStore, accountTokenStore, mfaStore, identityStore, passkeyStore], (services) => {
+export const authModule = defineModule([userStore, refreshTokenStore, accountTokenStore, mfaStore, identityStore, passkeyStore, signInMethodStore], (services) => {
   const { config, logger, database, tokens, lifecycle, users, callers } = services;
   const hasher = new PasswordHasher(undefined, new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.maxQueued));
   const sessions = new RefreshSessions(tokens, database.store(refreshTokenStore), config.refreshRotation);
@@ -75,6 +77,8 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
     return { factors, twoFactorLogin, enrolment: new TwoFactorEnrolment(factors, passwords, accounts, sessions, notices, counted, logger) };
   }
   const cookie = { maxAgeSeconds: config.jwt.refreshTtlSeconds, secure: config.cookieSecure };
+  // Registration (AUTH_REGISTRATION=true); with email verification, taken addresses answer like new ones.
+  const registration = config.registrationEnabled ? new Registration(users, hasher, logger, verification && notices ? { verification, notices } : undefined) : undefined;
   const routes = authRoutes({
     tokens,
     users,
@@ -88,8 +92,7 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
     passwordChange: new PasswordChange(passwords, hasher, accounts, sessions),
     corsOrigins: config.corsOrigins,
     publicOrigin: config.publicUrl && new URL(config.publicUrl).origin,
-    // Registration (AUTH_REGISTRATION=true); with email verification, taken addresses answer like new ones.
-    registration: config.registrationEnabled ? new Registration(users, hasher, logger, verification && notices ? { verification, notices } : undefined) : undefined,
+    registration,
     passwordMinLength: config.passwordMinLength,
     verificationRequired: mail?.emailVerification === 'required',
     mfa,
@@ -97,9 +100,9 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
   // Sign-in with OpenID Connect providers (OIDC_PROVIDERS, discovered at start-up: services.oidc): docs/authentication.md.
   if (config.oidc) {
     const providers = services.oidc ?? { get: () => undefined, discovered: () => [] }; // none only where nothing is served (the API document)
-    const linked = new OidcAccounts(users, database.store(identityStore), mfa ? (userId) => mfa.factors.enrolled(userId) : undefined, (user, change, provider) => {
+    const linked = new OidcAccounts(users, database.store(identityStore), database.store(signInMethodStore), mfa ? (userId) => mfa.factors.enrolled(userId) : undefined, (user, change, provider) => {
       notices?.signInMethodChanged(user, change, `sign-in with ${provider}`).catch((error: unknown) => logger.error({ err: error }, 'sign-in method notice not queued'));
-    }, config.passkeys && database.store(passkeyStore));
+    });
     const seal = new FlowSeal(config.jwt.refreshSecret);
     routes.push(...oidcRoutes({ tokens, sessions, throttle, cookie, events, users, twoFactor: mfa?.twoFactorLogin, providers, accounts: linked, seal, publicUrl: config.oidc.publicUrl, passwords }));
   }
@@ -108,10 +111,17 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
     const party = new RelyingParty(config.passkeys);
     const challenges = new PasskeyChallenges(database.store(accountTokenStore), config.passkeys.challengeTtlMs);
     const passkeys = database.store(passkeyStore);
-    const enrolment = new PasskeyEnrolment(party, passkeys, database.store(identityStore), challenges, passwords, mfa?.factors, counted, notices, logger);
+    const enrolment = new PasskeyEnrolment(party, passkeys, database.store(signInMethodStore), challenges, passwords, mfa?.factors, counted, notices, logger);
     const login = new PasskeyLogin(party, passkeys, challenges, users);
     const crossSiteGuard = rejectCrossSite(config.corsOrigins, config.publicUrl && new URL(config.publicUrl).origin);
-    routes.push(...passkeyRoutes({ tokens, sessions, throttle, cookie, events, users, enrolment, login, twoFactor: mfa?.twoFactorLogin, challengeTtlMs: config.passkeys.challengeTtlMs, crossSiteGuard }));
+    const { challengeTtlMs } = config.passkeys;
+    const verificationRequired = mail?.emailVerification === 'required';
+    routes.push(...passkeyRoutes({ tokens, sessions, throttle, cookie, events, users, enrolment, login, twoFactor: mfa?.twoFactorLogin, challengeTtlMs, crossSiteGuard, verificationRequired }));
+    // An account with a passkey alone, where self-registration is open: it answers as POST /register does.
+    if (registration) {
+      const signup = new PasskeySignup(party, passkeys, database.store(signInMethodStore), users, challenges, registration);
+      routes.push(...passkeySignupRoutes({ signup, events, cookie, challengeTtlMs }));
+    }
   }
   if (mail && links) {
     const reset = new PasswordReset(users, links, accounts, hasher, mail.passwordResetTtlMs);

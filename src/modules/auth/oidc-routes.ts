@@ -207,7 +207,7 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
       summary: "Unlink the caller's identity at a provider (it no longer signs in to this account)",
       params: providerParams,
       responses: { 204: null },
-      errors: { 404: 'No such provider, or no identity of the caller there', 409: 'It is the last way to sign in (no password, no other provider): set a password first' },
+      errors: { 404: 'No such provider, or no identity of the caller there', 409: 'It is the last way to sign in (no password, no other provider, no passkey): set a password first; or (MongoDB) other changes of the account’s ways in kept racing it: try again' },
       handler: async (ctx) => {
         const provider = providerOf(ctx.params.provider);
         const caller = callerOf(ctx);
@@ -215,6 +215,7 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
         if (!user) throw notFound('This user no longer exists');
         const outcome = await accounts.unlink(user, provider.issuer);
         if (outcome === 'not-linked') throw notFound('No identity at this provider is linked to the account');
+        if (outcome === 'busy') throw conflict("The account's ways to sign in were being changed at the same time: try again");
         if (outcome === 'last-way') {
           events.record(ctx, { action: 'oidc-unlink', outcome: 'refused', userId: user.id, provider: provider.name });
           throw conflict('This is the last way to sign in to the account: set a password (reset it by email) or link another provider first');

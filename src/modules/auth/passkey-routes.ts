@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Context, Middleware } from 'koa';
-import type { TwoFactorLogin } from '../../auth/mfa/two-factor-login';
+import type { MfaTokenRefusal, TwoFactorLogin } from '../../auth/mfa/two-factor-login';
 import type { OptionsOutcome, PasskeyEnrolment, RegisterOutcome, RemoveOutcome } from '../../auth/passkeys/passkey-enrolment';
 import type { PasskeyLogin, PasskeyLoginRefusal } from '../../auth/passkeys/passkey-login';
 import type { PasskeyRecord } from '../../auth/stores/passkey-store';
@@ -8,12 +8,13 @@ import type { UserStore } from '../../auth/stores/user-store';
 import { HttpError, unprocessable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
 import { callerOf } from '../../http/routing/caller';
-import { route, type ModuleDefinition } from '../../http/routing/route';
+import { route, type ErrorResponses, type ModuleDefinition } from '../../http/routing/route';
 import type { AuthEvents, PasskeyRegisterRefusal } from './auth-events';
 import { attemptOrigin, storedCaller, tooManyAttempts } from './caller-password';
 import { readDeviceCookie } from './cookie';
 import { ceremonyBinding, FLOW_COOKIE_HEADER, readBinding } from './passkey-cookie';
 import { authenticationCredentialSchema, creationOptionsSchema, ownerProofSchema, passkeyNameSchema, passkeySchema, registrationCredentialSchema, requestOptionsSchema } from './passkey-schemas';
+import { EMAIL_NOT_VERIFIED } from './routes';
 import { accessTokenSchema } from './schemas';
 import { REFRESH_COOKIE_HEADER, signIn, type SignInDeps } from './sign-in';
 
@@ -27,8 +28,15 @@ export interface PasskeyRouteDeps extends SignInDeps {
   challengeTtlMs: number;
   /** The CSRF check of the cookie routes (refresh, logout): the sign-in sets the session cookies. */
   crossSiteGuard: Middleware;
+  /** EMAIL_VERIFICATION=required: a passkey signs in only to an account whose address is verified, as a password does. */
+  verificationRequired: boolean;
 }
 
+/** The mfaToken a passkey answers as the second factor (what POST /api/auth/login answered with `mfaRequired`). */
+const mfaTokenSchema = Type.String({ minLength: 1, maxLength: 2000, description: 'The mfaToken of a login waiting for its second factor' });
+const BAD_MFA_TOKEN = new HttpError(401, 'Invalid, expired or used mfaToken: log in again');
+/** The second step's refusals that are about the mfaToken, not the passkey. */
+const isMfaTokenRefusal = (refused: string): refused is MfaTokenRefusal => refused === 'invalid-token' || refused === 'session-ended' || refused === 'spent-token';
 const BAD_CREDENTIAL = (message: string) => unprocessable([{ field: 'credential', message }]);
 /** Each refusal of adding a passkey, as the caller is told it. */
 const REGISTER_REFUSALS: Record<Exclude<PasskeyRegisterRefusal, 'throttled'>, HttpError> = {
@@ -52,6 +60,7 @@ const LOGIN_REFUSALS: Record<PasskeyLoginRefusal, HttpError> = {
 const REMOVE_REFUSALS: Record<Exclude<RemoveOutcome, 'removed'>, HttpError> = {
   'not-found': new HttpError(404, 'No such passkey of the caller'),
   'last-way': new HttpError(409, 'This is the last way to sign in to the account: add another passkey or set a password first'),
+  busy: new HttpError(409, "The account's ways to sign in were being changed at the same time: try again"),
 };
 
 const view = (passkey: PasskeyRecord) => ({
@@ -148,7 +157,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): ModuleDefinition['routes'
       description: 'With mail configured, the address is told that a passkey was removed.',
       params: Type.Object({ id: Type.String({ maxLength: 36, description: 'A passkey id from GET /api/auth/passkeys' }) }),
       responses: { 204: null },
-      errors: { 404: 'No such passkey of the caller', 409: 'It is the last way to sign in (no password, no provider, no other passkey)' },
+      errors: { 404: 'No such passkey of the caller', 409: 'It is the last way to sign in (no password, no provider, no other passkey); or (MongoDB) other changes of the account’s ways in kept racing it: try again' },
       handler: async (ctx) => {
         const user = await storedCaller(users, ctx);
         const outcome = await enrolment.remove(user, ctx.params.id);
@@ -168,16 +177,16 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): ModuleDefinition['routes'
       description:
         'Without a body (or `{}`), any passkey of this site may answer: the browser offers the ones it holds. With `{mfaToken}` (after a right password, for a ' +
         'user with two-factor login on), only that user’s passkeys may: a passkey then stands in for the code. The challenge answers once, in this browser.',
-      body: Type.Object({ mfaToken: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })) }),
+      body: Type.Object({ mfaToken: Type.Optional(mfaTokenSchema) }),
       responses: { 200: requestOptionsSchema },
       responseHeaders: { 'Set-Cookie': FLOW_COOKIE_HEADER },
       errors: { 401: 'The mfaToken is invalid, expired or used already: log in again' },
       before: [deps.crossSiteGuard],
       handler: async (ctx) => {
         const { mfaToken } = ctx.request.body;
-        const forUser = mfaToken === undefined ? undefined : await deps.twoFactor?.pendingUser(mfaToken);
-        if (mfaToken !== undefined && !forUser) throw new HttpError(401, 'Invalid, expired or used mfaToken: log in again');
-        return login.options(bind(ctx), forUser);
+        const secondStep = mfaToken === undefined ? undefined : await deps.twoFactor?.pendingUser(mfaToken);
+        if (mfaToken !== undefined && !secondStep) throw BAD_MFA_TOKEN;
+        return login.options(bind(ctx), secondStep);
       },
     }),
     route({
@@ -185,22 +194,40 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): ModuleDefinition['routes'
       path: '/passkeys/login/verify',
       access: 'public', // the passkey's signature over this browser's challenge is the credential
       summary: 'Finish a sign-in with a passkey: answers as POST /api/auth/login (the access token; the refresh cookie)',
-      body: Type.Object({ credential: authenticationCredentialSchema }),
+      description:
+        'For a second factor, send the `mfaToken` the options were asked with: the answer spends it (once, like POST /api/auth/mfa/verify), and a failed ' +
+        'answer gives it back. Without it, an answer to second-factor options finds no challenge.',
+      body: Type.Object({ credential: authenticationCredentialSchema, mfaToken: Type.Optional(mfaTokenSchema) }),
       responses: { 200: accessTokenSchema },
       responseHeaders: { 'Set-Cookie': REFRESH_COOKIE_HEADER },
       errors: {
         401:
           'No session: the challenge is unknown to this browser, expired or used already (a replay), the passkey is not registered (removed), its answer does not ' +
-          'verify (another origin or relying party, no user verification, a bad signature), or its signature counter went backwards (a copied authenticator)',
+          'verify (another origin or relying party, no user verification, a bad signature), or its signature counter went backwards (a copied authenticator); ' +
+          'or the mfaToken is invalid, expired or used already',
+        ...((deps.verificationRequired ? { 403: `EMAIL_VERIFICATION=required and the address is not verified yet: "${EMAIL_NOT_VERIFIED}"` } : {}) as ErrorResponses),
       },
       before: [deps.crossSiteGuard],
       handler: async (ctx) => {
-        const outcome = await login.verify(ctx.request.body.credential, readBinding(ctx));
+        const { credential, mfaToken } = ctx.request.body;
+        const binding = readBinding(ctx);
+        const outcome =
+          mfaToken === undefined
+            ? await login.verify(credential, binding)
+            : ((await deps.twoFactor?.verifyBy(mfaToken, (secondStep) => login.verify(credential, binding, secondStep))) ?? { ok: false as const, refused: 'invalid-token' as const });
         if (!outcome.ok) {
+          if (isMfaTokenRefusal(outcome.refused)) {
+            events.record(ctx, { action: 'mfa-verify', outcome: 'refused', reason: outcome.refused, userId: outcome.userId });
+            throw BAD_MFA_TOKEN;
+          }
           events.record(ctx, { action: 'passkey-login', outcome: 'refused', reason: outcome.refused, userId: outcome.userId });
           throw LOGIN_REFUSALS[outcome.refused];
         }
         const { user, passkey } = outcome;
+        if (deps.verificationRequired && !user.emailVerified) {
+          events.record(ctx, { action: 'login', outcome: 'unverified', userId: user.id });
+          throw new HttpError(403, EMAIL_NOT_VERIFIED);
+        }
         const answer = await signIn(ctx, deps, user, deps.throttle.knowsDevice(user, readDeviceCookie(ctx)));
         events.record(ctx, { action: 'passkey-login', outcome: 'success', userId: user.id, passkeyId: passkey.id });
         return answer;
