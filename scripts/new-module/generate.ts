@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { checkModuleName, moduleNames, parseField, parseSpec, SpecError, type ModuleOptions, type ModuleSpec } from './spec';
+import { SpecError } from './field-spec';
+import { checkModuleName, moduleNames, parseField, parseSpec, type ModuleOptions, type ModuleSpec } from './spec';
 import { addFieldMigrationFile, indexFile, migrationFile, names, resourceFile, testFile } from './templates';
 import { declaration } from './field-types';
 import { planFieldChange, withSearched, type FieldChange } from './field-changes';

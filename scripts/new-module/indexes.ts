@@ -16,7 +16,8 @@ import type { AnyResource } from '../../src/stores/kit/resource';
 import { missingListIndexes } from '../../src/stores/sql/migrations/list-index-steps';
 import { SqlDatabase } from '../../src/stores/sql/sql-database';
 import { write, type PlannedFile } from './generate';
-import { checkModuleName, moduleNames, SpecError } from './spec';
+import { SpecError } from './field-spec';
+import { checkModuleName, moduleNames } from './spec';
 import { declaredMigrations } from './declaration';
 import { declarationFile, nextMigrationNumber, withMigration } from './source-edits';
 

@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { declaredFields, declaredMigrations, withMigrationListed } from './declaration';
-import { SpecError } from './spec';
+import { SpecError } from './field-spec';
 import { withImportStatement } from './syntax-tree';
 
 /** The declaration file of a kit module under `root` (`src/modules/<module>/resource.ts`), or a SpecError when there is none. */
