@@ -9,7 +9,8 @@
 // the API document.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { plan, planField, splitArguments, write, type PlannedFile } from './generate';
+import { plan, planField, splitArguments, write } from './generate';
+import type { PlannedFile } from './source-edits';
 import { planColumnChange } from './column-change';
 import type { FieldChange } from './field-changes';
 import { planIndexes } from './indexes';

@@ -4,9 +4,8 @@ import { columnOf } from '../../src/stores/kit/fields';
 import { searchColumnOf } from '../../src/stores/kit/shadows';
 import { columns, declaration } from './field-types';
 import { literal, parseDefault, SpecError, type FieldSpec } from './field-spec';
-import type { PlannedFile } from './generate';
 import { declaredActions, declaredFields, declaredList, withAction, withField, withFieldOption, withListEntry } from './declaration';
-import { declarationFile, nextMigrationNumber, withMigration } from './source-edits';
+import { declarationFile, nextMigrationNumber, withMigration, type PlannedFile } from './source-edits';
 import { actionLine, parseAction } from './action-spec';
 import { checkModuleName, moduleNames } from './spec';
 

@@ -6,17 +6,9 @@ import { addFieldMigrationFile, indexFile, migrationFile, names, resourceFile, t
 import { declaration } from './field-types';
 import { planFieldChange, withSearched, type FieldChange } from './field-changes';
 import { declaredFields, withField, withListEntry } from './declaration';
-import { nextMigrationNumber, readDeclaration, withImport, withMigration } from './source-edits';
+import { nextMigrationNumber, readDeclaration, withImport, withMigration, type PlannedFile } from './source-edits';
 import { appendElement, constantArray, namedImports, parse } from './syntax-tree';
 import { refuseCascadeLayout } from './cascade-layout';
-
-export interface PlannedFile {
-  /** Relative to the repository root. */
-  path: string;
-  content: string;
-  /** True when the file exists and is edited, false when it is new. */
-  edit: boolean;
-}
 
 const REGISTRY = 'src/modules/index.ts';
 
