@@ -9,6 +9,8 @@
 #  - the orval and hey-api flows run against the service; the client flow (tools/api/client-flow.ts) drives it
 #    through Prism's validating proxy: register, login, me, the module's CRUD, 401/403/404/409/413/415/422/
 #    429/503, admin, refresh, logout; every answer is checked against the document by the flow and by Prism;
+#  - each of the three follows a search's cursors through pages shorter than `limit`, one empty, to the last
+#    (tools/api/search-pages.ts): the service walks `?q=` at most LIST_SEARCH_SCAN_LIMIT records a page;
 #  - a property run (tools/api/property-run.ts: fast-check + json-schema-faker) drives every operation of the
 #    served document, valid and broken requests, on a second service with the auth limits raised: 0 findings.
 set -euo pipefail
@@ -31,7 +33,7 @@ git ls-files -z | xargs -0 cp --parents -t "$scratch"
 ln -s "$repo/node_modules" "$scratch/node_modules"
 ln -s "$repo/tools/api/node_modules" "$scratch/tools/api/node_modules"
 cd "$scratch"
-npm run --silent new:module -- notes title:string pinned:boolean? --unique title --filter pinned --sort title >/dev/null
+npm run --silent new:module -- notes title:string pinned:boolean? --unique title --filter pinned --sort title --search title >/dev/null
 
 (
   cd tools/api
@@ -51,6 +53,9 @@ export NODE_ENV=development HOST=127.0.0.1 DATABASE_URL="sqlite:$database" USER_
   AUTH_RATE_LIMIT_MAX=30 DATABASE_TIMEOUT=2s LOG_LEVEL=warn MFA_ENCRYPTION_KEY=api-document-flow-key-0123456789abcdef0123 \
   SMTP_URL=smtp://127.0.0.1:9 PUBLIC_URL="http://127.0.0.1:$port" EMAIL_VERIFICATION=optional # mail and verification on, as the committed document has them (registration answers 202); nothing listens on :9
 export ADMIN_EMAIL=flow-admin@example.com ADMIN_PASSWORD='flow admin harbour lantern 42'
+# A low search scan limit (10 is the floor) so that a search's pages stop short on a few dozen notes; the flows
+# read it too, to seed enough of them (tools/api/search-pages.ts).
+export LIST_SEARCH_SCAN_LIMIT=20
 node dist/cli/db-migrate.js >/dev/null 2>&1 || true
 printf '%s' "$ADMIN_PASSWORD" | node dist/cli/user-create.js --email "$ADMIN_EMAIL" --role admin >/dev/null
 PORT="$port" node dist/server.js >"$scratch/service.log" 2>&1 &

@@ -1,6 +1,5 @@
 import { columnOf } from '../../src/stores/kit/fields';
-import { literal } from './field-types';
-import { parseDefault, SpecError, type FieldSpec } from './spec';
+import { literal, parseDefault, SpecError, type FieldSpec } from './field-spec';
 
 // `--action` of new:module and new:field. Two forms:
 //   archive:archivedAt                      sets the datetime to now, once (409 while it is set);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { refuseMultipleCascadePaths } from '../../src/stores/kit/cascade-paths';
 import type { Fields, ReferencedResource } from '../../src/stores/kit/fields';
 import { declaredFields } from './declaration';
-import { SpecError } from './spec';
+import { SpecError } from './field-spec';
 
 // The kit refuses, when a resource is declared, a layout that gives one table two cascade paths to another
 // (SQL Server's Msg 1785: cascade-paths.ts). The generator asks the same question of the declarations as

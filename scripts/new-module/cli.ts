@@ -9,12 +9,14 @@
 // the API document.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { plan, planField, splitArguments, write, type PlannedFile } from './generate';
+import { plan, planField, splitArguments, write } from './generate';
+import type { PlannedFile } from './source-edits';
 import { planColumnChange } from './column-change';
 import type { FieldChange } from './field-changes';
 import { planIndexes } from './indexes';
 import { givesRuleChange, planRuleChange, RULE_OPTIONS, type RuleChange } from './rule-changes';
-import { FIELD_TYPES, SpecError } from './spec';
+import { SpecError } from './field-spec';
+import { FIELD_TYPES } from './spec';
 
 const USAGE = {
   module: `usage: npm run new:module -- <name> <field>:<type>[?][=default] ... [--unique a,b] [--filter a,b] [--sort a,b] [--search a,b] [--action <name>:<datetime field>|<name>:<field>=<value>,… [--from a,b]] [--dry-run]

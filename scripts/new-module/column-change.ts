@@ -1,9 +1,9 @@
 import { columnOf, foldedColumnOf } from '../../src/stores/kit/fields';
-import type { PlannedFile } from './generate';
-import { checkModuleName, moduleNames, SpecError, type FieldSpec } from './spec';
+import { SpecError, type FieldSpec } from './field-spec';
+import { checkModuleName, moduleNames } from './spec';
 import { declaredIndexColumns } from './templates';
 import { declaredActions, declaredFields, declaredList, declaredUnique, withFieldOption, withFieldRenamed, withListsRenamed, withoutField, withoutListed, type DeclaredField } from './declaration';
-import { nextMigrationNumber, readDeclaration, withMigration } from './source-edits';
+import { nextMigrationNumber, readDeclaration, withMigration, type PlannedFile } from './source-edits';
 import { withoutImport } from './syntax-tree';
 
 // npm run new:field -- <module> <field> --rename <new name> | --drop

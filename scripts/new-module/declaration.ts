@@ -1,5 +1,5 @@
 import ts from 'typescript';
-import { SpecError, type FieldType } from './spec';
+import { SpecError, type FieldType } from './field-spec';
 import { appendElement, callArgumentObject, insertBefore, namedImports, parse, prependElement, propertyName, propertyOf, quoted, removeElement, replaceNode, stringValue } from './syntax-tree';
 
 // A kit module's resource.ts read and edited through its syntax tree: the object given to defineResource,

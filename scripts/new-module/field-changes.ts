@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { columnOf } from '../../src/stores/kit/fields';
 import { searchColumnOf } from '../../src/stores/kit/shadows';
-import { columns, declaration, literal } from './field-types';
-import type { PlannedFile } from './generate';
+import { columns, declaration } from './field-types';
+import { literal, parseDefault, SpecError, type FieldSpec } from './field-spec';
 import { declaredActions, declaredFields, declaredList, withAction, withField, withFieldOption, withListEntry } from './declaration';
-import { declarationFile, nextMigrationNumber, withMigration } from './source-edits';
+import { declarationFile, nextMigrationNumber, withMigration, type PlannedFile } from './source-edits';
 import { actionLine, parseAction } from './action-spec';
-import { checkModuleName, moduleNames, parseDefault, SpecError, type FieldSpec } from './spec';
+import { checkModuleName, moduleNames } from './spec';
 
 // npm run new:field on fields a module has already, and its actions: `notes pinned --default true` (the
 // column's DEFAULT, and the declaration's), `notes title --search` (the search shadow, filled from the

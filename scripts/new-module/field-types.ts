@@ -1,15 +1,8 @@
+import { literal, type FieldSpec } from './field-spec';
 import { ruleOptions } from './rule-forms';
-import type { DefaultValue, FieldSpec } from './spec';
 
 // How a field is spelled in the two files the generator writes: its declaration in resource.ts (what the
 // kit reads) and its column(s) in a migration (fixed once run).
-
-/** A TypeScript literal: `'text'` (single quotes, escaped), `3`, `true`, a datetime's `new Date('…')`. */
-export function literal(value: DefaultValue, type: FieldSpec['type']): string {
-  if (typeof value !== 'string') return String(value);
-  const quoted = `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
-  return type === 'datetime' ? `new Date(${quoted})` : quoted;
-}
 
 function optionsOf(field: FieldSpec, forColumns: boolean): string[] {
   return [

@@ -1,21 +1,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { checkModuleName, moduleNames, parseField, parseSpec, SpecError, type ModuleOptions, type ModuleSpec } from './spec';
+import { SpecError } from './field-spec';
+import { checkModuleName, moduleNames, parseField, parseSpec, type ModuleOptions, type ModuleSpec } from './spec';
 import { addFieldMigrationFile, indexFile, migrationFile, names, resourceFile, testFile } from './templates';
 import { declaration } from './field-types';
 import { planFieldChange, withSearched, type FieldChange } from './field-changes';
 import { declaredFields, withField, withListEntry } from './declaration';
-import { nextMigrationNumber, readDeclaration, withImport, withMigration } from './source-edits';
+import { nextMigrationNumber, readDeclaration, withImport, withMigration, type PlannedFile } from './source-edits';
 import { appendElement, constantArray, namedImports, parse } from './syntax-tree';
 import { refuseCascadeLayout } from './cascade-layout';
-
-export interface PlannedFile {
-  /** Relative to the repository root. */
-  path: string;
-  content: string;
-  /** True when the file exists and is edited, false when it is new. */
-  edit: boolean;
-}
 
 const REGISTRY = 'src/modules/index.ts';
 

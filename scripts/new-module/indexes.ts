@@ -15,10 +15,11 @@ import { searchColumnOf } from '../../src/stores/kit/shadows';
 import type { AnyResource } from '../../src/stores/kit/resource';
 import { missingListIndexes } from '../../src/stores/sql/migrations/list-index-steps';
 import { SqlDatabase } from '../../src/stores/sql/sql-database';
-import { write, type PlannedFile } from './generate';
-import { checkModuleName, moduleNames, SpecError } from './spec';
+import { write } from './generate';
+import { SpecError } from './field-spec';
+import { checkModuleName, moduleNames } from './spec';
 import { declaredMigrations } from './declaration';
-import { declarationFile, nextMigrationNumber, withMigration } from './source-edits';
+import { declarationFile, nextMigrationNumber, withMigration, type PlannedFile } from './source-edits';
 
 const USAGE = 'usage: npm run new:indexes -- <module> [--dry-run]\n  e.g.   npm run new:indexes -- notes';
 

@@ -8,11 +8,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { write, type PlannedFile } from './generate';
-import { checkModuleName, moduleNames, SpecError } from './spec';
+import { write } from './generate';
+import { SpecError } from './field-spec';
+import { checkModuleName, moduleNames } from './spec';
 import ts from 'typescript';
 import { declaredFields, declaredMigrations } from './declaration';
-import { declarationFile, nextMigrationNumber, withImport } from './source-edits';
+import { declarationFile, nextMigrationNumber, withImport, type PlannedFile } from './source-edits';
 import { appendElement, constantArray, findNode, namedImports, parse, removeElement, withoutImport } from './syntax-tree';
 
 const USAGE = 'usage: npm run remove:module -- <name> [--dry-run]\n  e.g.   npm run remove:module -- tags';

@@ -3,13 +3,13 @@ import path from 'node:path';
 import { allowedInWords, type FieldRules } from '../../src/stores/kit/field-rules';
 import { columnOf } from '../../src/stores/kit/fields';
 import { declaredFields } from './field-changes';
-import type { PlannedFile } from './generate';
 import ts from 'typescript';
 import { withFieldOption } from './declaration';
 import { checkRules, parseEnum, parseRange, RULE_KEYS, ruleOptions, ruleValues } from './rule-forms';
-import { declarationFile, nextMigrationNumber, withMigration } from './source-edits';
+import { declarationFile, nextMigrationNumber, withMigration, type PlannedFile } from './source-edits';
 import { parse, stringValue } from './syntax-tree';
-import { checkModuleName, moduleNames, SpecError, type DefaultValue } from './spec';
+import { SpecError, type DefaultValue } from './field-spec';
+import { checkModuleName, moduleNames } from './spec';
 
 // npm run new:field -- <module> <field> --enum a,b,c | --range 1..10 | --min-length 3 | --pattern '^[A-Z]+$' | --no-rules
 // A rule of an existing field added, widened, narrowed or removed: the declaration's options edited and a

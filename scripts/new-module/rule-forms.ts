@@ -1,7 +1,6 @@
 import { keepsRules, ruleProblems, type FieldRules } from '../../src/stores/kit/field-rules';
 import type { FieldDefinition } from '../../src/stores/kit/fields';
-import { literal } from './field-types';
-import { SpecError, type FieldSpec, type FieldType } from './spec';
+import { literal, SpecError, type FieldSpec, type FieldType } from './field-spec';
 
 // A field's rules as the generator reads and writes them (docs/modules.md, "Rules"):
 //   status:enum:open,in_progress,closed=open   a string, one of these values (here with a default)

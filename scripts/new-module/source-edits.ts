@@ -3,8 +3,20 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { declaredFields, declaredMigrations, withMigrationListed } from './declaration';
-import { SpecError } from './spec';
+import { SpecError } from './field-spec';
 import { withImportStatement } from './syntax-tree';
+
+/**
+ * A file a command will write once every check has passed. Here rather than in generate.ts, which writes
+ * them: field-changes.ts plans files for generate.ts, so taking the type from it made an import cycle.
+ */
+export interface PlannedFile {
+  /** Relative to the repository root. */
+  path: string;
+  content: string;
+  /** True when the file exists and is edited, false when it is new. */
+  edit: boolean;
+}
 
 /** The declaration file of a kit module under `root` (`src/modules/<module>/resource.ts`), or a SpecError when there is none. */
 export function declarationFile(root: string, module: string | undefined): string {

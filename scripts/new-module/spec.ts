@@ -1,42 +1,11 @@
 // What `npm run new:module` and `npm run new:field` ask for, checked before anything is written.
 
-import type { FieldRules } from '../../src/stores/kit/field-rules';
 import { columnOf } from '../../src/stores/kit/fields';
-import { checkRules, readRuleForm } from './rule-forms';
 import { parseAction, type ActionSpec } from './action-spec';
+import { parseDefault, SpecError, type FieldSpec, type FieldType } from './field-spec';
+import { checkRules, readRuleForm } from './rule-forms';
 
 export const FIELD_TYPES = ['string', 'text', 'integer', 'number', 'boolean', 'datetime', 'ref:<module>[:cascade]', 'enum:<a,b,c>', 'integer:<min>..<max>', 'number:<min>..<max>', 'string:/<pattern>/', 'string:<minLength>..'] as const;
-export type FieldType = 'string' | 'text' | 'integer' | 'number' | 'boolean' | 'datetime' | 'reference';
-
-/** The module a reference field points at. */
-export interface ReferenceSpec {
-  module: string;
-  /** The exported resource constant of that module (`notesResource`) and its table. */
-  resource: string;
-  table: string;
-  onDelete: 'restrict' | 'cascade';
-}
-
-/** A default as declared: a datetime's is its ISO 8601 text. */
-export type DefaultValue = string | number | boolean;
-
-export interface FieldSpec {
-  /** camelCase, as in JSON and TypeScript; the column is its snake_case. */
-  name: string;
-  column: string;
-  type: FieldType;
-  optional: boolean;
-  reference?: ReferenceSpec;
-  /** `pinned:boolean=false`: what the store (and the column) gives a record that leaves it out. */
-  default?: DefaultValue;
-  /** Set by actions only (the field an `--action` adds). */
-  readOnly?: boolean;
-  /** `?q=` searches it (`--search`): the migration adds its search shadow. */
-  search?: boolean;
-  /** `status:enum:open,closed`, `priority:integer:1..5`, `code:string:/^[A-Z]{3}$/` (rule-forms.ts). */
-  rules?: FieldRules;
-}
-
 
 export interface ModuleSpec {
   /** As in the URL: lower-case, dashes (`invoice-items`). */
@@ -53,8 +22,6 @@ export interface ModuleSpec {
   /** The number of its first migration: 1, or after the history of a removed module of the same name. */
   firstMigration?: number;
 }
-
-export class SpecError extends Error {}
 
 const MODULE_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 const FIELD_NAME = /^[a-z][a-zA-Z0-9]*$/;
@@ -87,32 +54,6 @@ export function checkModuleName(name: string | undefined): string {
     throw new SpecError(`module name '${name}': lower-case letters and digits, words joined by single dashes, starting with a letter (at most 40)`);
   }
   return name;
-}
-
-/** A default's text as a value of the field's type, or a SpecError. */
-export function parseDefault(name: string, type: FieldType, text: string): DefaultValue {
-  const bad = (what: string) => new SpecError(`field '${name}': default '${text}' is not ${what}`);
-  switch (type) {
-    case 'boolean':
-      if (text !== 'true' && text !== 'false') throw bad('true or false');
-      return text === 'true';
-    case 'integer':
-      if (!/^-?\d+$/.test(text) || Math.abs(Number(text)) > 2_147_483_647) throw bad('a 32-bit integer');
-      return Number(text);
-    case 'number':
-      if (!/^-?\d+(\.\d+)?$/.test(text)) throw bad('a number');
-      return Number(text);
-    case 'datetime':
-      if (!/^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/.test(text) || Number.isNaN(Date.parse(text))) throw bad('an ISO 8601 instant (e.g. 2030-01-01T00:00:00Z)');
-      return new Date(text).toISOString();
-    case 'string':
-      if (text.length === 0 || text.length > 200) throw bad('1 to 200 characters');
-      return text;
-    case 'text':
-      return text;
-    case 'reference':
-      throw new SpecError(`field '${name}': a reference has no default`);
-  }
 }
 
 /** `name:type[?][=default]`, `note:ref:notes[:cascade][?]`; `exists(module)` says whether a referenced module is there. */

@@ -1,8 +1,9 @@
 import { searchColumnOf } from '../../src/stores/kit/shadows';
 import { listIndexColumns } from '../../src/stores/sql/migrations/list-index-steps';
-import { columns, declaration, literal } from './field-types';
+import { columns, declaration } from './field-types';
+import { literal, type FieldSpec } from './field-spec';
 import { actionLine } from './action-spec';
-import { moduleNames, type FieldSpec, type ModuleSpec } from './spec';
+import { moduleNames, type ModuleSpec } from './spec';
 
 // The files of a generated module, as text: declarations only. The CRUD routes, both stores, the schemas,
 // the list queries and the contract tests are the kit's (src/stores/kit, src/http/routing/resource-*.ts,

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { planColumnChange } from '../../scripts/new-module/column-change';
-import { plan, planField, write, type PlannedFile } from '../../scripts/new-module/generate';
+import { plan, planField, write } from '../../scripts/new-module/generate';
+import type { PlannedFile } from '../../scripts/new-module/source-edits';
 import { planIndexes } from '../../scripts/new-module/indexes';
 import { planRemoval } from '../../scripts/new-module/remove';
 import type { AnyResource } from '../../src/stores/kit/resource';

@@ -14,6 +14,7 @@ import createClient from 'openapi-fetch';
 import { generate } from 'otplib';
 import { conforms, expectStatus, problems, summary } from './conformance.ts';
 import type { paths } from './generated/api.js';
+import { followShortPages } from './search-pages.ts';
 
 const baseUrl = process.argv[2] ?? 'http://127.0.0.1:3000';
 const client = createClient<paths>({ baseUrl });
@@ -77,6 +78,24 @@ expectStatus('a repeated unique title', clash.response, 409);
 const unknown = await client.GET('/api/notes/{id}', { headers: bearer, params: { path: { id: '0190a0a0-0000-7000-8000-000000000000' } } });
 await conforms('get', '/api/notes/{id}', unknown);
 expectStatus('an unknown note', unknown.response, 404);
+
+// A search's short pages followed to the end (search-pages.ts), each answer checked against the document.
+// The notes it adds have no `pinned`, so the filtered pages above and the admin's view below are unchanged.
+const search = await followShortPages({
+  name: 'openapi-fetch',
+  async create(title) {
+    const made = await client.POST('/api/notes', { headers: bearer, body: { title } });
+    await conforms('post', '/api/notes', made);
+    if (made.error) throw new Error(`create: ${made.error.message}`);
+  },
+  async page(query) {
+    const found = await client.GET('/api/notes', { headers: bearer, params: { query } });
+    await conforms('get', '/api/notes', found);
+    if (found.error) throw new Error(`search: ${found.error.message}`);
+    const { items, nextCursor, scanCapped } = found.data.data;
+    return { titles: items.map((note) => note.title), nextCursor, scanCapped };
+  },
+});
 
 // The admin sees everyone; a user may not list users.
 const forbidden = await client.GET('/api/users', { headers: bearer, params: { query: { limit: 10 } } });
@@ -198,6 +217,6 @@ for (let attempt = 0; attempt < 40 && !limited; attempt += 1) {
 }
 if (!limited) throw new Error('40 wrong passwords were never answered 429');
 
-console.log(`client flow: ${summary()} (access token for ${expiresIn} s)`);
+console.log(`client flow: ${summary()} (access token for ${expiresIn} s); ${search}`);
 for (const problem of problems) console.log(`  ${problem}`);
 process.exit(problems.length === 0 ? 0 : 1);

@@ -5,7 +5,8 @@
 // Type-checked under `tsc --strict` (tsconfig.json here), no casts, no `!`; run by scripts/ci/api-document.sh:
 //   API_BASE_URL=http://127.0.0.1:<port> npx tsx tools/api/hey-api-flow.ts
 import { client } from './generated/hey-api/client.gen.js';
-import { getUsersMe, postAuthLogin, postAuthRegister } from './generated/hey-api/sdk.gen.js';
+import { getNotes, getUsersMe, postAuthLogin, postAuthRegister, postNotes } from './generated/hey-api/sdk.gen.js';
+import { followShortPages } from './search-pages.ts';
 
 client.setConfig({ baseUrl: process.env.API_BASE_URL ?? 'http://127.0.0.1:3000' });
 const email = `hey-api-${Date.now()}@example.com`;
@@ -28,4 +29,20 @@ if ('mfaRequired' in session) throw new Error('login: a second factor was asked 
 const me = await getUsersMe({ headers: { Authorization: `Bearer ${session.accessToken}` } });
 if (me.error) throw new Error(`me: ${me.response?.status} ${me.error.message}`);
 if (me.data.data.email !== email) throw new Error('me: not the registered user');
-console.log(`hey-api flow: 202 register, 422 (${fields.join(', ')}), 200 login, 200 me`);
+
+// A search's short pages followed to the end (search-pages.ts): `scanCapped` read from the generated type.
+const headers = { Authorization: `Bearer ${session.accessToken}` };
+const search = await followShortPages({
+  name: 'hey-api',
+  async create(title) {
+    const created = await postNotes({ headers, body: { title } });
+    if (created.error) throw new Error(`create: ${created.response?.status} ${created.error.message}`);
+  },
+  async page(query) {
+    const page = await getNotes({ headers, query });
+    if (page.error) throw new Error(`search: ${page.response?.status} ${page.error.message}`);
+    const { items, nextCursor, scanCapped } = page.data.data;
+    return { titles: items.map((note) => note.title), nextCursor, scanCapped };
+  },
+});
+console.log(`hey-api flow: 202 register, 422 (${fields.join(', ')}), 200 login, 200 me; ${search}`);

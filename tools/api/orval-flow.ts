@@ -3,7 +3,8 @@
 // field errors included (`errors` is required, at least one, on that status only). Type-checked under
 // `tsc --strict` (tsconfig.json here), no casts, no `!`; run by scripts/ci/api-document.sh:
 //   API_BASE_URL=http://127.0.0.1:<port> node tools/api/orval-flow.ts
-import { getUsersMe, postAuthLogin, postAuthRegister } from './generated/orval/api.ts';
+import { getNotes, getUsersMe, postAuthLogin, postAuthRegister, postNotes } from './generated/orval/api.ts';
+import { followShortPages } from './search-pages.ts';
 
 const email = `orval-${Date.now()}@example.com`;
 const password = 'orval client harbour lantern 9';
@@ -28,4 +29,20 @@ if (me.data.data.email !== email) throw new Error('me: not the registered user')
 
 const anonymous = await getUsersMe();
 if (anonymous.status !== 401) throw new Error(`me without a token answered ${anonymous.status}`);
-console.log(`orval flow: 202 register, 422 (${fields.join(', ')}), 200 login, 200 me, 401 without a token`);
+
+// A search's short pages followed to the end (search-pages.ts): `scanCapped` read from the generated type.
+const headers = { Authorization: `Bearer ${session.accessToken}` };
+const search = await followShortPages({
+  name: 'orval',
+  async create(title) {
+    const created = await postNotes({ title }, { headers });
+    if (created.status !== 201) throw new Error(`create: ${created.status} ${created.data.message}`);
+  },
+  async page(query) {
+    const page = await getNotes(query, { headers });
+    if (page.status !== 200) throw new Error(`search: ${page.status} ${page.data.message}`);
+    const { items, nextCursor, scanCapped } = page.data.data;
+    return { titles: items.map((note) => note.title), nextCursor, scanCapped };
+  },
+});
+console.log(`orval flow: 202 register, 422 (${fields.join(', ')}), 200 login, 200 me, 401 without a token; ${search}`);
