@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -10,7 +9,7 @@ import { BENCH_ROLE } from './bench-module';
 import { killAllChildren, ServerProcess } from './child-process';
 import { compileEntries } from './compile-entries';
 import { loadRun, probe, type LoadRequest } from './load';
-import { productionMallocTunables } from './production-env';
+import { serviceEnvironment } from './production-env';
 import { checkTargets, median, PEERS, renderReport, summarise, type HashCost, type MemoryFigures, type PeerName, type RoundFigures, type ServerName, type ScenarioSummary } from './report';
 import { buildScenarios, DEMO_CREDENTIALS, type Scenario } from './scenarios';
 import { readSettings, type BenchSettings } from './settings';
@@ -23,37 +22,6 @@ import { readSettings, type BenchSettings } from './settings';
 const BENCH_DIR = __dirname;
 const RESULTS_DIR = join(BENCH_DIR, 'results');
 const log = (line: string) => process.stderr.write(`${line}\n`);
-
-/**
- * Production mode, fresh strong secrets, embedded SQLite in a scratch directory, logging at info; with
- * BENCH_METRICS, Prometheus metrics on (bench-server.ts puts their listener on a free port).
- */
-function serviceEnvironment(databaseFile: string, dist: string, metrics: boolean): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH,
-    NODE_ENV: 'production',
-    JWT_SECRET: randomBytes(48).toString('base64url'),
-    REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64url'),
-    DATABASE_URL: `sqlite:${databaseFile}`,
-    LOG_LEVEL: 'info',
-    DEMO_USER_PASSWORD: DEMO_CREDENTIALS.password,
-    // The load comes from one address: without this the shared auth limit (10 per 15 minutes) ends the run.
-    AUTH_RATE_LIMIT_MAX: '1000000000',
-    // The protected GET comes from one user: the per-user budget (600 a minute) would end it. Raised, not
-    // turned off, so its counting is part of what the protected GET costs.
-    USER_RATE_LIMIT_MAX: '1000000000',
-    // The same for the per-account login throttle: eight logins at once from one address to one account are
-    // more than its five-at-once (docs/security.md); the bench measures the login path, not the throttle.
-    LOGIN_THROTTLE_FAILURES: '1000',
-    LOGIN_THROTTLE_ACCOUNT_FAILURES: '1000000',
-    // Plain HTTP on loopback: a Secure cookie could not be set over it (production's default is Secure).
-    COOKIE_SECURE: 'false',
-    BENCH_DIST: dist,
-    // The image's malloc settings (Dockerfile), so the memory figures are the production image's.
-    GLIBC_TUNABLES: productionMallocTunables(),
-    ...(metrics ? { METRICS_PORT: '9464' } : {}),
-  };
-}
 
 /**
  * The peer stacks (bench/peers/), when installed: each in its own child process, production mode, logging

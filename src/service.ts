@@ -12,6 +12,7 @@ import { createApp } from './http/app';
 import { createHttpServer } from './http/http-server';
 import type { RequestState } from './http/routing/route';
 import { Lifecycle } from './lifecycle/lifecycle';
+import { releaseStartUpMemory } from './lifecycle/release-start-up-memory';
 import type { Logger } from './logger';
 import { modules as registeredModules } from './modules';
 import { selectUserStore } from './modules/auth/user-store';
@@ -99,6 +100,9 @@ export async function openApp(
 /** Wires config, logger, stores and the HTTP server; resolves once the server listens. */
 export async function startService(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningService> {
   const { app, services } = await openApp(config, logger, options.modules ?? registeredModules);
+  // A production process idles long after start-up: give back what start-up's burst left (once, before
+  // serving, so no request waits for it). Tests and development start services often and need not.
+  if (config.env === 'production') logger.debug({ ms: Math.round(releaseStartUpMemory()) }, 'start-up memory released');
   const server = createHttpServer(app);
 
   try {

@@ -1,6 +1,6 @@
 import type { Config } from '../config/config';
+import { refusalsInChild } from '../config/checks-in-child';
 import { ConfigError } from '../config/errors';
-import { passwordRefusal } from './password-policy';
 import type { NewUser, UserRecord, UserStore } from './stores/user-store';
 import { normaliseEmail } from './stores/email';
 import type { PasswordHasher } from './passwords';
@@ -10,13 +10,14 @@ export const DEMO_USER_ID = 'demo';
 
 /**
  * Production only: DEMO_USER_PASSWORD meets the policy a user's chosen password meets (the documented default
- * is refused earlier, by the configuration). Checked when the store is built, so only a demo store loads the
- * policy's dictionaries.
+ * is refused earlier, by the configuration). Checked when the store is built, so only a demo store checks it,
+ * and in a child process (src/config/checks-in-child.ts), so the policy's dictionaries do not stay in the
+ * service for a check made once: they load here only if the demo user changes the password (on first use).
  */
 export function checkDemoPassword(config: Pick<Config, 'env' | 'demoUser' | 'passwordMinLength'>): void {
   if (config.env !== 'production') return;
   const { password, email } = config.demoUser;
-  const refusal = password.length < config.passwordMinLength ? `must be at least ${config.passwordMinLength} characters (PASSWORD_MIN_LENGTH)` : passwordRefusal(password, { email });
+  const refusal = password.length < config.passwordMinLength ? `must be at least ${config.passwordMinLength} characters (PASSWORD_MIN_LENGTH)` : refusalsInChild([{ kind: 'password', password, email }])[0];
   if (refusal) throw new ConfigError('DEMO_USER_PASSWORD', `${refusal}: use a long passphrase of unrelated words`);
 }
 

@@ -1,6 +1,6 @@
 import { ConfigError } from './errors';
 import { read, timerMs, type Env } from './readers';
-import { requireRandomSecret } from './secrets';
+import { requireRandomSecrets } from './secrets';
 
 // Two-factor login (TOTP, docs/accounts.md). Off unless MFA_ENCRYPTION_KEY is set: the authenticator
 // secrets are stored sealed with it (AES-256-GCM), so the service cannot offer TOTP without one. A key made up
@@ -29,8 +29,8 @@ export function mfaSettings(env: Env, production: boolean, userStore: string, pu
   const keys = keyList.split(',').map((key) => key.trim());
   for (const key of keys) {
     if (Buffer.byteLength(key) < MIN_KEY_BYTES) throw new ConfigError('MFA_ENCRYPTION_KEY', `each key must be at least ${MIN_KEY_BYTES} bytes long`);
-    if (production) requireRandomSecret('MFA_ENCRYPTION_KEY', key);
   }
+  if (production) requireRandomSecrets(keys.map((key) => ['MFA_ENCRYPTION_KEY', key] as const));
   if (new Set(keys).size !== keys.length) throw new ConfigError('MFA_ENCRYPTION_KEY', 'lists the same key twice');
   const issuer = read(env, 'MFA_ISSUER') ?? (publicUrl ? new URL(publicUrl).hostname : jwtIssuer);
   if (issuer.includes(':') || issuer.length > 64) throw new ConfigError('MFA_ISSUER', 'must be at most 64 characters, without a colon (authenticator apps split the label on it)');

@@ -1,9 +1,9 @@
-import type { QueryInterface, Sequelize } from 'sequelize';
-import { SequelizeStorage, Umzug } from 'umzug';
+import type { Sequelize } from 'sequelize';
 import type { Logger } from '../../logger';
 import type { SqlEngine } from './connection-options';
 import { DestructiveMigrationError } from '../errors';
 import { withMigrationLock } from './migration-lock';
+import { MigrationRunner } from './migration-runner';
 import { dataAtRisk } from './migrations/destructive';
 import { MIGRATIONS_TABLE, type SqlMigration } from './migrations/migration';
 
@@ -29,22 +29,17 @@ async function inTransaction(sequelize: Sequelize, engine: SqlEngine, step: () =
   await sequelize.query(engine === 'mssql' ? 'COMMIT TRANSACTION' : 'COMMIT');
 }
 
-function createUmzug(sequelize: Sequelize, engine: SqlEngine, migrations: readonly SqlMigration[], logger: Logger): Umzug<QueryInterface> {
-  return new Umzug<QueryInterface>({
-    migrations: migrations.map((migration) => ({
+function createRunner(sequelize: Sequelize, engine: SqlEngine, migrations: readonly SqlMigration[], logger: Logger): MigrationRunner {
+  return new MigrationRunner(
+    sequelize,
+    MIGRATIONS_TABLE,
+    migrations.map((migration) => ({
       name: migration.name,
-      up: ({ context }) => (migration.transaction === false ? migration.up(context) : inTransaction(sequelize, engine, () => migration.up(context))),
-      down: ({ context }) => (migration.transaction === false ? migration.down(context) : inTransaction(sequelize, engine, () => migration.down(context))),
+      up: (context) => (migration.transaction === false ? migration.up(context) : inTransaction(sequelize, engine, () => migration.up(context))),
+      down: (context) => (migration.transaction === false ? migration.down(context) : inTransaction(sequelize, engine, () => migration.down(context))),
     })),
-    context: sequelize.getQueryInterface(),
-    storage: new SequelizeStorage({ sequelize, tableName: MIGRATIONS_TABLE }),
-    logger: {
-      info: (event) => logger.info(event, 'migration'),
-      warn: (event) => logger.warn(event, 'migration'),
-      error: (event) => logger.error(event, 'migration'),
-      debug: (event) => logger.debug(event, 'migration'),
-    },
-  });
+    (event) => logger.info(event, 'migration'),
+  );
 }
 
 export interface MigrationStatus {
@@ -52,7 +47,7 @@ export interface MigrationStatus {
   pending: string[];
 }
 
-/** The registered stores' versioned migrations (umzug) under a database lock; every step is its own short operation. */
+/** The registered stores' versioned migrations (migration-runner.ts) under a database lock; every step is its own short operation. */
 export class Migrator {
   constructor(
     private readonly sequelize: Sequelize,
@@ -71,9 +66,9 @@ export class Migrator {
    */
   up(step?: number, options: { allowDestructive?: boolean } = {}): Promise<string[]> {
     return withMigrationLock(this.sequelize, this.engine, this.lockWaitMs, async () => {
-      const umzug = createUmzug(this.sequelize, this.engine, this.migrations, this.logger);
-      if (!options.allowDestructive) await this.refuseDestructive((await umzug.pending()).slice(0, step).map((migration) => migration.name));
-      const applied = await umzug.up(step === undefined ? {} : { step });
+      const runner = createRunner(this.sequelize, this.engine, this.migrations, this.logger);
+      if (!options.allowDestructive) await this.refuseDestructive((await runner.pending()).slice(0, step).map((migration) => migration.name));
+      const applied = await runner.up(step);
       return applied.map((migration) => migration.name);
     });
   }
@@ -90,15 +85,15 @@ export class Migrator {
   /** Reverts the last applied migration; returns its name, if any. */
   down(): Promise<string[]> {
     return withMigrationLock(this.sequelize, this.engine, this.lockWaitMs, async () => {
-      const reverted = await createUmzug(this.sequelize, this.engine, this.migrations, this.logger).down();
+      const reverted = await createRunner(this.sequelize, this.engine, this.migrations, this.logger).down();
       return reverted.map((migration) => migration.name);
     });
   }
 
   status(): Promise<MigrationStatus> {
     return withMigrationLock(this.sequelize, this.engine, this.lockWaitMs, async () => {
-      const umzug = createUmzug(this.sequelize, this.engine, this.migrations, this.logger);
-      const [executed, pending] = await Promise.all([umzug.executed(), umzug.pending()]);
+      const runner = createRunner(this.sequelize, this.engine, this.migrations, this.logger);
+      const [executed, pending] = await Promise.all([runner.executed(), runner.pending()]);
       return { executed: executed.map((m) => m.name), pending: pending.map((m) => m.name) };
     });
   }

@@ -111,7 +111,7 @@ export class SqlDatabase implements Database {
 
   /**
    * True when `schema_migrations` lists every registered migration: one SELECT, and the migration tooling
-   * (umzug, ~9 MiB) is never loaded by a service whose schema is current. Anything else (no table yet, a
+   * (migrator.ts and what it loads) is never loaded by a service whose schema is current. Anything else (no table yet, a
    * pending migration, an error) goes through the migrator, under the lock.
    */
   private async upToDate(): Promise<boolean> {
@@ -128,7 +128,7 @@ export class SqlDatabase implements Database {
     }
   }
 
-  /** A migrator (umzug, loaded now) on the given connection. */
+  /** A migrator (loaded now) on the given connection. */
   migrator(sequelize: Sequelize = this.sequelize): Migrator {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when a migration may run
     const { Migrator: MigratorClass } = require('./migrator') as typeof MigratorModule;

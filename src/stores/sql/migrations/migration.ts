@@ -64,5 +64,5 @@ export interface FieldFill {
   search?: boolean;
 }
 
-/** Applied migrations are recorded in this table (umzug's SequelizeStorage, column `name`). */
+/** Applied migrations are recorded in this table (column `name`, as umzug's SequelizeStorage made it: migration-runner.ts). */
 export const MIGRATIONS_TABLE = 'schema_migrations';
