@@ -93,8 +93,8 @@ export class OidcAccounts {
   /**
    * Unlinks the user's identities at `issuer`, unless that leaves no way to sign in (no password, no other
    * identity, no passkey), decided in the store under a lock on the user so that two removals racing (two
-   * providers, or a provider and a passkey) cannot both go: 'not-linked', 'last-way', 'busy' (MongoDB: other
-   * removals kept winning), or the number unlinked.
+   * providers, or a provider and a passkey) cannot both go: 'not-linked', 'last-way', 'busy' (MongoDB: the
+   * user's lease stayed held), or the number unlinked.
    */
   async unlink(user: UserRecord, issuer: string): Promise<'not-linked' | 'last-way' | 'busy' | number> {
     const result = await this.methods.removeUnlessLast(user.id, { issuer }, keepsAWayIn);

@@ -6,74 +6,72 @@ import { toIdentity, type IdentityDocument } from './mongo-identity-store';
 import { toPasskey, type PasskeyDocument } from './mongo-passkey-store';
 import type { LinkedIdentity } from './identity-store';
 import type { NewPasskey, PasskeyRecord } from './passkey-store';
+import { DEFAULT_LEASE_TIMING, SignInMethodLease, type LeaseTiming } from './mongo-sign-in-method-lease';
 import type { MethodRemoval, MethodRemovalResult, SignInMethodStore, WaysIn } from './sign-in-method-store';
 import type { NewUser, UserRecord } from './user-store';
 
-/** Rounds of count, delete, compare-and-set before a removal gives up ('busy'): each lost round means another removal won. */
-const ATTEMPTS = 5;
-/** The user document's field the compare-and-set moves (not in the users schema: read and written with strict off). */
-const VERSION = 'signInMethodsVersion';
-const LOOSE = { strict: false, strictQuery: false } as const;
-
-interface VersionedUser {
-  passwordHash: string;
-  [VERSION]?: number;
-}
-
 /**
  * The ways in on MongoDB, through the models of the users, passkey and identity stores (this store depends on
- * them), without multi-document transactions (a standalone server has none). A removal counts, deletes, then
- * moves the user document's `signInMethodsVersion` from the value it read: of removals racing for one user,
- * only one moves it from a given value, and each loser puts back what it deleted and counts again. Deleting
- * before the compare-and-set is what makes it safe: a removal that reads the version after another's
- * compare-and-set counts after that one's delete. Between a loser's delete and its put-back its passkey or
- * identity is briefly missing (a sign-in with it then fails; it is never lost).
+ * them), without multi-document transactions (a standalone server has none). A removal first claims a short
+ * lease on the user (mongo-sign-in-method-lease.ts: one conditional update of the user document), then
+ * counts, deletes only what leaves a way in, and gives the lease up: removals for one user (on any replica)
+ * take turns there, as the relational engines' queue on the user's row lock, and the second counts what the
+ * first left. Nothing is deleted that is not meant to go, so nothing is ever put back.
  */
 export class MongoSignInMethodStore implements SignInMethodStore {
-  constructor(private readonly context: MongoStoreContext) {}
+  private readonly lease: SignInMethodLease;
+
+  constructor(
+    private readonly context: MongoStoreContext,
+    timing: LeaseTiming = DEFAULT_LEASE_TIMING,
+  ) {
+    this.lease = new SignInMethodLease(context, () => this.models.User, timing);
+  }
 
   private get models() {
     const { connection } = this.context;
     return {
-      User: connection.model('User') as unknown as Model<VersionedUser>,
+      User: connection.model('User') as unknown as Model<{ passwordHash: string }>,
       Passkey: connection.model('Passkey') as unknown as Model<PasskeyDocument>,
       Identity: connection.model('LinkedIdentity') as unknown as Model<IdentityDocument>,
     };
   }
 
-  removeUnlessLast(userId: string, removal: MethodRemoval, keeps: (left: WaysIn) => boolean): Promise<MethodRemovalResult> {
-    return this.context.run(async () => {
-      const { User, Passkey, Identity } = this.models;
-      for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-        const user = await User.findOne({ _id: userId }, { passwordHash: 1, [VERSION]: 1 }, LOOSE).maxTimeMS(this.context.timeoutMs).lean<VersionedUser>().exec();
-        if (!user) return { outcome: 'not-found' };
-        const passkeys = (await Passkey.find({ userId }).maxTimeMS(this.context.timeoutMs).lean<PasskeyDocument[]>().exec()).map(toPasskey);
-        const identities = (await Identity.find({ userId }).maxTimeMS(this.context.timeoutMs).lean<IdentityDocument[]>().exec()).map(toIdentity);
-        const going = 'passkeyId' in removal
-          ? { passkeys: passkeys.filter((passkey) => passkey.id === removal.passkeyId), identities: [] as LinkedIdentity[] }
-          : { passkeys: [] as PasskeyRecord[], identities: identities.filter((identity) => identity.issuer === removal.issuer) };
-        if (going.passkeys.length + going.identities.length === 0) return { outcome: 'not-found' };
-        if (!keeps({ passwordHash: user.passwordHash, passkeys: passkeys.length - going.passkeys.length, identities: identities.length - going.identities.length })) return { outcome: 'last-way' };
-        if ('passkeyId' in removal) await Passkey.deleteOne({ _id: removal.passkeyId, userId }).exec();
-        else await Identity.deleteMany({ userId, issuer: removal.issuer }).exec();
-        const version = user[VERSION] ?? 0;
-        // A document that never had the field reads as version 0 (null also matches a missing field).
-        const claimed = await User.updateOne({ _id: userId, [VERSION]: version === 0 ? { $in: [0, null] } : version }, { $inc: { [VERSION]: 1 } }, LOOSE).exec();
-        if (claimed.modifiedCount === 1) return { outcome: 'removed', ...going };
-        await this.putBack(going);
-      }
-      return { outcome: 'busy' };
-    });
+  /** Each call is its own bounded store call (context.run): the wait for a lease is not cut off as one query. */
+  async removeUnlessLast(userId: string, removal: MethodRemoval, keeps: (left: WaysIn) => boolean): Promise<MethodRemovalResult> {
+    const lease = await this.lease.claim(userId);
+    if (lease === 'not-found') return { outcome: 'not-found' };
+    if (lease === 'busy') return { outcome: 'busy' };
+    // A delete sent but not answered (cut off, connection lost) may still land: then the lease is left to
+    // run out rather than given up, so that no other removal counts before it lands.
+    let deleteUnanswered = false;
+    try {
+      const { passkeys, identities } = await this.waysIn(userId);
+      const going = 'passkeyId' in removal
+        ? { passkeys: passkeys.filter((passkey) => passkey.id === removal.passkeyId), identities: [] as LinkedIdentity[] }
+        : { passkeys: [] as PasskeyRecord[], identities: identities.filter((identity) => identity.issuer === removal.issuer) };
+      if (going.passkeys.length + going.identities.length === 0) return { outcome: 'not-found' };
+      if (!keeps({ passwordHash: lease.passwordHash, passkeys: passkeys.length - going.passkeys.length, identities: identities.length - going.identities.length })) return { outcome: 'last-way' };
+      if (!this.lease.holds(lease)) return { outcome: 'busy' }; // too slow so far: the lease might run out under the delete
+      deleteUnanswered = true;
+      await this.context.run(() => {
+        const { Passkey, Identity } = this.models;
+        const query = 'passkeyId' in removal ? Passkey.deleteOne({ _id: removal.passkeyId, userId }) : Identity.deleteMany({ userId, issuer: removal.issuer });
+        return query.maxTimeMS(this.context.timeoutMs).exec();
+      });
+      deleteUnanswered = false;
+      return { outcome: 'removed', ...going };
+    } finally {
+      if (!deleteUnanswered) await this.lease.release(userId, lease);
+    }
   }
 
-  /** What a lost round deleted, back as it was (unless it was added again meanwhile: a duplicate is ignored). */
-  private async putBack(going: { passkeys: PasskeyRecord[]; identities: LinkedIdentity[] }): Promise<void> {
+  /** The user's passkeys and identities, read one after the other under the lease. */
+  private async waysIn(userId: string): Promise<{ passkeys: PasskeyRecord[]; identities: LinkedIdentity[] }> {
     const { Passkey, Identity } = this.models;
-    const ignoreDuplicate = (error: unknown) => {
-      if ((error as { code?: number }).code !== 11000) throw error;
-    };
-    for (const { id, ...rest } of going.passkeys) await Passkey.create({ _id: id, ...rest }).catch(ignoreDuplicate);
-    for (const { linkedAt, ...rest } of going.identities) await Identity.create({ ...rest, createdAt: linkedAt }).catch(ignoreDuplicate);
+    const passkeys = await this.context.run(() => Passkey.find({ userId }).maxTimeMS(this.context.timeoutMs).lean<PasskeyDocument[]>().exec());
+    const identities = await this.context.run(() => Identity.find({ userId }).maxTimeMS(this.context.timeoutMs).lean<IdentityDocument[]>().exec());
+    return { passkeys: passkeys.map(toPasskey), identities: identities.map(toIdentity) };
   }
 
   createWithPasskey(user: NewUser & { id: string }, passkey: Omit<NewPasskey, 'userId'>): Promise<{ user: UserRecord; passkey: PasskeyRecord }> {

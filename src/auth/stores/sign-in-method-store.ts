@@ -24,14 +24,14 @@ export type MethodRemovalResult =
   | { outcome: 'not-found' }
   /** `keeps` refused what would be left. */
   | { outcome: 'last-way' }
-  /** MongoDB only: other removals for the user kept winning the compare-and-set; nothing changed. */
+  /** MongoDB only: the user's lease was held past the wait (by another removal, or a crashed one's not yet run out); nothing changed. */
   | { outcome: 'busy' };
 
 export interface SignInMethodStore {
   /**
    * Removes the passkey or identities when `keeps` accepts what would be left, decided so that removals racing
    * for one user (on any replica) never both pass: on the relational engines in one transaction that first
-   * locks the user's row; on MongoDB by a compare-and-set of the user document's `signInMethodsVersion`.
+   * locks the user's row; on MongoDB under a short lease claimed in the user document (`signInMethodsLease`).
    */
   removeUnlessLast(userId: string, removal: MethodRemoval, keeps: (left: WaysIn) => boolean): Promise<MethodRemovalResult>;
   /**
