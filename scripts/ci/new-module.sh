@@ -57,9 +57,9 @@ npx jest --runInBand test/modules
 
 echo "== new:field on databases that hold rows"
 sqlite_file="$scratch/populated.sqlite"
-for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
-  DATABASE_URL="$url" npx tsx scripts/ci/populated-field.ts populate
-done
+# The databases that hold rows; each populated-*.ts checks them in turn, in one process.
+databases=("sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL")
+npx tsx scripts/ci/populated-field.ts populate "${databases[@]}"
 npm run --silent new:field -- notes priority:integer? --filter --sort
 npm run --silent new:field -- notes title --search
 npm run --silent new:field -- notes rank --default 0
@@ -68,25 +68,17 @@ npm run --silent new:field -- notes --action reopen:status=open,closedAt=null --
 npx eslint src/modules test/modules
 npm run --silent typecheck
 npm run --silent openapi -- --check
-for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
-  DATABASE_URL="$url" npx tsx scripts/ci/populated-field.ts verify
-done
+npx tsx scripts/ci/populated-field.ts verify "${databases[@]}"
 npx jest --runInBand test/modules
 
 echo "== new:field --rename and --drop on databases that hold rows"
-for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
-  DATABASE_URL="$url" npx tsx scripts/ci/populated-change.ts populate
-done
+npx tsx scripts/ci/populated-change.ts populate "${databases[@]}"
 npm run --silent new:field -- tags name --rename label
 npm run --silent new:field -- tags note --drop
-for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
-  DATABASE_URL="$url" npx tsx scripts/ci/populated-change.ts verify
-done
+npx tsx scripts/ci/populated-change.ts verify "${databases[@]}"
 npm run --silent new:field -- tags label --optional
 npm run --silent new:field -- tags label --required
-for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
-  DATABASE_URL="$url" npx tsx scripts/ci/populated-change.ts verify
-done
+npx tsx scripts/ci/populated-change.ts verify "${databases[@]}"
 
 echo "== a join module (references only), ?include=, then remove:module"
 npm run --silent new:module -- note-tags note:ref:notes:cascade tag:ref:tags:cascade --unique note,tag --filter note,tag
@@ -108,20 +100,14 @@ npx eslint src/modules test/modules
 npm run --silent typecheck
 npm run --silent openapi -- --check
 npx jest --runInBand test/modules/projects test/modules/tickets
-for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
-  DATABASE_URL="$url" npx tsx scripts/ci/populated-rules.ts populate
-done
+npx tsx scripts/ci/populated-rules.ts populate "${databases[@]}"
 npm run --silent new:field -- tickets severity:enum:low,normal,high=normal --filter
 npm run --silent new:field -- tickets priority --range 1..10
-for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
-  DATABASE_URL="$url" npx tsx scripts/ci/populated-rules.ts widened
-done
+npx tsx scripts/ci/populated-rules.ts widened "${databases[@]}"
 npx jest --runInBand test/modules/tickets
 npm run --silent new:field -- tickets priority --range 1..3
-for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
-  DATABASE_URL="$url" npx tsx scripts/ci/populated-rules.ts narrow-refused
-  DATABASE_URL="$url" npx tsx scripts/ci/populated-rules.ts narrowed
-done
+npx tsx scripts/ci/populated-rules.ts narrow-refused "${databases[@]}"
+npx tsx scripts/ci/populated-rules.ts narrowed "${databases[@]}"
 npx eslint src/modules test/modules
 npm run --silent typecheck
 npm run --silent openapi -- --check
