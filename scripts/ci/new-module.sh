@@ -87,8 +87,8 @@ npm run --silent typecheck
 npm run --silent openapi -- --check
 npx jest --runInBand test/modules test/stores/store-contract.test.ts
 npm run --silent remove:module -- note-tags
-npx eslint src/modules test/modules
-npm run --silent typecheck
+# Lint and typecheck of what the removal wrote (src/modules/removed, the registry) come with the next step's:
+# new:module only adds a folder and a registry entry to this tree, as new:field --rename/--drop above relies on too.
 npm run --silent openapi -- --check
 npx jest --runInBand test/modules test/stores/store-contract.test.ts
 
