@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The store contract suite (and the auth suites, natively) on real engines, as CI runs it (from the repository root, ../shared beside it):
+# The store contract suite (and the auth suites with passkeys in Chromium, natively) on real engines, as CI runs it (from the repository root, ../shared beside it):
 #   1. natively: PostgreSQL and MariaDB from Debian's packages, started on 127.0.0.1 in a temp dir as
 #      unprivileged users, reached through TEST_POSTGRES_URL / TEST_MYSQL_URL; stopped and removed after;
 #   2. through testcontainers: the local Docker engine with the stand-in images
@@ -20,8 +20,12 @@ run_native() {
   native_db_start
   # The contract suite, the cleanup-job and connection tests, and the loaded-packages check, against the native servers.
   npx jest --runInBand test/stores test/service
-  # The auth layer on them too: login, users, password reset and email verification by mail, two-factor login.
-  npx jest --runInBand test/auth
+  # The auth layer on them too: login, users, password reset and email verification by mail, two-factor login,
+  # and passkeys in headless Chromium (test/auth/passkeys-browser.test.ts), which must not skip here: this run is
+  # CI's browser check on all three engines (scripts/ci/passkeys-browser.sh runs that suite alone).
+  local chromium=${CHROMIUM_PATH:-/usr/bin/chromium}
+  if [ ! -x "$chromium" ]; then apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi
+  REQUIRE_CHROMIUM=1 CHROMIUM_PATH="$chromium" npx jest --runInBand test/auth
   # The PostgreSQL driver's spans beneath the store span (OpenTelemetry tracing, docs/operations.md).
   npx jest --runInBand test/observability/tracing.test.ts -t 'PostgreSQL'
   native_db_stop
