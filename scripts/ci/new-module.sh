@@ -44,14 +44,16 @@ npm run --silent openapi -- --check
 echo "== on SQLite, every test the generated modules can reach (with them in, as make test would run it)"
 # A test sees generated code only through the module registry or the modules' files: jest --findRelatedTests
 # lists every test file importing any of them, directly or through test/support (src/ joins the roots so that
-# the import graph is followed through it), the generated tests among them. Two more see the modules without
+# the import graph is followed through it). Two more see the modules without
 # importing them: loaded-packages starts the service in a child process, links reads every source file. The
 # other test files import none of this (the generator's own tests, for one, work in folders of their own):
 # their outcome does not depend on the generated modules, and `make test` ran them on this same tree minus the modules.
-mapfile -t generated < <(echo src/modules/index.ts; find src/modules/notes src/modules/tags test/modules -name '*.ts' | sort)
-npx jest --roots '<rootDir>/test' '<rootDir>/src' --findRelatedTests "${generated[@]}" test/service/loaded-packages.test.ts test/docs/links.test.ts
+mapfile -t generated < <(echo src/modules/index.ts; find src/modules/notes src/modules/tags -name '*.ts' | sort)
+# The generated tests themselves (test/modules) run next, on SQLite with PostgreSQL and MariaDB.
+npx jest --roots '<rootDir>/test' '<rootDir>/src' --findRelatedTests "${generated[@]}" test/service/loaded-packages.test.ts test/docs/links.test.ts \
+  --testPathIgnorePatterns '/test/modules/'
 
-echo "== the modules' tests on native PostgreSQL and MariaDB"
+echo "== the modules' tests on SQLite and native PostgreSQL and MariaDB"
 native_db_start
 npx jest --runInBand test/modules
 
