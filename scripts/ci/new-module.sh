@@ -28,6 +28,10 @@ scratch=$(mktemp -d /tmp/new-module-check.XXXXXX)
 cleanup() { native_db_stop; rm -rf "$scratch"; }
 trap cleanup EXIT
 
+# `npm run typecheck` after each step, incremental: a step changes a few modules, and tsc re-checks what they
+# reach (the same diagnostics as a full run, from the state the previous run left in the build info file).
+typecheck() { npm run --silent typecheck -- --incremental --tsBuildInfoFile "$scratch/typecheck.tsbuildinfo"; }
+
 echo "== new:module in a scratch copy ($scratch)"
 git ls-files -z | (cd "$repo" && xargs -0 cp --parents -t "$scratch")
 ln -s "$repo/node_modules" "$scratch/node_modules"
@@ -38,7 +42,7 @@ npm run --silent new:module -- tags name:string note:ref:notes:cascade --unique 
 
 echo "== lint, typecheck and the API document with the generated modules"
 npx eslint src/modules test/modules
-npm run --silent typecheck
+typecheck
 npm run --silent openapi -- --check
 
 echo "== on SQLite, every test the generated modules can reach (with them in, as make test would run it)"
@@ -68,7 +72,7 @@ npm run --silent new:field -- notes rank --default 0
 npm run --silent new:field -- notes --action close:status=closed,closedAt=now --from open
 npm run --silent new:field -- notes --action reopen:status=open,closedAt=null --from closed
 npx eslint src/modules test/modules
-npm run --silent typecheck
+typecheck
 npm run --silent openapi -- --check
 npx tsx scripts/ci/populated-field.ts verify "${databases[@]}"
 npx jest --runInBand test/modules
@@ -85,7 +89,7 @@ npx tsx scripts/ci/populated-change.ts verify "${databases[@]}"
 echo "== a join module (references only), ?include=, then remove:module"
 npm run --silent new:module -- note-tags note:ref:notes:cascade tag:ref:tags:cascade --unique note,tag --filter note,tag
 npx eslint src/modules test/modules
-npm run --silent typecheck
+typecheck
 npm run --silent openapi -- --check
 npx jest --runInBand test/modules test/stores/store-contract.test.ts
 npm run --silent remove:module -- note-tags
@@ -99,7 +103,7 @@ npm run --silent new:module -- projects name:string --sort name
 npm run --silent new:module -- tickets title:string status:enum:open,in_progress,closed=open priority:integer:1..5=3 \
   project:ref:projects:cascade --filter status,project --sort priority,createdAt --search title
 npx eslint src/modules test/modules
-npm run --silent typecheck
+typecheck
 npm run --silent openapi -- --check
 npx jest --runInBand test/modules/projects test/modules/tickets
 npx tsx scripts/ci/populated-rules.ts populate "${databases[@]}"
@@ -111,7 +115,7 @@ npm run --silent new:field -- tickets priority --range 1..3
 npx tsx scripts/ci/populated-rules.ts narrow-refused "${databases[@]}"
 npx tsx scripts/ci/populated-rules.ts narrowed "${databases[@]}"
 npx eslint src/modules test/modules
-npm run --silent typecheck
+typecheck
 npm run --silent openapi -- --check
 npx jest --runInBand test/modules/tickets
 native_db_stop
