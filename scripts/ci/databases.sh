@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The store contract suite (and the auth suites, natively) on real engines, as CI runs it (from the repository root, ../shared beside it):
+# The store contract suite (and the auth suites with passkeys in Chromium, natively) on real engines, as CI runs it (from the repository root, ../shared beside it):
 #   1. natively: PostgreSQL and MariaDB from Debian's packages, started on 127.0.0.1 in a temp dir as
 #      unprivileged users, reached through TEST_POSTGRES_URL / TEST_MYSQL_URL; stopped and removed after;
 #   2. through testcontainers: the local Docker engine with the stand-in images
@@ -15,13 +15,33 @@ mode=${1:-all}
 source scripts/ci/lib/native-databases.sh
 trap native_db_stop EXIT
 
+# The test files under the given folders whose run depends on TEST_POSTGRES_URL / TEST_MYSQL_URL: those importing
+# test/support/engines.ts (directly or through other support files) and those reading the URLs themselves. The
+# others never open these engines (SQLite in memory, driver calls checked): they ran as they would here in make test.
+engine_tests() {
+  local folders
+  folders=$(IFS='|'; echo "$*")
+  { npx jest --listTests --findRelatedTests test/support/engines.ts; grep -rlE 'TEST_(POSTGRES|MYSQL)_URL' test --include='*.test.ts'; } \
+    | sed "s#^$PWD/##" | grep -E "^test/($folders)/" | sort -u
+}
+
 run_native() {
   echo "== store contract on native PostgreSQL and MariaDB"
   native_db_start
-  # The contract suite, the cleanup-job and connection tests, and the loaded-packages check, against the native servers.
-  npx jest --runInBand test/stores test/service
-  # The auth layer on them too: login, users, password reset and email verification by mail, two-factor login.
-  npx jest --runInBand test/auth
+  local stores auth
+  mapfile -t stores < <(engine_tests stores service)
+  mapfile -t auth < <(engine_tests auth)
+  # A listing that failed would leave jest nothing to narrow by: make sure the two anchors are in it.
+  printf '%s\n' "${stores[@]}" | grep -qx test/stores/store-contract.test.ts || { echo "databases.sh: the store contract is not among ${stores[*]}" >&2; exit 1; }
+  printf '%s\n' "${auth[@]}" | grep -qx test/auth/passkeys-browser.test.ts || { echo "databases.sh: the passkeys browser suite is not among ${auth[*]}" >&2; exit 1; }
+  # The contract suite, the connection tests and the loaded-packages check, against the native servers.
+  npx jest --runInBand "${stores[@]}"
+  # The auth layer on them too: password reset and email verification by mail, two-factor login, sign-in by
+  # OIDC, and passkeys in headless Chromium (test/auth/passkeys-browser.test.ts), which must not skip here: this
+  # run is CI's browser check on all three engines (scripts/ci/passkeys-browser.sh runs that suite alone).
+  local chromium=${CHROMIUM_PATH:-/usr/bin/chromium}
+  if [ ! -x "$chromium" ]; then apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi
+  REQUIRE_CHROMIUM=1 CHROMIUM_PATH="$chromium" npx jest --runInBand "${auth[@]}"
   # The PostgreSQL driver's spans beneath the store span (OpenTelemetry tracing, docs/operations.md).
   npx jest --runInBand test/observability/tracing.test.ts -t 'PostgreSQL'
   native_db_stop

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The generator as a team uses it, in a scratch copy of the repository:
 #  1. `npm run new:module` twice (notes with every field kind, a unique title, filters and sorting; tags with a
-#     reference to notes and a unique (note, name) pair), then lint, type-check, check the API document, run the whole suite
-#     on SQLite, and the modules' tests on native PostgreSQL and MariaDB;
+#     reference to notes and a unique (note, name) pair), then lint, type-check, check the API document, run on SQLite
+#     every test the generated code can reach (below; the rest of the suite cannot see it and passed in `make test`),
+#     and the modules' tests on native PostgreSQL and MariaDB;
 #  2. `npm run new:field -- notes priority:integer? --filter --sort`, `… notes title --search`, `… notes rank --default 0`
 #     and the close/reopen state actions (`--action close:status=closed,closedAt=now --from open`) on databases that hold notes (a SQLite file, PostgreSQL, MariaDB): its list indexes are built online, the earlier
 #     records read the new field as null and are found by ?q= (scripts/ci/populated-field.ts), and the modules' tests pass again;
@@ -27,6 +28,10 @@ scratch=$(mktemp -d /tmp/new-module-check.XXXXXX)
 cleanup() { native_db_stop; rm -rf "$scratch"; }
 trap cleanup EXIT
 
+# `npm run typecheck` after each step, incremental: a step changes a few modules, and tsc re-checks what they
+# reach (the same diagnostics as a full run, from the state the previous run left in the build info file).
+typecheck() { npm run --silent typecheck -- --incremental --tsBuildInfoFile "$scratch/typecheck.tsbuildinfo"; }
+
 echo "== new:module in a scratch copy ($scratch)"
 git ls-files -z | (cd "$repo" && xargs -0 cp --parents -t "$scratch")
 ln -s "$repo/node_modules" "$scratch/node_modules"
@@ -37,58 +42,59 @@ npm run --silent new:module -- tags name:string note:ref:notes:cascade --unique 
 
 echo "== lint, typecheck and the API document with the generated modules"
 npx eslint src/modules test/modules
-npm run --silent typecheck
+typecheck
 npm run --silent openapi -- --check
 
-echo "== the whole test suite on SQLite with the modules in it (what make test runs on a fresh clone)"
-npx jest
+echo "== on SQLite, every test the generated modules can reach (with them in, as make test would run it)"
+# A test sees generated code only through the module registry or the modules' files: jest --findRelatedTests
+# lists every test file importing any of them, directly or through test/support (src/ joins the roots so that
+# the import graph is followed through it). Two more see the modules without
+# importing them: loaded-packages starts the service in a child process, links reads every source file. The
+# other test files import none of this (the generator's own tests, for one, work in folders of their own):
+# their outcome does not depend on the generated modules, and `make test` ran them on this same tree minus the modules.
+mapfile -t generated < <(echo src/modules/index.ts; find src/modules/notes src/modules/tags -name '*.ts' | sort)
+# The generated tests themselves (test/modules) run next, on SQLite with PostgreSQL and MariaDB.
+npx jest --roots '<rootDir>/test' '<rootDir>/src' --findRelatedTests "${generated[@]}" test/service/loaded-packages.test.ts test/docs/links.test.ts \
+  --testPathIgnorePatterns '/test/modules/'
 
-echo "== the modules' tests on native PostgreSQL and MariaDB"
+echo "== the modules' tests on SQLite and native PostgreSQL and MariaDB"
 native_db_start
 npx jest --runInBand test/modules
 
 echo "== new:field on databases that hold rows"
 sqlite_file="$scratch/populated.sqlite"
-for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
-  DATABASE_URL="$url" npx tsx scripts/ci/populated-field.ts populate
-done
+# The databases that hold rows; each populated-*.ts checks them in turn, in one process.
+databases=("sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL")
+npx tsx scripts/ci/populated-field.ts populate "${databases[@]}"
 npm run --silent new:field -- notes priority:integer? --filter --sort
 npm run --silent new:field -- notes title --search
 npm run --silent new:field -- notes rank --default 0
 npm run --silent new:field -- notes --action close:status=closed,closedAt=now --from open
 npm run --silent new:field -- notes --action reopen:status=open,closedAt=null --from closed
 npx eslint src/modules test/modules
-npm run --silent typecheck
+typecheck
 npm run --silent openapi -- --check
-for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
-  DATABASE_URL="$url" npx tsx scripts/ci/populated-field.ts verify
-done
+npx tsx scripts/ci/populated-field.ts verify "${databases[@]}"
 npx jest --runInBand test/modules
 
 echo "== new:field --rename and --drop on databases that hold rows"
-for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
-  DATABASE_URL="$url" npx tsx scripts/ci/populated-change.ts populate
-done
+npx tsx scripts/ci/populated-change.ts populate "${databases[@]}"
 npm run --silent new:field -- tags name --rename label
 npm run --silent new:field -- tags note --drop
-for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
-  DATABASE_URL="$url" npx tsx scripts/ci/populated-change.ts verify
-done
+npx tsx scripts/ci/populated-change.ts verify "${databases[@]}"
 npm run --silent new:field -- tags label --optional
 npm run --silent new:field -- tags label --required
-for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
-  DATABASE_URL="$url" npx tsx scripts/ci/populated-change.ts verify
-done
+npx tsx scripts/ci/populated-change.ts verify "${databases[@]}"
 
 echo "== a join module (references only), ?include=, then remove:module"
 npm run --silent new:module -- note-tags note:ref:notes:cascade tag:ref:tags:cascade --unique note,tag --filter note,tag
 npx eslint src/modules test/modules
-npm run --silent typecheck
+typecheck
 npm run --silent openapi -- --check
 npx jest --runInBand test/modules test/stores/store-contract.test.ts
 npm run --silent remove:module -- note-tags
-npx eslint src/modules test/modules
-npm run --silent typecheck
+# Lint and typecheck of what the removal wrote (src/modules/removed, the registry) come with the next step's:
+# new:module only adds a folder and a registry entry to this tree, as new:field --rename/--drop above relies on too.
 npm run --silent openapi -- --check
 npx jest --runInBand test/modules test/stores/store-contract.test.ts
 
@@ -97,25 +103,19 @@ npm run --silent new:module -- projects name:string --sort name
 npm run --silent new:module -- tickets title:string status:enum:open,in_progress,closed=open priority:integer:1..5=3 \
   project:ref:projects:cascade --filter status,project --sort priority,createdAt --search title
 npx eslint src/modules test/modules
-npm run --silent typecheck
+typecheck
 npm run --silent openapi -- --check
 npx jest --runInBand test/modules/projects test/modules/tickets
-for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
-  DATABASE_URL="$url" npx tsx scripts/ci/populated-rules.ts populate
-done
+npx tsx scripts/ci/populated-rules.ts populate "${databases[@]}"
 npm run --silent new:field -- tickets severity:enum:low,normal,high=normal --filter
 npm run --silent new:field -- tickets priority --range 1..10
-for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
-  DATABASE_URL="$url" npx tsx scripts/ci/populated-rules.ts widened
-done
+npx tsx scripts/ci/populated-rules.ts widened "${databases[@]}"
 npx jest --runInBand test/modules/tickets
 npm run --silent new:field -- tickets priority --range 1..3
-for url in "sqlite:$sqlite_file" "$TEST_POSTGRES_URL" "$TEST_MYSQL_URL"; do
-  DATABASE_URL="$url" npx tsx scripts/ci/populated-rules.ts narrow-refused
-  DATABASE_URL="$url" npx tsx scripts/ci/populated-rules.ts narrowed
-done
+npx tsx scripts/ci/populated-rules.ts narrow-refused "${databases[@]}"
+npx tsx scripts/ci/populated-rules.ts narrowed "${databases[@]}"
 npx eslint src/modules test/modules
-npm run --silent typecheck
+typecheck
 npm run --silent openapi -- --check
 npx jest --runInBand test/modules/tickets
 native_db_stop

@@ -5,8 +5,8 @@
 // indexes, foreign keys, unique keys), that the rows kept their names under `label`, and that `label` still
 // compares by code point ('dup' is not 'Dup'). The drop destroys values, so start-up's migrate() must refuse
 // it; verify then runs it as an operator would (`db:migrate -- up --allow-destructive`). DATABASE_URL names
-// the database.
-// Usage: tsx scripts/ci/populated-change.ts populate|verify
+// the database, or the URLs after the mode name several, checked in turn.
+// Usage: tsx scripts/ci/populated-change.ts populate|verify [database url...]
 import { loadConfig } from '../../src/config/config';
 import { createLogger } from '../../src/logger';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
@@ -16,11 +16,11 @@ import type { AnyResource } from '../../src/stores/kit/resource';
 
 const OWNER = 'ci-populated-change';
 
-async function main(mode: string): Promise<void> {
+async function main(mode: string, url: string): Promise<void> {
   // Loaded at run time: the scratch copy's modules, as the generator left them.
   const { notesResource } = (await import(`${process.cwd()}/src/modules/notes/resource`)) as { notesResource: AnyResource };
   const { tagsResource } = (await import(`${process.cwd()}/src/modules/tags/resource`)) as { tagsResource: AnyResource };
-  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: process.env.DATABASE_URL ?? '' });
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: url });
   const database = createDatabase(config, createLogger({ env: 'test', logLevel: 'silent' }), [resourceStore(notesResource), resourceStore(tagsResource)], { cleanupJob: false, connectAttempts: 3 });
   await database.connect();
   try {
@@ -56,7 +56,12 @@ async function main(mode: string): Promise<void> {
   }
 }
 
-main(process.argv[2] ?? '').catch((error: unknown) => {
+// The databases named after the mode, one after the other in this one process (the modules loaded once), else DATABASE_URL.
+async function each([mode = '', ...urls]: string[]): Promise<void> {
+  for (const url of urls.length > 0 ? urls : [process.env.DATABASE_URL ?? '']) await main(mode, url);
+}
+
+each(process.argv.slice(2)).catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });

@@ -1,7 +1,8 @@
 // new:field on a table that holds rows, as a team meets it: `populate` migrates and writes records of the
 // generated notes module; after `npm run new:field -- notes priority:integer?`, `verify` migrates again
 // (the new column and, for --filter --sort, its list indexes are added to the populated table) and checks the old records read the field as null and
-// take a value. DATABASE_URL names the database. Usage: tsx scripts/ci/populated-field.ts populate|verify
+// take a value. DATABASE_URL names the database, or the URLs after the mode name several, checked in turn.
+// Usage: tsx scripts/ci/populated-field.ts populate|verify [database url...]
 import { loadConfig } from '../../src/config/config';
 import { createLogger } from '../../src/logger';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
@@ -10,10 +11,10 @@ import type { AnyResource } from '../../src/stores/kit/resource';
 
 const OWNER = 'ci-populated-field';
 
-async function main(mode: string): Promise<void> {
+async function main(mode: string, url: string): Promise<void> {
   // Loaded at run time: the scratch copy's module, as new:field left it.
   const { notesResource } = (await import(`${process.cwd()}/src/modules/notes/resource`)) as { notesResource: AnyResource };
-  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: process.env.DATABASE_URL ?? '' });
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: url });
   const database = createDatabase(config, createLogger({ env: 'test', logLevel: 'silent' }), [resourceStore(notesResource)], { cleanupJob: false, connectAttempts: 3 });
   await database.connect();
   try {
@@ -44,7 +45,12 @@ async function main(mode: string): Promise<void> {
   }
 }
 
-main(process.argv[2] ?? '').catch((error: unknown) => {
+// The databases named after the mode, one after the other in this one process (the modules loaded once), else DATABASE_URL.
+async function each([mode = '', ...urls]: string[]): Promise<void> {
+  for (const url of urls.length > 0 ? urls : [process.env.DATABASE_URL ?? '']) await main(mode, url);
+}
+
+each(process.argv.slice(2)).catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });

@@ -7,7 +7,8 @@
 //   narrow-refused  after `new:field -- tickets priority --range 1..3`: migrating is refused naming how many rows
 //                   break the rule, and nothing changed (9 still taken); then those tickets are deleted
 //   narrowed        migrating now passes, the database refuses a priority of 4, the start-up check passes
-// DATABASE_URL names the database. Usage: tsx scripts/ci/populated-rules.ts <mode>
+// DATABASE_URL names the database, or the URLs after the mode name several, checked in turn.
+// Usage: tsx scripts/ci/populated-rules.ts <mode> [database url...]
 import { loadConfig } from '../../src/config/config';
 import { createLogger } from '../../src/logger';
 import { createDatabase } from '../../src/stores/create-database';
@@ -23,11 +24,11 @@ function check(condition: boolean, message: string): void {
   if (!condition) throw new Error(message);
 }
 
-async function main(mode: string): Promise<void> {
+async function main(mode: string, url: string): Promise<void> {
   // Loaded at run time: the scratch copy's modules, as the generator left them.
   const { ticketsResource } = (await import(`${process.cwd()}/src/modules/tickets/resource`)) as { ticketsResource: AnyResource };
   const { projectsResource } = (await import(`${process.cwd()}/src/modules/projects/resource`)) as { projectsResource: AnyResource };
-  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: process.env.DATABASE_URL ?? '' });
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: url });
   const database = createDatabase(config, createLogger({ env: 'test', logLevel: 'silent' }), [resourceStore(ticketsResource)], { cleanupJob: false, connectAttempts: 3 });
   const engine = config.database.engine;
   await database.connect();
@@ -83,7 +84,12 @@ async function main(mode: string): Promise<void> {
   }
 }
 
-main(process.argv[2] ?? '').catch((error: unknown) => {
+// The databases named after the mode, one after the other in this one process (the modules loaded once), else DATABASE_URL.
+async function each([mode = '', ...urls]: string[]): Promise<void> {
+  for (const url of urls.length > 0 ? urls : [process.env.DATABASE_URL ?? '']) await main(mode, url);
+}
+
+each(process.argv.slice(2)).catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });

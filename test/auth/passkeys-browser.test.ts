@@ -15,7 +15,7 @@ import { buildTestApp, type TestApp } from '../support/test-app';
 // signs in with the passkey alone; another browser cannot; a replayed or raced answer, another origin, a removed
 // passkey and a cloned one whose counter went backwards are refused as docs/authentication.md says.
 // Without Chromium (CHROMIUM_PATH, default /usr/bin/chromium) the suite is skipped with the reason printed;
-// CI installs it (scripts/ci/passkeys-browser.sh).
+// CI installs it and requires it (scripts/ci/databases.sh; scripts/ci/passkeys-browser.sh runs this suite alone).
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PASSWORD = 'correct horse battery staple 42';
