@@ -27,10 +27,11 @@ RUN if [ "$NODE_HEADERS" = npm ]; then \
     fi
 WORKDIR /app
 # Dependencies first: this layer is reused until the lock file changes.
-# `npm ci` runs the install scripts of argon2 and sqlite3 (approved in package.json "allowScripts").
+# `npm ci` runs the install scripts of argon2 and sqlite3 (approved in package.json "allowScripts"); JOBS=max
+# lets node-gyp compile sqlite3 on every core when no prebuilt binary can be fetched.
 COPY package.json package-lock.json ./
 RUN if [ -d /opt/node-headers ]; then export npm_config_nodedir=/opt/node-headers; fi \
- && npm ci --no-audit --no-fund \
+ && JOBS=max npm ci --no-audit --no-fund \
  && node -e "require('sqlite3'); require('argon2')"
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
