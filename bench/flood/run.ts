@@ -6,6 +6,7 @@ import { Sequelize } from 'sequelize';
 import { loadConfig } from '../../src/config/config';
 import { modules as registeredModules } from '../../src/modules';
 import { startService, type RunningService } from '../../src/service';
+import { ServerProcess } from '../child-process';
 import { get, percentile } from '../scale/measure';
 import { CapturingLogger } from '../scale/plans';
 import { analyze, seedNotes } from '../scale/seed';
@@ -13,8 +14,9 @@ import type { ScaleEngine } from '../scale/settings';
 import { benchNotes, benchNotesModule } from '../scale/notes-resource';
 
 // `npm run bench:flood`: does one signed-in user flooding the service with searches starve another user?
-// Per engine (FLOOD_ENGINES: sqlite, postgres from TEST_POSTGRES_URL), the real service in this process with
-// its default budgets (USER_RATE_LIMIT_*, DATABASE_TIMEOUT: settable as usual), over real HTTP. One user owns
+// Per engine (FLOOD_ENGINES: sqlite, postgres from TEST_POSTGRES_URL), the real service in its own process
+// (bench/flood/service.ts; the clients here take none of its event loop) with its default budgets
+// (USER_RATE_LIMIT_*, USER_CONCURRENCY_MAX, DATABASE_TIMEOUT: settable as usual), over real HTTP. One user owns
 // FLOOD_ROWS notes, another 1,000. The other user's first page is timed FLOOD_SAMPLES times alone ("quiet"),
 // then again while the first runs FLOOD_LOOPS loops of `?q=<a term no title holds>` back to back, each
 // loop sending its next request when the last is answered (whatever the status: a flood does not back off).
@@ -30,10 +32,14 @@ const FLOOD = '/api/notes?limit=20&q=qqqqxz';
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
 
-async function startApp(url: string): Promise<RunningService> {
-  // The service's settings from the environment (USER_RATE_LIMIT_MAX, DATABASE_TIMEOUT…), production mode.
-  const config = loadConfig({ ...env, NODE_ENV: 'production', JWT_SECRET: randomBytes(48).toString('base64url'), REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64url'), DATABASE_URL: url, USER_STORE: 'database', LOG_LEVEL: 'error', COOKIE_SECURE: 'false' });
-  return startService(config, new CapturingLogger().logger, { modules: [...registeredModules, benchNotesModule], port: 0, host: '127.0.0.1' });
+/** The service's settings from the environment (USER_RATE_LIMIT_MAX, DATABASE_TIMEOUT…), production mode. */
+function serviceEnv(url: string): NodeJS.ProcessEnv {
+  return { ...env, NODE_ENV: 'production', JWT_SECRET: randomBytes(48).toString('base64url'), REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64url'), DATABASE_URL: url, USER_STORE: 'database', LOG_LEVEL: 'info', COOKIE_SECURE: 'false' };
+}
+
+/** The service in this process, to migrate the database and create the two users; stopped before the measurement. */
+async function setUp(settings: NodeJS.ProcessEnv): Promise<RunningService> {
+  return startService(loadConfig(settings), new CapturingLogger().logger, { modules: [...registeredModules, benchNotesModule], port: 0, host: '127.0.0.1' });
 }
 
 async function signIn(service: RunningService, email: string): Promise<{ id: string; authorization: string }> {
@@ -57,16 +63,22 @@ async function sample(baseUrl: string, authorization: string): Promise<{ times: 
 async function floodEngine(engine: ScaleEngine, scratch: string): Promise<void> {
   const url = engine === 'sqlite' ? `sqlite:${join(scratch, 'flood.sqlite')}` : env.TEST_POSTGRES_URL;
   if (!url) throw new Error('postgres: TEST_POSTGRES_URL is not set (an empty database)');
-  const service = await startApp(url);
+  const settings = serviceEnv(url);
+  const setup = await setUp(settings);
+  const config = setup.services.config;
   const sequelize = engine === 'sqlite' ? new Sequelize({ dialect: 'sqlite', storage: url.slice('sqlite:'.length), logging: false }) : new Sequelize(url, { logging: false, pool: { max: 1 } });
+  let service: ServerProcess | undefined;
   try {
-    const baseUrl = `http://127.0.0.1:${service.port}`;
-    const flooder = await signIn(service, `flooder-${Date.now()}@bench.test`);
-    const other = await signIn(service, `other-${Date.now()}@bench.test`);
+    const flooder = await signIn(setup, `flooder-${Date.now()}@bench.test`);
+    const other = await signIn(setup, `other-${Date.now()}@bench.test`);
+    await setup.stop();
     await seedNotes(sequelize, engine, 'notes', flooder.id, ROWS, 0);
     await seedNotes(sequelize, engine, 'notes', other.id, 1_000, 1);
     await sequelize.query('UPDATE notes SET title_search = lower(title)'); // the shadow the store keeps (titles are plain lower-case words)
     await analyze(sequelize, engine, 'notes');
+    // The same secrets as the set-up's service: the tokens it signed stay valid.
+    service = await ServerProcess.start('flood service', { script: join(__dirname, 'service.ts'), env: settings, stdout: 'ignore', nodeFlags: ['--import', 'tsx'], startTimeoutMs: 120_000 });
+    const baseUrl = `http://127.0.0.1:${service.port}`;
     for (let i = 0; i < 3; i += 1) await get(baseUrl, PAGE, other.authorization);
     const quiet = await sample(baseUrl, other.authorization);
     const statuses = new Map<number, number>();
@@ -91,7 +103,7 @@ async function floodEngine(engine: ScaleEngine, scratch: string): Promise<void> 
     console.log(
       `${engine}: other user's page quiet p50 ${q.toFixed(1)} ms (max ${Math.max(...quiet.times).toFixed(1)}, non-200 ${quiet.failed}); ` +
         `under ${LOOPS} search loops p50 ${l.toFixed(1)} ms (max ${Math.max(...loaded.times).toFixed(1)}, non-200 ${loaded.failed}): ×${(l / q).toFixed(2)}; ` +
-        `flood answered ${answered} in ${seconds.toFixed(1)} s; ${ROWS} rows, USER_RATE_LIMIT_MAX ${service.services.config.userRateLimit.max}, DATABASE_TIMEOUT ${service.services.config.database.timeoutMs} ms`,
+        `flood answered ${answered} in ${seconds.toFixed(1)} s; ${ROWS} rows, USER_RATE_LIMIT_MAX ${config.userRateLimit.max}, USER_CONCURRENCY_MAX ${config.userRateLimit.concurrency}, DATABASE_TIMEOUT ${config.database.timeoutMs} ms`,
     );
   } finally {
     if (engine !== 'sqlite') {
@@ -100,7 +112,8 @@ async function floodEngine(engine: ScaleEngine, scratch: string): Promise<void> 
       await sequelize.query(`DELETE FROM schema_migrations WHERE name = '${benchNotes.migrations[0]!.name}'`).catch(() => undefined);
     }
     await sequelize.close();
-    await service.stop();
+    await service?.stop(5_000);
+    await setup.stop();
   }
 }
 
