@@ -33,7 +33,7 @@ function memoryStores() {
     listByUser: async (userId) => [...links.values()].filter((link) => link.userId === userId),
     link: async (link) => {
       if (links.has(`${link.issuer} ${link.subject}`)) throw new DuplicateKeyError();
-      const linked = { ...link, linkedAt: link.linkedAt ?? new Date() };
+      const linked = { ...link, linkedAt: new Date() };
       links.set(`${link.issuer} ${link.subject}`, linked);
       return linked;
     },

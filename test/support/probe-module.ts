@@ -55,6 +55,10 @@ export class Gate {
 }
 
 export function probeModule(gate: Gate = new Gate()): ModuleFactory {
+  const heldAtGate = async () => {
+    await gate.pass();
+    return { finished: true };
+  };
   return (): ModuleDefinition => ({
     name: 'probe',
     routes: [
@@ -102,24 +106,9 @@ export function probeModule(gate: Gate = new Gate()): ModuleFactory {
           throw new Error('connect ECONNREFUSED password=hunter2 SELECT * FROM users');
         },
       }),
-      route({
-        method: 'GET',
-        path: '/slow',
-        access: 'public',
-        handler: async () => {
-          await gate.pass();
-          return { finished: true };
-        },
-      }),
-      route({
-        method: 'GET',
-        path: '/held',
-        access: 'authenticated',
-        handler: async () => {
-          await gate.pass();
-          return { finished: true };
-        },
-      }),
+      // Held at the gate until the test opens it: as anyone, and as a signed-in user.
+      route({ method: 'GET', path: '/slow', access: 'public', handler: heldAtGate }),
+      route({ method: 'GET', path: '/held', access: 'authenticated', handler: heldAtGate }),
     ],
   });
 }

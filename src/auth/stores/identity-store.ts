@@ -18,7 +18,7 @@ export interface IdentityStore {
   /** The user's identities, oldest first. */
   listByUser(userId: string): Promise<LinkedIdentity[]>;
   /** Throws DuplicateKeyError when (issuer, subject) is linked already (to anyone). Linked now unless `linkedAt` says when (an identity put back). */
-  link(identity: Omit<LinkedIdentity, 'linkedAt'> & { linkedAt?: Date }): Promise<LinkedIdentity>;
+  link(identity: Omit<LinkedIdentity, 'linkedAt'>): Promise<LinkedIdentity>;
   /** The user's identities at this issuer go; how many went. */
   unlink(userId: string, issuer: string): Promise<number>;
   /** Every identity of the user goes (a deleted user); how many went. */

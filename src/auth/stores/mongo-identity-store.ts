@@ -50,9 +50,9 @@ export class MongoIdentityStore implements IdentityStore {
     });
   }
 
-  link({ linkedAt, ...identity }: Omit<LinkedIdentity, 'linkedAt'> & { linkedAt?: Date }): Promise<LinkedIdentity> {
+  link(identity: Omit<LinkedIdentity, 'linkedAt'>): Promise<LinkedIdentity> {
     return this.context.run(async () => {
-      const createdAt = linkedAt ?? new Date();
+      const createdAt = new Date();
       await this.Identity.create({ ...identity, createdAt });
       return { ...identity, linkedAt: createdAt };
     });

@@ -1,7 +1,6 @@
 import type { Model } from 'mongoose';
-import { newId } from '../../stores/ids';
 import type { MongoStoreContext } from '../../stores/kit/definition';
-import { MAX_PASSKEYS_PER_USER, type NewPasskey, type PasskeyRecord, type PasskeyStore, type PasskeyTransport } from './passkey-store';
+import { MAX_PASSKEYS_PER_USER, newPasskeyRecord, type NewPasskey, type PasskeyRecord, type PasskeyStore, type PasskeyTransport } from './passkey-store';
 
 export interface PasskeyDocument {
   _id: string;
@@ -60,7 +59,7 @@ export class MongoPasskeyStore implements PasskeyStore {
 
   add(passkey: NewPasskey): Promise<PasskeyRecord> {
     return this.context.run(async () => {
-      const record: PasskeyRecord = { ...passkey, id: passkey.id ?? newId(), createdAt: passkey.createdAt ?? new Date(), lastUsedAt: passkey.lastUsedAt ?? null };
+      const record = newPasskeyRecord(passkey);
       const { id, ...rest } = record;
       await this.Passkey.create({ _id: id, ...rest });
       return record;

@@ -1,14 +1,12 @@
 import type { Model } from 'mongoose';
-import { newId } from '../../stores/ids';
 import type { MongoStoreContext } from '../../stores/kit/definition';
-import { normaliseEmail } from './email';
 import { toIdentity, type IdentityDocument } from './mongo-identity-store';
 import { toPasskey, type PasskeyDocument } from './mongo-passkey-store';
 import type { LinkedIdentity } from './identity-store';
-import type { NewPasskey, PasskeyRecord } from './passkey-store';
+import { newPasskeyRecord, type NewPasskey, type PasskeyRecord } from './passkey-store';
 import { DEFAULT_LEASE_TIMING, SignInMethodLease, type LeaseTiming } from './mongo-sign-in-method-lease';
 import type { MethodRemoval, MethodRemovalResult, SignInMethodStore, WaysIn } from './sign-in-method-store';
-import type { NewUser, UserRecord } from './user-store';
+import { newUserRecord, type NewUser, type UserRecord } from './user-store';
 
 /**
  * The ways in on MongoDB, through the models of the users, passkey and identity stores (this store depends on
@@ -75,8 +73,8 @@ export class MongoSignInMethodStore implements SignInMethodStore {
   }
 
   createWithPasskey(user: NewUser & { id: string }, passkey: Omit<NewPasskey, 'userId'>): Promise<{ user: UserRecord; passkey: PasskeyRecord }> {
-    const created: UserRecord = { id: user.id, email: normaliseEmail(user.email), passwordHash: user.passwordHash, role: user.role, name: user.name ?? null, sessionVersion: 0, emailVerified: user.emailVerified ?? true };
-    const record: PasskeyRecord = { ...passkey, userId: user.id, id: passkey.id ?? newId(), createdAt: passkey.createdAt ?? new Date(), lastUsedAt: passkey.lastUsedAt ?? null };
+    const created = newUserRecord(user, user.id);
+    const record = newPasskeyRecord({ ...passkey, userId: user.id });
     return this.context.run(async () => {
       const { User, Passkey } = this.models;
       const { id, ...fields } = created;

@@ -1,3 +1,4 @@
+import { newId } from '../../stores/ids';
 // Passkeys (WebAuthn credentials) of local users (docs/authentication.md): one row per credential, found by
 // its credential id (binary, unique: what the browser names at sign-in) and listed by user. Table `passkeys`
 // (migration 0012), collection of the same name on MongoDB.
@@ -23,7 +24,12 @@ export interface PasskeyRecord {
 }
 
 /** A passkey to store: new (an id and the creation time are given it), or one put back as it was. */
-export type NewPasskey = Omit<PasskeyRecord, 'id' | 'createdAt' | 'lastUsedAt'> & Partial<Pick<PasskeyRecord, 'id' | 'createdAt' | 'lastUsedAt'>>;
+export type NewPasskey = Omit<PasskeyRecord, 'id' | 'createdAt' | 'lastUsedAt'>;
+
+/** The record every store writes for a new passkey: a new id, added now, never used. */
+export function newPasskeyRecord(passkey: NewPasskey): PasskeyRecord {
+  return { ...passkey, id: newId(), createdAt: new Date(), lastUsedAt: null };
+}
 
 /** At most this many passkeys per user: the list is bounded, and an account is no place to store thousands. */
 export const MAX_PASSKEYS_PER_USER = 20;

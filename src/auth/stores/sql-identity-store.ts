@@ -45,9 +45,9 @@ export class SqlIdentityStore implements IdentityStore {
     });
   }
 
-  link(identity: Omit<LinkedIdentity, 'linkedAt'> & { linkedAt?: Date }): Promise<LinkedIdentity> {
+  link(identity: Omit<LinkedIdentity, 'linkedAt'>): Promise<LinkedIdentity> {
     return this.context.run(async () => {
-      const linked = { ...identity, linkedAt: identity.linkedAt ?? new Date() };
+      const linked = { ...identity, linkedAt: new Date() };
       await this.Identity.create(linked);
       return linked;
     });

@@ -1,7 +1,6 @@
 import { Op, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
-import { newId } from '../../stores/ids';
 import type { SqlStoreContext } from '../../stores/kit/definition';
-import { MAX_PASSKEYS_PER_USER, type NewPasskey, type PasskeyRecord, type PasskeyStore, type PasskeyTransport } from './passkey-store';
+import { MAX_PASSKEYS_PER_USER, newPasskeyRecord, type NewPasskey, type PasskeyRecord, type PasskeyStore, type PasskeyTransport } from './passkey-store';
 
 export interface PasskeyRow {
   id: string;
@@ -52,7 +51,7 @@ export class SqlPasskeyStore implements PasskeyStore {
 
   add(passkey: NewPasskey): Promise<PasskeyRecord> {
     return this.context.run(async () => {
-      const record: PasskeyRecord = { ...passkey, id: passkey.id ?? newId(), createdAt: passkey.createdAt ?? new Date(), lastUsedAt: passkey.lastUsedAt ?? null };
+      const record = newPasskeyRecord(passkey);
       await this.Passkey.create({ ...record, transports: record.transports.join(',') });
       return record;
     });

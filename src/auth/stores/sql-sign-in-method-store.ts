@@ -1,12 +1,10 @@
 import { QueryTypes, type Model, type ModelStatic, type Transaction } from 'sequelize';
-import { newId } from '../../stores/ids';
 import type { SqlStoreContext } from '../../stores/kit/definition';
-import { normaliseEmail } from './email';
-import type { NewPasskey, PasskeyRecord } from './passkey-store';
+import { newPasskeyRecord, type NewPasskey, type PasskeyRecord } from './passkey-store';
 import type { MethodRemoval, MethodRemovalResult, SignInMethodStore, WaysIn } from './sign-in-method-store';
 import { toIdentity, type IdentityRow } from './sql-identity-store';
 import { toPasskey, type PasskeyRow } from './sql-passkey-store';
-import type { NewUser, UserRecord } from './user-store';
+import { newUserRecord, type NewUser, type UserRecord } from './user-store';
 
 /**
  * The ways in on a relational engine, through the models the users, passkey and identity stores defined on
@@ -63,8 +61,8 @@ export class SqlSignInMethodStore implements SignInMethodStore {
   }
 
   createWithPasskey(user: NewUser & { id: string }, passkey: Omit<NewPasskey, 'userId'>): Promise<{ user: UserRecord; passkey: PasskeyRecord }> {
-    const created: UserRecord = { id: user.id, email: normaliseEmail(user.email), passwordHash: user.passwordHash, role: user.role, name: user.name ?? null, sessionVersion: 0, emailVerified: user.emailVerified ?? true };
-    const record: PasskeyRecord = { ...passkey, userId: user.id, id: passkey.id ?? newId(), createdAt: passkey.createdAt ?? new Date(), lastUsedAt: passkey.lastUsedAt ?? null };
+    const created = newUserRecord(user, user.id);
+    const record = newPasskeyRecord({ ...passkey, userId: user.id });
     return this.context.run(() =>
       this.context.transaction(async (transaction) => {
         await this.model('User').create({ ...created }, { transaction });

@@ -6,7 +6,7 @@ import { newId } from '../../stores/ids';
 import type { SqlStoreContext } from '../../stores/kit/definition';
 import { boundedCount } from '../../stores/sql/bounded-count';
 import { normaliseEmail } from './email';
-import { LAST_ADMIN, USERS_ORDER, type DatabaseUserStore, type KeepRole, type ListedUser, type NewUser, type UserListQuery, type UserRecord } from './user-store';
+import { LAST_ADMIN, newUserRecord, USERS_ORDER, type DatabaseUserStore, type KeepRole, type ListedUser, type NewUser, type UserListQuery, type UserRecord } from './user-store';
 
 function toRecord(row: UserRecord): UserRecord {
   return {
@@ -85,15 +85,7 @@ export class SqlUserStore implements DatabaseUserStore {
   }
 
   create(user: NewUser): Promise<UserRecord> {
-    const record: UserRecord = {
-      id: newId(),
-      email: normaliseEmail(user.email),
-      passwordHash: user.passwordHash,
-      role: user.role,
-      name: user.name ?? null,
-      sessionVersion: 0,
-      emailVerified: user.emailVerified ?? true,
-    };
+    const record = newUserRecord(user, newId());
     return this.context.run(async () => {
       await this.User.create({ ...record });
       return record;

@@ -1,5 +1,6 @@
 import type { SortKey } from '../../stores/kit/list-query';
 import type { ResourcePage } from '../../stores/kit/resource-store';
+import { normaliseEmail } from './email';
 
 // The users of USER_STORE=database: table `users` on the relational engines, collection `users` on
 // MongoDB. Declared in ./definitions.ts, opened by the service on the configured engine.
@@ -28,6 +29,11 @@ export interface UserRecord {
 
 /** A user to create: verified unless said otherwise (registration says otherwise). */
 export type NewUser = Omit<UserRecord, 'id' | 'sessionVersion' | 'emailVerified'> & { emailVerified?: boolean };
+
+/** The record a store writes for a new user under `id`: the address normalised, at the first session version. */
+export function newUserRecord(user: NewUser, id: string): UserRecord {
+  return { id, email: normaliseEmail(user.email), passwordHash: user.passwordHash, role: user.role, name: user.name ?? null, sessionVersion: 0, emailVerified: user.emailVerified ?? true };
+}
 
 /** Why a role change or delete was refused: it would leave no administrator. */
 export const LAST_ADMIN = 'last-admin';
