@@ -24,7 +24,12 @@ if [ "$start_postgres" = 1 ] || [ "$start_mariadb" = 1 ]; then
   NATIVE_DB_DIR=$(mktemp -d /tmp/native-databases.XXXXXX)
   chmod 755 "$NATIVE_DB_DIR"
   native_db_install
-  if [ "$start_postgres" = 1 ]; then native_db_start_postgres; fi
+  if [ "$start_postgres" = 1 ]; then
+    # As for MariaDB below: a production-like cache, so a page's rows are read from memory, not the OS's file cache.
+    export NATIVE_POSTGRES_SHARED_BUFFERS=${BENCH_SCALE_POSTGRES_SHARED_BUFFERS:-1GB}
+    native_db_start_postgres
+    echo "databases: PostgreSQL shared_buffers=$NATIVE_POSTGRES_SHARED_BUFFERS"
+  fi
   if [ "$start_mariadb" = 1 ]; then
     # A production-like buffer pool: the seeded tables (a million rows each) fit, as on a sized server.
     export NATIVE_MARIADB_BUFFER_POOL=${BENCH_SCALE_MARIADB_BUFFER_POOL:-1G}

@@ -4,7 +4,8 @@
 # Sourced by scripts/ci/databases.sh (and handy by hand: `source ...; native_db_start; env | grep TEST_`).
 # After native_db_start: TEST_POSTGRES_URL and TEST_MYSQL_URL are exported. native_db_stop stops both and
 # removes their files; it is safe to call twice. NATIVE_MARIADB_BUFFER_POOL sizes MariaDB's buffer pool (64M: the
-# test suites' tables are small; the scale bench asks for more).
+# test suites' tables are small; the scale bench asks for more), NATIVE_POSTGRES_SHARED_BUFFERS PostgreSQL's
+# shared buffers (its default, 128MB, unless the scale bench asks for more).
 
 NATIVE_DB_DIR=${NATIVE_DB_DIR:-}
 
@@ -50,7 +51,7 @@ native_db_start_postgres() {
     --auth-local=trust --auth-host=scram-sha-256 --encoding=UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
     || { cat "$dir/initdb.log" >&2; return 1; }
   native_db_as postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off" start >/dev/null \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c shared_buffers=${NATIVE_POSTGRES_SHARED_BUFFERS:-128MB}" start >/dev/null \
     || { cat "$dir/server.log" >&2; return 1; }
   native_db_as postgres "$bin/psql" -h "$dir" -p "$port" -U postgres -v ON_ERROR_STOP=1 -q \
     -c "CREATE ROLE app LOGIN PASSWORD '$password'" -c "CREATE DATABASE app OWNER app" >/dev/null
