@@ -1,5 +1,6 @@
 import type { CallerStates } from './auth/caller-states';
 import type { ProviderDirectory } from './auth/oidc/provider-directory';
+import type { OidcProvider } from './auth/oidc/providers';
 import type { RequestBudget } from './auth/request-budget';
 import type { UserStore } from './auth/stores/user-store';
 import type { TokenService } from './auth/tokens';
@@ -28,7 +29,7 @@ export interface Services {
   /** Prometheus metrics when METRICS_PORT is set; otherwise `metricsOff`, whose calls do nothing. */
   metrics: Metrics;
   /** The OpenID Connect providers (OIDC_PROVIDERS) and which are discovered; undefined when none is configured. */
-  oidc?: ProviderDirectory;
+  oidc?: ProviderDirectory<OidcProvider>;
 }
 
 /**

@@ -38,7 +38,7 @@ export class TokenService {
   private readonly refreshKey: KeyObject;
   private readonly expectedAccess: ExpectedToken;
   private readonly expectedRefresh: ExpectedToken;
-  private readonly verifiedAccess = new VerifiedTokens();
+  private readonly verifiedAccess = new VerifiedTokens<AccessClaims>();
 
   constructor(private readonly settings: Config['jwt']) {
     this.accessKey = createSecretKey(Buffer.from(settings.accessSecret));

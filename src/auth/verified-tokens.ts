@@ -1,5 +1,3 @@
-import type { AccessClaims } from './tokens';
-
 /** How many tokens are remembered at most: ~0.6 KB each, so a full table stays under ~3 MB. */
 const MAX_ENTRIES = 4096;
 
@@ -15,13 +13,14 @@ const MAX_ENTRIES = 4096;
  * token is checked in full every time. Revocation is untouched: the guards still compare the session version
  * with the user as stored now on every request (caller-states.ts). Oldest entries leave first when full.
  */
-export class VerifiedTokens {
-  private readonly entries = new Map<string, { claims: AccessClaims; untilMs: number }>();
+/** `Claims`: what a verified token says (tokens.ts: AccessClaims). */
+export class VerifiedTokens<Claims> {
+  private readonly entries = new Map<string, { claims: Claims; untilMs: number }>();
 
   constructor(private readonly maxEntries = MAX_ENTRIES) {}
 
   /** The claims of a token verified before and still within its time, else undefined. */
-  get(token: string, nowMs = Date.now()): AccessClaims | undefined {
+  get(token: string, nowMs = Date.now()): Claims | undefined {
     const entry = this.entries.get(token);
     if (!entry) return undefined;
     if (nowMs < entry.untilMs) return entry.claims;
@@ -30,7 +29,7 @@ export class VerifiedTokens {
   }
 
   /** Remembers a token that has just passed every check, until `untilMs` (see above). */
-  remember(token: string, claims: AccessClaims, untilMs: number): void {
+  remember(token: string, claims: Claims, untilMs: number): void {
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);

@@ -1,7 +1,6 @@
 import type { OidcProviderSettings } from '../../config/oidc-settings';
 import type { Logger } from '../../logger';
 import { OidcDiscoveryError } from './provider-types';
-import type { OidcProvider } from './providers';
 
 // The configured OpenID Connect providers and which of them are discovered. A provider's outage is that
 // provider's: start-up serves the ones that answered, keeps discovering the others in the background (their
@@ -14,8 +13,8 @@ export interface DiscoveryFailure {
   reason: string;
 }
 
-export interface DiscoveryParts {
-  discover(settings: OidcProviderSettings): Promise<OidcProvider>;
+export interface DiscoveryParts<Provider> {
+  discover(settings: OidcProviderSettings): Promise<Provider>;
   classify(error: unknown): DiscoveryFailure;
   logger: Logger;
   /** The first background retry, doubling to `maxRetryMs`. */
@@ -23,14 +22,15 @@ export interface DiscoveryParts {
   maxRetryMs?: number;
 }
 
-export class ProviderDirectory {
-  private readonly found = new Map<string, OidcProvider>();
+/** `Provider` is what a discovery gives (providers.ts: OidcProvider); the directory only keeps it by name. */
+export class ProviderDirectory<Provider> {
+  private readonly found = new Map<string, Provider>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private closed = false;
 
   constructor(
     private readonly providers: readonly OidcProviderSettings[],
-    private readonly parts: DiscoveryParts,
+    private readonly parts: DiscoveryParts<Provider>,
   ) {}
 
   /** Every provider once, all at once. Throws (naming the variable) for a configuration mistake; an outage is retried in the background. */
@@ -56,12 +56,12 @@ export class ProviderDirectory {
   }
 
   /** The provider when discovered, 'pending' while it is not yet, undefined when it is not configured. */
-  get(name: string): OidcProvider | 'pending' | undefined {
+  get(name: string): Provider | 'pending' | undefined {
     return this.found.get(name) ?? (this.providers.some((provider) => provider.name === name) ? 'pending' : undefined);
   }
 
   /** The discovered providers, in configuration order. */
-  discovered(): OidcProvider[] {
+  discovered(): Provider[] {
     return this.providers.flatMap((provider) => this.found.get(provider.name) ?? []);
   }
 
@@ -77,7 +77,7 @@ export class ProviderDirectory {
     this.timers.clear();
   }
 
-  private record(provider: OidcProviderSettings, found: OidcProvider): void {
+  private record(provider: OidcProviderSettings, found: Provider): void {
     this.found.set(provider.name, found);
     this.parts.logger.info({ provider: provider.name, issuer: provider.issuer.href }, 'OpenID Connect provider discovered');
   }

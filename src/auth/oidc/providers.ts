@@ -136,7 +136,7 @@ function classify(error: unknown): DiscoveryFailure {
  * unreachable ones are discovered in the background (ProviderDirectory), and one that answers something other
  * than its discovery document (a wrong issuer URL) stops start-up naming its OIDC_<NAME>_ISSUER.
  */
-export function discoverProviders(settings: OidcSettings, logger: Logger, retry: { firstRetryMs?: number; maxRetryMs?: number } = {}): Promise<ProviderDirectory> {
+export function discoverProviders(settings: OidcSettings, logger: Logger, retry: { firstRetryMs?: number; maxRetryMs?: number } = {}): Promise<ProviderDirectory<OidcProvider>> {
   const discover = (provider: OidcProviderSettings) => OidcProvider.discover(provider, settings.publicUrl);
   return new ProviderDirectory(settings.providers, { discover, classify, logger, ...retry }).start();
 }

@@ -5,6 +5,7 @@ import type { FlowSeal } from '../../auth/oidc/flow-cookie';
 import type { AccountRefusal, OidcAccounts, Resolution } from '../../auth/oidc/oidc-accounts';
 import { ProviderRefusal } from '../../auth/oidc/provider-types';
 import type { ProviderDirectory } from '../../auth/oidc/provider-directory';
+import type { OidcProvider } from '../../auth/oidc/providers';
 import { safeReturnTo } from '../../auth/oidc/return-to';
 import type { UserRecord, UserStore } from '../../auth/stores/user-store';
 import { conflict, HttpError, notFound } from '../../http/errors';
@@ -22,7 +23,7 @@ import { REFRESH_COOKIE_HEADER, signIn, type SignInDeps } from './sign-in';
 
 export interface OidcRouteDeps extends SignInDeps {
   /** The configured providers (OIDC_PROVIDERS) and which are discovered. */
-  providers: Pick<ProviderDirectory, 'get' | 'discovered'>;
+  providers: Pick<ProviderDirectory<OidcProvider>, 'get' | 'discovered'>;
   accounts: OidcAccounts;
   seal: FlowSeal;
   /** PUBLIC_URL: every redirect after a sign-in goes to a path on it. */

@@ -1,5 +1,3 @@
-import type { FieldDefinition } from './fields';
-
 // A field's rules: the values it may hold beyond its kind. Declared once on the field (`enum`, `minimum`,
 // `maximum`, `minLength`, `pattern`), they are read by the request schemas (a 422 naming what is allowed),
 // the API document, the filters, the relational CHECK constraints and MongoDB's $jsonSchema validator
@@ -22,6 +20,13 @@ export interface FieldRules {
   readonly pattern?: string;
 }
 
+/** What of a field its rules are checked against (fields.ts's FieldDefinition carries it). */
+export interface RuledField extends FieldRules {
+  readonly kind: string;
+  readonly maxLength?: number;
+  readonly default?: unknown;
+}
+
 /** The name of the CHECK constraint that holds a column's rules on the relational engines: found by it later. */
 export function checkConstraintName(table: string, column: string): string {
   return `${table}_${column}_check`;
@@ -30,11 +35,11 @@ export function checkConstraintName(table: string, column: string): string {
 const RULE_NAMES = ['enum', 'minimum', 'maximum', 'minLength', 'pattern'] as const;
 
 /** The rules a field declares (empty when none). */
-export function rulesOf(definition: FieldDefinition): FieldRules {
+export function rulesOf(definition: FieldRules): FieldRules {
   return Object.fromEntries(RULE_NAMES.filter((name) => definition[name] !== undefined).map((name) => [name, definition[name]])) as FieldRules;
 }
 
-export function hasRules(definition: FieldDefinition): boolean {
+export function hasRules(definition: FieldRules): boolean {
   return RULE_NAMES.some((name) => definition[name] !== undefined);
 }
 
@@ -70,7 +75,7 @@ export function keepsRules(rules: FieldRules, value: unknown): boolean {
 }
 
 /** What is wrong with a field's rules as declared (each in words), for defineResource to refuse. */
-export function ruleProblems(name: string, definition: FieldDefinition): string[] {
+export function ruleProblems(name: string, definition: RuledField): string[] {
   const rules = rulesOf(definition);
   const problems: string[] = [];
   const where = `'${name}'`;
