@@ -10,6 +10,6 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  */
 export function answerJson(ctx: Pick<Context, 'status' | 'res' | 'body'>, status: number, body: object): void {
   ctx.status = status;
-  ctx.res.setHeader('Content-Type', JSON_TYPE);
+  ctx.res.setHeader('content-type', JSON_TYPE); // lower case: see headerName (security.ts)
   ctx.body = JSON.stringify(body);
 }

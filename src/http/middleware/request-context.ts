@@ -45,7 +45,7 @@ export function requestContext(logger: Logger, lifecycle: Lifecycle, steps: Requ
     const given = ctx.req.headers['x-request-id'];
     const id = typeof given === 'string' && SANE_ID.test(given) ? given : randomUUID();
     ctx.state.requestId = id;
-    ctx.res.setHeader('X-Request-Id', id);
+    ctx.res.setHeader('x-request-id', id); // lower case: see headerName (security.ts)
     headers(ctx.res);
     try {
       await cors(ctx, next);
