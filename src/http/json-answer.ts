@@ -1,15 +1,48 @@
 import type { Context } from 'koa';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** Statuses that carry no body (RFC 9110 §15.3.5, §15.3.6, §15.4.5): written with no content headers. */
+const BODILESS = new Set([204, 205, 304]);
+
+/** Where answerJson leaves the serialised envelope until the request context writes it. */
+const PREPARED = Symbol('prepared JSON answer');
+type Holder = { [PREPARED]?: string };
 
 /**
- * Answers with an envelope, written out here. Koa given an object would look its content type up by name
- * (mime-types), test the value against streams, blobs and responses, and serialise it in `respond`; every
- * answer of the service is JSON, so the type is set as a header and the body handed over as the string it
- * ends as: Koa then only measures it (docs/performance.md, "Changes made for speed").
+ * Answers with an envelope. The envelope is serialised here and written by the request context once the
+ * whole chain has run (`writeAnswer`), status line, headers and body in one `writeHead` and one `end`: Koa's
+ * body setter and `respond` would set Content-Type and Content-Length one header at a time, and every header
+ * set that way costs Node a table entry per request (docs/performance.md, "Changes made for speed").
+ * `ctx.body` stays unset; `answered(ctx)` says whether a request has an answer either way. The last call wins.
  */
-export function answerJson(ctx: Pick<Context, 'status' | 'res' | 'body'>, status: number, body: object): void {
+export function answerJson(ctx: Pick<Context, 'status'>, status: number, body: object): void {
   ctx.status = status;
-  ctx.res.setHeader('content-type', JSON_TYPE); // lower case: see headerName (security.ts)
-  ctx.body = JSON.stringify(body);
+  (ctx as Holder)[PREPARED] = JSON.stringify(body);
+}
+
+/** Whether the request has an answer: an envelope from answerJson, or a body set the Koa way (`ctx.body`). */
+export function answered(ctx: Pick<Context, 'body'>): boolean {
+  return (ctx as Holder)[PREPARED] !== undefined || ctx.body != null;
+}
+
+/**
+ * Writes the envelope answerJson prepared, with `headers` (name, value, name, value, …: the ones every answer
+ * gets) after any the chain set itself, and tells Koa it is answered. False when there was none to write (a
+ * body set the Koa way, or nothing): Koa's `respond` answers then. Node writes the list straight into the
+ * status line's block when the chain set no header, and otherwise merges it into what the chain set (a name
+ * in both is written once, with the value given here: the request context leaves out names the chain set).
+ */
+export function writeAnswer(ctx: Pick<Context, 'status' | 'res' | 'respond' | 'writable'>, headers: string[]): boolean {
+  const text = (ctx as Holder)[PREPARED];
+  if (text === undefined) return false;
+  ctx.respond = false;
+  if (!ctx.writable || ctx.res.headersSent) return true; // the client went away: nothing to write to
+  const { status } = ctx;
+  if (BODILESS.has(status)) {
+    ctx.res.writeHead(status, headers).end();
+    return true;
+  }
+  headers.push('content-type', JSON_TYPE, 'content-length', String(Buffer.byteLength(text)));
+  ctx.res.writeHead(status, headers).end(text); // a HEAD request's body is left out by Node
+  return true;
 }

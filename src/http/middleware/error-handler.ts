@@ -3,7 +3,7 @@ import { HashQueueFullError } from '../../auth/hash-queue';
 import type { Logger } from '../../logger';
 import { DuplicateKeyError, MissingReferenceError, ReferencedRecordError, RuleViolationError, StoreUnavailableError, UniqueKeyError } from '../../stores/errors';
 import { fail, type FieldError } from '../envelope';
-import { answerJson } from '../json-answer';
+import { answered, answerJson } from '../json-answer';
 import { HttpError, notFound } from '../errors';
 import type { RequestState } from '../routing/route';
 
@@ -70,7 +70,7 @@ export function errorAnswers(logger: Logger): ErrorAnswers {
     settle(ctx) {
       // A status without a body gets the envelope too: 404 when no route matched, or the router's
       // 405 (with its Allow header) / 501 for a method it does not know.
-      if (ctx.body == null && ctx.status >= 400) {
+      if (!answered(ctx) && ctx.status >= 400) {
         throw ctx.status === 404 ? notFound('No route matches this path') : new HttpError(ctx.status, ctx.message);
       }
       // The router answers OPTIONS with 200 and an empty body: no content is 204, the bodiless answer.

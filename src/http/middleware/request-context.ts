@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
-import type { Middleware } from 'koa';
+import type { Middleware, ParameterizedContext } from 'koa';
 import type { Lifecycle } from '../../lifecycle/lifecycle';
 import type { Logger } from '../../logger';
 import { clientIp } from '../client-ip';
 import type { RequestState } from '../routing/route';
+import { writeAnswer } from '../json-answer';
 import type { ErrorAnswers } from './error-handler';
+import type { DefaultHeaders } from './security';
 
 // A caller's id is kept when it is short and plain, so traces join up across services; anything else
 // (too long, odd characters that could forge log lines) is replaced by a fresh UUID.
@@ -14,8 +15,8 @@ const QUIET_PATHS = new Set(['/health/live', '/health/ready']);
 
 /** What every request gets besides its id and log line, run inside the request context's one async frame. */
 export interface RequestSteps {
-  /** Headers every answer carries (security.ts: helmet's), set before the chain runs. */
-  headers: (res: ServerResponse) => void;
+  /** Headers every answer carries (security.ts: helmet's, Vary), added once the chain has run. */
+  headers: DefaultHeaders;
   /** CORS around the rest of the chain (security.ts). */
   cors: Middleware<RequestState>;
   /** Errors and bodiless error statuses as the fail envelope (error-handler.ts). */
@@ -26,8 +27,10 @@ export interface RequestSteps {
  * The outermost step of every request, one middleware rather than five because it runs on every request
  * (each async layer costs a frame, a promise and a closure per request: docs/performance.md):
  * - request id: taken from X-Request-Id when sane, else new; on ctx.state and echoed on the response;
- * - security headers, then CORS around the rest of the chain;
+ * - CORS around the rest of the chain;
  * - error handling: the only try/catch; any error below becomes the fail envelope;
+ * - the answer: an envelope written with every header in one go, or (a body set the Koa way) the headers set
+ *   for Koa's respond: the id, the security headers the chain did not set, `Vary: Origin`;
  * - request log: one line when the response is decided (method, path, status, ms, reqId, client ip); health probes
  *   log at debug so they do not drown the rest;
  * - drain: while shutting down, every answer says `Connection: close`, so keep-alive connections end
@@ -40,20 +43,29 @@ export function requestContext(logger: Logger, lifecycle: Lifecycle, steps: Requ
   // writing the line, and found nothing here. Anything added to the line must stay free of secrets.
   const lines = logger.child({}, { redact: [] });
   const { headers, cors, errors } = steps;
+  // The headers the service adds (names lower case: see headerName in security.ts), after the chain's own: with
+  // an envelope, written with it in one go; otherwise set for Koa's respond, which writes whatever body was set.
+  const writeHeaders = (ctx: ParameterizedContext<RequestState>, id: string) => {
+    const list = ['x-request-id', id];
+    headers.append(ctx, list);
+    if (lifecycle.shuttingDown) list.push('connection', 'close');
+    if (writeAnswer(ctx, list) || ctx.headerSent) return;
+    for (let index = 0; index < list.length; index += 2) ctx.res.setHeader(list[index]!, list[index + 1]!);
+  };
   return async (ctx, next) => {
     const started = performance.now();
     const given = ctx.req.headers['x-request-id'];
     const id = typeof given === 'string' && SANE_ID.test(given) ? given : randomUUID();
     ctx.state.requestId = id;
-    ctx.res.setHeader('x-request-id', id); // lower case: see headerName (security.ts)
-    headers(ctx.res);
     try {
       await cors(ctx, next);
       errors.settle(ctx);
     } catch (error) {
       errors.answer(ctx, error);
+    }
+    try {
+      writeHeaders(ctx, id);
     } finally {
-      if (lifecycle.shuttingDown) ctx.set('Connection', 'close');
       const level = QUIET_PATHS.has(ctx.path) ? 'debug' : 'info';
       if (lines.isLevelEnabled(level)) {
         const ms = Math.round((performance.now() - started) * 100) / 100;

@@ -1,6 +1,5 @@
-import type { ServerResponse } from 'node:http';
 import cors from '@koa/cors';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import helmet from 'koa-helmet';
 import type { RequestState } from '../routing/route';
 
@@ -49,15 +48,31 @@ function headerName(name: string): string {
   return Object.keys({ [name.toLowerCase()]: true })[0]!;
 }
 
-/** Sets helmet's headers (above) on a response: the request context calls it for every request. */
-export function securityHeaders(): (res: ServerResponse) => void {
+/** The headers the service adds to every response: helmet's (above), and `Vary: Origin` for CORS. */
+export interface DefaultHeaders {
+  /**
+   * Appends them to `list` (name, value, …) for this response: each helmet header the chain did not set itself
+   * (a route's own value wins, as the /docs page's policy does), and `Vary: Origin`, merged into a Vary the
+   * chain set. Removes what helmet removes. Called once the chain has run, so the answer is written in one go
+   * (json-answer.ts).
+   */
+  append(ctx: Pick<Context, 'res' | 'vary'>, list: string[]): void;
+}
+
+export function securityHeaders(): DefaultHeaders {
   const { set, removed } = recordHelmetDefaults();
   const headers = [...set].map(([name, value]) => [headerName(name), value] as const);
   const removedNames = removed.map(headerName);
-  // Straight onto the Node response: ctx.set would type-check and stringify each value again per request.
-  return (res) => {
-    for (const [name, value] of headers) res.setHeader(name, value);
-    for (const name of removedNames) res.removeHeader(name);
+  const vary = headerName('Vary');
+  return {
+    append(ctx, list) {
+      const { res } = ctx;
+      for (const [name, value] of headers) if (!res.hasHeader(name)) list.push(name, value);
+      for (const name of removedNames) if (res.hasHeader(name)) res.removeHeader(name);
+      // Every answer may differ by Origin (a listed one gets CORS headers), so caches must key on it.
+      if (res.hasHeader(vary)) ctx.vary('Origin');
+      else list.push(vary, 'Origin');
+    },
   };
 }
 
@@ -79,13 +94,9 @@ export function corsPolicy(allowedOrigins: readonly string[]): Middleware<Reques
     maxAge: 600,
   }) as unknown as Middleware<RequestState>;
   // Most requests carry no Origin or an unlisted one: for those @koa/cors does nothing but add
-  // `Vary: Origin` (a listed origin would get other headers, so caches must key on it). Doing just that
-  // here skips its two awaits per request. Set outright, not merged: this runs first in every request's
-  // chain (request-context.ts), before anything could have set a Vary of its own.
+  // `Vary: Origin`, which every answer gets anyway (DefaultHeaders): skipping it spares its two awaits.
   return (ctx, next) => {
     const origin = ctx.req.headers.origin;
-    if (origin !== undefined && allowed.has(origin)) return forListedOrigins(ctx, next);
-    ctx.res.setHeader('vary', 'Origin');
-    return next();
+    return origin !== undefined && allowed.has(origin) ? forListedOrigins(ctx, next) : next();
   };
 }

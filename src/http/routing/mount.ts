@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import compose from 'koa-compose';
 import { success } from '../envelope';
-import { answerJson } from '../json-answer';
+import { answered, answerJson } from '../json-answer';
 import { jsonBody } from '../middleware/json-body';
 import { accessGuards, type Authenticators } from './access';
 import type { AnyRoute, ModuleDefinition, ModuleMiddleware, RequestState, RouteContext } from './route';
@@ -88,7 +88,7 @@ function respond(definition: AnyRoute, status: number): Middleware<RequestState>
       answerJson(ctx, definition.statusOf ? (definition.statusOf as (answered: unknown) => number)(data) : status, success(data));
       const location = definition.location ? (definition.location as (created: unknown) => string | undefined)(data) : undefined;
       if (location !== undefined) ctx.set('Location', location);
-    } else if (ctx.body === undefined || ctx.body === null) {
+    } else if (!answered(ctx)) {
       ctx.status = 204;
     }
   };
