@@ -6,7 +6,9 @@ const BODILESS = new Set([204, 205, 304]);
 
 /** Where answerJson leaves the serialised envelope until the request context writes it. */
 const PREPARED = Symbol('prepared JSON answer');
-type Holder = { [PREPARED]?: string };
+/** Headers added with answerHeader, name, value, …, until the request context writes them. */
+const PENDING = Symbol('headers for the answer');
+type Holder = { [PREPARED]?: string; [PENDING]?: string[] };
 
 /**
  * Answers with an envelope. The envelope is serialised here and written by the request context once the
@@ -20,6 +22,22 @@ export function answerJson(ctx: Pick<Context, 'status'>, status: number, body: o
   (ctx as Holder)[PREPARED] = JSON.stringify(body);
 }
 
+/**
+ * Adds a header to the answer, whichever way it is written: kept with the request and written with the
+ * default headers (request-context.ts) instead of through Node's header table now. For headers every request
+ * of a route gets (the request budget's counters); the name is lower case, and not one of the defaults'.
+ */
+export function answerHeader(ctx: object, name: string, value: string): void {
+  const holder = ctx as Holder;
+  (holder[PENDING] ??= []).push(name, value);
+}
+
+/** Appends the headers added with answerHeader to `list` (name, value, …). */
+export function appendAnswerHeaders(ctx: object, list: string[]): void {
+  const pending = (ctx as Holder)[PENDING];
+  if (pending) list.push(...pending);
+}
+
 /** Whether the request has an answer: an envelope from answerJson, or a body set the Koa way (`ctx.body`). */
 export function answered(ctx: Pick<Context, 'body'>): boolean {
   return (ctx as Holder)[PREPARED] !== undefined || ctx.body != null;
@@ -27,22 +45,26 @@ export function answered(ctx: Pick<Context, 'body'>): boolean {
 
 /**
  * Writes the envelope answerJson prepared, with `headers` (name, value, name, value, …: the ones every answer
- * gets) after any the chain set itself, and tells Koa it is answered. False when there was none to write (a
- * body set the Koa way, or nothing): Koa's `respond` answers then. Node writes the list straight into the
- * status line's block when the chain set no header, and otherwise merges it into what the chain set (a name
- * in both is written once, with the value given here: the request context leaves out names the chain set).
+ * gets; the request context leaves out names the chain set) after any the chain set itself, and tells Koa it
+ * is answered. False when there was none to write (a body set the Koa way, or nothing): Koa's `respond` answers
+ * then. When the chain set no header, Node writes the list straight into the header block; otherwise the list
+ * joins the chain's headers one `setHeader` each (writeHead would remove and append each name instead).
  */
 export function writeAnswer(ctx: Pick<Context, 'status' | 'res' | 'respond' | 'writable'>, headers: string[]): boolean {
   const text = (ctx as Holder)[PREPARED];
   if (text === undefined) return false;
   ctx.respond = false;
   if (!ctx.writable || ctx.res.headersSent) return true; // the client went away: nothing to write to
-  const { status } = ctx;
-  if (BODILESS.has(status)) {
-    ctx.res.writeHead(status, headers).end();
-    return true;
+  const { status, res } = ctx;
+  const bodiless = BODILESS.has(status);
+  if (!bodiless) headers.push('content-type', JSON_TYPE, 'content-length', String(Buffer.byteLength(text)));
+  if (res.getHeaderNames().length === 0) {
+    res.writeHead(status, headers);
+  } else {
+    for (let index = 0; index < headers.length; index += 2) res.setHeader(headers[index]!, headers[index + 1]!);
+    res.writeHead(status);
   }
-  headers.push('content-type', JSON_TYPE, 'content-length', String(Buffer.byteLength(text)));
-  ctx.res.writeHead(status, headers).end(text); // a HEAD request's body is left out by Node
+  if (bodiless) res.end();
+  else res.end(text); // a HEAD request's body is left out by Node
   return true;
 }

@@ -5,6 +5,7 @@ import { UserConcurrency, type Release } from '../../auth/user-concurrency';
 import type { RequestBudgetSettings } from '../../config/request-budget-settings';
 import type { Logger } from '../../logger';
 import { HttpError } from '../errors';
+import { answerHeader } from '../json-answer';
 import type { RequestState } from './route';
 
 const OUTAGE_LOG_INTERVAL_MS = 10_000;
@@ -13,10 +14,11 @@ const OUTAGE_LOG_INTERVAL_MS = 10_000;
 export type Admission = (ctx: ParameterizedContext<RequestState>, caller: AuthUser) => void | Promise<void>;
 
 function answer(ctx: ParameterizedContext<RequestState>, taken: BudgetTaken): void {
-  const { res } = ctx;
-  res.setHeader('RateLimit-Limit', String(taken.limit));
-  res.setHeader('RateLimit-Remaining', String(taken.remaining));
-  res.setHeader('RateLimit-Reset', String(taken.resetSeconds));
+  // Written with the answer's other headers (json-answer.ts): an answer with no header set through Node's
+  // table is written in one go.
+  answerHeader(ctx, 'ratelimit-limit', String(taken.limit));
+  answerHeader(ctx, 'ratelimit-remaining', String(taken.remaining));
+  answerHeader(ctx, 'ratelimit-reset', String(taken.resetSeconds));
   if (!taken.allowed) {
     throw new HttpError(429, `Too many requests from this user; try again in ${taken.resetSeconds} seconds`, { headers: { 'Retry-After': String(taken.resetSeconds) } });
   }
