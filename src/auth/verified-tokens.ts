@@ -12,8 +12,8 @@ const MAX_ENTRIES = 4096;
  * Only successes are kept: garbage sent by an attacker cannot evict the tokens of real callers, and a refused
  * token is checked in full every time. Revocation is untouched: the guards still compare the session version
  * with the user as stored now on every request (caller-states.ts). Oldest entries leave first when full.
+ * `Claims` is what a verified token says (tokens.ts: AccessClaims).
  */
-/** `Claims`: what a verified token says (tokens.ts: AccessClaims). */
 export class VerifiedTokens<Claims> {
   private readonly entries = new Map<string, { claims: Claims; untilMs: number }>();
 
