@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { Context } from 'koa';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -61,10 +62,15 @@ export function writeAnswer(ctx: Pick<Context, 'status' | 'res' | 'respond' | 'w
   if (res.getHeaderNames().length === 0) {
     res.writeHead(status, headers);
   } else {
-    for (let index = 0; index < headers.length; index += 2) res.setHeader(headers[index]!, headers[index + 1]!);
+    setHeaders(res, headers);
     res.writeHead(status);
   }
   if (bodiless) res.end();
   else res.end(text); // a HEAD request's body is left out by Node
   return true;
+}
+
+/** Sets a header list (name, value, …) through Node's header table: for an answer Koa's `respond` writes. */
+export function setHeaders(res: ServerResponse, headers: readonly string[]): void {
+  for (let index = 0; index < headers.length; index += 2) res.setHeader(headers[index]!, headers[index + 1]!);
 }

@@ -4,7 +4,7 @@ import type { Lifecycle } from '../../lifecycle/lifecycle';
 import type { Logger } from '../../logger';
 import { clientIp } from '../client-ip';
 import type { RequestState } from '../routing/route';
-import { appendAnswerHeaders, writeAnswer } from '../json-answer';
+import { appendAnswerHeaders, setHeaders, writeAnswer } from '../json-answer';
 import type { ErrorAnswers } from './error-handler';
 import type { DefaultHeaders } from './security';
 
@@ -50,8 +50,7 @@ export function requestContext(logger: Logger, lifecycle: Lifecycle, steps: Requ
     headers.append(ctx, list);
     appendAnswerHeaders(ctx, list);
     if (lifecycle.shuttingDown) list.push('connection', 'close');
-    if (writeAnswer(ctx, list) || ctx.headerSent) return;
-    for (let index = 0; index < list.length; index += 2) ctx.res.setHeader(list[index]!, list[index + 1]!);
+    if (!writeAnswer(ctx, list) && !ctx.headerSent) setHeaders(ctx.res, list);
   };
   return async (ctx, next) => {
     const started = performance.now();

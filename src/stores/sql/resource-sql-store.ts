@@ -68,6 +68,8 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
   private readonly shadows: readonly Shadow[];
   /** The record's attributes in the model's order, shadows left out, each with its kind: what a page reads as raw rows. */
   private readonly recordAttributes: readonly { name: string; kind: string | undefined }[];
+  /** Their names, as a page's SELECT lists them (findAll copies its options: the array is never changed). */
+  private readonly recordAttributeNames: string[];
   protected readonly model: ModelStatic<Model>;
   private readonly Op: typeof SequelizeOp;
 
@@ -82,6 +84,7 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
     this.recordAttributes = Object.keys(this.model.getAttributes())
       .filter((name) => !shadowNames.has(name))
       .map((name) => ({ name, kind: builtInKind(name) ?? this.definition(name)?.kind }));
+    this.recordAttributeNames = this.recordAttributes.map(({ name }) => name);
   }
 
   /** The declaration without its field types: what the generic code below walks. */
@@ -106,8 +109,7 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
    * build, their `get`, per row and attribute), which cost more than the page's query on a warm index.
    */
   private readRecords(options: FindOptions): Promise<RecordOf<F>[]> {
-    const attributes = this.recordAttributes.map(({ name }) => name);
-    return this.model.findAll({ ...options, attributes, raw: true }).then((rows) => (rows as unknown as Row[]).map((row) => this.fromRaw(row)));
+    return this.model.findAll({ ...options, attributes: this.recordAttributeNames, raw: true }).then((rows) => (rows as unknown as Row[]).map((row) => this.fromRaw(row)));
   }
 
   private fromRaw(row: Row): RecordOf<F> {
