@@ -146,8 +146,12 @@ export function checkTargets(summaries: ScenarioSummary[], hash: HashCost | unde
   ratioTarget('get-root', 0.6, 'bare Koa');
   ratioTarget('protected', 0.75, 'bare Koa');
   for (const id of ['get-root', 'protected'] as const) {
-    const ratio = byId.get(id)?.ratioToPeer?.fastify;
-    if (ratio !== undefined) checks.push({ scenario: id, target: '≥ 1.20× the Fastify stack', measured: `${ratio.toFixed(2)}×`, met: ratio >= 1.2 });
+    // In every round (issue 39), not only in the median one.
+    const ratios = byId.get(id)?.rounds.map((round) => (round.fastify ? round.service.requestsPerSecond / round.fastify.requestsPerSecond : undefined));
+    if (!ratios?.length || ratios.some((ratio) => ratio === undefined)) continue;
+    const lowest = Math.min(...(ratios as number[]));
+    const measured = `lowest ${lowest.toFixed(2)}× (rounds ${(ratios as number[]).map((ratio) => ratio.toFixed(2)).join(', ')})`;
+    checks.push({ scenario: id, target: '≥ 1.20× the Fastify stack in every round', measured, met: lowest >= 1.2 });
   }
 
   const refresh = byId.get('refresh');
