@@ -4,9 +4,9 @@
 // before list indexes were derived): the module's migrations run on an in-memory SQLite database, the
 // declaration's indexes are compared with what they made (the start-up check's comparison), and the
 // missing ones are written out, frozen, as `000N-add-list-indexes.ts`, built online on a table with rows.
-// With them, the trigram index of each searched field's shadow that no migration of the module adds with
-// addSearchIndex (a table created before createResourceTable built it; PostgreSQL only, a no-op elsewhere).
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+// With them, the trigram index of each searched field's shadow that no migration of the module builds (a table
+// created before createResourceTable built it; PostgreSQL only, a no-op elsewhere).
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { columnOf } from '../../src/stores/kit/fields';
@@ -14,6 +14,7 @@ import { resourceStore } from '../../src/stores/kit/resource-definition';
 import { searchColumnOf } from '../../src/stores/kit/shadows';
 import type { AnyResource } from '../../src/stores/kit/resource';
 import { missingListIndexes } from '../../src/stores/sql/migrations/list-index-steps';
+import { observeSearchIndexes } from '../../src/stores/sql/migrations/search-index';
 import { SqlDatabase } from '../../src/stores/sql/sql-database';
 import { write } from './generate';
 import { SpecError } from './field-spec';
@@ -23,27 +24,30 @@ import { declarationFile, nextMigrationNumber, withMigration, type PlannedFile }
 
 const USAGE = 'usage: npm run new:indexes -- <module> [--dry-run]\n  e.g.   npm run new:indexes -- notes';
 
-/** The index columns the module's migrations leave out, found on a scratch in-memory SQLite database. */
-async function missingColumns(resource: AnyResource): Promise<string[][]> {
+/**
+ * What the module's migrations leave out, found on a scratch in-memory SQLite database: the declaration's list
+ * index columns they do not create, and its search shadows they index nowhere (told by the search-index steps as
+ * they run: SQLite builds no such index, so its schema cannot say).
+ */
+async function missingIndexes(resource: AnyResource): Promise<{ indexes: string[][]; shadows: string[] }> {
   const database = new SqlDatabase(
     { url: 'sqlite::memory:', engine: 'sqlite', timeoutMs: 10_000, migrationTimeoutMs: 60_000, connectAttempts: 1, cleanupIntervalMs: 0, stores: [resourceStore(resource)] },
     pino({ level: 'silent' }),
   );
+  const indexed = new Set<string>();
+  const stop = observeSearchIndexes(database.queryInterface(), (table, columns) => {
+    if (table === resource.table) for (const column of columns) indexed.add(column);
+  });
   try {
     await database.connect();
     await database.migrate();
-    return (await missingListIndexes(database.queryInterface(), resource)).map(({ columns }) => columns);
+    const indexes = (await missingListIndexes(database.queryInterface(), resource)).map(({ columns }) => columns);
+    const shadows = resource.search.map((name) => searchColumnOf(columnOf(name))).filter((column) => !indexed.has(column));
+    return { indexes, shadows };
   } finally {
+    stop();
     await database.close();
   }
-}
-
-/** The search shadows of the declaration that no migration of the module indexes with addSearchIndex. */
-function unindexedShadows(root: string, module: string, resource: AnyResource): string[] {
-  const folder = path.join(root, 'src/modules', module, 'migrations');
-  const texts = existsSync(folder) ? readdirSync(folder).map((file) => readFileSync(path.join(folder, file), 'utf8')) : [];
-  const indexed = texts.flatMap((text) => [...text.matchAll(/addSearchIndex\([^)]*\[([^\]]*)\]/g)].flatMap((match) => match[1]!.split(',').map((item) => item.trim().replace(/^'|'$/g, ''))));
-  return resource.search.map((name) => searchColumnOf(columnOf(name))).filter((column) => !indexed.includes(column));
 }
 
 function migrationText(module: string, table: string, number: string, constant: string, indexes: string[][], shadows: string[]): string {
@@ -82,8 +86,7 @@ export async function planIndexes(root: string, module: string | undefined): Pro
   const exported = require(path.join(root, file)) as Record<string, unknown>;
   const resource = Object.values(exported).find((value): value is AnyResource => typeof value === 'object' && value !== null && 'table' in value && 'fields' in value);
   if (!resource) throw new SpecError(`${file} exports no resource (defineResource)`);
-  const indexes = await missingColumns(resource);
-  const shadows = unindexedShadows(root, module!, resource);
+  const { indexes, shadows } = await missingIndexes(resource);
   if (indexes.length === 0 && shadows.length === 0) return [];
   const folder = `src/modules/${module}/migrations`;
   const number = nextMigrationNumber(root, module!);

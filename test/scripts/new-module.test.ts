@@ -10,7 +10,7 @@ import path from 'node:path';
 const root = path.resolve(__dirname, '../..');
 const tsx = path.join(root, 'node_modules/.bin/tsx');
 
-function run(cwd: string, args: string[], command: 'index' | 'field' | 'remove' = 'index') {
+function run(cwd: string, args: string[], command: 'index' | 'field' | 'remove' | 'indexes' = 'index') {
   const result = spawnSync(tsx, [path.join(root, `scripts/new-module/${command}.ts`), ...args], { cwd, encoding: 'utf8', timeout: 30_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -326,6 +326,24 @@ describe('npm run new:module', () => {
     expect(resource).toContain("  search: ['title', 'body'],");
     expect(resource).toContain("    archive: { access: 'owner-or-admin', set: { archivedAt: 'now' }, unless: 'archivedAt' },\n    publish: { access: 'owner-or-admin', set: { publishedAt: 'now' }, unless: 'publishedAt' },\n  },");
     expect(resource).toContain('migrations: [createNotes, defaultPinned0002, searchTitle, addArchivedAt, addBody, addPublishedAt],');
+  });
+
+  it('new:indexes knows the search index of every searched field, whichever migration built it, and writes only a missing one', () => {
+    expect(run(dir, ['notes', 'title:string', '--search', 'title']).status).toBe(0); // createResourceTable builds it
+    expect(run(dir, ['notes', 'body:text?', '--search'], 'field').status).toBe(0); // addFieldColumns builds it
+    expect(run(dir, ['notes', 'label:string?'], 'field').status).toBe(0);
+    expect(run(dir, ['notes', 'label', '--search'], 'field').status).toBe(0); // addSearchIndex builds it
+    const current = run(dir, ['notes'], 'indexes');
+    expect(current).toMatchObject({ status: 0, stdout: expect.stringMatching(/nothing to write/) });
+    // A shadow its migration filled but never indexed (a table from before the search index was built with it).
+    const searchLabel = path.join(dir, 'src/modules/notes/migrations/0004-search-label.ts');
+    const text = readFileSync(searchLabel, 'utf8');
+    writeFileSync(searchLabel, text.replace(".then(() => addSearchIndex(queryInterface, 'notes', ['label_search']))", ''));
+    expect(readFileSync(searchLabel, 'utf8')).not.toContain("addSearchIndex(queryInterface, 'notes', ['label_search'])");
+    expect(run(dir, ['notes'], 'indexes').status).toBe(0);
+    const added = readFileSync(path.join(dir, 'src/modules/notes/migrations/0005-add-list-indexes.ts'), 'utf8');
+    expect(added).toContain("addSearchIndex(queryInterface, 'notes', ['label_search'])");
+    expect(added).not.toMatch(/title_search|body_search/);
   });
 
   it('--action with several fields and --from writes state actions (new:field adds a datetime named for now), and new:module takes the form too', () => {

@@ -60,12 +60,27 @@ export async function missingSearchIndex(queryInterface: QueryInterface, table: 
   return columns.filter((column) => !indexed.has(column));
 }
 
+/** Who is told of the substring indexes the migrations on a QueryInterface build, whatever the engine. */
+const observers = new WeakMap<QueryInterface, (table: string, columns: readonly string[]) => void>();
+
+/**
+ * Tells `observer` of every substring index built through `queryInterface` (createResourceTable, addFieldColumns,
+ * addSearchIndex), on every engine, the ones that build none included, until the returned function is called:
+ * `npm run new:indexes` runs a module's migrations on a scratch SQLite database and learns from it which search
+ * shadows they index.
+ */
+export function observeSearchIndexes(queryInterface: QueryInterface, observer: (table: string, columns: readonly string[]) => void): () => void {
+  observers.set(queryInterface, observer);
+  return () => observers.delete(queryInterface);
+}
+
 /**
  * The substring index of a table's search shadows (`columns`: all of them, as the declaration has them).
  * `online`: the table may hold rows and take writes (PostgreSQL builds CONCURRENTLY, outside a transaction,
  * an INVALID index a failed build left dropped first); otherwise a plain build on a new table.
  */
 async function buildSearchIndex(queryInterface: QueryInterface, table: string, columns: readonly string[], online: boolean): Promise<void> {
+  observers.get(queryInterface)?.(table, columns);
   if (queryInterface.sequelize.getDialect() !== 'postgres' || columns.length === 0) return;
   await ensureTrigram(queryInterface, table);
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
