@@ -1,9 +1,7 @@
 import request from 'supertest';
-import { authModule } from '../../src/modules/auth';
-import { usersModule } from '../../src/modules/users';
 import { SoftwareAuthenticator } from '../support/software-authenticator';
-import { testEngines, type StartedEngine } from '../support/engines';
-import { buildTestApp, type TestApp } from '../support/test-app';
+import { testEngines } from '../support/engines';
+import { usePasskeyApp } from '../support/passkey-app';
 import { codeAt } from '../support/totp-codes';
 
 // A passkey instead of the TOTP code, over HTTP with real ceremonies (an authenticator in memory): the mfaToken
@@ -20,22 +18,10 @@ for (const target of engines.filter((engine) => engine.skipReason)) console.warn
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`a passkey as the second factor on ${target.label}`, () => {
-    let started: StartedEngine | undefined;
-    let testApp: TestApp | undefined;
-    beforeAll(async () => {
-      started = await target.start();
-      testApp = await buildTestApp({
-        env: { DATABASE_URL: started.url, USER_STORE: 'database', PUBLIC_URL: ORIGIN, PASSKEYS: 'true', AUTH_REGISTRATION: 'true', AUTH_RATE_LIMIT_MAX: '10000', MFA_ENCRYPTION_KEY: MFA_KEY },
-        modules: [authModule, usersModule],
-      });
-    }, 120_000);
-    afterAll(async () => {
-      await testApp?.close();
-      await started?.stop();
-    }, 60_000);
+    const testApp = usePasskeyApp(target, ORIGIN, { MFA_ENCRYPTION_KEY: MFA_KEY });
 
     it('spends the mfaToken when a passkey answers it: the code and new options are refused with it afterwards', async () => {
-      const browser = request.agent(testApp!.app.callback()); // keeps the passkeyFlow cookie, as a browser does
+      const browser = request.agent(testApp().app.callback()); // keeps the passkeyFlow cookie, as a browser does
       const authenticator = new SoftwareAuthenticator(ORIGIN);
       const email = `second-factor-${Date.now()}@example.com`;
       await browser.post('/api/auth/register').send({ name: 'Ada', email, password: PASSWORD }).expect(201);
@@ -71,7 +57,7 @@ for (const target of engines) {
       const late = await browser.post('/api/auth/passkeys/login/options').send({ mfaToken: (await browser.post('/api/auth/login').send({ email, password: PASSWORD })).body.data.mfaToken }).expect(200);
       const replay = await browser.post('/api/auth/passkeys/login/verify').send({ credential: authenticator.get(late.body.data), mfaToken }).expect(401);
       expect(replay.body.message).toBe(BAD_TOKEN);
-      const refused = testApp!.logLines().filter((line) => line.action === 'mfa-verify' && line.outcome === 'refused').map((line) => line.reason);
+      const refused = testApp().logLines().filter((line) => line.action === 'mfa-verify' && line.outcome === 'refused').map((line) => line.reason);
       expect(refused).toEqual(['spent-token', 'spent-token']);
     });
   });

@@ -1,14 +1,12 @@
 import request from 'supertest';
 import { NO_PASSWORD } from '../../src/auth/passwords';
 import { passkeyStore } from '../../src/auth/stores/definitions';
-import { authModule } from '../../src/modules/auth';
-import { usersModule } from '../../src/modules/users';
 import { setCookies } from '../support/auth-helpers';
-import { testEngines, type StartedEngine } from '../support/engines';
+import { testEngines } from '../support/engines';
+import { usePasskeyApp } from '../support/passkey-app';
 import { tokenIn } from '../support/mail-catcher';
 import { MAIL_PUBLIC_URL, useMailApp } from '../support/mail-app';
 import { SoftwareAuthenticator } from '../support/software-authenticator';
-import { buildTestApp, type TestApp } from '../support/test-app';
 
 // An account made with a passkey alone, over HTTP with real ceremonies (an authenticator in memory), on each
 // engine: it has no password at all, answers as POST /api/auth/register does (201 and 409 without email
@@ -37,22 +35,10 @@ for (const target of engines.filter((engine) => engine.skipReason)) console.warn
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`sign-up with a passkey alone, without email verification, on ${target.label}`, () => {
-    let started: StartedEngine | undefined;
-    let testApp: TestApp | undefined;
-    beforeAll(async () => {
-      started = await target.start();
-      testApp = await buildTestApp({
-        env: { DATABASE_URL: started.url, USER_STORE: 'database', PUBLIC_URL: ORIGIN, PASSKEYS: 'true', AUTH_REGISTRATION: 'true', AUTH_RATE_LIMIT_MAX: '10000' },
-        modules: [authModule, usersModule],
-      });
-    }, 120_000);
-    afterAll(async () => {
-      await testApp?.close();
-      await started?.stop();
-    }, 60_000);
+    const testApp = usePasskeyApp(target, ORIGIN);
 
     it('makes a user with no password and the passkey; they sign in with it, never with a password, and keep it as their last way in', async () => {
-      const browser = request.agent(testApp!.app.callback());
+      const browser = request.agent(testApp().app.callback());
       const authenticator = new SoftwareAuthenticator(ORIGIN);
       const email = `signup-${Date.now()}@example.com`;
       const options = await browser.post('/api/auth/passkeys/signup/options').send({ email: email.toUpperCase(), name: ' Ada ' }).expect(200);
@@ -62,7 +48,7 @@ for (const target of engines) {
       // The answer is bound to the address and name it was asked for, and to this browser.
       const other = await browser.post('/api/auth/passkeys/signup/verify').send({ email: `x${email}`, name: 'Ada', credential }).expect(422);
       expect(other.body.errors).toEqual([{ field: 'credential', message: expect.stringContaining('this email and name') }]);
-      await request(testApp!.app.callback()).post('/api/auth/passkeys/signup/verify').send({ email, name: 'Ada', credential }).expect(422);
+      await request(testApp().app.callback()).post('/api/auth/passkeys/signup/verify').send({ email, name: 'Ada', credential }).expect(422);
       const created = await browser.post('/api/auth/passkeys/signup/verify').send({ email, name: 'Ada', credential, passkeyName: 'Phone' }).expect(201);
       expect(created.body.data).toEqual({ id: expect.any(String), email, role: 'user', name: 'Ada' });
       expect(created.headers.location).toBe(`/api/users/${created.body.data.id}`);
@@ -70,10 +56,10 @@ for (const target of engines) {
       await browser.post('/api/auth/passkeys/signup/verify').send({ email, name: 'Ada', credential }).expect(422); // used up
 
       const id = created.body.data.id as string;
-      const stored = await testApp!.services.users.findById(id);
+      const stored = await testApp().services.users.findById(id);
       expect(stored).toMatchObject({ email, passwordHash: NO_PASSWORD, emailVerified: false }); // no password at all, not a random one
       expect(Buffer.from(authenticator.credentials[0]!.userHandle, 'base64url').toString()).toBe(id); // the user handle is the account
-      expect(await testApp!.services.database.store(passkeyStore).listByUser(id)).toEqual([expect.objectContaining({ name: 'Phone', transports: ['internal'] })]);
+      expect(await testApp().services.database.store(passkeyStore).listByUser(id)).toEqual([expect.objectContaining({ name: 'Phone', transports: ['internal'] })]);
 
       const signedIn = await signIn(browser, authenticator);
       expect(signedIn.status).toBe(200);
@@ -85,11 +71,11 @@ for (const target of engines) {
 
       // A taken address is told at the options, before the authenticator makes a credential for nothing.
       expect((await browser.post('/api/auth/passkeys/signup/options').send({ email, name: 'Eve' }).expect(409)).body.message).toBe('This email is already registered');
-      expect(testApp!.logLines().filter((line) => line.action === 'register').map((line) => line.outcome)).toEqual(['success', 'taken']);
+      expect(testApp().logLines().filter((line) => line.action === 'register').map((line) => line.outcome)).toEqual(['success', 'taken']);
     });
 
     it('refuses what is not a sign-up: a wrong body (422), a credential registered already (409)', async () => {
-      const browser = request.agent(testApp!.app.callback());
+      const browser = request.agent(testApp().app.callback());
       await browser.post('/api/auth/passkeys/signup/options').send({ email: 'not an address', name: 'Ada' }).expect(422);
       await browser.post('/api/auth/passkeys/signup/options').send({ email: 'a@example.com' }).expect(422);
       await browser.post('/api/auth/passkeys/signup/verify').send({ email: 'a@example.com', name: 'Ada', credential: { id: 'x' } }).expect(422);
@@ -102,7 +88,7 @@ for (const target of engines) {
       const reused = authenticator.create(options.body.data, authenticator.credentials[0]);
       const refused = await browser.post('/api/auth/passkeys/signup/verify').send({ email, name: 'Ada', credential: reused }).expect(409);
       expect(refused.body.message).toBe('This passkey is registered already');
-      expect(await testApp!.services.users.findByEmail(email)).toBeNull();
+      expect(await testApp().services.users.findByEmail(email)).toBeNull();
     });
   });
 

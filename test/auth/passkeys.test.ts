@@ -3,11 +3,9 @@ import request from 'supertest';
 import { NO_PASSWORD } from '../../src/auth/passwords';
 import { passkeyStore } from '../../src/auth/stores/definitions';
 import type { PasskeyStore } from '../../src/auth/stores/passkey-store';
-import { authModule } from '../../src/modules/auth';
-import { usersModule } from '../../src/modules/users';
 import { setCookies } from '../support/auth-helpers';
-import { testEngines, type StartedEngine } from '../support/engines';
-import { buildTestApp, type TestApp } from '../support/test-app';
+import { testEngines } from '../support/engines';
+import { usePasskeyApp } from '../support/passkey-app';
 import { codeAt, wrongCodes } from '../support/totp-codes';
 
 // The passkey routes over HTTP on every engine, where no browser is needed (the ceremonies themselves run in
@@ -30,10 +28,9 @@ for (const target of engines.filter((engine) => engine.skipReason)) console.warn
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`passkey routes on ${target.label}`, () => {
-    let started: StartedEngine | undefined;
-    let testApp: TestApp | undefined;
-    let passkeys: PasskeyStore;
-    const http = () => request(testApp!.app.callback());
+    const testApp = usePasskeyApp(target, PUBLIC_URL, { MFA_ENCRYPTION_KEY: MFA_KEY });
+    const passkeys = (): PasskeyStore => testApp().services.database.store(passkeyStore);
+    const http = () => request(testApp().app.callback());
     let registered = 0;
     /** A registered user and a bearer from a password login. */
     const newUser = async () => {
@@ -43,26 +40,14 @@ for (const target of engines) {
       const login = await http().post('/api/auth/login').send({ email, password: PASSWORD }).expect(200);
       return { id: created.body.data.id as string, email, bearer: `Bearer ${login.body.data.accessToken}` };
     };
-    const storedPasskey = (userId: string, counter = 0) => passkeys.add({ userId, credentialId: randomBytes(32), publicKey: randomBytes(77), counter, transports: ['usb'], name: 'Key' });
+    const storedPasskey = (userId: string, counter = 0) => passkeys().add({ userId, credentialId: randomBytes(32), publicKey: randomBytes(77), counter, transports: ['usb'], name: 'Key' });
     /** The user's password taken away (as for a user a provider made), and a bearer valid for the new session version. */
     const withoutPassword = async (userId: string) => {
-      await testApp!.services.users.changePassword(userId, NO_PASSWORD);
-      const user = await testApp!.services.users.findById(userId);
-      return `Bearer ${testApp!.services.tokens.signAccessToken(user!)}`;
+      await testApp().services.users.changePassword(userId, NO_PASSWORD);
+      const user = await testApp().services.users.findById(userId);
+      return `Bearer ${testApp().services.tokens.signAccessToken(user!)}`;
     };
 
-    beforeAll(async () => {
-      started = await target.start();
-      testApp = await buildTestApp({
-        env: { DATABASE_URL: started.url, USER_STORE: 'database', PUBLIC_URL, PASSKEYS: 'true', AUTH_REGISTRATION: 'true', AUTH_RATE_LIMIT_MAX: '10000', MFA_ENCRYPTION_KEY: MFA_KEY },
-        modules: [authModule, usersModule],
-      });
-      passkeys = testApp.services.database.store(passkeyStore);
-    }, 120_000);
-    afterAll(async () => {
-      await testApp?.close();
-      await started?.stop();
-    }, 60_000);
 
     it('asks for the password before the options: none, a wrong one, a code instead; then options for a discoverable, user-verified credential', async () => {
       const { bearer } = await newUser();
@@ -133,9 +118,9 @@ for (const target of engines) {
       await http().delete(`/api/auth/passkeys/${first.id}`).set('Authorization', bearer).expect(404);
       const other = await newUser();
       await http().delete(`/api/auth/passkeys/${second.id}`).set('Authorization', other.bearer).expect(404); // not theirs
-      const admin = await testApp!.signIn('admin');
+      const admin = await testApp().signIn('admin');
       await http().delete(`/api/users/${id}`).set('Authorization', admin.authorization).expect(204);
-      expect(await passkeys.listByUser(id)).toEqual([]);
+      expect(await passkeys().listByUser(id)).toEqual([]);
     });
 
     it('serves the development page and its scripts (outside production)', async () => {
