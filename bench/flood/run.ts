@@ -1,3 +1,4 @@
+import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,8 @@ import { benchNotes, benchNotesModule } from '../scale/notes-resource';
 
 // `npm run bench:flood`: does one signed-in user flooding the service with searches starve another user?
 // Per engine (FLOOD_ENGINES: sqlite, postgres from TEST_POSTGRES_URL), the real service in its own process
-// (bench/flood/service.ts; the clients here take none of its event loop) with its default budgets
+// (bench/flood/service.ts) and the flooding client in another (bench/flood/flooder.ts), so neither the service's
+// event loop nor the sampler's here waits on the flood's client work, with the service's default budgets
 // (USER_RATE_LIMIT_*, USER_CONCURRENCY_MAX, DATABASE_TIMEOUT: settable as usual), over real HTTP. One user owns
 // FLOOD_ROWS notes, another 1,000. The other user's first page is timed FLOOD_SAMPLES times alone ("quiet"),
 // then again while the first runs FLOOD_LOOPS loops of `?q=<a term no title holds>` back to back, each
@@ -69,10 +71,10 @@ async function floodEngine(engine: ScaleEngine, scratch: string): Promise<void> 
   const sequelize = engine === 'sqlite' ? new Sequelize({ dialect: 'sqlite', storage: url.slice('sqlite:'.length), logging: false }) : new Sequelize(url, { logging: false, pool: { max: 1 } });
   let service: ServerProcess | undefined;
   try {
-    const flooder = await signIn(setup, `flooder-${Date.now()}@bench.test`);
+    const floodingUser = await signIn(setup, `flooder-${Date.now()}@bench.test`);
     const other = await signIn(setup, `other-${Date.now()}@bench.test`);
     await setup.stop();
-    await seedNotes(sequelize, engine, 'notes', flooder.id, ROWS, 0);
+    await seedNotes(sequelize, engine, 'notes', floodingUser.id, ROWS, 0);
     await seedNotes(sequelize, engine, 'notes', other.id, 1_000, 1);
     await sequelize.query('UPDATE notes SET title_search = lower(title)'); // the shadow the store keeps (titles are plain lower-case words)
     await analyze(sequelize, engine, 'notes');
@@ -81,22 +83,20 @@ async function floodEngine(engine: ScaleEngine, scratch: string): Promise<void> 
     const baseUrl = `http://127.0.0.1:${service.port}`;
     for (let i = 0; i < 3; i += 1) await get(baseUrl, PAGE, other.authorization);
     const quiet = await sample(baseUrl, other.authorization);
-    const statuses = new Map<number, number>();
-    let flooding = true;
-    const loops = Array.from({ length: LOOPS }, async () => {
-      while (flooding) {
-        const status = await get(baseUrl, FLOOD, flooder.authorization).then(
-          (answer) => answer.status,
-          () => 0, // the connection failed: counted as 0
-        );
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      }
+    const flooder = fork(join(__dirname, 'flooder.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const message = <T>(): Promise<T> => new Promise((resolve, reject) => {
+      flooder.once('message', (value) => resolve(value as T));
+      flooder.once('exit', (code) => reject(new Error(`the flooding client exited (code ${code})`)));
     });
     const started = performance.now();
+    const floodStarted = message<{ started: true }>();
+    flooder.send({ baseUrl, path: FLOOD, authorization: floodingUser.authorization, loops: LOOPS });
+    await floodStarted;
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const loaded = await sample(baseUrl, other.authorization);
-    flooding = false;
-    await Promise.all(loops);
+    const report = message<{ statuses: [number, number][] }>();
+    flooder.send('stop');
+    const statuses = new Map((await report).statuses);
     const seconds = (performance.now() - started) / 1000;
     const answered = [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ');
     const [q, l] = [median(quiet.times), median(loaded.times)];

@@ -5,7 +5,7 @@ import { CapturingLogger } from '../scale/plans';
 import { benchNotesModule } from '../scale/notes-resource';
 
 // The service as `npm run bench:flood` measures it: its own process (bench/child-process.ts forks this file
-// under tsx), so the flooding clients and the sampler, which run in the bench's process, take none of its
+// under tsx), so the flooding client (flooder.ts) and the sampler (the bench's process) take none of its
 // event loop. Settings come from the environment the bench passes; it says its port over IPC when it listens.
 
 async function main(): Promise<void> {
