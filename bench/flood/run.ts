@@ -62,6 +62,34 @@ async function sample(baseUrl: string, authorization: string): Promise<{ times: 
   return { times, failed };
 }
 
+/**
+ * Runs `work` while the flooding user's LOOPS loops (flooder.ts, a process of its own) run against the service,
+ * one second after they start; answers what `work` gave, the statuses the flood was answered, and how long it
+ * ran. The flooding client is stopped, and killed if it has not gone, whatever happens.
+ */
+async function whileFlooded<T>(baseUrl: string, authorization: string, work: () => Promise<T>): Promise<{ result: T; statuses: Map<number, number>; seconds: number }> {
+  const flooder = fork(join(__dirname, 'flooder.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const message = <M>(): Promise<M> =>
+    new Promise((resolve, reject) => {
+      flooder.once('message', (value) => resolve(value as M));
+      flooder.once('exit', (code) => reject(new Error(`the flooding client exited (code ${code})`)));
+    });
+  try {
+    const started = performance.now();
+    const floodStarted = message<{ started: true }>();
+    flooder.send({ baseUrl, path: FLOOD, authorization, loops: LOOPS });
+    await floodStarted;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const result = await work();
+    const report = message<{ statuses: [number, number][] }>();
+    flooder.send('stop');
+    const statuses = new Map((await report).statuses);
+    return { result, statuses, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    if (flooder.exitCode === null) flooder.kill();
+  }
+}
+
 async function floodEngine(engine: ScaleEngine, scratch: string): Promise<void> {
   const url = engine === 'sqlite' ? `sqlite:${join(scratch, 'flood.sqlite')}` : env.TEST_POSTGRES_URL;
   if (!url) throw new Error('postgres: TEST_POSTGRES_URL is not set (an empty database)');
@@ -83,21 +111,7 @@ async function floodEngine(engine: ScaleEngine, scratch: string): Promise<void> 
     const baseUrl = `http://127.0.0.1:${service.port}`;
     for (let i = 0; i < 3; i += 1) await get(baseUrl, PAGE, other.authorization);
     const quiet = await sample(baseUrl, other.authorization);
-    const flooder = fork(join(__dirname, 'flooder.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const message = <T>(): Promise<T> => new Promise((resolve, reject) => {
-      flooder.once('message', (value) => resolve(value as T));
-      flooder.once('exit', (code) => reject(new Error(`the flooding client exited (code ${code})`)));
-    });
-    const started = performance.now();
-    const floodStarted = message<{ started: true }>();
-    flooder.send({ baseUrl, path: FLOOD, authorization: floodingUser.authorization, loops: LOOPS });
-    await floodStarted;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const loaded = await sample(baseUrl, other.authorization);
-    const report = message<{ statuses: [number, number][] }>();
-    flooder.send('stop');
-    const statuses = new Map((await report).statuses);
-    const seconds = (performance.now() - started) / 1000;
+    const { result: loaded, statuses, seconds } = await whileFlooded(baseUrl, floodingUser.authorization, () => sample(baseUrl, other.authorization));
     const answered = [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ');
     const [q, l] = [median(quiet.times), median(loaded.times)];
     console.log(
