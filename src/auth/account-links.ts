@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { MailOutbox } from '../mail/outbox';
 import type { RenderedMail } from '../mail/templates';
 import type { FailureCounter } from './failure-counter';
@@ -9,7 +9,8 @@ import type { UserRecord } from './stores/user-store';
 const MAILS_PER_ADDRESS = 3;
 const MAIL_WINDOW_MS = 15 * 60_000;
 
-export const digestOf = (token: string) => createHash('sha256').update(token).digest('hex');
+/** SHA-256 of a token or key, hex: what the stores keep and compare instead of the secret itself (Node's one-shot `hash`). */
+export const digestOf = (token: string) => hash('sha256', token, 'hex');
 
 export interface LinkKind {
   purpose: AccountTokenPurpose;

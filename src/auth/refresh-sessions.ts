@@ -1,17 +1,14 @@
-import { hash } from 'node:crypto';
 import { newId } from '../stores/ids';
+import { digestOf } from './account-links';
 import type { RefreshTokenRecord, RefreshTokenStore } from './stores/refresh-token-store';
 import type { IssuedRefreshToken, TokenService } from './tokens';
 
 /** Why a refresh was refused; the client sees one 401 for all of them, the log tells them apart. */
 export type RefreshRefusal = 'missing-cookie' | 'invalid-token' | 'unknown-session' | 'reused-token' | 'user-gone' | 'session-ended' | 'unverified';
 
-/**
- * What the store keeps instead of the token: its SHA-256 digest (hex), so a database dump holds no usable token.
- * `hash`, Node's one-shot digest: a third of createHash's cost (no Hash object), on every refresh.
- */
+/** What the store keeps instead of the token: its SHA-256 digest (hex), so a database dump holds no usable token. */
 export function digestRefreshToken(token: string): string {
-  return hash('sha256', token, 'hex');
+  return digestOf(token);
 }
 
 export interface RotationPolicy {

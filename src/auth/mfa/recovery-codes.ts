@@ -1,4 +1,5 @@
-import { createHash, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
+import { digestOf } from '../account-links';
 
 /** How many recovery codes a confirmed enrolment gets; each works once. */
 export const RECOVERY_CODE_COUNT = 10;
@@ -24,5 +25,5 @@ export function newRecoveryCodes(count = RECOVERY_CODE_COUNT): string[] {
  * keeps a copy of the table from being a list of working codes.
  */
 export function recoveryCodeDigest(code: string): string {
-  return createHash('sha256').update(code.replace(/[- ]/g, '').toLowerCase()).digest('hex');
+  return digestOf(code.replace(/[- ]/g, '').toLowerCase());
 }
