@@ -14,6 +14,7 @@ import { MIGRATIONS_TABLE, type SqlMigration } from './migrations/migration';
 import { DirectReads } from './direct-reads';
 import { translateSqlError } from './sql-errors';
 import { SqliteStatementBudget } from './statement-budget';
+import { useWriteAheadLog } from './sqlite-journal';
 
 export interface SqlDatabaseOptions {
   url: string;
@@ -44,6 +45,8 @@ export class SqlDatabase implements Database {
   private readonly directReads: DirectReads;
   /** SQLite only: the interrupt of a statement past DATABASE_TIMEOUT. */
   private readonly sqliteBudget: SqliteStatementBudget | undefined;
+  /** A SQLite file (not `:memory:`): put in write-ahead-log mode on connecting. */
+  private readonly sqliteFile: boolean;
 
   constructor(
     private readonly options: SqlDatabaseOptions,
@@ -52,6 +55,7 @@ export class SqlDatabase implements Database {
     const settings = sqlConnectionSettings(options.url, options.engine, options.timeoutMs, logger);
     this.engine = options.engine;
     this.description = settings.description;
+    this.sqliteFile = options.engine === 'sqlite' && !settings.inMemory;
     this.sqliteBudget = options.engine === 'sqlite' ? new SqliteStatementBudget(options.timeoutMs) : undefined;
     this.sequelize = new Sequelize(this.sqliteBudget ? { ...settings.options, hooks: this.sqliteBudget.hooks() } : settings.options);
     this.directReads = new DirectReads(this.sequelize, options.engine);
@@ -97,6 +101,7 @@ export class SqlDatabase implements Database {
 
   async connect(): Promise<void> {
     await connectWithRetry(() => this.ping(), this.description, this.logger, { attempts: this.options.connectAttempts });
+    if (this.sqliteFile) await useWriteAheadLog(this.sequelize, this.logger);
     this.cleanup?.start();
   }
 
