@@ -9,6 +9,8 @@ export interface LoadRequest {
   method: 'GET' | 'POST';
   path: string;
   headers?: Record<string, string>;
+  /** Headers added per request, each request taking the next set in turn (across all connections). */
+  headerSets?: readonly Record<string, string>[];
   body?: string;
 }
 
@@ -46,6 +48,7 @@ export async function loadRun(
       method: request.method,
       headers: request.headers,
       body: request.body,
+      ...(request.headerSets ? { requests: [{ setupRequest: inTurn(request.headerSets) }] } : {}),
       connections: options.connections,
       pipelining: options.pipelining,
       duration: options.seconds,
@@ -67,6 +70,16 @@ export async function loadRun(
   } finally {
     clearInterval(sampler);
   }
+}
+
+/** autocannon's per-request hook: the next header set each time. */
+function inTurn(headerSets: readonly Record<string, string>[]): (built: autocannon.Request) => autocannon.Request {
+  let next = 0;
+  return (built) => {
+    built.headers = { ...built.headers, ...headerSets[next % headerSets.length] };
+    next += 1;
+    return built;
+  };
 }
 
 /** One request through fetch, for the checks before a scenario is loaded: status, body and headers. */

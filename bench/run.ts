@@ -70,8 +70,11 @@ async function expectOk(name: string, port: number, request: LoadRequest): Promi
   return answer;
 }
 
-/** Checks every scenario answers 200 before any load, and collects the login's refresh cookie. */
-async function prepare(servers: Servers, accessToken: string): Promise<{ refreshCookie: string | undefined; notes: string[] }> {
+/** Sessions the refresh scenario goes through, one per request in turn: its lookups are of different tokens, as a crowd's are. */
+const REFRESH_SESSIONS = 64;
+
+/** Checks every scenario answers 200 before any load, and collects the refresh cookies of REFRESH_SESSIONS logins. */
+async function prepare(servers: Servers, accessToken: string): Promise<{ refreshCookies: string[] | undefined; notes: string[] }> {
   const { service, bareKoa, raw } = servers;
   const notes: string[] = [];
   const root = { method: 'GET', path: '/' } as const;
@@ -99,14 +102,27 @@ async function prepare(servers: Servers, accessToken: string): Promise<{ refresh
   const login = await probe(service.port, { method: 'POST', path: '/api/auth/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_CREDENTIALS) });
   if (login.status === 404) {
     notes.push('POST /api/auth/login answered 404: the auth module is not mounted, login and refresh were not measured');
-    return { refreshCookie: undefined, notes };
+    return { refreshCookies: undefined, notes };
   }
+  const refreshCookies = [refreshCookieOf(login)];
+  while (refreshCookies.length < REFRESH_SESSIONS) {
+    const logins = Array.from({ length: Math.min(8, REFRESH_SESSIONS - refreshCookies.length) }, () =>
+      probe(service.port, { method: 'POST', path: '/api/auth/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_CREDENTIALS) }),
+    );
+    refreshCookies.push(...(await Promise.all(logins)).map(refreshCookieOf));
+  }
+  for (const cookie of [refreshCookies[0], refreshCookies[REFRESH_SESSIONS - 1]]) {
+    await expectOk('service', service.port, { method: 'POST', path: '/api/auth/refresh', headers: { cookie } });
+  }
+  return { refreshCookies, notes };
+}
+
+/** `refreshToken=…` from a login's answer. */
+function refreshCookieOf(login: { status: number; body: string; headers: Headers }): string {
   if (login.status !== 200) throw new Error(`service: login answered ${login.status}: ${login.body.slice(0, 300)}`);
   const cookie = login.headers.getSetCookie().find((line) => line.startsWith('refreshToken='));
   if (!cookie) throw new Error('service: login set no refreshToken cookie');
-  const refreshCookie = cookie.split(';')[0];
-  await expectOk('service', service.port, { method: 'POST', path: '/api/auth/refresh', headers: { cookie: refreshCookie } });
-  return { refreshCookie, notes };
+  return cookie.split(';')[0];
 }
 
 /** The scenarios the peer stacks answer exactly as the service does (same JSON, same token checks). */
@@ -194,11 +210,11 @@ async function main(): Promise<number> {
     const tokens = new TokenService(jwtSettings);
     const accessToken = tokens.signAccessToken({ id: DEMO_USER_ID, role: BENCH_ROLE, sessionVersion: 0 });
     const prepared = await prepare(servers, accessToken);
-    const { refreshCookie } = prepared;
+    const { refreshCookies } = prepared;
     notes.push(...prepared.notes);
     for (const note of notes) log(`bench: NOTE ${note}`);
 
-    const all = buildScenarios({ accessToken, refreshCookie, connections: settings.connections, loginConnections: settings.loginConnections });
+    const all = buildScenarios({ accessToken, refreshCookies, connections: settings.connections, loginConnections: settings.loginConnections });
     const scenarios = settings.scenarios ? all.filter((scenario) => settings.scenarios!.includes(scenario.id)) : all;
     if (scenarios.length === 0) throw new Error(`BENCH_SCENARIOS matches none of: ${all.map((s) => s.id).join(', ')}`);
     const hash = scenarios.some((scenario) => scenario.id === 'login') ? await measureHash() : undefined;

@@ -19,8 +19,8 @@ export const DEMO_CREDENTIALS = { email: 'demo@example.com', password: 'bench-de
 
 export interface ScenarioInputs {
   accessToken: string;
-  /** `refreshToken=…` from a login; undefined when the auth module is not mounted. */
-  refreshCookie: string | undefined;
+  /** `refreshToken=…` from logins, one per session; undefined when the auth module is not mounted. */
+  refreshCookies: readonly string[] | undefined;
   connections: number;
   loginConnections: number;
 }
@@ -41,7 +41,7 @@ export function buildScenarios(inputs: ScenarioInputs): Scenario[] {
       connections: inputs.connections,
     },
   ];
-  if (inputs.refreshCookie) {
+  if (inputs.refreshCookies) {
     // The auth module is mounted (the cookie came from a login).
     scenarios.push(
       {
@@ -53,8 +53,9 @@ export function buildScenarios(inputs: ScenarioInputs): Scenario[] {
       {
         id: 'refresh',
         title: 'POST /api/auth/refresh (cookie → JWT verify → store lookup → new access token)',
-        // No Origin header: a non-browser client, which the CSRF check lets through.
-        request: { method: 'POST', path: '/api/auth/refresh', headers: { cookie: inputs.refreshCookie } },
+        // No Origin header: a non-browser client, which the CSRF check lets through. Each request presents the
+        // next session's cookie: a crowd's refreshes look up different tokens.
+        request: { method: 'POST', path: '/api/auth/refresh', headerSets: inputs.refreshCookies.map((cookie) => ({ cookie })) },
         connections: inputs.connections,
       },
     );

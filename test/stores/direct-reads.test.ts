@@ -4,9 +4,13 @@ import { join } from 'node:path';
 import { mfaStore, userStore } from '../../src/auth/stores/definitions';
 import { loadConfig } from '../../src/config/config';
 import { createLogger } from '../../src/logger';
-import { DatabaseError, type Sequelize } from 'sequelize';
+import { DatabaseError, QueryTypes, type Sequelize } from 'sequelize';
+import sqlite3 from 'sqlite3';
 import { createDatabase } from '../../src/stores/create-database';
 import { DirectReads } from '../../src/stores/sql/direct-reads';
+import type { Database } from '../../src/stores/types';
+import type { SqlDatabase } from '../../src/stores/sql/sql-database';
+import type { DatabaseUserStore, UserRecord } from '../../src/auth/stores/user-store';
 
 // The hot-path reads go through statements prepared on SQLite's own connection (direct-reads.ts). They must
 // not keep the file open: an unfinalized statement makes SQLite refuse to close ("unable to close due to
@@ -39,6 +43,60 @@ describe('prepared reads on a SQLite file', () => {
       expect(await mfa.begin(created.id, 'sealed')).toBe(true);
       expect(await mfa.confirm(created.id, 'sealed', 1, ['d'.repeat(63) + String(round)])).toBe(true);
       await expect(database.close()).resolves.toBeUndefined();
+    }
+  });
+});
+
+describe('lookups on SQLite taken together', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'read-batches-'));
+  let database: Database;
+  let users: ReturnType<typeof database.store<DatabaseUserStore>>;
+  const ids: string[] = [];
+  beforeAll(async () => {
+    database = createDatabase(loadConfig({ NODE_ENV: 'test', DATABASE_URL: `sqlite:${join(dir, 'app.sqlite')}` }), logger, [userStore], { cleanupJob: false, connectAttempts: 1 });
+    await database.connect();
+    await database.migrate();
+    users = database.store(userStore);
+    for (let index = 0; index < 250; index += 1) ids.push((await users.create({ email: `user-${index}@example.com`, passwordHash: 'hash', role: 'user', name: null })).id);
+  });
+  afterAll(async () => {
+    await database.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The statements SQLite ran while `work` did. */
+  async function statementsDuring(work: () => Promise<unknown>): Promise<number> {
+    const run = jest.spyOn(sqlite3.Statement.prototype, 'all');
+    try {
+      await work();
+      return run.mock.calls.length;
+    } finally {
+      run.mockRestore();
+    }
+  }
+
+  it('answer each lookup with its own row, in two statements: the first alone, then all that waited for it', async () => {
+    const wanted = [...ids.slice(0, 30), ...ids.slice(0, 5), 'no-such-id', 'nor-this-one'];
+    let found: (UserRecord | null)[] = [];
+    const statements = await statementsDuring(async () => (found = await Promise.all(wanted.map((id) => users.findById(id)))));
+    expect(statements).toBe(2);
+    expect(found.map((user) => user?.id ?? null)).toEqual([...ids.slice(0, 30), ...ids.slice(0, 5), null, null]);
+    const byEmail = await Promise.all(['USER-7@example.com', 'user-8@example.com', 'nobody@example.com'].map((email) => users.findByEmail(email)));
+    expect(byEmail.map((user) => user?.id ?? null)).toEqual([ids[7], ids[8], null]);
+  });
+
+  it('read at most 100 keys in one statement', async () => {
+    const statements = await statementsDuring(() => Promise.all(ids.map((id) => users.findById(id))));
+    expect(statements).toBe(1 + Math.ceil((ids.length - 1) / 100));
+  });
+
+  it("find the batch's keys through the table's index, never by scanning it", async () => {
+    const { sequelize } = database as SqlDatabase;
+    for (const column of ['id', 'email']) {
+      const plan = await sequelize.query<{ detail: string }>(`EXPLAIN QUERY PLAN SELECT id FROM users WHERE ${column} IN (SELECT value FROM json_each(?))`, { replacements: [JSON.stringify(['a', 'b'])], type: QueryTypes.SELECT });
+      const details = plan.map((step) => step.detail).join(' | ');
+      expect(details).toMatch(/SEARCH users USING (COVERING )?INDEX/);
+      expect(details).not.toMatch(/SCAN users/);
     }
   });
 });

@@ -41,11 +41,11 @@ function storeCapturing(engine: SqlEngine): { store: SqlRefreshTokenStore; state
     transaction: (work) => sequelize.transaction(work),
     // SQL Server's hot-path reads go through Sequelize (DirectReads' own path, recorded by the stand-in above);
     // the other engines' drivers are not reached here, so their lookup is recorded as the driver would get it.
-    selectOne:
+    selectByKey:
       engine === 'mssql'
-        ? (sql, params) => new DirectReads(sequelize, engine).selectOne(sql, params)
-        : async (sql, params) => {
-            await sequelize.query(sql, { replacements: [...params] as string[] });
+        ? (read, key) => new DirectReads(sequelize, engine).selectByKey(read, key)
+        : async (read, key) => {
+            await sequelize.query(`${read.select} WHERE ${read.column} = ${read.placeholder ?? '?'}`, { replacements: [key] });
             return null;
           },
     removeExpiredPeriodically: () => undefined,

@@ -26,7 +26,7 @@ function sqlContext(dialect: 'mssql' | 'postgres'): SqlStoreContext {
   // No driver is needed to build SQL: a stand-in keeps tedious (whose Azure dependencies jest cannot load) out.
   const driver = dialect === 'mssql' ? { dialectModule: { Connection: class {}, TYPES: {}, ISOLATION_LEVEL: {} } } : {};
   const sequelize = new Sequelize({ dialect, host: '127.0.0.1', port: 1, logging: false, ...driver });
-  return { sequelize, DataTypes, engine: dialect, timeoutMs: 1000, run: (operation) => operation(), transaction: () => Promise.reject(new Error('unused')), selectOne: () => Promise.reject(new Error('unused')), removeExpiredPeriodically: () => undefined };
+  return { sequelize, DataTypes, engine: dialect, timeoutMs: 1000, run: (operation) => operation(), transaction: () => Promise.reject(new Error('unused')), selectByKey: () => Promise.reject(new Error('unused')), removeExpiredPeriodically: () => undefined };
 }
 
 /** Every SELECT a list runs, in order, as the dialect writes it (the model's findAll is stopped before the network, answering no rows). */

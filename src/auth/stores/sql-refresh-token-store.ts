@@ -1,5 +1,6 @@
 import { cast, DataTypes, Op, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
 import type { SqlStoreContext } from '../../stores/kit/definition';
+import type { KeyedRead } from '../../stores/sql/direct-reads';
 import type { NewRefreshToken, RefreshTokenRecord, RefreshTokenStore } from './refresh-token-store';
 
 interface RefreshTokenRow {
@@ -13,13 +14,13 @@ interface RefreshTokenRow {
 
 /**
  * The refresh-token store on a relational engine (table `refresh_tokens`, migrations 0002 and 0003). The lookup is the
- * refresh hot path: one SELECT, its SQL built once, prepared by the driver (SqlStoreContext.selectOne), the row read raw. Expired rows are removed by the
+ * refresh hot path: one SELECT, its SQL built once, prepared by the driver (SqlStoreContext.selectByKey), the row read raw. Expired rows are removed by the
  * in-process cleanup job (registered here) and never returned before that.
  */
 export class SqlRefreshTokenStore implements RefreshTokenStore {
   private readonly RefreshToken: ModelStatic<Model>;
-  /** The lookup's SQL, built once: no query generation per refresh. */
-  private readonly findSql: string;
+  /** The lookup, built once: no query generation per refresh. */
+  private readonly lookup: KeyedRead;
 
   constructor(private readonly context: SqlStoreContext) {
     this.RefreshToken = context.sequelize.define(
@@ -35,10 +36,10 @@ export class SqlRefreshTokenStore implements RefreshTokenStore {
     );
     context.removeExpiredPeriodically(() => this.deleteExpired());
     const q = (name: string) => context.sequelize.getQueryInterface().quoteIdentifier(name);
-    this.findSql =
+    const select =
       `SELECT ${q('token')} AS ${q('token')}, ${q('user_id')} AS ${q('userId')}, ${q('expires_at')} AS ${q('expiresAt')}, ` +
-      `${q('family_id')} AS ${q('familyId')}, ${q('retired_at')} AS ${q('retiredAt')} ` +
-      `FROM ${q('refresh_tokens')} WHERE ${q('token')} = ${this.onMssql ? 'CAST(? AS CHAR(64))' : '?'}`;
+      `${q('family_id')} AS ${q('familyId')}, ${q('retired_at')} AS ${q('retiredAt')} FROM ${q('refresh_tokens')}`;
+    this.lookup = { select, column: q('token'), field: 'token', placeholder: this.onMssql ? 'CAST(? AS CHAR(64))' : '?' };
   }
 
   private get onMssql(): boolean {
@@ -57,7 +58,7 @@ export class SqlRefreshTokenStore implements RefreshTokenStore {
 
   findByToken(token: string): Promise<RefreshTokenRecord | null> {
     return this.context.run(async () => {
-      const row = await this.context.selectOne<RefreshTokenRow>(this.findSql, [token]);
+      const row = await this.context.selectByKey<RefreshTokenRow>(this.lookup, token);
       if (!row) return null;
       // Expiry compared here, to the millisecond, so an expired row the cleanup job has not removed yet is
       // never returned (a date in raw SQL would be formatted per dialect, some without milliseconds).

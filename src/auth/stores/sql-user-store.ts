@@ -5,6 +5,7 @@ import type { ResourcePage } from '../../stores/kit/resource-store';
 import { newId } from '../../stores/ids';
 import type { SqlStoreContext } from '../../stores/kit/definition';
 import { boundedCount } from '../../stores/sql/bounded-count';
+import type { KeyedRead } from '../../stores/sql/direct-reads';
 import { normaliseEmail } from './email';
 import { LAST_ADMIN, newUserRecord, USERS_ORDER, type DatabaseUserStore, type KeepRole, type ListedUser, type NewUser, type UserListQuery, type UserRecord } from './user-store';
 
@@ -29,7 +30,7 @@ const COLUMNS = ['id', 'email', 'passwordHash', 'role', 'name', 'sessionVersion'
 export class SqlUserStore implements DatabaseUserStore {
   private readonly User: ModelStatic<Model>;
   /** The lookups' SQL, built once (exactly the record's columns): no query generation per login or refresh. */
-  private readonly findSql: { id: string; email: string };
+  private readonly lookups: { id: KeyedRead; email: KeyedRead };
 
   constructor(private readonly context: SqlStoreContext) {
     this.User = context.sequelize.define(
@@ -47,7 +48,7 @@ export class SqlUserStore implements DatabaseUserStore {
     );
     const q = (name: string) => context.sequelize.getQueryInterface().quoteIdentifier(name);
     const select = `SELECT ${q('id')} AS ${q('id')}, ${q('email')} AS ${q('email')}, ${q('password_hash')} AS ${q('passwordHash')}, ${q('role')} AS ${q('role')}, ${q('name')} AS ${q('name')}, ${q('session_version')} AS ${q('sessionVersion')}, ${q('email_verified')} AS ${q('emailVerified')} FROM ${q('users')}`;
-    this.findSql = { id: `${select} WHERE ${q('id')} = ?`, email: `${select} WHERE ${q('email')} = ?` };
+    this.lookups = { id: { select, column: q('id'), field: 'id' }, email: { select, column: q('email'), field: 'email' } };
     // "Someone else holds the role": a derived table, because MySQL refuses a subquery on the table it updates.
     this.othersHoldSql = (role: string) =>
       `(SELECT COUNT(*) FROM (SELECT ${q('id')} FROM ${q('users')} WHERE ${q('role')} = ${context.sequelize.escape(role)}) ${q('holders')}) > 1`;
@@ -69,19 +70,19 @@ export class SqlUserStore implements DatabaseUserStore {
     return (await this.findById(id)) ? LAST_ADMIN : null;
   }
 
-  private findOne(sql: string, value: string): Promise<UserRecord | null> {
+  private findOne(lookup: KeyedRead, value: string): Promise<UserRecord | null> {
     return this.context.run(async () => {
-      const row = await this.context.selectOne<UserRecord>(sql, [value]); // login and the guards' reads: the driver's prepared statement
+      const row = await this.context.selectByKey<UserRecord>(lookup, value); // login and the guards' reads: the driver's prepared statement
       return row ? toRecord(row) : null;
     });
   }
 
   findByEmail(email: string): Promise<UserRecord | null> {
-    return this.findOne(this.findSql.email, normaliseEmail(email));
+    return this.findOne(this.lookups.email, normaliseEmail(email));
   }
 
   findById(id: string): Promise<UserRecord | null> {
-    return this.findOne(this.findSql.id, id);
+    return this.findOne(this.lookups.id, id);
   }
 
   create(user: NewUser): Promise<UserRecord> {

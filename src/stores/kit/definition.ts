@@ -1,6 +1,7 @@
 import type { Connection, Schema, SchemaDefinition, SchemaOptions } from 'mongoose';
 import type { DataTypes, QueryInterface, Sequelize, Transaction } from 'sequelize';
 import type { SqlEngine } from '../sql/connection-options';
+import type { KeyedRead } from '../sql/direct-reads';
 import type { SqlMigration } from '../sql/migrations/migration';
 
 // A store is declared once, by the module that owns it, with one implementation for the relational engines
@@ -23,11 +24,12 @@ export interface SqlStoreContext {
    */
   transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T>;
   /**
-   * One row (or null) for a hot-path lookup, through the driver with the statement prepared once instead of
-   * Sequelize's query pipeline (src/stores/sql/direct-reads.ts). `?` placeholders; the row as the driver
-   * gives it (dates may be text on SQLite). Call it inside `run`.
+   * The row (or null) whose key column holds `key`, for a hot-path lookup: through the driver with the
+   * statement prepared once instead of Sequelize's query pipeline, and on SQLite taken together with the
+   * lookups that arrive while one runs (src/stores/sql/direct-reads.ts). The row as the driver gives it (dates
+   * may be text on SQLite). Call it inside `run`.
    */
-  selectOne<Row>(sql: string, params: readonly unknown[]): Promise<Row | null>;
+  selectByKey<Row>(read: KeyedRead, key: string): Promise<Row | null>;
   /**
    * Registers a periodic clean-up (e.g. deleting expired rows) for the in-process job; it returns the number
    * of rows removed. MongoDB does the same with TTL indexes.

@@ -1,5 +1,18 @@
 import { BaseError, DatabaseError, QueryTypes, type Sequelize } from 'sequelize';
 import type { SqlEngine } from './connection-options';
+import { ReadBatches } from './read-batches';
+
+/** A one-row lookup by one key column: the refresh token by its digest, a user by id or email. */
+export interface KeyedRead {
+  /** `SELECT … FROM table`, without WHERE. */
+  select: string;
+  /** The key column, quoted. */
+  column: string;
+  /** The row's property holding the key (its alias in `select`): how SQLite's batches tell the rows apart. */
+  field: string;
+  /** The key's placeholder where the engine needs a cast (SQL Server: `CAST(? AS CHAR(64))`); `?` by default. */
+  placeholder?: string;
+}
 
 /** The parts of the drivers' connections used here (sqlite3 Database, pg Client, mysql2 Connection). */
 interface SqliteStatement {
@@ -63,6 +76,10 @@ export class DirectReads {
   private statementsOf: unknown;
   /** PostgreSQL: each statement's `$n` text, made once per SQL text rather than on every read. */
   private readonly pgTexts = new Map<string, string>();
+  /** Each keyed read's one-key SQL, made once. */
+  private readonly keyedSql = new WeakMap<KeyedRead, string>();
+  /** SQLite: the lookups of each keyed read, taken together (read-batches.ts), by its one-key SQL. */
+  private readonly batches = new Map<string, ReadBatches<Record<string, unknown>>>();
 
   constructor(
     private readonly sequelize: Sequelize,
@@ -73,9 +90,42 @@ export class DirectReads {
     return this.sequelize.connectionManager as unknown as ConnectionManager;
   }
 
-  async selectOne<Row>(sql: string, params: readonly unknown[]): Promise<Row | null> {
+  /**
+   * The row whose key column holds `key`, or null. On SQLite, lookups that arrive while one runs go together
+   * in the next statement (`IN (SELECT value FROM json_each(?))`, through the same unique index).
+   */
+  selectByKey<Row>(read: KeyedRead, key: string): Promise<Row | null> {
+    let sql = this.keyedSql.get(read);
+    if (sql === undefined) {
+      sql = `${read.select} WHERE ${read.column} = ${read.placeholder ?? '?'}`;
+      this.keyedSql.set(read, sql);
+    }
+    if (this.engine !== 'sqlite') return this.selectOne<Row>(sql, [key]);
+    return this.batchesOf(read, sql).read(key) as Promise<Row | null>;
+  }
+
+  private batchesOf(read: KeyedRead, sql: string): ReadBatches<Record<string, unknown>> {
+    let batches = this.batches.get(sql);
+    if (!batches) {
+      const many = `${read.select} WHERE ${read.column} IN (SELECT value FROM json_each(?))`;
+      type Row = Record<string, unknown>;
+      batches = new ReadBatches<Row>({
+        one: (key) => this.selectOne<Row>(sql, [key]),
+        many: (keys) => this.wrapped(async () => (await this.sqlite(many, [JSON.stringify(keys)])) as Row[]),
+        keyOf: (row) => row[read.field],
+      });
+      this.batches.set(sql, batches);
+    }
+    return batches;
+  }
+
+  selectOne<Row>(sql: string, params: readonly unknown[]): Promise<Row | null> {
+    return this.wrapped(() => this.select<Row>(sql, params));
+  }
+
+  private async wrapped<T>(read: () => Promise<T>): Promise<T> {
     try {
-      return await this.select<Row>(sql, params);
+      return await read();
     } catch (error) {
       // Wrapped as Sequelize wraps it (the driver's error as `original`): the same error translation, and log
       // lines that name the driver's code without its message, whichever path the read took.
@@ -88,7 +138,7 @@ export class DirectReads {
   private async select<Row>(sql: string, params: readonly unknown[]): Promise<Row | null> {
     switch (this.engine) {
       case 'sqlite':
-        return this.sqlite<Row>(sql, params);
+        return ((await this.sqlite(sql, params))[0] as Row | undefined) ?? null;
       case 'postgres':
         return this.pooled(async (client: PgClient) => ((await client.query({ text: this.pgText(sql), values: params })).rows[0] as Row | undefined) ?? null);
       case 'mysql':
@@ -113,7 +163,8 @@ export class DirectReads {
     await Promise.all(held.map((statement) => this.retire(statement)));
   }
 
-  private async sqlite<Row>(sql: string, params: readonly unknown[]): Promise<Row | null> {
+  /** The rows of a statement prepared on SQLite's connection. */
+  private async sqlite(sql: string, params: readonly unknown[]): Promise<unknown[]> {
     // Sequelize's one connection for statements outside transactions (the same one its own queries use).
     const connection = (await this.connections.getConnection({ type: 'read' })) as SqliteConnection;
     if (this.statementsOf !== connection) {
@@ -130,9 +181,9 @@ export class DirectReads {
       const statement = await held.prepared;
       // `all`, not `get`: `get` leaves the statement open after its first row, holding SQLite's shared lock,
       // so every other connection's write (a transaction, another process) would fail with SQLITE_BUSY.
-      // `all` steps to the end and resets the statement; a lookup by key has one row at most.
-      return await new Promise<Row | null>((resolve, reject) => {
-        statement.all(params, (error, rows) => (error ? reject(error) : resolve((rows[0] as Row | undefined) ?? null)));
+      // `all` steps to the end and resets the statement.
+      return await new Promise<unknown[]>((resolve, reject) => {
+        statement.all(params, (error, rows) => (error ? reject(error) : resolve(rows)));
       });
     } catch (error) {
       // Not prepared (no such table yet), or failed running (the schema changed under it): the next read

@@ -66,7 +66,7 @@ export class SqlDatabase implements Database {
       timeoutMs: options.timeoutMs,
       run: (operation) => guarded(operation, options.timeoutMs, translateSqlError),
       transaction: (work) => this.transaction(work),
-      selectOne: (sql, params) => this.directReads.selectOne(sql, params),
+      selectByKey: (read, key) => this.directReads.selectByKey(read, key),
       removeExpiredPeriodically: (task) => void this.expiryTasks.push(task),
     };
     this.stores = new OpenedStores(options.stores, (definition) => definition.relational(context));
