@@ -62,6 +62,7 @@ interface HeldStatement {
  * placeholders; the result is the driver's row, as a raw Sequelize query gives it.
  *  - SQLite: a statement prepared on Sequelize's own connection, kept until `close` or until a read of it
  *    fails; then finalized once the last read holding it is done (never under a read: SQLITE_MISUSE).
+ *    Lookups by key that arrive while one runs go together in the next statement (read-batches.ts).
  *  - PostgreSQL: pg's unnamed statement (parse, bind, execute in one round trip), planned afresh each time:
  *    no cached plan to go stale when a column's type changes ("cached plan must not change result type",
  *    0A000), and no per-connection state for a transaction-mode pooler (PgBouncer) to lose (docs/databases.md).
