@@ -8,7 +8,10 @@ export interface KeyedRead {
   select: string;
   /** The key column, quoted. */
   column: string;
-  /** The row's property holding the key (its alias in `select`): how SQLite's batches tell the rows apart. */
+  /**
+   * The row's property holding the key (its alias in `select`): how SQLite's batches tell the rows apart, so
+   * the column compares as written (no case-folding collation) and the key comes normalised as it is stored.
+   */
   field: string;
   /** The key's placeholder where the engine needs a cast (SQL Server: `CAST(? AS CHAR(64))`); `?` by default. */
   placeholder?: string;
