@@ -73,7 +73,7 @@ export async function loadRun(
 }
 
 /** autocannon's per-request hook: the next header set each time. */
-function inTurn(headerSets: readonly Record<string, string>[]): (built: autocannon.Request) => autocannon.Request {
+export function inTurn(headerSets: readonly Record<string, string>[]): (built: autocannon.Request) => autocannon.Request {
   let next = 0;
   return (built) => {
     built.headers = { ...built.headers, ...headerSets[next % headerSets.length] };

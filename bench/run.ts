@@ -99,16 +99,15 @@ async function prepare(servers: Servers, accessToken: string): Promise<{ refresh
     if (refused.status !== 401) throw new Error(`${peer}: a tampered token answered ${refused.status}`);
   }
 
-  const login = await probe(service.port, { method: 'POST', path: '/api/auth/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_CREDENTIALS) });
+  const logIn = () => probe(service.port, { method: 'POST', path: '/api/auth/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_CREDENTIALS) });
+  const login = await logIn();
   if (login.status === 404) {
     notes.push('POST /api/auth/login answered 404: the auth module is not mounted, login and refresh were not measured');
     return { refreshCookies: undefined, notes };
   }
   const refreshCookies = [refreshCookieOf(login)];
   while (refreshCookies.length < REFRESH_SESSIONS) {
-    const logins = Array.from({ length: Math.min(8, REFRESH_SESSIONS - refreshCookies.length) }, () =>
-      probe(service.port, { method: 'POST', path: '/api/auth/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_CREDENTIALS) }),
-    );
+    const logins = Array.from({ length: Math.min(8, REFRESH_SESSIONS - refreshCookies.length) }, logIn);
     refreshCookies.push(...(await Promise.all(logins)).map(refreshCookieOf));
   }
   for (const cookie of [refreshCookies[0], refreshCookies[REFRESH_SESSIONS - 1]]) {
