@@ -1,17 +1,17 @@
-import { MAX_WORD_SHARE, MIN_WORD_LETTERS, secretWords } from '../src/config/secret-rule';
+import {
+  DATE_PARTS, JARGON, MAX_WORD_SHARE, MIN_WORD_LETTERS, YEARS, secretWords, spellings,
+} from '../src/config/secret-rule';
 
 // An upper bound on the chance that src/config/secret-rule.ts refuses a secret a random generator printed
-// (32 bytes or more in hex, base64 or base64url), computed from the rule's own word list: a union bound over
-// its checks, the arithmetic docs/security.md writes out. `npx tsx scripts/secret-rule-bound.ts` prints it;
+// (32 bytes or more in hex, base64 or base64url), computed from the rule's own word and jargon lists: a union
+// bound over its checks, the arithmetic docs/security.md writes out. `npx tsx scripts/secret-rule-bound.ts` prints it;
 // test/config/secret-rule.test.ts holds it below 10^-12.
 
 interface Alphabet {
   name: string;
   size: number;
-  /** The letters a word may use in this alphabet (hex: a-f). */
-  letters: RegExp;
-  /** Spellings of a word random text of this alphabet can take (base64: lower, UPPER, Capitalised; hex prints one case). */
-  spellings: number;
+  /** The spellings this alphabet can print (hex: digits and a-f in one case). */
+  characters: RegExp;
   /** Chance that one character is a separator the rule counts (base64url: `-` or `_`). */
   separator: number;
   /** Shortest form of 32 bytes. */
@@ -22,11 +22,14 @@ interface Alphabet {
 }
 
 export const ALPHABETS: Alphabet[] = [
-  { name: 'base64/base64url', size: 64, letters: /^[a-z]+$/, spellings: 3, separator: 2 / 64, minLength: 43, bias: 16, minDistinct: 12 },
-  { name: 'hex', size: 16, letters: /^[a-f]+$/, spellings: 1, separator: 0, minLength: 64, bias: 1, minDistinct: 8 },
+  {
+    name: 'base64/base64url', size: 64, characters: /^[A-Za-z0-9+/_-]+$/, separator: 2 / 64, minLength: 43, bias: 16,
+    minDistinct: 12,
+  },
+  { name: 'hex', size: 16, characters: /^[0-9a-f]+$/, separator: 0, minLength: 64, bias: 1, minDistinct: 8 },
 ];
 
-/** Longest length whose word bound is computed exactly; beyond it the generating-function bound, which shrinks with length. */
+/** Longest length whose word bound is computed exactly; beyond it the transfer-matrix bound, falling with length. */
 const EXACT_UP_TO = 160;
 
 function log10Binomial(n: number, k: number): number {
@@ -35,45 +38,150 @@ function log10Binomial(n: number, k: number): number {
   return sum;
 }
 
-/** Each counted unit (a word, or a word and a separator): its length and the chance it stands at a given place. */
-function units(alphabet: Alphabet): [number, number][] {
+/**
+ * What ends the text before a unit: an uncovered character (jargon then needs it to be a separator, chance
+ * `separator`), the start or a counted separator, a counted separator after a year or date part (a date part
+ * may follow), or a covered letter or digit (no jargon can follow).
+ */
+const End = { Free: 0, Separator: 1, Date: 2, Letter: 3 } as const;
+type End = (typeof End)[keyof typeof End];
+const ENDS = 4;
+
+/** A counted unit: its length, the chance it stands at a given place, and what it needs before it. */
+interface Unit {
+  size: number;
+  chance: number;
+  /** The chance that the character before it is as the rule needs, by what ends the text there. */
+  before: (end: End) => number;
+  after: End;
+  /** Jargon without a separator after it stands only at the end. */
+  atEndOnly: boolean;
+}
+
+/** Chance that a place holds one of `tokens` in a spelling this alphabet prints, by length. */
+function chanceByLength(alphabet: Alphabet, tokens: Iterable<string>): Map<number, number> {
   const byLength = new Map<number, number>();
-  for (const word of secretWords()) if (alphabet.letters.test(word)) byLength.set(word.length, (byLength.get(word.length) ?? 0) + 1);
-  return [...byLength].flatMap(([length, count]) => {
-    const chance = count * alphabet.spellings * alphabet.size ** -length;
-    return [[length, chance], ...(alphabet.separator > 0 ? [[length + 1, chance * alphabet.separator] as [number, number]] : [])];
-  });
+  for (const token of tokens) {
+    const printed = spellings(token).filter((spelling) => alphabet.characters.test(spelling)).length;
+    byLength.set(token.length, (byLength.get(token.length) ?? 0) + printed * alphabet.size ** -token.length);
+  }
+  return byLength;
+}
+
+/** Words anywhere; jargon and years as whole tokens; date parts after a year or date part; each ± a separator. */
+function unitsFor(alphabet: Alphabet): Unit[] {
+  const { separator } = alphabet;
+  const whole = (end: End) => [separator, 1, 1, 0][end];
+  const kinds = [
+    { tokens: secretWords(), before: () => 1, after: End.Separator, wholeToken: false },
+    { tokens: JARGON, before: whole, after: End.Separator, wholeToken: true },
+    { tokens: YEARS, before: whole, after: End.Date, wholeToken: true },
+    { tokens: DATE_PARTS, before: (end: End) => (end === End.Date ? 1 : 0), after: End.Date, wholeToken: true },
+  ];
+  return kinds.flatMap(({ tokens, before, after, wholeToken }) =>
+    [...chanceByLength(alphabet, tokens)].flatMap(([size, chance]): Unit[] => [
+      { size, chance, before, after: End.Letter, atEndOnly: wholeToken },
+      { size: size + 1, chance: chance * separator, before, after, atEndOnly: false },
+    ]));
+}
+
+const unitsOf = new WeakMap<Alphabet, Unit[]>();
+function units(alphabet: Alphabet): Unit[] {
+  let list = unitsOf.get(alphabet);
+  if (!list) unitsOf.set(alphabet, (list = unitsFor(alphabet).filter((unit) => unit.chance > 0)));
+  return list;
+}
+
+/** For each cover c in `previous` (sets within the characters before `unit`), the weight of those sets and `unit`. */
+function* followedBy(previous: Float64Array, unit: Unit): Generator<[number, number]> {
+  for (let c = 0; (c + 1) * ENDS <= previous.length; c += 1) {
+    let sum = 0;
+    for (let end = 0; end < ENDS; end += 1) sum += previous[c * ENDS + end] * unit.before(end as End);
+    if (sum > 0) yield [c + unit.size, sum * unit.chance];
+  }
 }
 
 /**
- * The expected number of sets of non-overlapping units covering at least the rule's share of `length`
- * characters: a[n][c] sums, over every such set within the first n characters covering c of them, the chance
- * that all its units are there (disjoint places: independent). The rule's cover is one such set, so this bounds it.
+ * The expected number of sets of non-overlapping units covering c characters, that is the sum of the chances
+ * that all of a set's units are there (disjoint characters: independent; the separator before jargon is either
+ * uncovered, chance `separator`, or the one the unit before counted): rows[n][c·ENDS + end] over the sets within
+ * the first n characters, by what ends them. The rule's cover is one such set, so the sum over c ≥ the rule's
+ * share bounds the chance that it refuses.
  */
-function wordBoundExact(alphabet: Alphabet, length: number): number {
-  const counted = units(alphabet);
-  const rows: Float64Array[] = [Float64Array.from({ length: length + 1 }, (_, c) => (c === 0 ? 1 : 0))];
-  for (let n = 1; n <= length; n += 1) {
-    const row = Float64Array.from(rows[n - 1]);
-    for (const [size, chance] of counted) if (size <= n) for (let c = size; c <= n; c += 1) row[c] += chance * rows[n - size][c - size];
+const tables = new WeakMap<Alphabet, Float64Array[]>();
+function coverTable(alphabet: Alphabet): Float64Array[] {
+  let rows = tables.get(alphabet);
+  if (rows) return rows;
+  rows = [new Float64Array(ENDS)];
+  rows[0][End.Separator] = 1; // the start stands for a separator before jargon
+  for (let n = 1; n <= EXACT_UP_TO + 1; n += 1) {
+    const row = new Float64Array((n + 1) * ENDS);
+    for (let i = 0; i < rows[n - 1].length; i += 1) row[i - (i % ENDS) + End.Free] += rows[n - 1][i]; // n-th uncovered
+    for (const unit of units(alphabet)) {
+      if (unit.atEndOnly || unit.size > n) continue;
+      for (const [c, weight] of followedBy(rows[n - unit.size], unit)) row[c * ENDS + unit.after] += weight;
+    }
     rows.push(row);
   }
-  let sum = 0;
-  for (let c = Math.ceil(MAX_WORD_SHARE * length); c <= length; c += 1) sum += rows[length][c];
+  tables.set(alphabet, rows);
+  return rows;
+}
+
+function wordBoundExact(alphabet: Alphabet, length: number): number {
+  const rows = coverTable(alphabet);
+  const least = Math.ceil(MAX_WORD_SHARE * length);
+  let sum = rows[length].slice(least * ENDS).reduce((a, b) => a + b, 0);
+  for (const unit of units(alphabet)) {
+    if (!unit.atEndOnly || unit.size > length) continue;
+    for (const [c, weight] of followedBy(rows[length - unit.size], unit)) if (c >= least) sum += weight;
+  }
   return sum;
 }
 
+/** M[from][to] = Σ weight·λ^−size over the steps from `from`: an uncovered character, or a unit (weight ×t^size). */
+function stepMatrix(counted: Unit[], t: number, lambda: number): number[][] {
+  const matrix = Array.from({ length: ENDS }, () => Array.from({ length: ENDS }, () => 0));
+  for (let from = 0; from < ENDS; from += 1) {
+    matrix[from][End.Free] += 1 / lambda;
+    for (const { size, chance, before, after } of counted) {
+      matrix[from][after] += chance * before(from as End) * (t / lambda) ** size;
+    }
+  }
+  return matrix;
+}
+
+/** A positive h with M·h ≤ h, found by power iteration and then checked, or undefined. */
+function subinvariant(matrix: number[][]): number[] | undefined {
+  const times = (h: number[]) => matrix.map((row) => row.reduce((sum, value, to) => sum + value * h[to], 0));
+  let h = Array.from({ length: ENDS }, () => 1);
+  for (let round = 0; round < 200; round += 1) {
+    const next = times(h).map((value) => value + 1e-12); // kept positive
+    h = next.map((value) => value / Math.max(...next));
+  }
+  return times(h).every((value, from) => value <= h[from]) ? h : undefined;
+}
+
 /**
- * Beyond EXACT_UP_TO: for any t ≥ 1, the sum over sets covering ≥ C = share·L is at most t^−C (1 + G(t))^L,
- * G(t) = Σ chance·t^size (choose each unit's start among L places, weigh coverage by t). With ρ = (1+G)/t^share
- * below 1 this is at most ρ^L, which falls with L: its value at EXACT_UP_TO bounds every longer secret.
+ * Beyond EXACT_UP_TO: weigh each set by t^cover (t ≥ 1). Z_n(e), the weighed sum over sets within n characters
+ * after a prefix ending in e, is Σ over the first step of its weight·Z_{n−size}(what the step ends in); jargon
+ * is let stand anywhere. A positive h with M(λ)·h ≤ h gives Z_n(e) ≤ λ^n·h(e)/min h (induction on n, Z_0 = 1),
+ * so the chance is at most t^−C·λ^L·h(start)/min h with C = share·L: with λ/t^share below 1 it falls with L,
+ * and its value at EXACT_UP_TO bounds every longer secret.
  */
 function wordBoundBeyond(alphabet: Alphabet, length: number): number {
   const counted = units(alphabet);
   let best = 0;
-  for (let t = 1.01; t < alphabet.size; t *= 1.01) {
-    const g = counted.reduce((sum, [size, chance]) => sum + chance * t ** size, 0);
-    best = Math.min(best, length * (Math.log10(1 + g) - MAX_WORD_SHARE * Math.log10(t)));
+  for (let t = 1.05; t < alphabet.size; t *= 1.05) {
+    let [low, high] = [0, 3 * Math.log10(alphabet.size)]; // log10 λ, bisected: M(λ) is below 1 at the top
+    for (let round = 0; round < 40; round += 1) {
+      const middle = (low + high) / 2;
+      if (subinvariant(stepMatrix(counted, t, 10 ** middle))) high = middle;
+      else low = middle;
+    }
+    const h = subinvariant(stepMatrix(counted, t, 10 ** high));
+    if (!h) continue;
+    const start = Math.log10(h[End.Separator] / Math.min(...h));
+    best = Math.min(best, length * (high - MAX_WORD_SHARE * Math.log10(t)) + start);
   }
   return 10 ** best;
 }
@@ -107,7 +215,8 @@ export function refusalBound(alphabet: Alphabet): { total: number; worstLength: 
 }
 
 if (require.main === module) {
-  console.log(`words of ${MIN_WORD_LETTERS}+ letters: ${secretWords().size}; refused at ${MAX_WORD_SHARE * 100} % cover`);
+  console.log(`words of ${MIN_WORD_LETTERS}+ letters: ${secretWords().size}; jargon as whole tokens: ${JARGON.size}, `
+    + `${YEARS.size} years, ${DATE_PARTS.size} date parts after a year; refused at ${MAX_WORD_SHARE * 100} % cover`);
   for (const alphabet of ALPHABETS) {
     const { total, worstLength, checks } = refusalBound(alphabet);
     const parts = Object.entries(checks).map(([name, value]) => `${name} ${value > 0 ? `10^${Math.log10(value).toFixed(1)}` : '0'}`);

@@ -5,12 +5,14 @@ import { ALPHABETS, refusalBound } from '../../scripts/secret-rule-bound';
 import { configError } from '../support/config-error';
 
 // The production secret rule (src/config/secret-rule.ts): a computed bound says it refuses a random secret
-// with a chance below 10^-12; a million fresh ones show it in practice; what people make of words is refused.
+// with a chance below 10^-12; a million fresh ones show it in practice; what people make of words and jargon is
+// refused.
 
 const PRODUCTION = { NODE_ENV: 'production', USER_STORE: 'database', JWT_SECRET: randomBytes(48).toString('base64'), REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64url') };
 
 describe('random secrets', () => {
-  it.each(ALPHABETS.map((alphabet) => [alphabet.name, alphabet] as const))('the bound for %s, from the rule\'s own word list, is below 10^-12', (_name, alphabet) => {
+  const alphabets = ALPHABETS.map((alphabet) => [alphabet.name, alphabet] as const);
+  it.each(alphabets)('the bound for %s, from the rule\'s word and jargon lists, is below 10^-12', (_name, alphabet) => {
     expect(refusalBound(alphabet).total).toBeLessThan(1e-12);
   });
 
@@ -89,5 +91,39 @@ describe('secrets people make', () => {
 
   it('applies only in production (outside it, length and difference still apply)', () => {
     expect(loadConfig({ JWT_SECRET: 'a'.repeat(32), REFRESH_TOKEN_SECRET: 'b'.repeat(32) }).env).toBe('development');
+  });
+});
+
+describe('secrets people make of jargon', () => {
+  it.each([
+    ['a company\'s signing key', 'acmecorp-prod-jwt-signing-key-2025-v2-do-not-share'],
+    ['a key named for its region and date', 'jwt_secret_acme_prod_2025_01_01_v2_main_eu_west_1_key'],
+    ['the same in upper case', 'ACMECORP_PROD_JWT_KEY_2025_V2_EU_WEST_1_DO_NOT_SHARE'],
+    ['the same Capitalised', 'Acmecorp-Prod-Jwt-Key-2025-V2-Eu-West-1-Do-Not-Share'],
+    ['an algorithm and a full date', 'acmecorp-api-hmac-sha256-key-prd-2024-12-31-v3-xyz'],
+    ['single sign-on in a region', 'initech_uat_sso_oidc_client_key_v10_2024_us_east_1'],
+    ['a year and month', 'globex-stg-auth-jwt-hs256-key-v2-2023-06-eu-west-2'],
+    ['jargon with hardly a word', 'acmecorp-dev-api-key-v1-2025-01-qa-uat-stg-prd-env-9x'],
+  ])('refuses %s', (_case, secret) => {
+    expect(secret.length).toBeGreaterThanOrEqual(43); // long enough in base64url form that only its words refuse it
+    expect(secretRefusal(secret)).toBe('is made of words');
+    expect(configError({ ...PRODUCTION, JWT_SECRET: secret }).message).toMatch(/made of words/);
+  });
+
+  it('counts jargon only as a whole token between separators or the ends, spelled as people write words', () => {
+    expect(wordCover('jwt-KEY-V2')).toBe('jwt-KEY-V2'.length);
+    expect(wordCover('xjwt-keyx-v2x')).toBe(0);
+    expect(wordCover('jWt-')).toBe(0);
+  });
+
+  it('counts a month and a day only right after a year', () => {
+    expect(wordCover('2025-01-31')).toBe('2025-01-31'.length);
+    expect(wordCover('2025_06')).toBe('2025_06'.length);
+    expect(wordCover('x-01-31')).toBe(0);
+    expect(wordCover('2025-01-01-01')).toBe('2025-01-01-'.length); // a date has two parts after the year
+  });
+
+  it('accepts a random key with a jargon label in front', () => {
+    expect(secretRefusal(`prod_jwt_key_v2_${randomBytes(32).toString('base64url')}`)).toBeUndefined();
   });
 });
