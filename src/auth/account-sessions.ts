@@ -1,6 +1,8 @@
 import type { CallerStates } from './caller-states';
+import type { SessionProof } from './owner-proof/proofs';
 import type { RefreshSessions } from './refresh-sessions';
 import type { UserStore } from './stores/user-store';
+import type { IssuedRefreshToken } from './tokens';
 
 /**
  * Ending every session of a user, in one place: logout everywhere, a password change or reset, a
@@ -25,16 +27,27 @@ export class AccountSessions {
   }
 
   /**
-   * Ends them all, for a change the caller made themselves (two-factor login turned on): the new session
-   * version, for the caller's next session, or undefined when the user is gone.
+   * Ends them all for a change the caller made themselves (two-factor login turned on, a way in removed), and
+   * starts the caller's next session, carrying the proof the change was made with: its refresh token, or
+   * undefined when the user is gone.
    */
-  async endAllForNewSession(userId: string): Promise<number | undefined> {
+  async restart(userId: string, proof: SessionProof): Promise<IssuedRefreshToken | undefined> {
     await this.endAll(userId);
-    return (await this.users.findById(userId))?.sessionVersion;
+    const user = await this.users.findById(userId);
+    return user ? this.refresh.issue(user, proof) : undefined;
   }
 
-  /** Sets a new password hash and ends every session, in one statement; the new session version, or undefined when the user is gone. */
-  async changePassword(userId: string, passwordHash: string): Promise<number | undefined> {
+  /**
+   * Sets a new password hash and ends every session, in one statement; then the caller's next session, as
+   * `restart` does. Undefined when the user is gone.
+   */
+  async changePassword(userId: string, passwordHash: string, proof: SessionProof): Promise<IssuedRefreshToken | undefined> {
+    const sessionVersion = await this.setPassword(userId, passwordHash);
+    return sessionVersion === undefined ? undefined : this.refresh.issue({ id: userId, sessionVersion }, proof);
+  }
+
+  /** Sets a new password hash and ends every session, in one statement (a reset: no session follows); the new session version. */
+  async setPassword(userId: string, passwordHash: string): Promise<number | undefined> {
     const sessionVersion = await this.users.changePassword(userId, passwordHash);
     this.callers.forget(userId);
     if (sessionVersion !== undefined) await this.refresh.revokeAll(userId);

@@ -1,11 +1,12 @@
 import type { CredentialVerifier } from './credentials';
 import type { LoginThrottle } from './login-throttle';
 import type { TwoFactorLogin } from './mfa/two-factor-login';
+import { AMR, provenNow, type SessionProof } from './owner-proof/proofs';
 import type { AttemptOrigin, Counting } from './password-check';
 import type { UserRecord } from './stores/user-store';
 
 export type LoginOutcome =
-  | { outcome: 'signed-in'; user: UserRecord; trustedDevice: boolean }
+  | { outcome: 'signed-in'; user: UserRecord; trustedDevice: boolean; proof: SessionProof }
   | { outcome: 'mfa-required'; userId: string; mfaToken: string }
   | { outcome: 'throttled'; retryAfterSeconds: number }
   | { outcome: 'failure'; userId?: string }
@@ -35,8 +36,9 @@ export class PasswordLogin {
     await this.counting(this.throttle.succeeded(attempt));
     // The password was right (so what follows tells a guesser nothing).
     if (this.options.verificationRequired && !user.emailVerified) return { outcome: 'unverified', userId: user.id };
-    const mfaToken = await this.options.twoFactor?.challenge(user);
+    const proof = provenNow(AMR.password);
+    const mfaToken = await this.options.twoFactor?.challenge(user, proof);
     if (mfaToken) return { outcome: 'mfa-required', userId: user.id, mfaToken };
-    return { outcome: 'signed-in', user, trustedDevice: attempt.trustedDevice };
+    return { outcome: 'signed-in', user, trustedDevice: attempt.trustedDevice, proof };
   }
 }

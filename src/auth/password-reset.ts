@@ -40,7 +40,7 @@ export class PasswordReset {
     if (refusal) return { field: 'password', message: refusal }; // the link still works: try another password
     const passwordHash = await this.hasher.hash(password);
     if ((await this.links.use(token, 'password-reset')) !== user.id) return invalid;
-    if ((await this.accounts.changePassword(user.id, passwordHash)) === undefined) return invalid; // deleted meanwhile
+    if ((await this.accounts.setPassword(user.id, passwordHash)) === undefined) return invalid; // deleted meanwhile
     await this.links.revoke(user.id, 'password-reset');
     return { userId: user.id };
   }

@@ -1,7 +1,8 @@
 import { newId } from '../stores/ids';
 import { digestOf } from './account-links';
 import type { RefreshTokenRecord, RefreshTokenStore } from './stores/refresh-token-store';
-import type { IssuedRefreshToken, TokenService } from './tokens';
+import type { SessionProof } from './owner-proof/proofs';
+import type { IssuedRefreshToken, RefreshClaims, TokenService } from './tokens';
 
 /** Why a refresh was refused; the client sees one 401 for all of them, the log tells them apart. */
 export type RefreshRefusal = 'missing-cookie' | 'invalid-token' | 'unknown-session' | 'reused-token' | 'user-gone' | 'session-ended' | 'unverified';
@@ -22,7 +23,15 @@ export interface RotationPolicy {
 
 /** The outcome of presenting a refresh token. */
 export type RefreshCheck =
-  | { ok: true; userId: string; /** The session version the token was issued under: the caller compares it with the user's. */ sessionVersion: number; rotated?: IssuedRefreshToken }
+  | {
+      ok: true;
+      userId: string;
+      /** The session version the token was issued under: the caller compares it with the user's. */
+      sessionVersion: number;
+      /** The session's proof of its owner, as at sign-in (or the last re-authentication): refreshing proves nothing. */
+      proof: SessionProof;
+      rotated?: IssuedRefreshToken;
+    }
   | { ok: false; refused: RefreshRefusal; userId?: string; familyId?: string };
 
 /**
@@ -42,39 +51,43 @@ export class RefreshSessions {
     private readonly rotation: RotationPolicy,
   ) {}
 
-  /** A new session family for the user (at their current session version): a refresh token, stored as its digest. */
-  async issue(user: { id: string; sessionVersion: number }): Promise<IssuedRefreshToken> {
-    const issued = this.tokens.signRefreshToken(user.id, user.sessionVersion);
+  /**
+   * A new session family for the user (at their current session version), carrying how its owner proved it:
+   * a refresh token, stored as its digest.
+   */
+  async issue(user: { id: string; sessionVersion: number }, proof: SessionProof): Promise<IssuedRefreshToken> {
+    const issued = this.tokens.signRefreshToken({ userId: user.id, sessionVersion: user.sessionVersion, proof });
     await this.store.create({ userId: user.id, token: digestRefreshToken(issued.token), expiresAt: issued.expiresAt, familyId: newId() });
     return issued;
   }
 
   /** The stored record the token names, when its signature and claims are right and the record is its own. */
-  private async recordOf(token: string): Promise<{ record: RefreshTokenRecord; sessionVersion: number } | RefreshRefusal> {
+  private async recordOf(token: string): Promise<{ record: RefreshTokenRecord; claims: RefreshClaims } | RefreshRefusal> {
     const subject = this.tokens.verifyRefreshToken(token);
     if (!subject) return 'invalid-token';
     // No expired record comes back from any store (they filter in the query, before the cleanup job runs).
     const record = await this.store.findByToken(digestRefreshToken(token));
-    return record && record.userId === subject.userId ? { record, sessionVersion: subject.sessionVersion } : 'unknown-session';
+    return record && record.userId === subject.userId ? { record, claims: subject } : 'unknown-session';
   }
 
   /** Checks a presented refresh token and, with rotation on, replaces it. */
   async refresh(token: string): Promise<RefreshCheck> {
     const found = await this.recordOf(token);
     if (typeof found === 'string') return { ok: false, refused: found };
-    const { record, sessionVersion } = found;
+    const { record, claims } = found;
+    const { sessionVersion, proof } = claims;
     const { userId, familyId } = record;
     const now = new Date();
     let retiredAt = record.retiredAt;
     if (!retiredAt && this.rotation.enabled) {
       // Retiring the token and storing its successor are one atomic store operation: a failure between
       // them would leave the client a retired token with no successor (a forced logout once the grace ends).
-      const successor = this.tokens.signRefreshToken(userId, sessionVersion, this.rotation.sliding ? undefined : record.expiresAt);
+      const successor = this.tokens.signRefreshToken(claims, this.rotation.sliding ? undefined : record.expiresAt);
       const stored = { userId, token: digestRefreshToken(successor.token), expiresAt: successor.expiresAt, familyId };
-      if (await this.store.rotate(record.token, stored, now)) return { ok: true, userId, sessionVersion, rotated: successor };
+      if (await this.store.rotate(record.token, stored, now)) return { ok: true, userId, sessionVersion, proof, rotated: successor };
       retiredAt = now; // a concurrent refresh retired it a moment ago: the grace window covers this one
     }
-    if (!retiredAt || now.getTime() - retiredAt.getTime() <= this.rotation.graceMs) return { ok: true, userId, sessionVersion };
+    if (!retiredAt || now.getTime() - retiredAt.getTime() <= this.rotation.graceMs) return { ok: true, userId, sessionVersion, proof };
     if (this.rotation.enabled) await this.store.deleteFamily(familyId);
     return { ok: false, refused: 'reused-token', userId, familyId };
   }

@@ -27,6 +27,6 @@ export class SessionRefresh {
     const state = await this.callers.current(session.userId);
     const refusal = this.callers.refusal(state, session.sessionVersion);
     if (refusal || !state) return { ok: false, refused: refusal ?? 'user-gone', userId: session.userId };
-    return { ok: true, user: { id: session.userId, role: state.role, sessionVersion: state.sessionVersion }, rotated: session.rotated };
+    return { ok: true, user: { id: session.userId, role: state.role, sessionVersion: state.sessionVersion, proof: session.proof }, rotated: session.rotated };
   }
 }

@@ -1,6 +1,7 @@
 import { createSecretKey, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
 import type { Config } from '../config/config';
+import { NO_PROOF, type SessionProof } from './owner-proof/proofs';
 import { VerifiedTokens } from './verified-tokens';
 
 /** The caller as the token check leaves it on ctx.state.user. */
@@ -13,6 +14,15 @@ export interface AuthUser {
 export interface AccessClaims extends AuthUser {
   /** The user's session version at issue (claim `sv`); a token issued before versions existed reads 0. */
   sessionVersion: number;
+  /** How and when the session's owner last proved it (claims `auth_time`, `amr`): refreshing never moves it. */
+  proof: SessionProof;
+}
+
+/** What a refresh token says: its user, session version, and the session's proof. */
+export interface RefreshClaims {
+  userId: string;
+  sessionVersion: number;
+  proof: SessionProof;
 }
 
 export interface IssuedRefreshToken {
@@ -54,8 +64,9 @@ export class TokenService {
     return this.settings.accessTtlSeconds;
   }
 
-  signAccessToken(user: AccessClaims): string {
-    return jwt.sign({ role: user.role, sv: user.sessionVersion, typ: 'access' }, this.accessKey, {
+  /** An access token; one issued without a proof (a tool's, a test's) proves no owner: `auth_time` 0. */
+  signAccessToken(user: Omit<AccessClaims, 'proof'> & { proof?: SessionProof }): string {
+    return jwt.sign({ role: user.role, sv: user.sessionVersion, typ: 'access', ...proofClaims(user.proof ?? NO_PROOF) }, this.accessKey, {
       algorithm: JWT_ALGORITHM,
       header: { alg: JWT_ALGORITHM, typ: ACCESS_HEADER_TYPE },
       issuer: this.settings.issuer,
@@ -78,7 +89,7 @@ export class TokenService {
     // Every token this service signs carries the session version; one without (or with anything but a count) is not ours.
     const version = claims.sv;
     if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) return undefined;
-    const caller = { id: claims.sub as string, role: claims.role, sessionVersion: version };
+    const caller = { id: claims.sub as string, role: claims.role, sessionVersion: version, proof: proofOf(claims) };
     // Refused from `exp` on: verifiedClaims refused any token whose exp lies beyond iat + the longest lifetime.
     this.verifiedAccess.remember(token, caller, (claims.exp as number) * 1000);
     return caller;
@@ -87,10 +98,12 @@ export class TokenService {
   /**
    * A new refresh token, valid for the refresh lifetime or, when given, until `expiresAt` (a rotated family's
    * end). It carries the user's session version (`sv`), like an access token: ending a user's sessions voids
-   * it even before (or without) its record being deleted.
+   * it even before (or without) its record being deleted; and the session's proof, which every access token
+   * it gives carries on.
    */
-  signRefreshToken(userId: string, sessionVersion: number, expiresAt = new Date(Date.now() + this.settings.refreshTtlSeconds * 1000)): IssuedRefreshToken {
-    const token = jwt.sign({ typ: 'refresh', sv: sessionVersion }, this.refreshKey, {
+  signRefreshToken(session: RefreshClaims, expiresAt = new Date(Date.now() + this.settings.refreshTtlSeconds * 1000)): IssuedRefreshToken {
+    const { userId, sessionVersion, proof } = session;
+    const token = jwt.sign({ typ: 'refresh', sv: sessionVersion, ...proofClaims(proof) }, this.refreshKey, {
       algorithm: JWT_ALGORITHM,
       issuer: this.settings.issuer,
       audience: this.settings.issuer, // only this service ever reads its refresh tokens
@@ -101,14 +114,28 @@ export class TokenService {
     return { token, expiresAt };
   }
 
-  /** The owner and session version of a valid refresh token; undefined otherwise. The store must still be asked. */
-  verifyRefreshToken(token: string): { userId: string; sessionVersion: number } | undefined {
+  /** The owner, session version and proof of a valid refresh token; undefined otherwise. The store must still be asked. */
+  verifyRefreshToken(token: string): RefreshClaims | undefined {
     const claims = verifiedClaims(token, this.refreshKey, this.expectedRefresh);
     const version = claims?.sv;
     if (!claims || typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) return undefined;
-    return { userId: claims.sub as string, sessionVersion: version };
+    return { userId: claims.sub as string, sessionVersion: version, proof: proofOf(claims) };
   }
 
+}
+
+/** RFC 9470 §3's claims: when the owner last proved it, and how. */
+const proofClaims = (proof: SessionProof) => ({ auth_time: proof.authTime, amr: proof.amr });
+
+/**
+ * The proof a verified token states; none for a token without one (an older release's) or with anything but
+ * a time not in the future and a short list of method names: such a token changes no way in until proven again.
+ */
+function proofOf(claims: JwtPayload): SessionProof {
+  const { auth_time: authTime, amr } = claims as { auth_time?: unknown; amr?: unknown };
+  if (typeof authTime !== 'number' || !Number.isSafeInteger(authTime) || authTime < 0 || authTime > Date.now() / 1000 + CLOCK_SKEW_SECONDS) return NO_PROOF;
+  if (!Array.isArray(amr) || amr.length > 8 || !amr.every((method) => typeof method === 'string' && method.length <= 16)) return NO_PROOF;
+  return { authTime, amr: amr as string[] };
 }
 
 /** What a token must be, besides well signed: its type (claim `typ`, and the header's when given), issuer, audience, lifetime. */

@@ -113,3 +113,16 @@ export function loginThrottle(env: Env): LoginThrottleSettings {
   }
   return { pairFailures, accountFailures, windowMs: timerMs(env, 'LOGIN_THROTTLE_WINDOW', '15m') };
 }
+
+/** The longest REAUTH_MAX_AGE: past an access token's usual lifetime, "recent" would mean "any sign-in". */
+const MAX_REAUTH_AGE_SECONDS = 3600;
+
+/**
+ * REAUTH_MAX_AGE: how old the owner's proof may be for a change to the ways into the account (RFC 9470's
+ * `max_age`); a few seconds is accepted (tests), an hour at most.
+ */
+export function reauthMaxAgeSeconds(env: Env): number {
+  const seconds = durationSeconds(env, 'REAUTH_MAX_AGE', '5m');
+  if (seconds > MAX_REAUTH_AGE_SECONDS) throw new ConfigError('REAUTH_MAX_AGE', 'must be at most 1h (a change to the ways in asks for a recent proof)');
+  return seconds;
+}

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { DEFAULT_HASH_CONCURRENCY, DEFAULT_HASH_QUEUE } from '../auth/hash-queue';
-import { accessTtlSeconds, callerStateTtlMs, claim, demoUser, loginThrottle, refreshRotation, roles, type DemoUserSettings, type LoginThrottleSettings, type RefreshRotationSettings } from './auth-settings';
+import { accessTtlSeconds, callerStateTtlMs, claim, demoUser, loginThrottle, reauthMaxAgeSeconds, refreshRotation, roles, type DemoUserSettings, type LoginThrottleSettings, type RefreshRotationSettings } from './auth-settings';
 import { DEFAULT_LIST_SETTINGS, MAX_PAGE_OFFSET, type ListSettings } from '../stores/kit/pagination';
 import { ConfigError } from './errors';
 import { mailSettings, type MailSettings } from './mail-settings';
@@ -54,6 +54,8 @@ export interface Config {
   userRateLimit: RequestBudgetSettings;
   /** Failed logins allowed per (account, client) and per account before that login is refused for the window. */
   loginThrottle: LoginThrottleSettings;
+  /** REAUTH_MAX_AGE in seconds: how recent the owner's proof must be for a change to the ways in. */
+  reauthMaxAgeSeconds: number;
   /** Refresh-token rotation (off by default: the specification keeps the stored record unchanged). */
   refreshRotation: RefreshRotationSettings;
   /** AUTH_STATE_CACHE_TTL: how long a user's state read for authorisation serves later requests on this replica. */
@@ -263,6 +265,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     userRateLimit: requestBudgetSettings(env, roleList, { testing: mode === 'test', oneConnection: store.engine === 'sqlite' }),
     loginThrottle: loginThrottle(env),
+    reauthMaxAgeSeconds: reauthMaxAgeSeconds(env),
     refreshRotation: refreshRotation(env, REFRESH_TTL_SECONDS),
     callerStateTtlMs: callerStateTtlMs(env),
     userStore,

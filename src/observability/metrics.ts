@@ -25,16 +25,15 @@ export type MfaOutcome =
   | 'not-enrolled'
   | 'throttled'
   | 'enrolment-started'
-  | 'enrolment-refused'
   | 'enabled'
   | 'disabled'
-  | 'disable-refused';
-export const MFA_OUTCOMES: readonly MfaOutcome[] = ['success', 'recovery-code', 'invalid-token', 'session-ended', 'wrong-code', 'replayed-code', 'spent-token', 'not-enrolled', 'throttled', 'enrolment-started', 'enrolment-refused', 'enabled', 'disabled', 'disable-refused'];
+  | 'recovery-codes-renewed';
+export const MFA_OUTCOMES: readonly MfaOutcome[] = ['success', 'recovery-code', 'invalid-token', 'session-ended', 'wrong-code', 'replayed-code', 'spent-token', 'not-enrolled', 'throttled', 'enrolment-started', 'enabled', 'disabled', 'recovery-codes-renewed'];
 /** Why an OpenID Connect sign-in was refused: the flow (state), the provider, or the account rules. */
-export type OidcRefusal = 'bad-state' | 'denied' | 'exchange-failed' | 'unreachable' | 'unverified-email' | 'account-unverified' | 'account-exists' | 'registration-closed' | 'link-taken' | 'link-session-ended' | 'not-discovered';
+export type OidcRefusal = 'bad-state' | 'denied' | 'exchange-failed' | 'unreachable' | 'unverified-email' | 'account-unverified' | 'account-exists' | 'registration-closed' | 'link-taken' | 'link-session-ended' | 'not-discovered' | 'stale-sign-in';
 /** OpenID Connect sign-ins (sessions issued, second factor asked, refused: why) and unlinking. */
 export type OidcOutcome = 'success' | 'mfa-required' | OidcRefusal | 'linked' | 'unlinked' | 'unlink-refused';
-export const OIDC_OUTCOMES: readonly OidcOutcome[] = ['success', 'mfa-required', 'bad-state', 'denied', 'exchange-failed', 'unreachable', 'unverified-email', 'account-unverified', 'account-exists', 'registration-closed', 'link-taken', 'link-session-ended', 'not-discovered', 'linked', 'unlinked', 'unlink-refused'];
+export const OIDC_OUTCOMES: readonly OidcOutcome[] = ['success', 'mfa-required', 'bad-state', 'denied', 'exchange-failed', 'unreachable', 'unverified-email', 'account-unverified', 'account-exists', 'registration-closed', 'link-taken', 'link-session-ended', 'not-discovered', 'stale-sign-in', 'linked', 'unlinked', 'unlink-refused'];
 /** Passkeys: sign-ins (success, refusals: why), passkeys added, removed, and refused additions and removals. */
 export type PasskeyOutcome = 'success' | 'bad-challenge' | 'unknown-credential' | 'invalid-credential' | 'counter' | 'user-gone' | 'added' | 'add-refused' | 'removed' | 'remove-refused';
 export const PASSKEY_OUTCOMES: readonly PasskeyOutcome[] = ['success', 'bad-challenge', 'unknown-credential', 'invalid-credential', 'counter', 'user-gone', 'added', 'add-refused', 'removed', 'remove-refused'];
@@ -44,6 +43,9 @@ export type PasswordResetOutcome = 'link-sent' | 'link-ignored' | 'success' | 'r
 /** The same outcomes for email verification: a link asked for (sent or ignored), a token accepted or refused. */
 export type EmailVerificationOutcome = PasswordResetOutcome;
 export const PASSWORD_RESET_OUTCOMES: readonly PasswordResetOutcome[] = ['link-sent', 'link-ignored', 'success', 'refused'];
+/** Proving the owner again: a re-authentication, and the gate of the changes to the ways in (refusals: why). */
+export type OwnerProofOutcome = 'reauthenticated' | 'reauth-refused' | 'step-up' | 'wrong-password' | 'wrong-code' | 'throttled' | 'session-ended' | 'user-gone';
+export const OWNER_PROOF_OUTCOMES: readonly OwnerProofOutcome[] = ['reauthenticated', 'reauth-refused', 'step-up', 'wrong-password', 'wrong-code', 'throttled', 'session-ended', 'user-gone'];
 export const STORE_ERROR_KINDS: readonly StoreErrorKind[] = ['unavailable', 'duplicate_key', 'other'];
 
 /**
@@ -66,6 +68,7 @@ export interface AuthMetrics {
   mfa(outcome: MfaOutcome): void;
   oidc(outcome: OidcOutcome): void;
   passkey(outcome: PasskeyOutcome): void;
+  ownerProof(outcome: OwnerProofOutcome): void;
   registration(): void;
   /** A request under /api/auth refused with 429 by the shared rate limit. */
   rateLimited(): void;
@@ -99,7 +102,7 @@ const nothing = () => undefined;
 export const metricsOff: Metrics = {
   enabled: false,
   http: { request: nothing },
-  auth: { login: nothing, refresh: nothing, logout: nothing, logoutAll: nothing, refreshReuseDetected: nothing, passwordChange: nothing, passwordReset: nothing, emailVerification: nothing, mfa: nothing, oidc: nothing, passkey: nothing, registration: nothing, rateLimited: nothing },
+  auth: { login: nothing, refresh: nothing, logout: nothing, logoutAll: nothing, refreshReuseDetected: nothing, passwordChange: nothing, passwordReset: nothing, emailVerification: nothing, mfa: nothing, oidc: nothing, passkey: nothing, ownerProof: nothing, registration: nothing, rateLimited: nothing },
   store: { call: nothing },
   render: () => Promise.reject(new Error('metrics are off (METRICS_PORT is not set)')),
 };

@@ -6,6 +6,7 @@ import {
   MFA_OUTCOMES,
   OIDC_OUTCOMES,
   PASSKEY_OUTCOMES,
+  OWNER_PROOF_OUTCOMES,
   REFRESH_OUTCOMES,
   STORE_ERROR_KINDS,
   type Metrics,
@@ -87,7 +88,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
   });
   const mfa = new Counter({
     name: 'auth_mfa_total',
-    help: 'Two-factor login: success, recovery-code, refusals (invalid-token, session-ended, wrong-code, replayed-code, not-enrolled, throttled), enrolment-started, enabled, disabled, disable-refused',
+    help: 'Two-factor login: success, recovery-code, refusals (invalid-token, session-ended, wrong-code, replayed-code, not-enrolled, throttled), enrolment-started, enabled, disabled, recovery-codes-renewed',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
@@ -100,6 +101,12 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
   const passkeys = new Counter({
     name: 'auth_passkey_total',
     help: 'Passkeys: sign-in success, refusals (bad-challenge, unknown-credential, invalid-credential, counter, user-gone), added, add-refused, removed, remove-refused',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const ownerProofs = new Counter({
+    name: 'auth_owner_proof_total',
+    help: 'Proving the owner again: reauthenticated, reauth-refused, and refused changes to the ways in (step-up, wrong-password, wrong-code, throttled, session-ended, user-gone)',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
@@ -132,6 +139,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
   for (const outcome of MFA_OUTCOMES) mfa.labels(outcome).inc(0);
   for (const outcome of OIDC_OUTCOMES) oidc.labels(outcome).inc(0);
   for (const outcome of PASSKEY_OUTCOMES) passkeys.labels(outcome).inc(0);
+  for (const outcome of OWNER_PROOF_OUTCOMES) ownerProofs.labels(outcome).inc(0);
   const knownOperations = new Set(options.storeOperations);
   for (const operation of knownOperations) {
     for (const kind of STORE_ERROR_KINDS) storeErrors.labels(operation, kind).inc(0);
@@ -180,6 +188,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
       mfa: (outcome) => mfa.labels(outcome).inc(),
       oidc: (outcome) => oidc.labels(outcome).inc(),
       passkey: (outcome) => passkeys.labels(outcome).inc(),
+      ownerProof: (outcome) => ownerProofs.labels(outcome).inc(),
       registration: () => registrations.inc(),
       rateLimited: () => rateLimited.inc(),
     },

@@ -48,11 +48,11 @@ describe('challenge tokens', () => {
   const challenges = new ChallengeTokens(config.jwt.accessSecret, config.jwt.issuer, 300);
 
   it('carry the user and session version, and are neither access tokens nor accepted with another key', () => {
-    const token = challenges.sign({ userId: 'user-1', sessionVersion: 3 });
+    const token = challenges.sign({ userId: 'user-1', sessionVersion: 3, firstFactor: { authTime: 1_700_000_000, amr: ['pwd'] } });
     const verified = challenges.verify(token);
-    expect(verified).toEqual({ userId: 'user-1', sessionVersion: 3, id: expect.stringMatching(/^[0-9a-f-]{36}$/), expiresAt: expect.any(Date) });
+    expect(verified).toEqual({ userId: 'user-1', sessionVersion: 3, firstFactor: { authTime: 1_700_000_000, amr: ['pwd'] }, id: expect.stringMatching(/^[0-9a-f-]{36}$/), expiresAt: expect.any(Date) });
     expect(Math.abs(verified!.expiresAt.getTime() - (Date.now() + 300_000))).toBeLessThan(2000);
-    expect(challenges.verify(challenges.sign({ userId: 'user-1', sessionVersion: 3 }))!.id).not.toBe(verified!.id); // each token its own id, spent on its own
+    expect(challenges.verify(challenges.sign({ userId: 'user-1', sessionVersion: 3, firstFactor: { authTime: 1_700_000_000, amr: ['pwd'] } }))!.id).not.toBe(verified!.id); // each token its own id, spent on its own
     expect(new TokenService(config.jwt).verifyAccessToken(token)).toBeUndefined();
     const access = new TokenService(config.jwt).signAccessToken({ id: 'user-1', role: 'user', sessionVersion: 3 });
     expect(challenges.verify(access)).toBeUndefined();
@@ -72,7 +72,7 @@ describe('challenge tokens', () => {
   it('expire after their lifetime', () => {
     jest.useFakeTimers({ now: Date.now() });
     try {
-      const token = challenges.sign({ userId: 'user-1', sessionVersion: 0 });
+      const token = challenges.sign({ userId: 'user-1', sessionVersion: 0, firstFactor: { authTime: 1_700_000_000, amr: ['pwd'] } });
       jest.setSystemTime(Date.now() + 301_000);
       expect(challenges.verify(token)).toBeUndefined();
     } finally {

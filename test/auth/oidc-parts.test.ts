@@ -73,7 +73,7 @@ describe('returnTo', () => {
 });
 
 describe('the sealed flow cookie', () => {
-  const flow: SignInFlow = { provider: 'corp', returnTo: '/x', state: 's', nonce: 'n', codeVerifier: 'v' };
+  const flow: SignInFlow = { provider: 'corp', returnTo: '/x', state: 's', nonce: 'n', codeVerifier: 'v', startedAt: 1_000 };
   const seal = new FlowSeal(TEST_SECRETS.REFRESH_TOKEN_SECRET);
 
   it('opens what it sealed, until it expires; the browser cannot read the verifier', () => {

@@ -83,8 +83,8 @@ for (const target of engines) {
     }, 60_000);
 
     /** GET …/login: the provider's authorization URL and the flow cookie (as a Cookie header). */
-    const startLogin = async (name = 'test', returnTo?: string) => {
-      const res = await http().get(`/api/auth/oidc/${name}/login`).query(returnTo === undefined ? {} : { returnTo }).expect(302);
+    const startLogin = async (name = 'test', returnTo?: string, fresh?: boolean) => {
+      const res = await http().get(`/api/auth/oidc/${name}/login`).query({ ...(returnTo === undefined ? {} : { returnTo }), ...(fresh ? { fresh } : {}) }).expect(302);
       const flow = named(res, 'oidcFlow');
       expect(flow).toMatch(/^oidcFlow=[^;]+; Path=\/api\/auth\/oidc; Max-Age=600; HttpOnly; SameSite=Lax$/);
       return { authorizationUrl: res.headers.location as string, flowCookie: flow!.split(';')[0] };
@@ -93,8 +93,8 @@ for (const target of engines) {
     const atProvider = (authorizationUrl: string, answer: ProviderAnswer, name = 'test') => new ProviderBrowser(callbackOf(name)).signIn(authorizationUrl, answer);
     const callback = (url: URL, flowCookie: string, name = 'test') => http().get(`/api/auth/oidc/${name}/callback${url.search}`).set('Cookie', flowCookie);
     /** The whole flow; the callback's answer, which must have this status. */
-    const signInAs = async (answer: ProviderAnswer, status: number, options: { name?: string; returnTo?: string } = {}) => {
-      const { authorizationUrl, flowCookie } = await startLogin(options.name, options.returnTo);
+    const signInAs = async (answer: ProviderAnswer, status: number, options: { name?: string; returnTo?: string; fresh?: boolean } = {}) => {
+      const { authorizationUrl, flowCookie } = await startLogin(options.name, options.returnTo, options.fresh);
       return callback(await atProvider(authorizationUrl, answer, options.name), flowCookie, options.name).expect(status);
     };
     /** The access token for a callback's refresh cookie, as a client gets it after any login. */
@@ -294,19 +294,24 @@ for (const target of engines) {
     });
 
     it('unlinking keeps a way to sign in; deleting the user removes their links', async () => {
-      const providerOnly = await bearerAfter(await signInAs({ account: endUser().account }, 302));
+      // Unlinking is a change to the ways in: a fresh sign-in at the provider proves the owner.
+      const providerOnly = await bearerAfter(await signInAs({ account: endUser().account }, 302, { fresh: true }));
       const last = await http().delete('/api/auth/oidc/test/link').set('Authorization', providerOnly).expect(409);
       expect(last.body.message).toMatch(/^This is the last way to sign in/);
 
       const email = `with-password-${Date.now()}@example.com`;
       const local = await app().services.users.create({ email, passwordHash: 'not-a-password-hash', role: 'user', name: null, emailVerified: true });
-      const bearer = await bearerAfter(await signInAs({ account: `pw-${Date.now()}~${email}~1` }, 302));
+      const bearer = await bearerAfter(await signInAs({ account: `pw-${Date.now()}~${email}~1` }, 302, { fresh: true }));
       const linked = await me(bearer);
       expect(linked).toMatchObject({ id: local.id, hasPassword: true }); // linked to the account holding the verified address
       expect(linked.linkedProviders).toHaveLength(1);
-      await http().delete('/api/auth/oidc/test/link').set('Authorization', bearer).expect(204);
-      expect(await me(bearer)).toMatchObject({ hasPassword: true, linkedProviders: [] });
-      await http().delete('/api/auth/oidc/test/link').set('Authorization', bearer).expect(404);
+      const unlinked = await http().delete('/api/auth/oidc/test/link').set('Authorization', bearer).expect(204);
+      await http().get('/api/users/me').set('Authorization', bearer).expect(401); // every other session ended
+      const next = await bearerAfter(unlinked); // the caller's goes on
+      expect(await me(next)).toMatchObject({ hasPassword: true, linkedProviders: [] });
+      // Its proof was the provider just unlinked: it no longer signs this account in, so the next change asks again.
+      const again = await http().delete('/api/auth/oidc/test/link').set('Authorization', next).expect(401);
+      expect(again.body.message).toMatch(/\[proofs: password\]$/);
 
       const identities = app().services.database.store(identityStore);
       const linkedUser = (await me(providerOnly)).id as string;

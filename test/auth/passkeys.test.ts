@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
+import { PASSKEY_AMR, provenNow } from '../../src/auth/owner-proof/proofs';
 import { NO_PASSWORD } from '../../src/auth/passwords';
 import { passkeyStore } from '../../src/auth/stores/definitions';
 import type { PasskeyStore } from '../../src/auth/stores/passkey-store';
 import { setCookies } from '../support/auth-helpers';
 import { testEngines } from '../support/engines';
 import { usePasskeyApp } from '../support/passkey-app';
-import { codeAt, wrongCodes } from '../support/totp-codes';
+import { codeAt } from '../support/totp-codes';
 
 // The passkey routes over HTTP on every engine, where no browser is needed (the ceremonies themselves run in
 // Chromium: passkeys-browser.test.ts): what adding one asks for, the options' shape and their binding cookie,
@@ -41,21 +42,29 @@ for (const target of engines) {
       return { id: created.body.data.id as string, email, bearer: `Bearer ${login.body.data.accessToken}` };
     };
     const storedPasskey = (userId: string, counter = 0) => passkeys().add({ userId, credentialId: randomBytes(32), publicKey: randomBytes(77), counter, transports: ['usb'], name: 'Key' });
-    /** The user's password taken away (as for a user a provider made), and a bearer valid for the new session version. */
+    /** A bearer for the user's current session whose owner last proved it an hour ago (`amr`: a password). */
+    const staleBearer = async (userId: string) => {
+      const user = await testApp().services.users.findById(userId);
+      return `Bearer ${testApp().services.tokens.signAccessToken({ ...user!, proof: { authTime: Math.floor(Date.now() / 1000) - 3600, amr: ['pwd'] } })}`;
+    };
+    /** The user's password taken away (as for a user a passkey made), and a bearer of a passkey sign-in just now. */
     const withoutPassword = async (userId: string) => {
       await testApp().services.users.changePassword(userId, NO_PASSWORD);
       const user = await testApp().services.users.findById(userId);
-      return `Bearer ${testApp().services.tokens.signAccessToken(user!)}`;
+      return `Bearer ${testApp().services.tokens.signAccessToken({ ...user!, proof: provenNow(...PASSKEY_AMR) })}`;
     };
 
 
-    it('asks for the password before the options: none, a wrong one, a code instead; then options for a discoverable, user-verified credential', async () => {
-      const { bearer } = await newUser();
+    it('asks for a recent proof before the options: a stale token alone, a wrong password, then the password; options for a discoverable, user-verified credential', async () => {
+      const { id, bearer } = await newUser();
       await http().post('/api/auth/passkeys/register/options').send({ password: PASSWORD }).expect(401); // no access token
-      const missing = await http().post('/api/auth/passkeys/register/options').set('Authorization', bearer).send({ code: '123456' }).expect(422);
-      expect(missing.body.errors).toEqual([{ field: 'password', message: 'is required: the account has a password' }]);
-      await http().post('/api/auth/passkeys/register/options').set('Authorization', bearer).send({ password: 'not the password at all' }).expect(401);
-      const options = await http().post('/api/auth/passkeys/register/options').set('Authorization', bearer).send({ password: PASSWORD }).expect(200);
+      const stale = await staleBearer(id);
+      const bare = await http().post('/api/auth/passkeys/register/options').set('Authorization', stale).send({}).expect(401);
+      expect(bare.headers['www-authenticate']).toBe(`Bearer error="insufficient_user_authentication", error_description="A recent proof of the account's owner is needed", max_age=300`);
+      expect(bare.body.message).toMatch(/\[proofs: password\]$/);
+      await http().post('/api/auth/passkeys/register/options').set('Authorization', stale).send({ password: 'not the password at all' }).expect(401);
+      await http().post('/api/auth/passkeys/register/options').set('Authorization', stale).send({ password: PASSWORD }).expect(200);
+      const options = await http().post('/api/auth/passkeys/register/options').set('Authorization', bearer).send({}).expect(200); // a sign-in is a recent proof
       expect(options.body.data).toMatchObject({
         rp: { id: 'localhost', name: 'localhost' },
         challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
@@ -68,21 +77,6 @@ for (const target of engines) {
       const verify = await http().post('/api/auth/passkeys/register/verify').set('Authorization', bearer).set('Cookie', flowCookie(options)!.split(';')[0]!)
         .send({ credential: { ...forgedAssertion(), response: { clientDataJSON: forgedAssertion().response.clientDataJSON, attestationObject: 'AAAA' } }, name: 'Laptop' }).expect(422);
       expect(verify.body.errors[0].field).toBe('credential');
-    });
-
-    it('lets a user without a password confirm with their second factor, and refuses one with neither', async () => {
-      const { id, bearer } = await newUser();
-      const enrolment = await http().post('/api/auth/mfa/enroll').set('Authorization', bearer).send({ password: PASSWORD }).expect(200);
-      const secret = enrolment.body.data.secret as string;
-      await http().post('/api/auth/mfa/confirm').set('Authorization', bearer).send({ code: await codeAt(secret) }).expect(200);
-      const passwordless = await withoutPassword(id);
-      const [wrong] = await wrongCodes(secret);
-      await http().post('/api/auth/passkeys/register/options').set('Authorization', passwordless).send({ code: wrong }).expect(401);
-      await http().post('/api/auth/passkeys/register/options').set('Authorization', passwordless).send({ code: await codeAt(secret, 1) }).expect(200);
-      const neither = await newUser();
-      const bare = await withoutPassword(neither.id);
-      const refused = await http().post('/api/auth/passkeys/register/options').set('Authorization', bare).send({ code: '123456' }).expect(409);
-      expect(refused.body.message).toMatch(/set a password first/);
     });
 
     it('signs in usernameless or, with an mfaToken, with that user’s passkeys only; an answer to nothing is a 401', async () => {
@@ -112,10 +106,13 @@ for (const target of engines) {
       const [first, second] = [await storedPasskey(id), await storedPasskey(id, 3)];
       const listed = await http().get('/api/auth/passkeys').set('Authorization', bearer).expect(200);
       expect(listed.body.data).toEqual([first, second].map((key) => ({ id: key.id, name: 'Key', transports: ['usb'], createdAt: key.createdAt.toISOString(), lastUsedAt: null })));
-      await http().delete(`/api/auth/passkeys/${first.id}`).set('Authorization', bearer).expect(204);
-      const last = await http().delete(`/api/auth/passkeys/${second.id}`).set('Authorization', bearer).expect(409);
+      const removed = await http().delete(`/api/auth/passkeys/${first.id}`).set('Authorization', bearer).expect(204);
+      await http().delete(`/api/auth/passkeys/${second.id}`).set('Authorization', bearer).expect(401); // every other session ended, this token's too
+      const refreshed = await http().post('/api/auth/refresh').set('Cookie', setCookies(removed).find((cookie) => cookie.startsWith('refreshToken='))!.split(';')[0]!).expect(200);
+      const next = `Bearer ${refreshed.body.data.accessToken}`; // the caller's session goes on, with the proof it had
+      const last = await http().delete(`/api/auth/passkeys/${second.id}`).set('Authorization', next).expect(409);
       expect(last.body.message).toMatch(/last way to sign in/);
-      await http().delete(`/api/auth/passkeys/${first.id}`).set('Authorization', bearer).expect(404);
+      await http().delete(`/api/auth/passkeys/${first.id}`).set('Authorization', next).expect(404);
       const other = await newUser();
       await http().delete(`/api/auth/passkeys/${second.id}`).set('Authorization', other.bearer).expect(404); // not theirs
       const admin = await testApp().signIn('admin');

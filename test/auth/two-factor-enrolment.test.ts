@@ -35,16 +35,20 @@ for (const target of engines) {
     const stored = (userId: string) => app().services.database.store(mfaStore).find(userId);
 
     it('a stolen access token alone cannot turn on a second factor: no password, a wrong one → refused, nothing stored', async () => {
-      const { email, userId, bearer } = await signedIn();
-      const missing = await enrol(bearer, {}).expect(422);
-      expect(missing.body.errors).toEqual([expect.objectContaining({ field: 'password' })]);
+      const { email, userId } = await signedIn();
+      // The thief's token is past REAUTH_MAX_AGE (its owner signed in an hour ago): it proves nobody now.
+      const user = (await app().services.users.findById(userId))!;
+      const bearer = `Bearer ${app().services.tokens.signAccessToken({ ...user, proof: { authTime: Math.floor(Date.now() / 1000) - 3600, amr: ['pwd'] } })}`;
+      const missing = await enrol(bearer, {}).expect(401);
+      expect(missing.headers['www-authenticate']).toMatch(/^Bearer error="insufficient_user_authentication", .*max_age=300$/);
       const wrong = await enrol(bearer, { password: 'the thief does not know it' }).expect(401);
       expect(wrong.body).toEqual({ status: 'fail', message: 'The password is wrong' });
       expect(await stored(userId)).toBeNull();
       await http().post('/api/auth/mfa/confirm').set('Authorization', bearer).send({ code: '123456' }).expect(409); // nothing to confirm
       expect((await http().get('/api/auth/mfa').set('Authorization', bearer).expect(200)).body.data).toEqual({ enabled: false, recoveryCodesLeft: 0 });
       expect((await login(email).expect(200)).body.data).toHaveProperty('accessToken'); // the owner's login is as it was
-      expect(app().logLines()).toContainEqual(expect.objectContaining({ event: 'auth', action: 'mfa-enroll', outcome: 'failure', userId }));
+      expect(app().logLines()).toContainEqual(expect.objectContaining({ event: 'auth', action: 'owner-proof', outcome: 'refused', reason: 'step-up', userId }));
+      expect(app().logLines()).toContainEqual(expect.objectContaining({ event: 'auth', action: 'owner-proof', outcome: 'refused', reason: 'wrong-password', userId }));
     });
 
     it("counts the enrolment's password checks with login's: wrong ones there hold back the right password at login", async () => {

@@ -23,9 +23,9 @@ describe('verified access tokens, remembered', () => {
     jest.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') });
     const tokens = new TokenService(config.jwt);
     const token = signAccess({});
-    expect(tokens.verifyAccessToken(token)).toEqual({ id: 'u1', role: 'user', sessionVersion: 0 });
+    expect(tokens.verifyAccessToken(token)).toEqual({ id: 'u1', role: 'user', sessionVersion: 0, proof: { authTime: 0, amr: [] } });
     jest.setSystemTime(Date.now() + 59_999);
-    expect(tokens.verifyAccessToken(token)).toEqual({ id: 'u1', role: 'user', sessionVersion: 0 });
+    expect(tokens.verifyAccessToken(token)).toEqual({ id: 'u1', role: 'user', sessionVersion: 0, proof: { authTime: 0, amr: [] } });
     jest.setSystemTime(Date.now() + 1);
     expect(tokens.verifyAccessToken(token)).toBeUndefined();
     expect(new TokenService(config.jwt).verifyAccessToken(token)).toBeUndefined(); // control: the full check agrees

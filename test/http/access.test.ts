@@ -51,7 +51,7 @@ describe('route access rules: token check, then role check, then validation', ()
     ['HS384 with the real secret', () => jwt.sign(accessClaims('user'), TEST_SECRETS.JWT_SECRET, { algorithm: 'HS384' })],
     ['another secret', () => jwt.sign(accessClaims('user'), 'another-secret-of-sufficient-length-0123456789')],
     ['the refresh secret', () => jwt.sign(accessClaims('user'), TEST_SECRETS.REFRESH_TOKEN_SECRET)],
-    ['a refresh token', () => t.services.tokens.signRefreshToken(userId, 0).token],
+    ['a refresh token', () => t.services.tokens.signRefreshToken({ userId, sessionVersion: 0, proof: { authTime: 0, amr: [] } }).token],
     ['no typ claim', () => jwt.sign({ sub: userId, role: 'user' }, TEST_SECRETS.JWT_SECRET, { expiresIn: 60 })],
     ['no subject', () => jwt.sign({ role: 'user', typ: 'access' }, TEST_SECRETS.JWT_SECRET, { expiresIn: 60 })],
     ['a tampered payload', () => {

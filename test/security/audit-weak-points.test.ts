@@ -39,7 +39,8 @@ describe('token lifetimes are bounded on verify', () => {
     expect(t.services.tokens.verifyRefreshToken(refresh)).toBeUndefined();
     const withoutVersion = jwt.sign({ typ: 'refresh', sub: 'demo', iss: 'koa-api-service', aud: 'koa-api-service', iat: now(), exp: now() + 86_400, jti: 'y'.repeat(22) }, TEST_SECRETS.REFRESH_TOKEN_SECRET);
     expect(t.services.tokens.verifyRefreshToken(withoutVersion)).toBeUndefined();
-    expect(t.services.tokens.verifyRefreshToken(t.services.tokens.signRefreshToken('demo', 3).token)).toEqual({ userId: 'demo', sessionVersion: 3 });
+    const proof = { authTime: now() - 60, amr: ['pwd'] };
+    expect(t.services.tokens.verifyRefreshToken(t.services.tokens.signRefreshToken({ userId: 'demo', sessionVersion: 3, proof }).token)).toEqual({ userId: 'demo', sessionVersion: 3, proof });
   });
 });
 

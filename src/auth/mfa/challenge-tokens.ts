@@ -1,11 +1,16 @@
 import { createSecretKey, hkdfSync, randomUUID, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import { NO_PROOF, type SessionProof } from '../owner-proof/proofs';
 import { CLOCK_SKEW_SECONDS, JWT_ALGORITHM, verifiedClaims, type ExpectedToken } from '../tokens';
 
-/** Who passed the password step, and under which session version (a password reset meanwhile voids it). */
+/**
+ * Who passed the first step (a password, a provider), under which session version (a password reset meanwhile
+ * voids it), and that step's proof, which the second step completes.
+ */
 export interface Challenge {
   userId: string;
   sessionVersion: number;
+  firstFactor: SessionProof;
 }
 
 /** A verified challenge token: its challenge, its id (`jti`, what spends it) and when it expires. */
@@ -37,7 +42,8 @@ export class ChallengeTokens {
   }
 
   sign(challenge: Challenge): string {
-    return jwt.sign({ typ: TYPE, sv: challenge.sessionVersion }, this.key, {
+    const { authTime, amr } = challenge.firstFactor;
+    return jwt.sign({ typ: TYPE, sv: challenge.sessionVersion, auth_time: authTime, amr }, this.key, {
       algorithm: JWT_ALGORITHM,
       issuer: this.issuer,
       audience: this.audience,
@@ -53,6 +59,9 @@ export class ChallengeTokens {
     const version = claims?.sv;
     if (!claims || typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) return undefined;
     if (typeof claims.jti !== 'string' || !claims.jti || typeof claims.exp !== 'number') return undefined; // every token signed here has both
-    return { userId: claims.sub as string, sessionVersion: version, id: claims.jti, expiresAt: new Date(claims.exp * 1000) };
+    const { auth_time: authTime, amr } = claims as { auth_time?: unknown; amr?: unknown };
+    const signed = typeof authTime === 'number' && Array.isArray(amr) && amr.every((method) => typeof method === 'string');
+    const firstFactor = signed ? { authTime, amr: amr as string[] } : NO_PROOF; // signed here, so always both
+    return { userId: claims.sub as string, sessionVersion: version, firstFactor, id: claims.jti, expiresAt: new Date(claims.exp * 1000) };
   }
 }

@@ -93,6 +93,12 @@ export class SecondFactor {
     return outcome;
   }
 
+  /** New recovery codes (shown once), the old ones void; undefined when two-factor login is not on. */
+  async newRecoveryCodes(userId: string): Promise<string[] | undefined> {
+    const codes = newRecoveryCodes();
+    return (await this.store.replaceRecoveryCodes(userId, codes.map(recoveryCodeDigest))) ? codes : undefined;
+  }
+
   /** The user's credential and recovery codes go; false when there was none. */
   disable(userId: string): Promise<boolean> {
     return this.store.remove(userId);

@@ -1,6 +1,9 @@
 import { DuplicateKeyError } from '../../stores/errors';
 import type { AccountTokenStore } from '../stores/account-token-store';
 import type { VerifiedChallenge } from './challenge-tokens';
+
+/** What spending a challenge needs of it: its id, its user, when it expires. */
+type SpendableChallenge = Pick<VerifiedChallenge, 'id' | 'userId' | 'expiresAt'>;
 import { digestOf } from '../account-links';
 
 const PURPOSE = 'spent-mfa-challenge';
@@ -16,17 +19,17 @@ export class SpentChallenges {
   constructor(private readonly tokens: AccountTokenStore) {}
 
   /** True when a second step succeeded with this token already (a passkey's second step checks it before its ceremony). */
-  async spent(challenge: VerifiedChallenge): Promise<boolean> {
+  async spent(challenge: SpendableChallenge): Promise<boolean> {
     return (await this.tokens.find(challengeDigest(challenge), PURPOSE)) !== null;
   }
 
   /** The token back, unspent: its verify failed on the code (a typo does not cost the user their login). */
-  async giveBack(challenge: VerifiedChallenge): Promise<void> {
+  async giveBack(challenge: SpendableChallenge): Promise<void> {
     await this.tokens.consume(challengeDigest(challenge), PURPOSE);
   }
 
   /** Spends the token: true for the first caller, false for every later or racing one. */
-  async spend(challenge: VerifiedChallenge): Promise<boolean> {
+  async spend(challenge: SpendableChallenge): Promise<boolean> {
     try {
       await this.tokens.create({ digest: challengeDigest(challenge), userId: challenge.userId, purpose: PURPOSE, expiresAt: challenge.expiresAt });
       return true;
@@ -37,4 +40,4 @@ export class SpentChallenges {
   }
 }
 
-const challengeDigest = (challenge: VerifiedChallenge) => digestOf(`mfa-challenge:${challenge.id}`);
+const challengeDigest = (challenge: SpendableChallenge) => digestOf(`mfa-challenge:${challenge.id}`);

@@ -1,67 +1,62 @@
 import type { Logger } from '../../logger';
 import type { AccountNotice, AccountNotices } from '../account-notices';
 import type { AccountSessions } from '../account-sessions';
-import type { AttemptOrigin, Counting, PasswordCheck } from '../password-check';
-import type { RefreshSessions } from '../refresh-sessions';
+import { AMR, type SessionProof } from '../owner-proof/proofs';
 import type { UserRecord } from '../stores/user-store';
 import type { IssuedRefreshToken } from '../tokens';
-import type { FactorAnswer, SecondFactor } from './second-factor';
+import type { SecondFactor } from './second-factor';
 
-type PasswordRefusal = { ok: false; refused: 'wrong-password' } | { ok: false; refused: 'throttled'; retryAfterSeconds: number };
-
-export type EnrolOutcome = { ok: true; secret: string; otpauthUrl: string } | { ok: false; refused: 'already-on' } | PasswordRefusal;
+export type EnrolOutcome = { ok: true; secret: string; otpauthUrl: string } | { ok: false; refused: 'already-on' };
 export type ConfirmOutcome = { ok: true; recoveryCodes: string[]; session: IssuedRefreshToken } | { ok: false; refused: 'no-enrolment' | 'wrong-code' | 'user-gone' };
-export type DisableOutcome = { ok: true } | { ok: false; refused: 'not-on' | 'wrong-code' } | { ok: false; refused: 'throttled-code'; retryAfterSeconds: number } | PasswordRefusal;
+export type DisableOutcome = { ok: true } | { ok: false; refused: 'not-on' };
+export type RecoveryCodesOutcome = { ok: true; recoveryCodes: string[] } | { ok: false; refused: 'not-on' };
 
 /**
- * Turning two-factor login on and off (docs/accounts.md), the flows behind /api/auth/mfa/enroll, /confirm and
- * /disable. Whatever changes how one signs in asks for the current password first (PasswordCheck: counted by
- * the login throttle), so a stolen access token alone can neither add a factor nor remove one:
- *  - `enrol`: is it on already (409, nothing asked), then the password, then a new secret — replacing an
- *    unconfirmed one of the same user, which only the password's holder can do;
+ * Turning two-factor login on and off (docs/accounts.md), and new recovery codes: the flows behind
+ * /api/auth/mfa/enroll, /confirm, /disable and /recovery-codes. Each changes how one signs in, so the routes
+ * ask for a recent proof of the owner first (OwnerProofs): a stolen access token alone neither adds a factor
+ * nor removes one.
+ *  - `enrol`: is it on already (409), then a new secret — replacing an unconfirmed one of the same user;
  *  - `confirm`: a first code from that secret; then every session of the user ends (AccountSessions), the
  *    caller gets a new one (its refresh token), and a security mail goes to the address when mail is configured;
- *  - `disable`: the password, then a code or a recovery code; the owner is mailed a notice too.
+ *  - `disable`: the factor goes; the owner is mailed a notice too;
+ *  - `newRecoveryCodes`: ten new ones, the old ones void.
  */
 export class TwoFactorEnrolment {
   constructor(
     private readonly factors: SecondFactor,
-    private readonly passwords: PasswordCheck,
     private readonly accounts: AccountSessions,
-    private readonly refresh: RefreshSessions,
     private readonly notices: AccountNotices | undefined,
-    private readonly counting: Counting,
     private readonly logger: Logger,
   ) {}
 
-  async enrol(user: UserRecord, password: string, origin: AttemptOrigin): Promise<EnrolOutcome> {
+  async enrol(user: UserRecord): Promise<EnrolOutcome> {
     if (await this.factors.enrolled(user.id)) return { ok: false, refused: 'already-on' };
-    const check = await this.passwords.check(user, password, origin);
-    if (!check.ok) return check;
     const enrolment = await this.factors.enrol(user);
     return enrolment ? { ok: true, ...enrolment } : { ok: false, refused: 'already-on' }; // confirmed meanwhile
   }
 
-  async confirm(user: UserRecord, code: string): Promise<ConfirmOutcome> {
+  /** `proof`: the caller's session's; the code just given adds a one-time code to it for the caller's next session. */
+  async confirm(user: UserRecord, code: string, proof: SessionProof): Promise<ConfirmOutcome> {
     const outcome = await this.factors.confirm(user.id, code);
     if (!Array.isArray(outcome)) return { ok: false, refused: outcome };
     // Sessions opened before the factor (a thief's among them) end now; the caller goes on in a new one.
-    const sessionVersion = await this.accounts.endAllForNewSession(user.id);
-    if (sessionVersion === undefined) return { ok: false, refused: 'user-gone' };
-    const session = await this.refresh.issue({ id: user.id, sessionVersion });
+    const session = await this.accounts.restart(user.id, { ...proof, amr: [...new Set([...proof.amr, AMR.oneTimeCode])] });
+    if (!session) return { ok: false, refused: 'user-gone' };
     this.notify(user, 'two-factor-enabled');
     return { ok: true, recoveryCodes: outcome, session };
   }
 
-  async disable(user: UserRecord, password: string, answer: FactorAnswer, origin: AttemptOrigin): Promise<DisableOutcome> {
+  async disable(user: UserRecord): Promise<DisableOutcome> {
     if (!(await this.factors.enrolled(user.id))) return { ok: false, refused: 'not-on' };
-    const recheck = await this.passwords.check(user, password, origin);
-    if (!recheck.ok) return recheck;
-    const check = await this.factors.check(user.id, answer, this.counting);
-    if (!check.ok) return check.refused === 'throttled' ? { ok: false, refused: 'throttled-code', retryAfterSeconds: check.retryAfterSeconds } : { ok: false, refused: 'wrong-code' };
     await this.factors.disable(user.id);
     this.notify(user, 'two-factor-disabled');
     return { ok: true };
+  }
+
+  async newRecoveryCodes(user: UserRecord): Promise<RecoveryCodesOutcome> {
+    const codes = await this.factors.newRecoveryCodes(user.id);
+    return codes ? { ok: true, recoveryCodes: codes } : { ok: false, refused: 'not-on' };
   }
 
   /** The owner hears of it, whoever did it (with mail configured); beside the answer, a failure only logged. */

@@ -1,3 +1,4 @@
+import { AMR, completedBy, type SessionProof } from '../owner-proof/proofs';
 import type { Counting } from '../password-check';
 import type { UserRecord, UserStore } from '../stores/user-store';
 import type { ChallengeTokens } from './challenge-tokens';
@@ -10,14 +11,15 @@ export type SecondStepRefusal = MfaTokenRefusal | 'wrong-code' | 'replayed-code'
 export type MfaTokenRefusal = 'invalid-token' | 'session-ended' | 'spent-token';
 
 export type SecondStepOutcome =
-  | { ok: true; user: UserRecord; via: 'code' | 'recovery-code' }
+  | { ok: true; user: UserRecord; via: 'code' | 'recovery-code'; proof: SessionProof }
   | { ok: false; refused: SecondStepRefusal; userId?: string }
   | { ok: false; refused: 'throttled'; retryAfterSeconds: number; userId: string };
 
-/** A login waiting for its second factor: the user, and the id of the mfaToken that spends it. */
+/** A login waiting for its second factor: the user, the id of the mfaToken that spends it, the first step's proof. */
 export interface PendingSecondStep {
   user: UserRecord;
   tokenId: string;
+  firstFactor: SessionProof;
 }
 
 /**
@@ -38,9 +40,10 @@ export class TwoFactorLogin {
     private readonly counting: Counting,
   ) {}
 
-  /** After a right password: the mfaToken when this user's login asks for a second factor, else undefined. */
-  async challenge(user: UserRecord): Promise<string | undefined> {
-    return (await this.factors.enrolled(user.id)) ? this.challenges.sign({ userId: user.id, sessionVersion: user.sessionVersion }) : undefined;
+  /** After a first factor (`firstFactor`): the mfaToken when this user's login asks for a second one, else undefined. */
+  async challenge(user: UserRecord, firstFactor: SessionProof): Promise<string | undefined> {
+    if (!(await this.factors.enrolled(user.id))) return undefined;
+    return this.challenges.sign({ userId: user.id, sessionVersion: user.sessionVersion, firstFactor });
   }
 
   /**
@@ -52,7 +55,7 @@ export class TwoFactorLogin {
     if (!challenge) return undefined;
     const user = await this.users.findById(challenge.userId);
     if (!user || user.sessionVersion !== challenge.sessionVersion || (await this.spentChallenges.spent(challenge))) return undefined;
-    return { user, tokenId: challenge.id };
+    return { user, tokenId: challenge.id, firstFactor: challenge.firstFactor };
   }
 
   /**
@@ -67,7 +70,7 @@ export class TwoFactorLogin {
     if (!(await this.spentChallenges.spend(challenge))) return { ok: false, refused: 'spent-token', userId: user.id };
     let outcome: Outcome;
     try {
-      outcome = await prove({ user, tokenId: challenge.id });
+      outcome = await prove({ user, tokenId: challenge.id, firstFactor: challenge.firstFactor });
     } catch (error) {
       await this.spentChallenges.giveBack(challenge).catch(() => undefined); // an outage is no use of the token
       throw error;
@@ -77,9 +80,9 @@ export class TwoFactorLogin {
   }
 
   async verify(mfaToken: string, answer: FactorAnswer): Promise<SecondStepOutcome> {
-    return this.verifyBy(mfaToken, async ({ user }): Promise<SecondStepOutcome> => {
+    return this.verifyBy(mfaToken, async ({ user, firstFactor }): Promise<SecondStepOutcome> => {
       const check = await this.factors.check(user.id, answer, this.counting);
-      return check.ok ? { ok: true, user, via: check.via } : { ...check, userId: user.id };
+      return check.ok ? { ok: true, user, via: check.via, proof: completedBy(firstFactor, AMR.oneTimeCode) } : { ...check, userId: user.id };
     });
   }
 }

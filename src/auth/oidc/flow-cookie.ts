@@ -12,6 +12,10 @@ export interface SignInFlow extends FlowSecrets {
   returnTo: string;
   /** A link flow (started from a signed-in session): the user the identity is for, under their session version then. */
   link?: { userId: string; sessionVersion: number };
+  /** The sign-in must be a fresh authentication at the provider (a proof of the owner): its `auth_time` no older than `startedAt`. */
+  fresh?: true;
+  /** When the browser was sent to the provider (seconds). */
+  startedAt: number;
 }
 
 /** Ten minutes: time to sign in at the provider (and consent), short enough that a lost cookie dies soon. */
@@ -39,10 +43,10 @@ export class FlowSeal {
     } catch {
       return undefined;
     }
-    const { provider, returnTo, state, nonce, codeVerifier, expiresAt, link } = payload;
-    if (typeof expiresAt !== 'number' || expiresAt * 1000 <= now) return undefined;
+    const { provider, returnTo, state, nonce, codeVerifier, expiresAt, link, fresh, startedAt } = payload;
+    if (typeof expiresAt !== 'number' || expiresAt * 1000 <= now || typeof startedAt !== 'number') return undefined;
     if (![provider, returnTo, state, nonce, codeVerifier].every((part) => typeof part === 'string')) return undefined;
-    const flow = { provider: provider!, returnTo: returnTo!, state: state!, nonce: nonce!, codeVerifier: codeVerifier! };
+    const flow = { provider: provider!, returnTo: returnTo!, state: state!, nonce: nonce!, codeVerifier: codeVerifier!, startedAt, ...(fresh === true ? { fresh } : {}) };
     if (link === undefined) return flow;
     return typeof link.userId === 'string' && Number.isSafeInteger(link.sessionVersion) ? { ...flow, link: { userId: link.userId, sessionVersion: link.sessionVersion } } : undefined;
   }

@@ -17,7 +17,7 @@ export type AccountRefusal =
   | 'account-unverified'
   /**
    * A local account holds the address and this provider may not link by it (OIDC_<NAME>_LINK_BY_EMAIL off), or the
-   * account has a role other than `user` or a second factor: it links from its own signed-in session only.
+   * account has a role other than `user`, a second factor or a passkey: it links from its own signed-in session only.
    */
   | 'account-exists'
   /** Nobody holds the address and registration through this provider is closed. */
@@ -40,7 +40,7 @@ export type LinkListener = (user: UserRecord, change: 'added' | 'removed', provi
  * never an email alone. An address links a first sign-in to the local account holding it only by consent:
  * the provider is trusted for it (OIDC_<NAME>_LINK_BY_EMAIL), says `email_verified`, the local account has
  * verified the address too (else someone could register a victim's address here first), and the account has
- * the role `user` and no second factor. Otherwise the owner links from their own signed-in session (`linkTo`).
+ * the role `user`, no second factor and no passkey. Otherwise the owner links from their own signed-in session (`linkTo`).
  */
 export class OidcAccounts {
   constructor(
@@ -48,8 +48,8 @@ export class OidcAccounts {
     private readonly identities: IdentityStore,
     /** Where removing a way in is decided against the others (a password, passkeys, identities) under a lock on the user. */
     private readonly methods: Pick<SignInMethodStore, 'removeUnlessLast'>,
-    /** True when the user has a second factor (two-factor login on): never linked by an address alone. */
-    private readonly hasSecondFactor: (userId: string) => Promise<boolean> = async () => false,
+    /** True when more than a password protects the user (a second factor, a passkey): never linked by an address alone. */
+    private readonly beyondPassword: (user: UserRecord) => Promise<boolean> = async () => false,
     private readonly onChange: LinkListener = () => undefined,
   ) {}
 
@@ -64,7 +64,7 @@ export class OidcAccounts {
     const holder = await this.users.findByEmail(identity.email);
     if (holder) {
       if (!holder.emailVerified) return { ok: false, refused: 'account-unverified' };
-      if (!provider.linkByEmail || holder.role !== 'user' || (await this.hasSecondFactor(holder.id))) return { ok: false, refused: 'account-exists' };
+      if (!provider.linkByEmail || holder.role !== 'user' || (await this.beyondPassword(holder))) return { ok: false, refused: 'account-exists' };
       return this.link(provider.name, identity, holder, 'email');
     }
     if (!provider.registration) return { ok: false, refused: 'registration-closed' };

@@ -9,6 +9,8 @@ export interface ProviderIdentity {
   /** True only when the provider says `email_verified: true` for that address. */
   emailVerified: boolean;
   name: string | undefined;
+  /** When the end-user last authenticated at the provider (the ID token's `auth_time`, seconds), when it says. */
+  authTime?: number;
 }
 
 /** The secrets of one sign-in attempt, kept in the browser's flow cookie until the callback. */

@@ -77,10 +77,14 @@ export class OidcProvider {
     return { state: client.randomState(), nonce: client.randomNonce(), codeVerifier: client.randomPKCECodeVerifier() };
   }
 
-  /** Where the browser goes to sign in: code flow, PKCE S256, state and nonce. */
-  async authorizationUrl(flow: FlowSecrets): Promise<string> {
+  /**
+   * Where the browser goes to sign in: code flow, PKCE S256, state and nonce; `fresh` asks the provider to
+   * authenticate the end-user now whatever session it holds (`max_age=0`, `prompt=login`: OpenID Connect Core §3.1.2.1).
+   */
+  async authorizationUrl(flow: FlowSecrets, fresh = false): Promise<string> {
     return client
       .buildAuthorizationUrl(this.configuration, {
+        ...(fresh ? { max_age: '0', prompt: 'login' } : {}),
         redirect_uri: this.redirectUri,
         response_type: 'code',
         scope: this.settings.scopes,
@@ -112,7 +116,8 @@ export class OidcProvider {
       if (str(claims.email) === undefined) source = await client.fetchUserInfo(this.configuration, tokens.access_token, claims.sub);
       // OpenID Connect Core §2: a `sub` is at most 255 ASCII characters (the linked-identity key holds that much).
       if (claims.sub.length > 255 || !/^[\x21-\x7e]+$/.test(claims.sub)) throw new ProviderRefusal('exchange', 'the subject identifier is not 1-255 visible ASCII characters');
-      return { issuer: claims.iss, subject: claims.sub, ...addressOf(source), name: str(source.name)?.trim().slice(0, 100) || undefined };
+      const authTime = typeof claims.auth_time === 'number' && Number.isSafeInteger(claims.auth_time) ? claims.auth_time : undefined;
+      return { issuer: claims.iss, subject: claims.sub, ...addressOf(source), name: str(source.name)?.trim().slice(0, 100) || undefined, authTime };
     } catch (error) {
       if (error instanceof ProviderRefusal) throw error;
       if (error instanceof client.AuthorizationResponseError) throw new ProviderRefusal('denied', describe(error), { cause: error });

@@ -1,9 +1,6 @@
 import type { Logger } from '../../logger';
 import { DuplicateKeyError } from '../../stores/errors';
 import type { AccountNotices, SignInMethodChange } from '../account-notices';
-import type { FactorAnswer, SecondFactor } from '../mfa/second-factor';
-import type { AttemptOrigin, Counting, PasswordCheck } from '../password-check';
-import { hasPassword } from '../passwords';
 import { MAX_PASSKEYS_PER_USER, type PasskeyRecord, type PasskeyStore } from '../stores/passkey-store';
 import { keepsAWayIn } from '../sign-in-methods';
 import type { SignInMethodStore } from '../stores/sign-in-method-store';
@@ -11,22 +8,16 @@ import type { UserRecord } from '../stores/user-store';
 import type { PasskeyChallenges } from './passkey-challenges';
 import { challengeOf, type CreationOptions, type RegistrationCredential, type RelyingParty } from './relying-party';
 
-/** What confirms it is the account's holder adding a passkey: the password, or (without one) the second factor. */
-export type OwnerProof = { password: string } | FactorAnswer;
-
-export type OptionsOutcome =
-  | { ok: true; options: CreationOptions }
-  | { ok: false; refused: 'wrong-password' | 'wrong-code' | 'password-needed' | 'no-proof-possible' | 'too-many' }
-  | { ok: false; refused: 'throttled'; retryAfterSeconds: number };
+export type OptionsOutcome = { ok: true; options: CreationOptions } | { ok: false; refused: 'too-many' };
 export type RegisterOutcome = { ok: true; passkey: PasskeyRecord } | { ok: false; refused: 'bad-challenge' | 'already-registered' }| { ok: false; refused: 'invalid-credential'; detail: string };
 export type RemoveOutcome = 'removed' | 'not-found' | 'last-way' | 'busy';
 
 /**
- * Adding, listing and removing a user's passkeys (docs/authentication.md). Adding one changes how one signs in,
- * so it asks what enrolling a second factor asks (decision 019): the password — counted by the login throttle —
- * or, for a user without one, their second factor; an access token alone adds nothing. The options' challenge
- * is bound to the user and to the browser that asked (PasskeyChallenges) and answers once. Removing keeps at
- * least one way in (a password, a provider's identity, a passkey). The owner is mailed either way.
+ * Adding, listing and removing a user's passkeys (docs/authentication.md). Adding or removing one changes how
+ * one signs in: the routes ask for a recent proof of the owner first (OwnerProofs), as for every such change.
+ * The options' challenge is bound to the user and to the browser that asked (PasskeyChallenges) and answers
+ * once. Removing keeps at least one way in (a password, a provider's identity, a passkey). The owner is mailed
+ * either way.
  */
 export class PasskeyEnrolment {
   constructor(
@@ -34,9 +25,6 @@ export class PasskeyEnrolment {
     private readonly passkeys: PasskeyStore,
     private readonly methods: Pick<SignInMethodStore, 'removeUnlessLast'>,
     private readonly challenges: PasskeyChallenges,
-    private readonly passwords: PasswordCheck,
-    private readonly factors: SecondFactor | undefined,
-    private readonly counting: Counting,
     private readonly notices: AccountNotices | undefined,
     private readonly logger: Logger,
   ) {}
@@ -45,9 +33,7 @@ export class PasskeyEnrolment {
     return this.passkeys.listByUser(userId);
   }
 
-  async options(user: UserRecord, proof: OwnerProof, origin: AttemptOrigin, binding: string): Promise<OptionsOutcome> {
-    const proven = await this.prove(user, proof, origin);
-    if (!proven.ok) return proven;
+  async options(user: UserRecord, binding: string): Promise<OptionsOutcome> {
     const existing = await this.passkeys.listByUser(user.id);
     if (existing.length >= MAX_PASSKEYS_PER_USER) return { ok: false, refused: 'too-many' };
     const options = await this.party.creationOptions(user, existing);
@@ -85,15 +71,6 @@ export class PasskeyEnrolment {
     if (result.outcome !== 'removed') return result.outcome;
     this.notify(user, 'removed', result.passkeys[0]!);
     return 'removed';
-  }
-
-  private async prove(user: UserRecord, proof: OwnerProof, origin: AttemptOrigin): Promise<OptionsOutcome | { ok: true }> {
-    if ('password' in proof) return this.passwords.check(user, proof.password, origin);
-    if (hasPassword(user.passwordHash)) return { ok: false, refused: 'password-needed' };
-    if (!this.factors || !(await this.factors.enrolled(user.id))) return { ok: false, refused: 'no-proof-possible' };
-    const check = await this.factors.check(user.id, proof, this.counting);
-    if (check.ok) return { ok: true };
-    return check.refused === 'throttled' ? check : { ok: false, refused: 'wrong-code' };
   }
 
   /**

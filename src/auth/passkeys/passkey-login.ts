@@ -1,4 +1,5 @@
 import type { PendingSecondStep } from '../mfa/two-factor-login';
+import { completedBy, PASSKEY_AMR, provenNow, type SessionProof } from '../owner-proof/proofs';
 import type { PasskeyRecord, PasskeyStore } from '../stores/passkey-store';
 import type { UserRecord, UserStore } from '../stores/user-store';
 import type { PasskeyChallenges } from './passkey-challenges';
@@ -16,7 +17,15 @@ export type PasskeyLoginRefusal =
   | 'counter'
   | 'user-gone';
 
-export type PasskeyLoginOutcome = { ok: true; user: UserRecord; passkey: PasskeyRecord } | { ok: false; refused: PasskeyLoginRefusal; userId?: string; detail?: string };
+export type PasskeyLoginOutcome =
+  | { ok: true; user: UserRecord; passkey: PasskeyRecord; proof: SessionProof }
+  | { ok: false; refused: PasskeyLoginRefusal; userId?: string; detail?: string };
+
+/**
+ * Whose passkey may answer: the user of a login waiting for its second factor (with that login's first factor and
+ * the mfaToken's id), or the signed-in caller proving it again (POST /api/auth/reauth, `tokenId` 'reauth').
+ */
+export type PasskeyScope = Pick<PendingSecondStep, 'user' | 'tokenId'> & { firstFactor?: SessionProof };
 
 /**
  * Sign-in with a passkey (docs/authentication.md): usernameless — the options name no account, the browser
@@ -37,7 +46,7 @@ export class PasskeyLogin {
    * Options for any passkey of this site, or (`secondStep`, after a password) one of that user's; the latter's
    * challenge is bound to the mfaToken too, so that only a verify that spends that token can answer it.
    */
-  async options(binding: string, secondStep?: PendingSecondStep): Promise<RequestOptions> {
+  async options(binding: string, secondStep?: PasskeyScope): Promise<RequestOptions> {
     const allowed = secondStep ? await this.passkeys.listByUser(secondStep.user.id) : [];
     const options = await this.party.requestOptions(allowed);
     await this.challenges.issue('passkey-login', options.challenge, bound(binding, secondStep), secondStep?.user.id);
@@ -45,7 +54,7 @@ export class PasskeyLogin {
   }
 
   /** A sign-in's answer: alone, or (`secondStep`, whose mfaToken the caller spends: TwoFactorLogin.verifyBy) as the second factor. */
-  async verify(credential: AuthenticationCredential, binding: string, secondStep?: PendingSecondStep): Promise<PasskeyLoginOutcome> {
+  async verify(credential: AuthenticationCredential, binding: string, secondStep?: PasskeyScope): Promise<PasskeyLoginOutcome> {
     const challenge = challengeOf(credential);
     // Used up first, before the signature is checked: of N verifies racing with one answer, one goes on.
     const issued = challenge && (await this.challenges.consume('passkey-login', challenge, bound(binding, secondStep)));
@@ -64,9 +73,10 @@ export class PasskeyLogin {
     if (!(await this.passkeys.recordUse(passkey.id, counter, new Date()))) return { ok: false, refused: 'counter', userId: passkey.userId };
     const user = await this.users.findById(passkey.userId);
     if (!user) return { ok: false, refused: 'user-gone', userId: passkey.userId };
-    return { ok: true, user, passkey };
+    const proof = secondStep?.firstFactor ? completedBy(secondStep.firstFactor, ...PASSKEY_AMR) : provenNow(...PASSKEY_AMR);
+    return { ok: true, user, passkey, proof };
   }
 }
 
 /** The browser's binding, and for a second factor the mfaToken's id with it. */
-const bound = (binding: string, secondStep: PendingSecondStep | undefined) => (secondStep ? `${binding}:${secondStep.tokenId}` : binding);
+const bound = (binding: string, secondStep: PasskeyScope | undefined) => (secondStep ? `${binding}:${secondStep.tokenId}` : binding);

@@ -31,6 +31,11 @@ export interface MfaStore {
   /** Uses a recovery code up (one delete: of two racing uses one wins); true when it was there. */
   useRecoveryCode(userId: string, digest: string): Promise<boolean>;
   recoveryCodesLeft(userId: string): Promise<number>;
+  /**
+   * New recovery codes for a confirmed credential, every older one void, as one change (two racing
+   * replacements leave one set, never both); false when the user has no confirmed credential.
+   */
+  replaceRecoveryCodes(userId: string, recoveryDigests: readonly string[]): Promise<boolean>;
   /** Replaces the sealed secret when it is still `previous` (key rotation). */
   reseal(userId: string, previous: string, next: string): Promise<void>;
   /** The user's credential and recovery codes go (disable; a deleted user); true when there was a credential. */

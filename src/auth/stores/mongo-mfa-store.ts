@@ -86,6 +86,14 @@ export class MongoMfaStore implements MfaStore {
     });
   }
 
+  replaceRecoveryCodes(userId: string, recoveryDigests: readonly string[]): Promise<boolean> {
+    // One update of the credential's document: the codes it holds are replaced whole.
+    return this.context.run(async () => {
+      const result = await this.Credential.updateOne({ _id: userId, confirmed: true }, { $set: { recoveryCodes: [...recoveryDigests] } }).exec();
+      return result.matchedCount === 1;
+    });
+  }
+
   reseal(userId: string, previous: string, next: string): Promise<void> {
     return this.context.run(async () => void (await this.Credential.updateOne({ _id: userId, secret: previous }, { $set: { secret: next } }).exec()));
   }

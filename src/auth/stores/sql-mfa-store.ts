@@ -81,6 +81,20 @@ export class SqlMfaStore implements MfaStore {
     return this.context.run(() => this.RecoveryCode.count({ where: { userId } }));
   }
 
+  replaceRecoveryCodes(userId: string, recoveryDigests: readonly string[]): Promise<boolean> {
+    return this.context.run(() =>
+      this.context.transaction(async (transaction) => {
+        // A write to the credential's row first: it locks the row on every engine (SQLite's transactions take
+        // turns), so a racing replacement waits here until this one's codes are in, then replaces them.
+        await this.Credential.update({ lastStep: this.context.sequelize.col('last_step') }, { where: { userId, confirmed: true }, transaction });
+        if ((await this.Credential.count({ where: { userId, confirmed: true }, transaction })) !== 1) return false;
+        await this.RecoveryCode.destroy({ where: { userId }, transaction });
+        await this.RecoveryCode.bulkCreate(recoveryDigests.map((digest) => ({ digest, userId })), { transaction });
+        return true;
+      }),
+    );
+  }
+
   reseal(userId: string, previous: string, next: string): Promise<void> {
     return this.context.run(async () => void (await this.Credential.update({ secret: next }, { where: { userId, secret: previous } })));
   }

@@ -44,6 +44,7 @@ function requireToken({ tokens, callers, admit, takeTurn }: Authenticators, role
     const caller = await callers.authenticate(claims, fresh);
     if (typeof caller === 'string') throw badToken(REFUSALS[caller]);
     ctx.state.user = caller;
+    ctx.state.session = claims;
     const admitting = admit?.(ctx, caller);
     if (admitting) await admitting;
     // After the budget: a refused request read the store too, so it counts like any other.

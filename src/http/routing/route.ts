@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Middleware, ParameterizedContext } from 'koa';
-import type { AuthUser } from '../../auth/tokens';
+import type { AccessClaims, AuthUser } from '../../auth/tokens';
 
 // Routes are data: a module lists what each route is (method, path, who may call it, what it takes and
 // answers) and one function that does the work. The same declaration drives the guards and validation
@@ -55,6 +55,8 @@ export interface RequestState {
   requestId: string;
   /** Set by the token check on routes that are not public. */
   user?: AuthUser;
+  /** What the caller's access token says (session version, the owner's proof), beside `user`. */
+  session?: AccessClaims;
 }
 
 // Koa's default context carries an `any` index signature; without it, the members below can be replaced

@@ -7,7 +7,7 @@ import type { Logger } from '../../logger';
 import { normaliseEmail } from '../../auth/stores/email';
 import type { Resolution as OidcResolution } from '../../auth/oidc/oidc-accounts';
 import type { PasskeyLoginRefusal } from '../../auth/passkeys/passkey-login';
-import type { OidcRefusal } from '../../observability/metrics';
+import type { OidcRefusal, OwnerProofOutcome } from '../../observability/metrics';
 
 /** What happened at an auth route. Never a password or a token: emails only as a keyed hash. */
 export type AuthEvent =
@@ -33,8 +33,9 @@ export type AuthEvent =
   | { action: 'mfa-verify'; outcome: 'success'; userId: string; via: 'code' | 'recovery-code' }
   | { action: 'mfa-verify'; outcome: 'refused'; reason: MfaRefusal; userId?: string }
   | { action: 'mfa-verify'; outcome: 'throttled'; userId: string }
-  | { action: 'mfa-enroll'; outcome: 'started' | 'confirmed' | 'wrong-code' | 'failure' | 'throttled'; userId: string }
-  | { action: 'mfa-disable'; outcome: 'success' | 'failure'; userId: string }
+  | { action: 'mfa-enroll'; outcome: 'started' | 'confirmed' | 'wrong-code'; userId: string }
+  | { action: 'mfa-disable'; outcome: 'success'; userId: string }
+  | { action: 'mfa-recovery-codes'; outcome: 'success'; userId: string }
   | { action: 'oidc-login'; outcome: 'success' | 'mfa-required'; userId: string; provider: string; linked: OidcResolution }
   | { action: 'oidc-login'; outcome: 'refused'; reason: OidcRefusal; provider: string; detail?: string }
   | { action: 'oidc-unlink'; outcome: 'success' | 'refused'; userId: string; provider: string }
@@ -42,12 +43,15 @@ export type AuthEvent =
   | { action: 'passkey-login'; outcome: 'success'; userId: string; passkeyId: string }
   | { action: 'passkey-login'; outcome: 'refused'; reason: PasskeyLoginRefusal; userId?: string }
   | { action: 'passkey-register'; outcome: 'started' | 'success'; userId: string; passkeyId?: string }
-  | { action: 'passkey-register'; outcome: 'refused' | 'throttled'; reason: PasskeyRegisterRefusal; userId?: string }
+  | { action: 'passkey-register'; outcome: 'refused'; reason: PasskeyRegisterRefusal; userId?: string }
   | { action: 'passkey-remove'; outcome: 'success' | 'refused'; userId: string; passkeyId: string }
+  | { action: 'owner-proof'; outcome: 'refused'; reason: Exclude<OwnerProofOutcome, 'reauthenticated' | 'reauth-refused'>; userId: string }
+  | { action: 'reauth'; outcome: 'success'; userId: string; via: string }
+  | { action: 'reauth'; outcome: 'refused'; reason: string; userId: string }
   | { action: 'rate-limit'; outcome: 'limited' };
 
-/** Why adding a passkey was refused: the owner's proof (password or code), the ceremony, or the account's limits. */
-export type PasskeyRegisterRefusal = 'wrong-password' | 'wrong-code' | 'password-needed' | 'no-proof-possible' | 'too-many' | 'throttled' | 'bad-challenge' | 'invalid-credential' | 'already-registered';
+/** Why adding a passkey was refused: the ceremony, or the account's limits (the owner's proof: 'owner-proof' events). */
+export type PasskeyRegisterRefusal = 'too-many' | 'bad-challenge' | 'invalid-credential' | 'already-registered';
 
 /** Why a second factor was refused: the challenge token (invalid, from ended sessions, spent already), or the code. */
 export type MfaRefusal = SecondStepRefusal;

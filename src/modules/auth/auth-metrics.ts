@@ -34,10 +34,11 @@ export function countAuthEvents(metrics: AuthMetrics): AuthEventListener {
         if (event.outcome === 'refused') return metrics.mfa(event.reason);
         return metrics.mfa(event.outcome === 'success' ? (event.via === 'code' ? 'success' : 'recovery-code') : 'throttled');
       case 'mfa-enroll':
-        if (event.outcome === 'failure' || event.outcome === 'throttled') return metrics.mfa('enrolment-refused');
         return metrics.mfa(event.outcome === 'confirmed' ? 'enabled' : event.outcome === 'started' ? 'enrolment-started' : 'wrong-code');
       case 'mfa-disable':
-        return metrics.mfa(event.outcome === 'success' ? 'disabled' : 'disable-refused');
+        return metrics.mfa('disabled');
+      case 'mfa-recovery-codes':
+        return metrics.mfa('recovery-codes-renewed');
       case 'register':
         if (event.outcome === 'success') metrics.registration(); // a taken address is no registration
         return;
@@ -54,6 +55,10 @@ export function countAuthEvents(metrics: AuthMetrics): AuthEventListener {
         return metrics.passkey(event.outcome === 'success' ? 'added' : 'add-refused');
       case 'passkey-remove':
         return metrics.passkey(event.outcome === 'success' ? 'removed' : 'remove-refused');
+      case 'owner-proof':
+        return metrics.ownerProof(event.reason);
+      case 'reauth':
+        return metrics.ownerProof(event.outcome === 'success' ? 'reauthenticated' : 'reauth-refused');
       case 'rate-limit':
         return metrics.rateLimited();
       default: {

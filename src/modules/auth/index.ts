@@ -25,6 +25,8 @@ import { SpentChallenges } from '../../auth/mfa/spent-challenges';
 import { TwoFactorEnrolment } from '../../auth/mfa/two-factor-enrolment';
 import { TwoFactorLogin } from '../../auth/mfa/two-factor-login';
 import { AccountNotices } from '../../auth/account-notices';
+import { AccountMethodsReader } from '../../auth/owner-proof/account-methods';
+import { OwnerProofs } from '../../auth/owner-proof/owner-proofs';
 import { PasswordChange } from '../../auth/password-change';
 import { PasswordCheck } from '../../auth/password-check';
 import { PasswordLogin } from '../../auth/password-login';
@@ -43,6 +45,8 @@ import { oidcRoutes } from './oidc-routes';
 import { rejectCrossSite } from './csrf';
 import { passkeyRoutes } from './passkey-routes';
 import { passkeySignupRoutes } from './passkey-signup-routes';
+import { ownerGate } from './owner-gate';
+import { reauthRoutes } from './reauth-routes';
 import { authRoutes } from './routes';
 
 /**
@@ -74,14 +78,21 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
   function twoFactorParts(settings: NonNullable<typeof config.mfa>) {
     const factors = new SecondFactor(database.store(mfaStore), new SecretBox(settings.keys), failureCounter, { failures: config.loginThrottle.pairFailures, windowMs: config.loginThrottle.windowMs }, settings.issuer);
     const twoFactorLogin = new TwoFactorLogin(users, factors, new ChallengeTokens(config.jwt.accessSecret, config.jwt.issuer, settings.tokenTtlSeconds), new SpentChallenges(database.store(accountTokenStore)), counted);
-    return { factors, twoFactorLogin, enrolment: new TwoFactorEnrolment(factors, passwords, accounts, sessions, notices, counted, logger) };
+    return { factors, twoFactorLogin, enrolment: new TwoFactorEnrolment(factors, accounts, notices, logger) };
   }
+  // Every change to the ways in asks for a recent proof of the owner, by one rule (docs/authentication.md).
+  const methods = new AccountMethodsReader({
+    secondFactor: mfa?.factors,
+    passkeys: config.passkeys ? database.store(passkeyStore) : undefined,
+    identities: config.oidc ? database.store(identityStore) : undefined,
+  });
+  const proofs = new OwnerProofs(users, methods, passwords, mfa?.factors, counted, config.reauthMaxAgeSeconds);
+  const gate = ownerGate(proofs, events);
   const cookie = { maxAgeSeconds: config.jwt.refreshTtlSeconds, secure: config.cookieSecure };
   // Registration (AUTH_REGISTRATION=true); with email verification, taken addresses answer like new ones.
   const registration = config.registrationEnabled ? new Registration(users, hasher, logger, verification && notices ? { verification, notices } : undefined) : undefined;
   const routes = authRoutes({
     tokens,
-    users,
     sessions,
     accounts,
     throttle,
@@ -89,7 +100,8 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
     events,
     login: new PasswordLogin(new CredentialVerifier(users, hasher, logger), throttle, counted, { verificationRequired: mail?.emailVerification === 'required', twoFactor: mfa?.twoFactorLogin }),
     refresh: new SessionRefresh(sessions, callers),
-    passwordChange: new PasswordChange(passwords, hasher, accounts, sessions),
+    passwordChange: new PasswordChange(hasher, accounts),
+    gate,
     corsOrigins: config.corsOrigins,
     publicOrigin: config.publicUrl && new URL(config.publicUrl).origin,
     registration,
@@ -100,23 +112,29 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
   // Sign-in with OpenID Connect providers (OIDC_PROVIDERS, discovered at start-up: services.oidc): docs/authentication.md.
   if (config.oidc) {
     const providers = services.oidc ?? { get: () => undefined, discovered: () => [] }; // none only where nothing is served (the API document)
-    const linked = new OidcAccounts(users, database.store(identityStore), database.store(signInMethodStore), mfa ? (userId) => mfa.factors.enrolled(userId) : undefined, (user, change, provider) => {
+    const linked = new OidcAccounts(users, database.store(identityStore), database.store(signInMethodStore), (user) => methods.beyondPassword(user), (user, change, provider) => {
       notices?.signInMethodChanged(user, change, `sign-in with ${provider}`).catch((error: unknown) => logger.error({ err: error }, 'sign-in method notice not queued'));
     });
     const seal = new FlowSeal(config.jwt.refreshSecret);
-    routes.push(...oidcRoutes({ tokens, sessions, throttle, cookie, events, users, twoFactor: mfa?.twoFactorLogin, providers, accounts: linked, seal, publicUrl: config.oidc.publicUrl, passwords }));
+    const publicUrl = config.oidc.publicUrl;
+    routes.push(...oidcRoutes({ tokens, sessions, throttle, cookie, events, users, twoFactor: mfa?.twoFactorLogin, providers, accounts: linked, seal, publicUrl, gate, sessionsOf: accounts }));
   }
   // Passkeys (PASSKEYS=true): sign-in with WebAuthn, alone or as the second factor (docs/authentication.md).
-  if (config.passkeys) {
-    const party = new RelyingParty(config.passkeys);
-    const challenges = new PasskeyChallenges(database.store(accountTokenStore), config.passkeys.challengeTtlMs);
+  const passkeyParts = config.passkeys && passkeyFlows(config.passkeys);
+  function passkeyFlows(settings: NonNullable<typeof config.passkeys>) {
+    const party = new RelyingParty(settings);
+    const challenges = new PasskeyChallenges(database.store(accountTokenStore), settings.challengeTtlMs);
+    const login = new PasskeyLogin(party, database.store(passkeyStore), challenges, users);
+    return { party, challenges, login, challengeTtlMs: settings.challengeTtlMs };
+  }
+  routes.push(...reauthRoutes({ tokens, events, proofs, gate, passkeys: passkeyParts && { login: passkeyParts.login, challengeTtlMs: passkeyParts.challengeTtlMs, cookie } }));
+  if (passkeyParts) {
+    const { party, challenges, login, challengeTtlMs } = passkeyParts;
     const passkeys = database.store(passkeyStore);
-    const enrolment = new PasskeyEnrolment(party, passkeys, database.store(signInMethodStore), challenges, passwords, mfa?.factors, counted, notices, logger);
-    const login = new PasskeyLogin(party, passkeys, challenges, users);
+    const enrolment = new PasskeyEnrolment(party, passkeys, database.store(signInMethodStore), challenges, notices, logger);
     const crossSiteGuard = rejectCrossSite(config.corsOrigins, config.publicUrl && new URL(config.publicUrl).origin);
-    const { challengeTtlMs } = config.passkeys;
     const verificationRequired = mail?.emailVerification === 'required';
-    routes.push(...passkeyRoutes({ tokens, sessions, throttle, cookie, events, users, enrolment, login, twoFactor: mfa?.twoFactorLogin, challengeTtlMs, crossSiteGuard, verificationRequired }));
+    routes.push(...passkeyRoutes({ tokens, sessions, throttle, cookie, events, gate, accounts, enrolment, login, twoFactor: mfa?.twoFactorLogin, challengeTtlMs, crossSiteGuard, verificationRequired }));
     // An account with a passkey alone, where self-registration is open: it answers as POST /register does.
     if (registration) {
       const signup = new PasskeySignup(party, passkeys, database.store(signInMethodStore), users, challenges, registration);

@@ -9,17 +9,18 @@ import type { OidcProvider } from '../../auth/oidc/providers';
 import { safeReturnTo } from '../../auth/oidc/return-to';
 import type { UserRecord, UserStore } from '../../auth/stores/user-store';
 import { conflict, HttpError, notFound } from '../../http/errors';
-import { callerOf } from '../../http/routing/caller';
 import { route, type ModuleDefinition } from '../../http/routing/route';
 import type { OidcRefusal } from '../../observability/metrics';
 import type { AuthEvents } from './auth-events';
-import type { PasswordCheck } from '../../auth/password-check';
-import { hasPassword } from '../../auth/passwords';
-import { PASSWORD_INPUT } from '../../auth/password-policy';
-import { attemptOrigin, storedCaller, tooManyAttempts } from './caller-password';
-import { readDeviceCookie } from './cookie';
+import type { AccountSessions } from '../../auth/account-sessions';
+import { AMR, nowSeconds, type SessionProof } from '../../auth/owner-proof/proofs';
+import type { ProviderIdentity } from '../../auth/oidc/provider-types';
+import { CLOCK_SKEW_SECONDS } from '../../auth/tokens';
+import { readDeviceCookie, refreshCookie } from './cookie';
 import { clearedFlowCookie, flowCookie, readFlowCookie } from './oidc-cookie';
-import { REFRESH_COOKIE_HEADER, signIn, type SignInDeps } from './sign-in';
+import { provenOwner, type OwnerGate } from './owner-gate';
+import { ownerProofFields } from './schemas';
+import { NEW_SESSION_COOKIE_HEADER, REFRESH_COOKIE_HEADER, signIn, type SignInDeps } from './sign-in';
 
 export interface OidcRouteDeps extends SignInDeps {
   /** The configured providers (OIDC_PROVIDERS) and which are discovered. */
@@ -32,9 +33,17 @@ export interface OidcRouteDeps extends SignInDeps {
   events: AuthEvents;
   /** MFA_ENCRYPTION_KEY set: a user with two-factor login on still gives a code. */
   twoFactor: TwoFactorLogin | undefined;
-  /** The caller's password, asked before a provider is linked to an account that has one (as before any change to how one signs in). */
-  passwords: PasswordCheck;
+  /** The proof of the owner every change to the ways in asks for (linking and unlinking a provider among them). */
+  gate: OwnerGate;
+  /** Unlinking a provider ends the account's other sessions. */
+  sessionsOf: AccountSessions;
 }
+
+/**
+ * What a sign-in at the provider proves, and when: the ID token's `auth_time` (never later than now), or
+ * nothing recent when the provider does not say (a session it held for days would pass for a fresh sign-in).
+ */
+const providerProof = (identity: ProviderIdentity): SessionProof => ({ authTime: Math.min(identity.authTime ?? 0, nowSeconds()), amr: [AMR.provider] });
 
 const providerParams = Type.Object({ provider: Type.String({ pattern: '^[a-z][a-z0-9]{0,31}$', description: 'A name in OIDC_PROVIDERS' }) });
 const LOCATION = (what: string) => ({ description: what, schema: { type: 'string', format: 'uri' } });
@@ -77,16 +86,16 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
   const landing = (returnTo: string) => `${deps.publicUrl}${returnTo}`;
 
   /** The end of a callback for a known user: the second factor next, or a session exactly as a password login makes it. */
-  const finish = async (ctx: Context, provider: string, user: UserRecord, linked: Resolution, returnTo: string) => {
+  const finish = async (ctx: Context, provider: string, user: UserRecord, linked: Resolution, returnTo: string, proof: SessionProof) => {
     ctx.append('Set-Cookie', clearFlow);
     // The provider was the first factor; for a user with two-factor login on, the code comes next, at
     // POST /api/auth/mfa/verify with this token. In the fragment: browsers never send it to a server, so it reaches no log.
-    const mfaToken = await deps.twoFactor?.challenge(user);
+    const mfaToken = await deps.twoFactor?.challenge(user, proof);
     if (mfaToken) {
       events.record(ctx, { action: 'oidc-login', outcome: 'mfa-required', userId: user.id, provider, linked });
       return ctx.redirect(`${landing(returnTo)}#mfaToken=${encodeURIComponent(mfaToken)}`);
     }
-    await signIn(ctx, deps, user, deps.throttle.knowsDevice(user, readDeviceCookie(ctx)));
+    await signIn(ctx, deps, user, deps.throttle.knowsDevice(user, readDeviceCookie(ctx)), proof);
     events.record(ctx, { action: 'oidc-login', outcome: 'success', userId: user.id, provider, linked });
     ctx.redirect(landing(returnTo));
   };
@@ -107,17 +116,24 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
       summary: "Sign in with a provider: redirects the browser to the provider's authorization endpoint",
       description:
         'Authorization code flow with PKCE (S256), `state` and `nonce`, bound to this browser by a sealed, short-lived httpOnly cookie. ' +
-        'After the provider, the callback redirects to PUBLIC_URL + `returnTo` (a path on that origin; anything else becomes `/`).',
+        'After the provider, the callback redirects to PUBLIC_URL + `returnTo` (a path on that origin; anything else becomes `/`). With `fresh=true` the ' +
+        'provider is asked to authenticate the end-user now (`max_age=0`, `prompt=login`) and the ID token\'s `auth_time` must say it did: the session is ' +
+        'then a recent proof of the owner, as POST /api/auth/reauth gives one (the way an account that signs in only through providers proves it).',
       params: providerParams,
-      query: Type.Object({ returnTo: Type.Optional(Type.String({ maxLength: 4000, description: 'A path on PUBLIC_URL, such as /account', examples: ['/account'] })) }),
+      query: Type.Object({
+        returnTo: Type.Optional(Type.String({ maxLength: 4000, description: 'A path on PUBLIC_URL, such as /account', examples: ['/account'] })),
+        fresh: Type.Optional(Type.Boolean({ description: 'Ask for a fresh authentication at the provider (a proof of the owner)' })),
+      }),
       responses: { 302: null },
       responseHeaders: { Location: LOCATION("The provider's authorization endpoint"), 'Set-Cookie': FLOW_COOKIE_HEADER },
       errors: { 404: 'No such provider', 503: { description: 'The provider has not been discovered yet (unreachable): try again later', headers: { 'Retry-After': { description: 'Seconds', schema: { type: 'integer' } } } } },
       handler: async (ctx) => {
         const provider = providerOf(ctx.params.provider);
         const flow = provider.newFlow();
-        const location = await provider.authorizationUrl(flow);
-        ctx.append('Set-Cookie', flowCookie(seal.seal({ ...flow, provider: provider.name, returnTo: safeReturnTo(ctx.query.returnTo) }), cookie));
+        const fresh = ctx.query.fresh === true;
+        const location = await provider.authorizationUrl(flow, fresh);
+        const started = { provider: provider.name, returnTo: safeReturnTo(ctx.query.returnTo), startedAt: nowSeconds(), ...(fresh ? { fresh } : {}) };
+        ctx.append('Set-Cookie', flowCookie(seal.seal({ ...flow, ...started }), cookie));
         ctx.redirect(location);
       },
     }),
@@ -157,6 +173,10 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
           if (!(error instanceof ProviderRefusal)) throw error;
           throw refuse(ctx, provider.name, REFUSAL_KIND[error.kind], new HttpError(error.kind === 'unreachable' ? 502 : 401, error.message), error.detail);
         }
+        // A fresh sign-in was asked for: the provider must say the end-user authenticated after the browser left here.
+        if (flow.fresh && (identity.authTime === undefined || identity.authTime < flow.startedAt - CLOCK_SKEW_SECONDS)) {
+          throw refuse(ctx, provider.name, 'stale-sign-in', new HttpError(401, 'The provider did not ask you to sign in again (no recent auth_time): start again'));
+        }
         if (flow.link) {
           const linking = await deps.users.findById(flow.link.userId);
           if (!linking || linking.sessionVersion !== flow.link.sessionVersion) throw refuse(ctx, provider.name, 'link-session-ended', new HttpError(401, 'The session that asked for this link has ended: sign in and start again'));
@@ -167,7 +187,7 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
         }
         const found = await accounts.resolve(provider.settings, identity);
         if (!found.ok) throw refuse(ctx, provider.name, found.refused, ACCOUNT_REFUSALS[found.refused]);
-        await finish(ctx, provider.name, found.user, found.how, flow.returnTo);
+        await finish(ctx, provider.name, found.user, found.how, flow.returnTo, providerProof(identity));
       },
     }),
     route({
@@ -176,28 +196,26 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
       access: 'authenticated',
       summary: "Start linking a provider to the caller's account: answers where the browser signs in at the provider",
       description:
-        'The authenticated link flow: with the current password (for an account that has one; counted by the login throttle), the answer sets the flow ' +
-        'cookie and gives the authorization URL; the browser goes there, and the callback links the identity to this account (the owner is mailed) and ' +
-        'redirects to PUBLIC_URL + `returnTo`. An address alone never links an account with a role other than `user` or a second factor: this is how they link.',
+        'The authenticated link flow, a change to the ways in: the password (and a code, with two-factor login on) in the body where that signs the ' +
+        'account in, else a recent proof (POST /api/auth/reauth). The answer sets the flow cookie and gives the authorization URL; the browser goes ' +
+        'there, and the callback links the identity to this account (the owner is mailed) and redirects to PUBLIC_URL + `returnTo`. An address alone ' +
+        'never links an account with a role other than `user`, a second factor or a passkey: this is how they link.',
       params: providerParams,
       body: Type.Object({
-        password: Type.Optional(Type.Unsafe<string>({ ...PASSWORD_INPUT, description: "The caller's current password (required when the account has one)" })),
+        ...ownerProofFields,
         returnTo: Type.Optional(Type.String({ maxLength: 4000, description: 'A path on PUBLIC_URL', examples: ['/account'] })),
       }),
       responses: { 200: Type.Object({ authorizationUrl: Type.String({ description: "Navigate the browser here: the provider's authorization endpoint" }) }) },
       responseHeaders: { 'Set-Cookie': FLOW_COOKIE_HEADER },
-      errors: { 401: 'The password is wrong (or missing for an account that has one)', 404: 'No such provider', 429: 'Too many wrong passwords for this account' },
+      errors: { ...deps.gate.errors, 404: 'No such provider' },
+      before: [deps.gate.proven((body: { password?: string; code?: string; recoveryCode?: string }) => body)],
       handler: async (ctx) => {
         const provider = providerOf(ctx.params.provider);
-        const user = await storedCaller(deps.users, ctx);
-        if (hasPassword(user.passwordHash)) {
-          const check = await deps.passwords.check(user, ctx.request.body.password ?? '', attemptOrigin(ctx));
-          if (!check.ok && check.refused === 'throttled') throw tooManyAttempts(check.retryAfterSeconds);
-          if (!check.ok) throw new HttpError(401, 'The password is wrong');
-        }
+        const { user } = provenOwner(ctx);
         const flow = provider.newFlow();
         const link = { userId: user.id, sessionVersion: user.sessionVersion };
-        ctx.append('Set-Cookie', flowCookie(seal.seal({ ...flow, provider: provider.name, returnTo: safeReturnTo(ctx.request.body.returnTo), link }), cookie));
+        const started = { provider: provider.name, returnTo: safeReturnTo(ctx.request.body.returnTo), link, startedAt: nowSeconds() };
+        ctx.append('Set-Cookie', flowCookie(seal.seal({ ...flow, ...started }), cookie));
         return { authorizationUrl: await provider.authorizationUrl(flow) };
       },
     }),
@@ -205,15 +223,22 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
       method: 'DELETE',
       path: '/oidc/:provider/link',
       access: 'authenticated',
-      summary: "Unlink the caller's identity at a provider (it no longer signs in to this account)",
+      summary: "Unlink the caller's identity at a provider (it no longer signs in to this account), with a recent proof of the owner: every other session ends",
+      description:
+        'A change to the ways in (POST /api/auth/reauth first when the proof is not recent). Every other session of the account ends; the caller goes on ' +
+        'with a new refresh cookie: POST /api/auth/refresh gives the next access token.',
       params: providerParams,
       responses: { 204: null },
-      errors: { 404: 'No such provider, or no identity of the caller there', 409: 'It is the last way to sign in (no password, no other provider, no passkey): set a password first; or (MongoDB) other changes of the account’s ways in kept racing it: try again' },
+      responseHeaders: { 'Set-Cookie': NEW_SESSION_COOKIE_HEADER },
+      errors: {
+        ...deps.gate.errors,
+        404: 'No such provider, or no identity of the caller there',
+        409: 'It is the last way to sign in (no password, no other provider, no passkey): set a password first; or (MongoDB) other changes of the account’s ways in kept racing it: try again',
+      },
+      before: [deps.gate.proven()],
       handler: async (ctx) => {
         const provider = providerOf(ctx.params.provider);
-        const caller = callerOf(ctx);
-        const user = await deps.users.findById(caller.id);
-        if (!user) throw notFound('This user no longer exists');
+        const { user, proof } = provenOwner(ctx);
         const outcome = await accounts.unlink(user, provider.issuer);
         if (outcome === 'not-linked') throw notFound('No identity at this provider is linked to the account');
         if (outcome === 'busy') throw conflict("The account's ways to sign in were being changed at the same time: try again");
@@ -221,6 +246,8 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
           events.record(ctx, { action: 'oidc-unlink', outcome: 'refused', userId: user.id, provider: provider.name });
           throw conflict('This is the last way to sign in to the account: set a password (reset it by email) or link another provider first');
         }
+        const session = await deps.sessionsOf.restart(user.id, proof);
+        if (session) ctx.append('Set-Cookie', refreshCookie(session.token, cookie));
         events.record(ctx, { action: 'oidc-unlink', outcome: 'success', userId: user.id, provider: provider.name });
         return undefined; // 204
       },

@@ -1,26 +1,29 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { Context, Middleware } from 'koa';
 import type { MfaTokenRefusal, TwoFactorLogin } from '../../auth/mfa/two-factor-login';
-import type { OptionsOutcome, PasskeyEnrolment, RegisterOutcome, RemoveOutcome } from '../../auth/passkeys/passkey-enrolment';
+import type { AccountSessions } from '../../auth/account-sessions';
+import type { PasskeyEnrolment, RegisterOutcome, RemoveOutcome } from '../../auth/passkeys/passkey-enrolment';
 import type { PasskeyLogin, PasskeyLoginRefusal } from '../../auth/passkeys/passkey-login';
 import type { PasskeyRecord } from '../../auth/stores/passkey-store';
-import type { UserStore } from '../../auth/stores/user-store';
 import { HttpError, unprocessable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
 import { callerOf } from '../../http/routing/caller';
 import { route, type ErrorResponses, type ModuleDefinition } from '../../http/routing/route';
 import type { AuthEvents, PasskeyRegisterRefusal } from './auth-events';
-import { attemptOrigin, storedCaller, tooManyAttempts } from './caller-password';
-import { readDeviceCookie } from './cookie';
+import { readDeviceCookie, refreshCookie } from './cookie';
+import { currentUser, provenOwner, type OwnerGate } from './owner-gate';
 import { ceremonyBinding, FLOW_COOKIE_HEADER, readBinding } from './passkey-cookie';
-import { authenticationCredentialSchema, creationOptionsSchema, ownerProofSchema, passkeyNameSchema, passkeySchema, registrationCredentialSchema, requestOptionsSchema } from './passkey-schemas';
+import { authenticationCredentialSchema, creationOptionsSchema, passkeyNameSchema, passkeySchema, registrationCredentialSchema, requestOptionsSchema } from './passkey-schemas';
 import { EMAIL_NOT_VERIFIED } from './routes';
-import { accessTokenSchema } from './schemas';
-import { REFRESH_COOKIE_HEADER, signIn, type SignInDeps } from './sign-in';
+import { accessTokenSchema, ownerProofSchema } from './schemas';
+import { NEW_SESSION_COOKIE_HEADER, REFRESH_COOKIE_HEADER, signIn, type SignInDeps } from './sign-in';
 
 export interface PasskeyRouteDeps extends SignInDeps {
-  users: Pick<UserStore, 'findById'>;
   events: AuthEvents;
+  /** The proof of the owner every change to the ways in asks for. */
+  gate: OwnerGate;
+  /** Removing a passkey ends the account's other sessions. */
+  accounts: AccountSessions;
   enrolment: PasskeyEnrolment;
   login: PasskeyLogin;
   /** MFA_ENCRYPTION_KEY set: login options may be asked for the user of an mfaToken (a passkey as the second factor). */
@@ -39,11 +42,7 @@ const BAD_MFA_TOKEN = new HttpError(401, 'Invalid, expired or used mfaToken: log
 const isMfaTokenRefusal = (refused: string): refused is MfaTokenRefusal => refused === 'invalid-token' || refused === 'session-ended' || refused === 'spent-token';
 const BAD_CREDENTIAL = (message: string) => unprocessable([{ field: 'credential', message }]);
 /** Each refusal of adding a passkey, as the caller is told it. */
-const REGISTER_REFUSALS: Record<Exclude<PasskeyRegisterRefusal, 'throttled'>, HttpError> = {
-  'wrong-password': new HttpError(401, 'The password is wrong'),
-  'wrong-code': new HttpError(401, 'Wrong, expired or already used code'),
-  'password-needed': unprocessable([{ field: 'password', message: 'is required: the account has a password' }]),
-  'no-proof-possible': new HttpError(409, 'The account has neither a password nor a second factor to confirm it is yours: set a password first (reset it by email)'),
+const REGISTER_REFUSALS: Record<PasskeyRegisterRefusal, HttpError> = {
   'too-many': new HttpError(409, 'The account has as many passkeys as it may: remove one first'),
   'bad-challenge': BAD_CREDENTIAL('does not answer options issued to this account in this browser, or they expired or were used: ask for new options'),
   'invalid-credential': BAD_CREDENTIAL('could not be verified (origin, relying party, user verification or attestation)'),
@@ -77,17 +76,13 @@ const view = (passkey: PasskeyRecord) => ({
  * password), ending in the same session as a password login (signIn). The ceremonies' rules live there.
  */
 export function passkeyRoutes(deps: PasskeyRouteDeps): ModuleDefinition['routes'] {
-  const { users, events, enrolment, login, cookie } = deps;
+  const { events, enrolment, login, cookie, gate } = deps;
   const bind = (ctx: Context) => {
     const { binding, cookie: setCookie } = ceremonyBinding(ctx, cookie, deps.challengeTtlMs);
     ctx.append('Set-Cookie', setCookie);
     return binding;
   };
-  const refuseOptions = (ctx: Context, userId: string, outcome: Exclude<OptionsOutcome, { ok: true }>) => {
-    events.record(ctx, { action: 'passkey-register', outcome: outcome.refused === 'throttled' ? 'throttled' : 'refused', reason: outcome.refused, userId });
-    return outcome.refused === 'throttled' ? tooManyAttempts(outcome.retryAfterSeconds) : REGISTER_REFUSALS[outcome.refused];
-  };
-  const refuseRegistration = (ctx: Context, userId: string, outcome: Exclude<RegisterOutcome, { ok: true }>) => {
+  const refuseRegistration = (ctx: Context, userId: string, outcome: Exclude<RegisterOutcome, { ok: true }> | { ok: false; refused: 'too-many' }) => {
     events.record(ctx, { action: 'passkey-register', outcome: 'refused', reason: outcome.refused, userId });
     return REGISTER_REFUSALS[outcome.refused];
   };
@@ -105,25 +100,20 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): ModuleDefinition['routes'
       method: 'POST',
       path: '/passkeys/register/options',
       access: 'authenticated',
-      summary: 'Start adding a passkey, with the current password (or, without one, the second factor): the options for navigator.credentials.create()',
+      summary: 'Start adding a passkey, with a recent proof of the owner: the options for navigator.credentials.create()',
       description:
-        'The password is checked as at login (counted by the login throttle), so an access token alone cannot add a passkey. A user without a password gives a ' +
-        'two-factor code or recovery code instead. The options ask for a discoverable credential with user verification, attestation `none`; their challenge ' +
-        'answers once, for WEBAUTHN_CHALLENGE_TTL, in this browser (the `passkeyFlow` cookie).',
+        'A change to the ways in: the password (and a code, with two-factor login on) in the body where that signs the account in, else a recent proof ' +
+        '(POST /api/auth/reauth), so an access token alone cannot add a passkey. The options ask for a discoverable credential with user verification, ' +
+        'attestation `none`; their challenge answers once, for WEBAUTHN_CHALLENGE_TTL, in this browser (the `passkeyFlow` cookie).',
       body: ownerProofSchema,
       responses: { 200: creationOptionsSchema },
       responseHeaders: { 'Set-Cookie': FLOW_COOKIE_HEADER },
-      errors: {
-        401: 'The password (or the code) is wrong; counted by the login throttle',
-        409: 'The account already has the most passkeys it may, or it has neither a password nor a second factor to confirm with',
-        422: 'The account has a password and none was given (`password`)',
-        429: { description: 'Too many failed attempts for this account', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
-      },
+      errors: { ...gate.errors, 409: 'The account already has the most passkeys it may' },
+      before: [gate.proven((body: Static<typeof ownerProofSchema>) => body)],
       handler: async (ctx) => {
-        const user = await storedCaller(users, ctx);
-        const binding = bind(ctx);
-        const outcome = await enrolment.options(user, ctx.request.body, attemptOrigin(ctx), binding);
-        if (!outcome.ok) throw refuseOptions(ctx, user.id, outcome);
+        const { user } = provenOwner(ctx);
+        const outcome = await enrolment.options(user, bind(ctx));
+        if (!outcome.ok) throw refuseRegistration(ctx, user.id, outcome);
         events.record(ctx, { action: 'passkey-register', outcome: 'started', userId: user.id });
         return outcome.options;
       },
@@ -137,11 +127,13 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): ModuleDefinition['routes'
       body: Type.Object({ credential: registrationCredentialSchema, name: Type.Optional(passkeyNameSchema) }),
       responses: { 201: passkeySchema },
       errors: {
+        401: { description: 'The session ended (on any replica) since the options were given', headers: { 'WWW-Authenticate': FRAMEWORK_HEADERS['WWW-Authenticate'] } },
         409: 'This credential is registered already',
         422: 'The credential does not answer options issued to the caller in this browser (expired, used, or never asked), or does not verify (`credential`)',
       },
+      before: [gate.current],
       handler: async (ctx) => {
-        const user = await storedCaller(users, ctx);
+        const user = currentUser(ctx);
         const { credential, name } = ctx.request.body;
         const outcome = await enrolment.register(user, credential, name?.trim() || 'Passkey', readBinding(ctx));
         if (!outcome.ok) throw refuseRegistration(ctx, user.id, outcome);
@@ -153,18 +145,29 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): ModuleDefinition['routes'
       method: 'DELETE',
       path: '/passkeys/:id',
       access: 'authenticated',
-      summary: 'Remove one of the caller’s passkeys (it no longer signs in)',
-      description: 'With mail configured, the address is told that a passkey was removed.',
+      summary: 'Remove one of the caller’s passkeys (it no longer signs in), with a recent proof of the owner: every other session ends',
+      description:
+        'A change to the ways in (POST /api/auth/reauth first when the proof is not recent). Every other session of the account ends (a session the lost ' +
+        'device opened among them); the caller goes on with a new refresh cookie: POST /api/auth/refresh gives the next access token. With mail ' +
+        'configured, the address is told that a passkey was removed.',
       params: Type.Object({ id: Type.String({ maxLength: 36, description: 'A passkey id from GET /api/auth/passkeys' }) }),
       responses: { 204: null },
-      errors: { 404: 'No such passkey of the caller', 409: 'It is the last way to sign in (no password, no provider, no other passkey); or (MongoDB) other changes of the account’s ways in kept racing it: try again' },
+      responseHeaders: { 'Set-Cookie': NEW_SESSION_COOKIE_HEADER },
+      errors: {
+        ...gate.errors,
+        404: 'No such passkey of the caller',
+        409: 'It is the last way to sign in (no password, no provider, no other passkey); or (MongoDB) other changes of the account’s ways in kept racing it: try again',
+      },
+      before: [gate.proven()],
       handler: async (ctx) => {
-        const user = await storedCaller(users, ctx);
+        const { user, proof } = provenOwner(ctx);
         const outcome = await enrolment.remove(user, ctx.params.id);
         if (outcome !== 'removed') {
           if (outcome === 'last-way') events.record(ctx, { action: 'passkey-remove', outcome: 'refused', userId: user.id, passkeyId: ctx.params.id });
           throw REMOVE_REFUSALS[outcome];
         }
+        const session = await deps.accounts.restart(user.id, proof);
+        if (session) ctx.append('Set-Cookie', refreshCookie(session.token, cookie));
         events.record(ctx, { action: 'passkey-remove', outcome: 'success', userId: user.id, passkeyId: ctx.params.id });
         return undefined; // 204
       },
@@ -223,12 +226,12 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): ModuleDefinition['routes'
           events.record(ctx, { action: 'passkey-login', outcome: 'refused', reason: outcome.refused, userId: outcome.userId });
           throw LOGIN_REFUSALS[outcome.refused];
         }
-        const { user, passkey } = outcome;
+        const { user, passkey, proof } = outcome;
         if (deps.verificationRequired && !user.emailVerified) {
           events.record(ctx, { action: 'login', outcome: 'unverified', userId: user.id });
           throw new HttpError(403, EMAIL_NOT_VERIFIED);
         }
-        const answer = await signIn(ctx, deps, user, deps.throttle.knowsDevice(user, readDeviceCookie(ctx)));
+        const answer = await signIn(ctx, deps, user, deps.throttle.knowsDevice(user, readDeviceCookie(ctx)), proof);
         events.record(ctx, { action: 'passkey-login', outcome: 'success', userId: user.id, passkeyId: passkey.id });
         return answer;
       },

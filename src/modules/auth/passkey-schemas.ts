@@ -1,7 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { RECOVERY_CODE_PATTERN } from '../../auth/mfa/recovery-codes';
-import { PASSWORD_INPUT } from '../../auth/password-policy';
-import { totpCodeSchema } from './schemas';
 
 // The passkey routes' bodies and answers (docs/authentication.md): the WebAuthn JSON forms browsers produce
 // and take (`PublicKeyCredential.toJSON()`, `parseCreationOptionsFromJSON`, `parseRequestOptionsFromJSON`).
@@ -91,10 +88,3 @@ export const passkeySchema = Type.Object({
 
 /** A passkey's name: what the user calls it. */
 export const passkeyNameSchema = Type.String({ minLength: 1, maxLength: 64, pattern: '\\S', examples: ['Work laptop'] });
-
-/** What proves the caller holds the account before a passkey is added: the password, or without one the second factor. */
-export const ownerProofSchema = Type.Union([
-  Type.Object({ password: Type.Unsafe<string>({ ...PASSWORD_INPUT, description: "The caller's current password" }) }),
-  Type.Object({ code: totpCodeSchema }),
-  Type.Object({ recoveryCode: Type.String({ pattern: RECOVERY_CODE_PATTERN, description: 'For a user without a password: one of the two-factor recovery codes' }) }),
-]);

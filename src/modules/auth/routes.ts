@@ -94,7 +94,7 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
             events.record(ctx, { action: 'login', outcome: 'mfa-required', userId: outcome.userId });
             return { mfaRequired: true as const, mfaToken: outcome.mfaToken };
           case 'signed-in': {
-            const answer = await signIn(ctx, deps, outcome.user, outcome.trustedDevice);
+            const answer = await signIn(ctx, deps, outcome.user, outcome.trustedDevice, outcome.proof);
             events.record(ctx, { action: 'login', outcome: 'success', userId: outcome.user.id });
             return answer;
           }

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { RECOVERY_CODE_PATTERN } from '../../auth/mfa/recovery-codes';
 import { chosenPasswordSchema, PASSWORD_INPUT } from '../../auth/password-policy';
 
 // Request bodies and answers of the auth routes, as TypeBox schemas: the JSON Schema that validates a body
@@ -46,7 +47,9 @@ export const registeredUserSchema = Type.Object({
 /** Password change: the new password's length from PASSWORD_MIN_LENGTH; the rest of the policy runs in the handler. */
 export function passwordChangeSchema(passwordMinLength: number) {
   return Type.Object({
-    currentPassword: Type.Unsafe<string>(PASSWORD_INPUT),
+    currentPassword: Type.Optional(
+      Type.Unsafe<string>({ ...PASSWORD_INPUT, description: 'The current password (an account without one sets its first with a recent proof: POST /api/auth/reauth)' }),
+    ),
     newPassword: Type.Unsafe<string>(chosenPasswordSchema(passwordMinLength)),
   });
 }
@@ -59,3 +62,17 @@ export const mfaChallengeSchema = Type.Object({
 
 /** A code from the authenticator app: six digits (RFC 6238 as the apps do it). */
 export const totpCodeSchema = Type.String({ pattern: '^[0-9]{6}$', examples: ['492039'], description: 'Six digits from the authenticator app' });
+
+export const recoveryCodeSchema = Type.String({ pattern: RECOVERY_CODE_PATTERN, examples: ['k7wq-m3xd-p9ta-e2hn'], description: 'One of the recovery codes shown at confirmation (hyphens optional)' });
+
+/**
+ * A proof of the owner given in the request itself, before a change to the ways in: it counts where it would
+ * sign the account in (the password; with two-factor login on, the password and a code); otherwise the access
+ * token's recent proof decides (POST /api/auth/reauth).
+ */
+export const ownerProofFields = {
+  password: Type.Optional(Type.Unsafe<string>({ ...PASSWORD_INPUT, description: "The caller's current password" })),
+  code: Type.Optional(totpCodeSchema),
+  recoveryCode: Type.Optional(recoveryCodeSchema),
+};
+export const ownerProofSchema = Type.Object(ownerProofFields);

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { LoginThrottle } from '../../auth/login-throttle';
 import type { RefreshSessions } from '../../auth/refresh-sessions';
 import type { UserRecord } from '../../auth/stores/user-store';
+import type { SessionProof } from '../../auth/owner-proof/proofs';
 import type { AccessClaims, TokenService } from '../../auth/tokens';
 import { deviceCookie, refreshCookie, type CookiePolicy } from './cookie';
 
@@ -18,6 +19,12 @@ export const REFRESH_COOKIE_HEADER = {
   schema: { type: 'string', pattern: '^(refreshToken|loginDevice)=[^;]+;' },
 };
 
+/** The caller's next session, after a change of theirs that ended every other (password, two-factor login, a way in removed). */
+export const NEW_SESSION_COOKIE_HEADER = {
+  description: 'A new refresh token for the caller (every other session of the user has ended)',
+  schema: { type: 'string', pattern: '^refreshToken=[^;]+;' },
+};
+
 /** What ends a login: the refresh session, the device cookie, the access token. */
 export interface SignInDeps {
   tokens: TokenService;
@@ -27,18 +34,13 @@ export interface SignInDeps {
 }
 
 /**
- * The end of every login, with or without a second factor: a refresh session in the httpOnly cookie, a
- * device cookie for a client new to the account (it is a known device of the account from now on: the
- * account-wide lock no longer holds it), and the access token.
+ * The end of every login, with or without a second factor: a refresh session in the httpOnly cookie, carrying
+ * how the owner proved it (`proof`), a device cookie for a client new to the account (it is a known device of
+ * the account from now on: the account-wide lock no longer holds it), and the access token.
  */
-export async function signIn(
-  ctx: Pick<Context, 'append'>,
-  deps: SignInDeps,
-  user: UserRecord,
-  knownDevice: boolean,
-) {
-  const issued = await deps.sessions.issue(user);
+export async function signIn(ctx: Pick<Context, 'append'>, deps: SignInDeps, user: UserRecord, knownDevice: boolean, proof: SessionProof) {
+  const issued = await deps.sessions.issue(user, proof);
   ctx.append('Set-Cookie', refreshCookie(issued.token, deps.cookie));
   if (!knownDevice) ctx.append('Set-Cookie', deviceCookie(deps.throttle.deviceToken(user), deps.cookie));
-  return accessTokenResponse(deps.tokens, user);
+  return accessTokenResponse(deps.tokens, { id: user.id, role: user.role, sessionVersion: user.sessionVersion, proof });
 }
