@@ -40,7 +40,12 @@ export const PAGE_SCRIPT = `// The browser side of the passkey routes, for tryin
       const credential = await startRegistration({ optionsJSON: options.body.data });
       return show('sign-up verify', await call('POST', '/api/auth/passkeys/signup/verify', { email, name, credential, passkeyName }));
     },
-    remove: async (id) => show('remove', await call('DELETE', '/api/auth/passkeys/' + encodeURIComponent(id))),
+    remove: async (id) => {
+      const answer = await call('DELETE', '/api/auth/passkeys/' + encodeURIComponent(id));
+      // Every other session ended, this access token's too: the new refresh cookie gives the next one.
+      if (answer.status === 204) signedIn(await call('POST', '/api/auth/refresh'));
+      return show('remove', answer);
+    },
     signInWithPasskey: async () => {
       const options = await call('POST', '/api/auth/passkeys/login/options');
       if (options.status !== 200) return show('login options', options);

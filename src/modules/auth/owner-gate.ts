@@ -13,23 +13,24 @@ import { attemptOrigin, tooManyAttempts } from './caller-password';
 
 type Refusal = Exclude<OwnerCheck, { ok: true }>;
 
-/** The proof each name in the step-up answer stands for, and where it is given. */
+/** How each proof in the step-up answer is given. */
+const REAUTH = 'to POST /api/auth/reauth';
 const PROOF_WORDS: Record<string, string> = {
-  password: 'the password',
-  'password+code': 'the password and a current code',
-  'password+recovery-code': 'the password and a recovery code',
-  passkey: 'a passkey (POST /api/auth/reauth/options, then its answer)',
+  password: `the password ${REAUTH}`,
+  'password+code': `the password and a current code ${REAUTH}`,
+  'password+recovery-code': `the password and a recovery code ${REAUTH}`,
+  passkey: `a passkey ${REAUTH} (its options from POST /api/auth/reauth/options)`,
 };
 const describeProof = (proof: string) => {
-  const provider = /^provider:([a-z0-9]+)/.exec(proof)?.[1];
-  if (provider) return `a fresh sign-in at ${provider} (GET /api/auth/oidc/${provider}/login?fresh=true)${proof.endsWith('+code') ? ' and a code' : ''}`;
-  return PROOF_WORDS[proof] ?? proof;
+  const provider = /^provider:([a-z0-9]+)(\+code)?$/.exec(proof);
+  if (!provider) return PROOF_WORDS[proof] ?? proof;
+  return `a fresh sign-in at ${provider[1]} (GET /api/auth/oidc/${provider[1]}/login?fresh=true)${provider[2] ? ', then a code' : ''}`;
 };
 
 /** RFC 9470 §3: the step-up challenge, naming the account's proofs in the envelope. */
 export function stepUp(proofs: readonly string[], maxAgeSeconds: number): HttpError {
-  const ways = proofs.map(describeProof).join('; or ');
-  const message = `A recent proof that the account is yours is needed (at most ${maxAgeSeconds} s old): POST /api/auth/reauth with ${ways || 'a way to sign in'} [proofs: ${proofs.join(', ')}]`;
+  const ways = proofs.length > 0 ? proofs.map(describeProof).join('; or ') : 'none is left: reset the password by email';
+  const message = `A recent proof that the account is yours is needed (at most ${maxAgeSeconds} s old): ${ways} [proofs: ${proofs.join(', ')}]`;
   const challenge = `Bearer error="insufficient_user_authentication", error_description="A recent proof of the account's owner is needed", max_age=${maxAgeSeconds}`;
   return new HttpError(401, message, { headers: { 'WWW-Authenticate': challenge } });
 }
@@ -37,22 +38,17 @@ export function stepUp(proofs: readonly string[], maxAgeSeconds: number): HttpEr
 const endedSession = (message: string) => new HttpError(401, message, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
 
 /** Each refusal as the caller is told it. */
-export function refusalAnswer(refusal: Refusal, maxAgeSeconds: number): HttpError {
-  switch (refusal.refused) {
-    case 'step-up':
-      return stepUp(refusal.proofs, maxAgeSeconds);
-    case 'throttled':
-      return tooManyAttempts(refusal.retryAfterSeconds);
-    case 'wrong-password':
-      return unauthorized('The password is wrong');
-    case 'wrong-code':
-      return unauthorized('Wrong, expired or already used code');
-    case 'session-ended':
-      return endedSession('This session has ended: log in again');
-    case 'user-gone':
-      return endedSession('This user no longer exists');
-  }
-}
+const REFUSALS: { [R in Refusal['refused']]: (refusal: Extract<Refusal, { refused: R }>, maxAgeSeconds: number) => HttpError } = {
+  'step-up': (refusal, maxAgeSeconds) => stepUp(refusal.proofs, maxAgeSeconds),
+  throttled: (refusal) => tooManyAttempts(refusal.retryAfterSeconds),
+  'wrong-password': () => unauthorized('The password is wrong'),
+  'wrong-code': () => unauthorized('Wrong, expired or already used code'),
+  'session-ended': () => endedSession('This session has ended: log in again'),
+  'user-gone': () => endedSession('This user no longer exists'),
+};
+
+export const refusalAnswer = (refusal: Refusal, maxAgeSeconds: number): HttpError =>
+  (REFUSALS[refusal.refused] as (refusal: Refusal, maxAgeSeconds: number) => HttpError)(refusal, maxAgeSeconds);
 
 const owners = new WeakMap<object, ProvenOwner>();
 const sessions = new WeakMap<object, UserRecord>();
@@ -96,7 +92,8 @@ export function ownerGate(proofs: OwnerProofs, events: AuthEvents): OwnerGate {
     maxAgeSeconds,
     proven: (inline) => async (ctx, next) => {
       const claims = claimsOf(ctx);
-      const outcome = await proofs.prove(claims, inline?.((ctx.request as { body?: never }).body as never), attemptOrigin(ctx));
+      const body = (ctx.request as { body?: unknown }).body; // validated against the route's schema before this runs
+      const outcome = await proofs.prove(claims, inline?.(body as never), attemptOrigin(ctx));
       if (!outcome.ok) throw refuse(ctx, claims.id, outcome);
       owners.set(ctx.state, outcome);
       return next();
