@@ -28,6 +28,7 @@ for (const target of engines) {
       return codes;
     };
 
+
     it('keeps one credential per user: a new enrolment replaces a pending one, never a confirmed one', async () => {
       const id = userId();
       expect(await store.find(id)).toBeNull();
@@ -75,6 +76,24 @@ for (const target of engines) {
       expect(await store.recoveryCodesLeft(id)).toBe(1);
       expect(await store.useRecoveryCode(id, second!)).toBe(true);
       expect(await store.recoveryCodesLeft(id)).toBe(0);
+    });
+
+    it('replaces the recovery codes of a confirmed credential only, the old ones void; racing replacements leave one set', async () => {
+      const id = userId();
+      expect(await store.replaceRecoveryCodes(id, [digest()])).toBe(false); // no credential
+      await store.begin(id, 'sealed-1');
+      expect(await store.replaceRecoveryCodes(id, [digest()])).toBe(false); // not confirmed yet
+      const old = digest();
+      expect(await store.confirm(id, 'sealed-1', 1000, [old])).toBe(true);
+      const fresh = [digest(), digest(), digest()];
+      expect(await store.replaceRecoveryCodes(id, fresh)).toBe(true);
+      expect(await store.useRecoveryCode(id, old)).toBe(false);
+      expect(await store.recoveryCodesLeft(id)).toBe(3);
+      const sets = Array.from({ length: 5 }, () => [digest(), digest()]);
+      expect(await Promise.all(sets.map((codes) => store.replaceRecoveryCodes(id, codes)))).toEqual(sets.map(() => true));
+      expect(await store.recoveryCodesLeft(id)).toBe(2); // one set, never two merged
+      const usable = await Promise.all(sets.map((codes) => store.useRecoveryCode(id, codes[0]!)));
+      expect(usable.filter(Boolean)).toHaveLength(1);
     });
 
     it('reseals only the secret it was given, and removes everything of one user and nothing else', async () => {
