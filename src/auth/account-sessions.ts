@@ -28,22 +28,23 @@ export class AccountSessions {
 
   /**
    * Ends them all for a change the caller made themselves (two-factor login turned on, a way in removed), and
-   * starts the caller's next session, carrying the proof the change was made with: its refresh token, or
-   * undefined when the user is gone.
+   * starts the caller's next session, carrying the proof the change was made with: its refresh token. Only when
+   * the session version went from `fromVersion` to the next: if another change (a logout everywhere, another
+   * removal) ended the sessions meanwhile, the caller gets none either (undefined), as when the user is gone.
    */
-  async restart(userId: string, proof: SessionProof): Promise<IssuedRefreshToken | undefined> {
-    await this.endAll(userId);
-    const user = await this.users.findById(userId);
-    return user ? this.refresh.issue(user, proof) : undefined;
+  async restart(user: { id: string; sessionVersion: number }, proof: SessionProof): Promise<IssuedRefreshToken | undefined> {
+    await this.endAll(user.id);
+    const now = await this.users.findById(user.id);
+    return now && now.sessionVersion === user.sessionVersion + 1 ? this.refresh.issue(now, proof) : undefined;
   }
 
   /**
    * Sets a new password hash and ends every session, in one statement; then the caller's next session, as
-   * `restart` does. Undefined when the user is gone.
+   * `restart` does (none when another change ended the sessions meanwhile, or the user is gone).
    */
-  async changePassword(userId: string, passwordHash: string, proof: SessionProof): Promise<IssuedRefreshToken | undefined> {
-    const sessionVersion = await this.setPassword(userId, passwordHash);
-    return sessionVersion === undefined ? undefined : this.refresh.issue({ id: userId, sessionVersion }, proof);
+  async changePassword(user: { id: string; sessionVersion: number }, passwordHash: string, proof: SessionProof): Promise<IssuedRefreshToken | undefined> {
+    const sessionVersion = await this.setPassword(user.id, passwordHash);
+    return sessionVersion === user.sessionVersion + 1 ? this.refresh.issue({ id: user.id, sessionVersion }, proof) : undefined;
   }
 
   /** Sets a new password hash and ends every session, in one statement (a reset: no session follows); the new session version. */

@@ -23,7 +23,7 @@ export class PasswordChange {
     const refusal = passwordRefusal(newPassword, { email: user.email, name: user.name, currentPassword });
     if (refusal) return { ok: false, refused: 'policy', message: refusal };
     // Deleting the old refresh records after the statement is cleanup, not what ends them.
-    const session = await this.accounts.changePassword(user.id, await this.hasher.hash(newPassword), proof);
-    return session ? { ok: true, session } : { ok: false, refused: 'user-gone' }; // deleted meanwhile
+    const session = await this.accounts.changePassword(user, await this.hasher.hash(newPassword), proof);
+    return session ? { ok: true, session } : { ok: false, refused: 'user-gone' }; // deleted, or its sessions ended meanwhile
   }
 }

@@ -159,6 +159,11 @@ for (const target of engines) {
       expect(reauth.body.message).toMatch(/\[proofs: password\+code, password\+recovery-code\]$/);
       // The password with a live token added a passkey without the code: a passkey then signed in without it.
       await account.browser.post('/api/auth/passkeys/register/options').set('Authorization', stale).send({ password: PASSWORD }).expect(401);
+      // A code alone is not enough, so it is not even tried: it can neither be guessed at nor fill the owner's count.
+      for (let i = 0; i < 6; i += 1) {
+        const alone = await account.browser.post('/api/auth/reauth').set('Authorization', stale).send({ code: '123456' }).expect(401);
+        expect(alone.headers['www-authenticate']).toMatch(/insufficient_user_authentication/);
+      }
       await account.browser.post('/api/auth/reauth').set('Authorization', stale).send({ password: 'not the password', code: '123456' }).expect(401);
       const proven = await account.browser.post('/api/auth/reauth').set('Authorization', stale).send({ password: PASSWORD, recoveryCode: account.recoveryCodes.shift() }).expect(200);
       expect(bodyOf(proven.body.data.accessToken as string)).toMatchObject({ amr: ['pwd', 'otp'], sv: bodyOf(stale.slice(7)).sv });

@@ -1,4 +1,4 @@
-import { codeAt } from '../support/totp-codes';
+import { codeAt, wrongCodes } from '../support/totp-codes';
 import { refreshTokenFrom } from '../support/auth-helpers';
 import type request from 'supertest';
 import { mfaStore } from '../../src/auth/stores/definitions';
@@ -71,6 +71,16 @@ for (const target of engines) {
       const newer = (await enrol(again.bearer, { password: PASSWORD }).expect(200)).body.data.secret as string;
       expect(newer).not.toBe(older);
       await http().post('/api/auth/mfa/confirm').set('Authorization', again.bearer).send({ code: await codeAt(older) }).expect(422);
+    });
+
+    it("counts wrong codes at confirmation with those at login: a thief guessing at a pending enrolment has the login throttle's few tries", async () => {
+      const { bearer } = await signedIn();
+      const { secret } = (await enrol(bearer, { password: PASSWORD }).expect(200)).body.data;
+      const statuses = [];
+      for (const code of await wrongCodes(secret, app().config.loginThrottle.pairFailures)) statuses.push((await http().post('/api/auth/mfa/confirm').set('Authorization', bearer).send({ code })).status);
+      expect(statuses).toEqual(statuses.map(() => 422));
+      const held = await http().post('/api/auth/mfa/confirm').set('Authorization', bearer).send({ code: await codeAt(secret) }).expect(429); // the right code too, until the window ends
+      expect(Number(held.headers['retry-after'])).toBeGreaterThan(0);
     });
 
     it('confirming ends every other session, keeps the caller in a new one, mails the owner and logs it', async () => {

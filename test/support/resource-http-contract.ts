@@ -178,7 +178,22 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
       expect(refused.body.errors).toEqual([expect.objectContaining({ field: 'query.ownerId' })]);
     });
 
-    for (const [name, definition] of Object.entries(resource.fields as Fields).filter(([, field]) => hasRules(field) && !field.readOnly)) {
+    if (bodyless(resource).size > 0) {
+      it(`refuses ${[...bodyless(resource)].join(', ')} in POST and PATCH bodies (422: is not allowed): set by the store or an action only`, async () => {
+        const created = await create('alice');
+        for (const name of bodyless(resource)) {
+          const value = created[name] ?? sampleValue(resource.fields[name]!, 1);
+          const posted = await http().post(path).set('Authorization', as('alice')).send({ ...(await body('alice')), [name]: value }).expect(422);
+          expect(posted.body.errors).toEqual([{ field: name, message: 'is not allowed' }]);
+          const patched = await http().patch(`${path}/${created.id}`).set('Authorization', as('alice')).send({ [name]: value }).expect(422);
+          expect(patched.body.errors).toEqual([{ field: name, message: 'is not allowed' }]);
+        }
+      });
+    }
+
+    // A field the body may not name (read-only, or set by an action) is refused as such, whatever its rules say.
+    const writable = ([name, field]: [string, Fields[string]]) => hasRules(field) && !bodyless(resource).has(name);
+    for (const [name, definition] of Object.entries(resource.fields as Fields).filter(writable)) {
       it(`refuses ${name} just outside its rules in POST and PATCH (422: ${allowedInWords(rulesOf(definition))}), and states them in the document`, async () => {
         const created = await create('alice');
         for (const { rule, value } of outsideValues(definition)) {

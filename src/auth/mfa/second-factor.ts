@@ -7,10 +7,14 @@ import type * as Otplib from 'otplib';
 /** What proves the second factor: a code from the authenticator, or one of the recovery codes. */
 export type FactorAnswer = { code: string } | { recoveryCode: string };
 
-export type FactorCheck =
-  | { ok: true; via: 'code' | 'recovery-code' }
-  | { ok: false; refused: 'wrong-code' | 'replayed-code' | 'not-enrolled' }
-  | { ok: false; refused: 'throttled'; retryAfterSeconds: number };
+/** A guess at a code refused before it was looked at: the user's count is full. */
+export type Throttled = { ok: false; refused: 'throttled'; retryAfterSeconds: number };
+
+export type FactorCheck = { ok: true; via: 'code' | 'recovery-code' } | { ok: false; refused: 'wrong-code' | 'replayed-code' | 'not-enrolled' } | Throttled;
+
+export type ConfirmCheck = { ok: true; recoveryCodes: string[] } | { ok: false; refused: 'no-enrolment' | 'wrong-code' } | Throttled;
+
+type Counting = <T>(work: Promise<T>) => Promise<T>;
 
 /**
  * A code is accepted from the time step before to the one after now (RFC 6238 §5.2 allows a step of clock
@@ -61,35 +65,45 @@ export class SecondFactor {
     return { secret, otpauthUrl: otp.generateURI({ issuer: this.issuer, label: user.email, secret }) };
   }
 
-  /** Confirms the pending enrolment with a code from it: the recovery codes (shown once), or why not. */
-  async confirm(userId: string, code: string): Promise<string[] | 'no-enrolment' | 'wrong-code'> {
-    const record = await this.store.find(userId);
-    if (!record || record.confirmed) return 'no-enrolment';
-    const step = await this.stepOf(this.box.open(record.secret, userId), code);
-    if (step === undefined) return 'wrong-code';
-    const codes = newRecoveryCodes();
-    const confirmed = await this.store.confirm(userId, record.secret, step, codes.map(recoveryCodeDigest));
-    return confirmed ? codes : 'no-enrolment'; // a newer enrolment replaced this one meanwhile
+  /**
+   * Confirms the pending enrolment with a code from it: the recovery codes (shown once), or why not. Counted
+   * like `check`: a token thief guessing at an enrolment its owner left pending has the same few tries.
+   */
+  confirm(userId: string, code: string, counting: Counting = (work) => work): Promise<ConfirmCheck> {
+    return this.counted(userId, counting, (outcome) => !outcome.ok && outcome.refused === 'no-enrolment', async (): Promise<ConfirmCheck> => {
+      const record = await this.store.find(userId);
+      if (!record || record.confirmed) return { ok: false, refused: 'no-enrolment' };
+      const step = await this.stepOf(this.box.open(record.secret, userId), code);
+      if (step === undefined) return { ok: false, refused: 'wrong-code' };
+      const codes = newRecoveryCodes();
+      const confirmed = await this.store.confirm(userId, record.secret, step, codes.map(recoveryCodeDigest));
+      return confirmed ? { ok: true, recoveryCodes: codes } : { ok: false, refused: 'no-enrolment' }; // a newer enrolment replaced this one meanwhile
+    });
   }
 
   /**
    * Checks a second factor, counted per user before it runs (and given back when it is right). `counting`
    * wraps each call to the counters (the routes turn their outage into a 503, as for the login throttle).
    */
-  async check(userId: string, answer: FactorAnswer, counting: <T>(work: Promise<T>) => Promise<T> = (work) => work): Promise<FactorCheck> {
+  check(userId: string, answer: FactorAnswer, counting: Counting = (work) => work): Promise<FactorCheck> {
+    // A code accepted before (this step, a double submit) is no guess: it gives back its count.
+    return this.counted(userId, counting, (outcome) => !outcome.ok && outcome.refused === 'replayed-code', () => this.verify(userId, answer));
+  }
+
+  /** A guess, counted per user before it runs; a right one clears the count, one that was no guess (`noGuess`) gives it back. */
+  private async counted<Outcome extends { ok: boolean }>(userId: string, counting: Counting, noGuess: (outcome: Outcome) => boolean, guess: () => Promise<Outcome>): Promise<Outcome | Throttled> {
     const key = `mfa-throttle:${userId}`;
     const blockedMs = await counting(this.counter.reserve([{ key, limit: this.limits.failures }], this.limits.windowMs));
     if (blockedMs > 0) return { ok: false, refused: 'throttled', retryAfterSeconds: Math.ceil(blockedMs / 1000) };
-    let outcome: FactorCheck;
+    let outcome: Outcome;
     try {
-      outcome = await this.verify(userId, answer);
+      outcome = await guess();
     } catch (error) {
       await this.counter.release([], [key]).catch(() => undefined); // a store outage is no wrong guess
       throw error;
     }
     if (outcome.ok) await counting(this.counter.release([key], []));
-    // A code accepted before (this step, a double submit) is no guess: it gives back its count.
-    else if (outcome.refused === 'replayed-code') await counting(this.counter.release([], [key]));
+    else if (noGuess(outcome)) await counting(this.counter.release([], [key]));
     return outcome;
   }
 

@@ -4,10 +4,14 @@ import type { AccountSessions } from '../account-sessions';
 import { AMR, type SessionProof } from '../owner-proof/proofs';
 import type { UserRecord } from '../stores/user-store';
 import type { IssuedRefreshToken } from '../tokens';
-import type { SecondFactor } from './second-factor';
+import type { Counting } from '../password-check';
+import type { SecondFactor, Throttled } from './second-factor';
 
 export type EnrolOutcome = { ok: true; secret: string; otpauthUrl: string } | { ok: false; refused: 'already-on' };
-export type ConfirmOutcome = { ok: true; recoveryCodes: string[]; session: IssuedRefreshToken } | { ok: false; refused: 'no-enrolment' | 'wrong-code' | 'user-gone' };
+export type ConfirmOutcome =
+  | { ok: true; recoveryCodes: string[]; session: IssuedRefreshToken }
+  | { ok: false; refused: 'no-enrolment' | 'wrong-code' | 'user-gone' }
+  | Throttled;
 export type DisableOutcome = { ok: true } | { ok: false; refused: 'not-on' };
 export type RecoveryCodesOutcome = { ok: true; recoveryCodes: string[] } | { ok: false; refused: 'not-on' };
 
@@ -27,6 +31,7 @@ export class TwoFactorEnrolment {
     private readonly factors: SecondFactor,
     private readonly accounts: AccountSessions,
     private readonly notices: AccountNotices | undefined,
+    private readonly counting: Counting,
     private readonly logger: Logger,
   ) {}
 
@@ -38,13 +43,13 @@ export class TwoFactorEnrolment {
 
   /** `proof`: the caller's session's; the code just given adds a one-time code to it for the caller's next session. */
   async confirm(user: UserRecord, code: string, proof: SessionProof): Promise<ConfirmOutcome> {
-    const outcome = await this.factors.confirm(user.id, code);
-    if (!Array.isArray(outcome)) return { ok: false, refused: outcome };
+    const outcome = await this.factors.confirm(user.id, code, this.counting);
+    if (!outcome.ok) return outcome;
     // Sessions opened before the factor (a thief's among them) end now; the caller goes on in a new one.
-    const session = await this.accounts.restart(user.id, { ...proof, amr: [...new Set([...proof.amr, AMR.oneTimeCode])] });
+    const session = await this.accounts.restart(user, { ...proof, amr: [...new Set([...proof.amr, AMR.oneTimeCode])] });
     if (!session) return { ok: false, refused: 'user-gone' };
     this.notify(user, 'two-factor-enabled');
-    return { ok: true, recoveryCodes: outcome, session };
+    return { ok: true, recoveryCodes: outcome.recoveryCodes, session };
   }
 
   async disable(user: UserRecord): Promise<DisableOutcome> {

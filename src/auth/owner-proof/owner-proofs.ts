@@ -72,8 +72,9 @@ export class OwnerProofs {
   }
 
   /**
-   * POST /api/auth/reauth with a password (and a code): the new proof, when it signs the account in. A wrong one
-   * is refused and counted; a right one that is not enough (a password alone where a code is due) is a step-up.
+   * POST /api/auth/reauth with a password (and a code): the new proof, when it would sign the account in. Only
+   * then is it checked (a wrong one refused and counted); one that is not enough (a password alone where a code
+   * is due, a code alone) is a step-up, unchecked.
    */
   async reauth(claims: AccessClaims, answer: InlineProof, origin: AttemptOrigin): Promise<OwnerCheck> {
     const session = await this.session(claims);
@@ -81,10 +82,10 @@ export class OwnerProofs {
     const { user } = session;
     const account = await this.methods.of(user);
     const given = counted(answer, account);
-    const checked = await this.check(user, given.parts, origin);
-    if (checked) return checked;
+    // Not enough whatever it holds: nothing is checked, so a code alone can neither be tried nor fill the user's count.
     if (!signsIn(given.amr, account)) return { ok: false, refused: 'step-up', proofs: proofsOf(account) };
-    return { ok: true, user, account, proof: provenNow(...given.amr) };
+    const checked = await this.check(user, given.parts, origin);
+    return checked ?? { ok: true, user, account, proof: provenNow(...given.amr) };
   }
 
   /** Checks each part (the password first: a guess at it is counted before a code is looked at); undefined when all hold. */

@@ -36,6 +36,12 @@ export const completedBy = (first: SessionProof, ...amr: string[]): SessionProof
   amr: unique([...first.amr, ...amr, AMR.multiFactor]),
 });
 
+/**
+ * A proof after a way in went: without the methods of that kind (the proof may have been made with the very
+ * passkey or provider removed, and a proof names only the kind), so the next change asks again.
+ */
+export const without = (proof: SessionProof, ...methods: string[]): SessionProof => ({ authTime: proof.authTime, amr: proof.amr.filter((method) => !methods.includes(method)) });
+
 /** A passkey answered with user verification: two factors in one gesture. */
 export const PASSKEY_AMR = [AMR.passkey, AMR.userVerified, AMR.multiFactor];
 

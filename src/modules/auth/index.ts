@@ -78,7 +78,7 @@ export const authModule = defineModule([userStore, refreshTokenStore, accountTok
   function twoFactorParts(settings: NonNullable<typeof config.mfa>) {
     const factors = new SecondFactor(database.store(mfaStore), new SecretBox(settings.keys), failureCounter, { failures: config.loginThrottle.pairFailures, windowMs: config.loginThrottle.windowMs }, settings.issuer);
     const twoFactorLogin = new TwoFactorLogin(users, factors, new ChallengeTokens(config.jwt.accessSecret, config.jwt.issuer, settings.tokenTtlSeconds), new SpentChallenges(database.store(accountTokenStore)), counted);
-    return { factors, twoFactorLogin, enrolment: new TwoFactorEnrolment(factors, accounts, notices, logger) };
+    return { factors, twoFactorLogin, enrolment: new TwoFactorEnrolment(factors, accounts, notices, counted, logger) };
   }
   // Every change to the ways in asks for a recent proof of the owner, by one rule (docs/authentication.md).
   const methods = new AccountMethodsReader({

@@ -2,8 +2,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import { RECOVERY_CODE_COUNT } from '../../auth/mfa/recovery-codes';
 import type { TwoFactorEnrolment } from '../../auth/mfa/two-factor-enrolment';
 import { conflict, unauthorized, unprocessable } from '../../http/errors';
+import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
 import { route } from '../../http/routing/route';
 import type { AuthEvents } from './auth-events';
+import { tooManyAttempts } from './caller-password';
 import { refreshCookie, type CookiePolicy } from './cookie';
 import { currentUser, provenOwner, type OwnerGate } from './owner-gate';
 import { ownerProofSchema, totpCodeSchema } from './schemas';
@@ -64,13 +66,15 @@ export function mfaEnrolmentRoutes(deps: MfaEnrolmentRouteDeps) {
       errors: {
         401: 'The session ended (on any replica) since the enrolment began',
         409: 'No enrolment to confirm (POST /api/auth/mfa/enroll first), or it is confirmed already',
-        422: 'The code is wrong or expired (`code`)',
+        422: 'The code is wrong or expired (`code`); counted with the codes at login',
+        429: { description: 'Too many wrong codes for this account', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
       },
       before: [gate.current],
       handler: async (ctx) => {
         const user = currentUser(ctx);
         const outcome = await enrolment.confirm(user, ctx.request.body.code, ctx.state.session!.proof);
         if (!outcome.ok) {
+          if (outcome.refused === 'throttled') throw tooManyAttempts(outcome.retryAfterSeconds, 'wrong codes');
           if (outcome.refused === 'user-gone') throw unauthorized();
           if (outcome.refused === 'no-enrolment') throw conflict('No enrolment to confirm: POST /api/auth/mfa/enroll first');
           events.record(ctx, { action: 'mfa-enroll', outcome: 'wrong-code', userId: user.id });

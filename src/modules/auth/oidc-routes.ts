@@ -13,7 +13,7 @@ import { route, type ModuleDefinition } from '../../http/routing/route';
 import type { OidcRefusal } from '../../observability/metrics';
 import type { AuthEvents } from './auth-events';
 import type { AccountSessions } from '../../auth/account-sessions';
-import { AMR, nowSeconds, type SessionProof } from '../../auth/owner-proof/proofs';
+import { AMR, nowSeconds, without, type SessionProof } from '../../auth/owner-proof/proofs';
 import type { ProviderIdentity } from '../../auth/oidc/provider-types';
 import { CLOCK_SKEW_SECONDS } from '../../auth/tokens';
 import { readDeviceCookie, refreshCookie } from './cookie';
@@ -246,7 +246,7 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
           events.record(ctx, { action: 'oidc-unlink', outcome: 'refused', userId: user.id, provider: provider.name });
           throw conflict('This is the last way to sign in to the account: set a password (reset it by email) or link another provider first');
         }
-        const session = await deps.sessionsOf.restart(user.id, proof);
+        const session = await deps.sessionsOf.restart(user, without(proof, AMR.provider));
         if (session) ctx.append('Set-Cookie', refreshCookie(session.token, cookie));
         events.record(ctx, { action: 'oidc-unlink', outcome: 'success', userId: user.id, provider: provider.name });
         return undefined; // 204

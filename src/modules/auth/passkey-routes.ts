@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Context, Middleware } from 'koa';
 import type { MfaTokenRefusal, TwoFactorLogin } from '../../auth/mfa/two-factor-login';
 import type { AccountSessions } from '../../auth/account-sessions';
+import { AMR, without } from '../../auth/owner-proof/proofs';
 import type { PasskeyEnrolment, RegisterOutcome, RemoveOutcome } from '../../auth/passkeys/passkey-enrolment';
 import type { PasskeyLogin, PasskeyLoginRefusal } from '../../auth/passkeys/passkey-login';
 import type { PasskeyRecord } from '../../auth/stores/passkey-store';
@@ -166,7 +167,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): ModuleDefinition['routes'
           if (outcome === 'last-way') events.record(ctx, { action: 'passkey-remove', outcome: 'refused', userId: user.id, passkeyId: ctx.params.id });
           throw REMOVE_REFUSALS[outcome];
         }
-        const session = await deps.accounts.restart(user.id, proof);
+        const session = await deps.accounts.restart(user, without(proof, AMR.passkey));
         if (session) ctx.append('Set-Cookie', refreshCookie(session.token, cookie));
         events.record(ctx, { action: 'passkey-remove', outcome: 'success', userId: user.id, passkeyId: ctx.params.id });
         return undefined; // 204
