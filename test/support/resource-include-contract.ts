@@ -56,18 +56,22 @@ export function describeIncludeCases(resource: AnyResource, path: string, { http
     expect(refused.body.errors).toEqual([includes.length > 0 ? { field: 'query.include', message: `'nothing' cannot be included: allowed are ${allowed}` } : expect.objectContaining({ field: 'query.include' })]);
     if (includes.length === 0) return;
     const owner = ownerId('dave');
-    const records = [await create('dave'), await create('dave'), await create('dave')];
-    const linked = new Map<string, unknown[]>();
-    for (const include of includes.filter((one) => one.kind === 'join')) {
+    // The joins' targets first: making one may make records of this resource (a target that has many of them
+    // points at one), which must not push the three below off the page.
+    const linked = new Map<string, Record<string, unknown>[]>();
+    for (const include of includes) {
       if (include.kind !== 'join') continue;
-      // Two links on the newest record, none on the others.
-      const targets = [];
-      for (let i = 0; i < 2; i += 1) {
-        const target = await storeOf(database(), include.target).create(owner, (await valuesFor(database(), include.target, owner, true)) as never);
-        await storeOf(database(), include.join).create(owner, { ...(await valuesFor(database(), include.join, owner, true)), [include.from]: records[2]!.id, [include.to]: target.id } as never);
-        targets.push(target);
+      const make = async () => storeOf(database(), include.target).create(owner, (await valuesFor(database(), include.target, owner, true)) as never);
+      linked.set(include.name, [await make(), await make()]);
+    }
+    const records = [await create('dave'), await create('dave'), await create('dave')];
+    for (const include of includes) {
+      if (include.kind !== 'join') continue;
+      // Two links on the newest record, none on the others; the link makes no other record.
+      for (const target of linked.get(include.name)!) {
+        const link = await valuesFor(database(), include.join, owner, true, { [include.from]: records[2]!.id, [include.to]: target.id });
+        await storeOf(database(), include.join).create(owner, link as never);
       }
-      linked.set(include.name, targets);
     }
     const expected = async (record: Record<string, unknown>) =>
       Object.fromEntries(

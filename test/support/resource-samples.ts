@@ -57,14 +57,14 @@ export function bodyless(resource: Resource): Set<string> {
 
 /**
  * Values for every writable field (`required`: only those a create must carry, defaulted ones left out),
- * fresh; each reference points at a new record of the same owner. Read-only fields are left to the store
- * and the actions.
+ * fresh; each reference points at a new record of the same owner, unless `given` names it (those values are
+ * taken as they are: no record is made for them). Read-only fields are left to the store and the actions.
  */
-export async function valuesFor(database: Database, resource: Resource, ownerId: string, required = false): Promise<Values> {
-  const values: Values = {};
+export async function valuesFor(database: Database, resource: Resource, ownerId: string, required = false, given: Values = {}): Promise<Values> {
+  const values: Values = { ...given };
   const left = bodyless(resource);
   for (const [name, definition] of Object.entries(resource.fields as Fields)) {
-    if (left.has(name) || (required && definition.omittable)) continue;
+    if (name in given || left.has(name) || (required && definition.omittable)) continue;
     if (definition.kind === 'reference') {
       const target = definition.references!.resource() as Resource;
       values[name] = (await storeOf(database, target).create(ownerId, (await valuesFor(database, target, ownerId, true)) as never)).id;
