@@ -13,6 +13,7 @@ module.exports = {
   },
   transformIgnorePatterns: ['^(?!.*/node_modules/(@noble|@scure|openid-client|oauth4webapi|jose)/).*/node_modules/'],
   setupFiles: ['<rootDir>/test/support/env.ts'],
+  globalSetup: '<rootDir>/test/support/engines-setup.ts',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   testTimeout: 30_000,
   // Two workers suit a 2-core machine. With an engine named by TEST_*_URL, every test file shares its one

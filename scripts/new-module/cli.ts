@@ -43,6 +43,10 @@ const USAGE = {
 };
 
 /** Names given to an option, comma-separated lists flattened. */
+/** What to run next: the module's own suite first (seconds), then the whole one (minutes). */
+export const quickLoop = (name: string) =>
+  `next: npx jest test/modules/${name} (SQLite; with TEST_POSTGRES_URL and TEST_MYSQL_URL set, on those engines too), then make test`;
+
 const namesIn = (values: readonly string[]) => values.flatMap((value) => value.split(',')).filter(Boolean);
 
 /** new:field's field argument and its changes: `--filter`, `--sort`, `--search` bare (the field named) or naming fields. */
@@ -113,7 +117,7 @@ export async function main(command: 'module' | 'field', argv: string[]): Promise
       const openapi = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'src/cli/openapi.ts'], { stdio: 'inherit' });
       if (openapi.status !== 0) process.stderr.write(`new:${command}: the files are written, but \`npm run openapi\` failed: run it after fixing the error above\n`);
     }
-    process.stdout.write('next: make test\n');
+    process.stdout.write(`${quickLoop(name!)}\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof SpecError)) throw error;

@@ -217,7 +217,11 @@ function main(argv: string[]): number {
       const openapi = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'src/cli/openapi.ts'], { stdio: 'inherit' });
       if (openapi.status !== 0) process.stderr.write('remove:module: the files are written, but `npm run openapi` failed: run it after fixing the error above\n');
     }
-    process.stdout.write(`${listing.join('\n')}\nnext: make test; the table is dropped when the migrations next run (at start-up)\n`);
+    // What start-up will do: the drop is a destructive migration, run alone only on an empty table.
+    process.stdout.write(
+      `${listing.join('\n')}\nnext: make test. At the next start the migrations drop the table if it holds no rows; if it holds rows, start-up ` +
+        'refuses, naming it: back them up, then `npm run db:migrate -- up --allow-destructive` drops it (docs/modules.md, "Removing a module")\n',
+    );
     return 0;
   } catch (error) {
     if (!(error instanceof SpecError)) throw error;

@@ -10,7 +10,6 @@ import { tokenIn } from '../support/mail-catcher';
 
 
 const engines = testEngines();
-for (const target of engines.filter((engine) => engine.skipReason)) console.warn(`[email verification] ${target.engine}: SKIPPED — ${target.skipReason}`);
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`email verification on ${target.label}`, () => {

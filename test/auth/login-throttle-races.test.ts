@@ -4,6 +4,7 @@ import type { Response } from 'supertest';
 import { buildAuthApp, setCookies } from '../support/auth-helpers';
 import { findRedisServer, startRedisServer, type RedisServer } from '../support/redis-server';
 import type { TestApp } from '../support/test-app';
+import { skipNotice } from '../support/skip-notice';
 
 // The login throttle under parallel requests, and the device cookie that keeps an account's owner from
 // being locked out by guessers elsewhere. Every request is real HTTP; the parallel ones are sent at once.
@@ -82,7 +83,7 @@ const ACCOUNT_LIMIT = { LOGIN_THROTTLE_FAILURES: '5', LOGIN_THROTTLE_ACCOUNT_FAI
 raceCases('memory', () => ACCOUNT_LIMIT);
 
 const redisBinary = findRedisServer();
-if (!redisBinary) console.warn('SKIPPED: Redis login-throttle race tests: redis-server is not installed (apt-get install -y redis-server)');
+if (!redisBinary) skipNotice('SKIPPED: Redis login-throttle race tests: redis-server is not installed (apt-get install -y redis-server)');
 if (redisBinary) {
   let redis: RedisServer;
   beforeAll(async () => {

@@ -4,6 +4,7 @@ import { clientBucket } from '../../src/http/client-ip';
 import { buildAuthApp } from '../support/auth-helpers';
 import { findRedisServer, startRedisServer, type RedisServer } from '../support/redis-server';
 import type { TestApp } from '../support/test-app';
+import { skipNotice } from '../support/skip-notice';
 
 // Per-account login throttling on top of the per-IP limit (issue 15), on real HTTP and the real user store.
 // The per-IP limit is raised throughout so the throttle is what answers; clients differ by X-Forwarded-For.
@@ -125,7 +126,7 @@ describe('IPv6 clients count by /64', () => {
 });
 
 const redisBinary = findRedisServer();
-if (!redisBinary) console.warn('SKIPPED: Redis login-throttle tests: redis-server is not installed (apt-get install -y redis-server)');
+if (!redisBinary) skipNotice('SKIPPED: Redis login-throttle tests: redis-server is not installed (apt-get install -y redis-server)');
 (redisBinary ? describe : describe.skip)('login throttling shared through Redis (REDIS_URL)', () => {
   let redis: RedisServer;
   beforeAll(async () => {

@@ -35,7 +35,6 @@ const endUser = (verified = true, email?: string) => {
 };
 
 const engines = testEngines();
-for (const target of engines.filter((engine) => engine.skipReason)) console.warn(`[oidc sign-in] ${target.engine}: SKIPPED — ${target.skipReason}`);
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`OpenID Connect sign-in on ${target.label}`, () => {

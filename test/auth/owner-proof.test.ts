@@ -66,7 +66,6 @@ const CHANGES = (app: () => TestApp): Change[] => [
 ];
 
 const engines = testEngines();
-for (const target of engines.filter((engine) => engine.skipReason)) console.warn(`[owner proof] ${target.engine}: SKIPPED — ${target.skipReason}`);
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`one proof of the owner for every way in, on ${target.label}`, () => {

@@ -14,7 +14,6 @@ const MFA_KEY = 'test-mfa-sealing-key-0123456789abcdef0123456789';
 const BAD_TOKEN = 'Invalid, expired or used mfaToken: log in again';
 
 const engines = testEngines();
-for (const target of engines.filter((engine) => engine.skipReason)) console.warn(`[passkey second factor] ${target.engine}: SKIPPED — ${target.skipReason}`);
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`a passkey as the second factor on ${target.label}`, () => {

@@ -31,7 +31,6 @@ async function signIn(browser: Agent, authenticator: SoftwareAuthenticator) {
 }
 
 const engines = testEngines();
-for (const target of engines.filter((engine) => engine.skipReason)) console.warn(`[passkey sign-up] ${target.engine}: SKIPPED — ${target.skipReason}`);
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`sign-up with a passkey alone, without email verification, on ${target.label}`, () => {

@@ -8,6 +8,7 @@ import { usersModule } from '../../src/modules/users';
 import { testEngines, type StartedEngine } from '../support/engines';
 import { MailCatcher } from '../support/mail-catcher';
 import { buildTestApp, type TestApp } from '../support/test-app';
+import { skipNotice } from '../support/skip-notice';
 
 // Passkeys in a real browser: headless Chromium with a virtual authenticator (DevTools `WebAuthn` domain:
 // CTAP2, internal transport, resident keys, user verification) on the development page /dev/passkeys, on every
@@ -23,9 +24,8 @@ const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', 
 
 const chromiumMissing = existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
 if (chromiumMissing && process.env.REQUIRE_CHROMIUM === '1') throw new Error(`[passkeys in a browser] REQUIRE_CHROMIUM=1 but ${chromiumMissing}`);
-if (chromiumMissing) console.warn(`[passkeys in a browser] SKIPPED — ${chromiumMissing}`);
+if (chromiumMissing) skipNotice(`[passkeys in a browser] SKIPPED — ${chromiumMissing}`);
 const engines = testEngines();
-for (const target of engines.filter((engine) => engine.skipReason)) console.warn(`[passkeys in a browser] ${target.engine}: SKIPPED — ${target.skipReason}`);
 
 /** A free loopback port: PUBLIC_URL (the relying party's origin) must name it before the app is built. */
 async function freePort(): Promise<number> {

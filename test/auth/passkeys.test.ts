@@ -25,7 +25,6 @@ const forgedAssertion = () => {
 };
 
 const engines = testEngines();
-for (const target of engines.filter((engine) => engine.skipReason)) console.warn(`[passkey routes] ${target.engine}: SKIPPED — ${target.skipReason}`);
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`passkey routes on ${target.label}`, () => {

@@ -4,12 +4,13 @@ import request from 'supertest';
 import { buildAuthApp } from '../support/auth-helpers';
 import { findRedisServer, startRedisServer, type RedisServer } from '../support/redis-server';
 import type { TestApp } from '../support/test-app';
+import { skipNotice } from '../support/skip-notice';
 
 // Against a real redis-server started here on a free loopback port. Without the binary these tests are
 // skipped, and say so, rather than passing without having run.
 const redisBinary = findRedisServer();
 if (!redisBinary) {
-  console.warn('SKIPPED: Redis rate-limit tests: redis-server is not installed (apt-get install -y redis-server)');
+  skipNotice('SKIPPED: Redis rate-limit tests: redis-server is not installed (apt-get install -y redis-server)');
 }
 const describeWithRedis = redisBinary ? describe : describe.skip;
 

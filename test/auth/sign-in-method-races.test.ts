@@ -18,7 +18,6 @@ import { buildTestApp, type TestApp } from '../support/test-app';
 
 const ROUNDS = 20;
 const engines = testEngines();
-for (const target of engines.filter((engine) => engine.skipReason)) console.warn(`[sign-in method races] ${target.engine}: SKIPPED — ${target.skipReason}`);
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`removing the last ways in at once on ${target.label}`, () => {

@@ -18,7 +18,6 @@ function refreshCookieOf(res: request.Response): string {
 }
 
 const engines = testEngines();
-for (const target of engines.filter((engine) => engine.skipReason)) console.warn(`[two-factor enrolment] ${target.engine}: SKIPPED — ${target.skipReason}`);
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`two-factor enrolment on ${target.label}`, () => {

@@ -6,13 +6,14 @@ import request from 'supertest';
 import { authModule } from '../../src/modules/auth';
 import { findRedisServer, startRedisServer, type RedisServer } from '../support/redis-server';
 import { buildTestApp, type TestApp } from '../support/test-app';
+import { skipNotice } from '../support/skip-notice';
 
 // Wrong codes are counted where the login throttle counts wrong passwords: with REDIS_URL, in Redis, so
 // replicas share one count and a guesser gains nothing by spreading codes over them. Two app instances on
 // one database file and one redis-server started here (skipped, and said, without the binary).
 
 const redisBinary = findRedisServer();
-if (!redisBinary) console.warn('SKIPPED: two-factor throttle through Redis: redis-server is not installed (apt-get install -y redis-server)');
+if (!redisBinary) skipNotice('SKIPPED: two-factor throttle through Redis: redis-server is not installed (apt-get install -y redis-server)');
 const PASSWORD = 'correct horse battery staple 42';
 
 (redisBinary ? describe : describe.skip)('two-factor codes counted through Redis (REDIS_URL)', () => {

@@ -17,7 +17,6 @@ const refreshCookieOf = (res: request.Response) => cookiesOf(res).find((cookie) 
 /** The code of the time step `offsetSteps` from now. */
 
 const engines = testEngines();
-for (const target of engines.filter((engine) => engine.skipReason)) console.warn(`[two-factor login] ${target.engine}: SKIPPED — ${target.skipReason}`);
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`two-factor login on ${target.label}`, () => {

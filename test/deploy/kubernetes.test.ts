@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { durationSeconds, policyViolations, type KubeObject } from '../../scripts/kubernetes/policy';
+import { skipNotice } from '../support/skip-notice';
 
 // deploy/kubernetes: every overlay renders and passes the policy; each policy rule, broken on purpose,
 // is reported; the schema pass (kubernetes-models, an ES module: run through the CLI) catches a wrong
@@ -11,7 +12,7 @@ import { durationSeconds, policyViolations, type KubeObject } from '../../script
 
 const root = join(__dirname, '../..');
 const kubectl = spawnSync(process.env.KUBECTL || 'kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
-if (!kubectl) console.warn('SKIPPED: Kubernetes manifests: kubectl is not installed (apt-get install -y kubernetes-client)');
+if (!kubectl) skipNotice('SKIPPED: Kubernetes manifests: kubectl is not installed (apt-get install -y kubernetes-client)');
 const describeWithKubectl = kubectl ? describe : describe.skip;
 
 const overlays = readdirSync(join(root, 'deploy/kubernetes/overlays')).map((name) => `deploy/kubernetes/overlays/${name}`);

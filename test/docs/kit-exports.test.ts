@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import * as kitModule from '../../src/modules/kit';
 
 // Every type the module docs name is importable from the kit (src/modules/kit.ts): a reader following
 // docs/modules.md or docs/custom-routes.md never reaches into src/http or src/stores for one.
@@ -22,5 +23,22 @@ describe('the kit exports the types its docs use', () => {
     const types = kitLayerTypes();
     const missing = [...named].filter((name) => types.has(name) && !new RegExp(`\\b${name}\\b`).test(kit));
     expect(missing).toEqual([]);
+  });
+});
+
+describe("docs/custom-routes.md: the error helpers' signatures", () => {
+  it('states each helper as the kit exports it: its parameters and their defaults', () => {
+    const exported = kitModule as unknown as Record<string, unknown>;
+    const doc = readFileSync(join(root, 'docs/custom-routes.md'), 'utf8');
+    const rows = [...doc.matchAll(/^ {2}\| `([a-zA-Z]+)\(([^`]*)\)` \|/gm)].map((match) => ({ name: match[1]!, parameters: match[2]! }));
+    expect(rows.map((row) => row.name)).toEqual(expect.arrayContaining(['notFound', 'conflict', 'forbidden', 'unauthorized', 'badRequest', 'unprocessable']));
+    for (const { name, parameters } of rows) {
+      const helper = exported[name];
+      expect([name, typeof helper]).toEqual([name, 'function']);
+      // The compiled source keeps the names and defaults; the doc's types are what TypeScript checks.
+      const compiled = /^\(([^)]*)\)/.exec(String(helper))![1]!.replace(/\s+/g, ' ');
+      const stated = parameters.replace(/:\s*[^=]+?(?=(\s=|$))/g, '').replace(/\s+/g, ' ');
+      expect([name, stated]).toEqual([name, compiled]);
+    }
   });
 });

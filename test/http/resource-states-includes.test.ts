@@ -12,7 +12,6 @@ import { labels, projects, ticketLabels, tickets } from '../support/tracker-fixt
 // ?include= forward and through a join module on lists and single reads, and an admin creating for a user.
 
 const engines = testEngines();
-for (const skipped of engines.filter((target) => target.skipReason)) console.warn(`[states and includes] ${skipped.engine}: SKIPPED — ${skipped.skipReason}`);
 
 const modules = [resourceModule(projects), resourceModule(tickets), resourceModule(labels), resourceModule(ticketLabels)];
 

@@ -19,7 +19,6 @@ const NEW_PASSWORD = 'another quiet lighthouse keeper';
 const cookieNamed = (res: request.Response, name: string) => setCookies(res).find((cookie) => cookie.startsWith(`${name}=`))?.split(';')[0];
 
 const engines = testEngines();
-for (const target of engines.filter((engine) => engine.skipReason)) console.warn(`[session switches] ${target.engine}: SKIPPED — ${target.skipReason}`);
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`switches that end sessions on ${target.label}`, () => {

@@ -22,9 +22,6 @@ const refreshCookieOf = (response: Response) =>
   /^refreshToken=([^;]*)/.exec(([] as string[]).concat(response.headers['set-cookie'] ?? []).find((c) => c.startsWith('refreshToken=')) ?? '')?.[1];
 
 const engines = testEngines();
-for (const skipped of engines.filter((target) => target.skipReason)) {
-  console.warn(`[auth-depth contract] ${skipped.engine}: SKIPPED — ${skipped.skipReason}`);
-}
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`auth depth on ${target.label}`, () => {

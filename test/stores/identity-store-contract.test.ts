@@ -13,7 +13,6 @@ const userId = () => `u-${randomBytes(6).toString('hex')}`;
 const issuer = () => `https://idp-${randomBytes(4).toString('hex')}.example.com`;
 
 const engines = testEngines();
-for (const skipped of engines.filter((target) => target.skipReason)) console.warn(`[identity store contract] ${skipped.engine}: SKIPPED — ${skipped.skipReason}`);
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`linked identity store on ${target.label}`, () => {

@@ -13,7 +13,6 @@ const digest = () => createHash('sha256').update(randomBytes(32)).digest('hex');
 const userId = () => `u-${randomBytes(6).toString('hex')}`;
 
 const engines = testEngines();
-for (const skipped of engines.filter((target) => target.skipReason)) console.warn(`[mfa store contract] ${skipped.engine}: SKIPPED — ${skipped.skipReason}`);
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`mfa store on ${target.label}`, () => {

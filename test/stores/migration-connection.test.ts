@@ -17,7 +17,6 @@ const SLEEP: Record<string, string> = { postgres: 'SELECT pg_sleep(1.5)', mysql:
 const TRANSACTIONAL = new Set(['postgres', 'mssql']);
 
 const engines = testEngines().filter((target) => target.engine !== 'sqlite' && target.engine !== 'mongodb');
-for (const skipped of engines.filter((target) => target.skipReason)) console.warn(`[migration connection] ${skipped.engine}: SKIPPED — ${skipped.skipReason}`);
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`migrations on ${target.label}`, () => {

@@ -13,7 +13,6 @@ const userId = () => `u-${randomBytes(6).toString('hex')}`;
 const passkey = (user: string, credentialId = randomBytes(32)): NewPasskey => ({ userId: user, credentialId, publicKey: randomBytes(77), counter: 0, transports: ['internal', 'hybrid'], name: 'Laptop' });
 
 const engines = testEngines();
-for (const skipped of engines.filter((target) => target.skipReason)) console.warn(`[passkey store contract] ${skipped.engine}: SKIPPED — ${skipped.skipReason}`);
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`passkey store on ${target.label}`, () => {

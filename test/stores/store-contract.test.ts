@@ -65,11 +65,6 @@ async function eventually(check: () => Promise<boolean>, timeoutMs: number): Pro
 const figures: string[] = [];
 
 const engines = testEngines();
-const skipped = engines.filter((target) => target.skipReason);
-if (skipped.length) {
-  // One line per skipped engine saying why, printed at collection time so it shows in every jest run.
-  console.warn(skipped.map((target) => `[store contract] ${target.engine}: SKIPPED — ${target.skipReason}`).join('\n'));
-}
 
 for (const target of engines) {
   const suite = target.skipReason ? describe.skip : describe;

@@ -30,7 +30,6 @@ function compare(a: unknown, b: unknown): number {
 
 export function describeResourceStore(resource: AnyResource): void {
   const engines = testEngines();
-  for (const target of engines.filter((engine) => engine.skipReason)) console.warn(`[${resource.name} store] ${target.engine}: SKIPPED — ${target.skipReason}`);
 
   for (const target of engines) {
     (target.skipReason ? describe.skip : describe)(`${resource.name} store on ${target.label}`, () => {
