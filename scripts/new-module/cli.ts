@@ -19,12 +19,13 @@ import { SpecError } from './field-spec';
 import { FIELD_TYPES } from './spec';
 
 const USAGE = {
-  module: `usage: npm run new:module -- <name> <field>:<type>[?][=default] ... [--unique a,b] [--filter a,b] [--sort a,b] [--search a,b] [--action <name>:<datetime field>|<name>:<field>=<value>,… [--from a,b]] [--dry-run]
+  module: `usage: npm run new:module -- <name> <field>:<type>[?][=default] ... [--unique a,b] [--filter a,b] [--sort a,b] [--search a,b] [--action <name>:<datetime field>|<name>:<field>=<value>,… [--from a,b]] [--read owner|authenticated|public] [--write owner|admin|role:<name>] [--dry-run]
   types: ${FIELD_TYPES.join(', ')}; ? marks an optional field; =value its default; --unique and --action may repeat
   rules: status:enum:open,closed=open (allowed values), priority:integer:1..5=3 (a range, either end may be left out),
          code:string:/^[A-Z]{3}$/ (a pattern), name:string:3.. (at least 3 characters)
   --search: ?q= finds text in these string/text fields; --action archive:archivedAt: POST /:id/archive sets it to now (once)
   --action close:status=closed,closedAt=now --from open: sets each field (now, null or a value), only while status is open
+  --read authenticated --write admin: a catalogue every signed-in user reads and admins write (default: owner, owner)
   e.g.   npm run new:module -- notes title:string body:text? pinned:boolean=false --search title --action archive:archivedAt`,
   field: `usage: npm run new:field -- <module> <field>:<type>[?][=default] [--filter [fields]] [--sort [fields]] [--search [field]] [--action <name>:<field>] [--dry-run]
          npm run new:field -- <module> <existing field> [--default <value>] [--search] [--filter] [--sort]
@@ -79,7 +80,7 @@ export async function main(command: 'module' | 'field', argv: string[]): Promise
   try {
     const { positional, options, dryRun, flags } = splitArguments(
       argv,
-      command === 'module' ? ['--unique', '--filter', '--sort', '--search', '--action', '--from'] : ['--default', '--action', '--from', '--rename', ...RULE_OPTIONS],
+      command === 'module' ? ['--unique', '--filter', '--sort', '--search', '--action', '--from', '--read', '--write'] : ['--default', '--action', '--from', '--rename', ...RULE_OPTIONS],
       command === 'field' ? ['--filter', '--sort', '--search', '--drop', '--required', '--optional', '--no-rules'] : [],
       command === 'field' ? ['--filter', '--sort', '--search'] : [],
     );

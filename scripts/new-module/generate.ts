@@ -61,7 +61,17 @@ export function splitArguments(argv: readonly string[], known: readonly string[]
     positional.push(argument);
   }
   const value = (option: string) => (known.includes(option) ? optionValues(argv, option) : (values.get(option) ?? []));
-  const options = { unique: value('--unique'), filter: value('--filter'), sort: value('--sort'), search: value('--search'), action: value('--action'), from: value('--from'), default: value('--default') };
+  const options = {
+    unique: value('--unique'),
+    filter: value('--filter'),
+    sort: value('--sort'),
+    search: value('--search'),
+    action: value('--action'),
+    from: value('--from'),
+    default: value('--default'),
+    read: value('--read'),
+    write: value('--write'),
+  };
   return { positional, dryRun: argv.includes('--dry-run'), options, flags: given };
 }
 

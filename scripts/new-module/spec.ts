@@ -1,3 +1,4 @@
+import { accessProblems, type ResourceAccess } from '../../src/stores/kit/access-policy';
 // What `npm run new:module` and `npm run new:field` ask for, checked before anything is written.
 
 import { columnOf } from '../../src/stores/kit/fields';
@@ -21,6 +22,8 @@ export interface ModuleSpec {
   actions: ActionSpec[];
   /** The number of its first migration: 1, or after the history of a removed module of the same name. */
   firstMigration?: number;
+  /** Who may read and write, when not each user their own records. */
+  access?: ResourceAccess;
 }
 
 const MODULE_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
@@ -106,6 +109,20 @@ export interface ModuleOptions {
   action: string[];
   /** `--from open,in_progress`: the states the (one) action starts from. */
   from?: string[];
+  /** `--read owner|authenticated|public`, `--write owner|admin|role:<name>`: who may read and write (access-policy.ts). */
+  read?: string[];
+  write?: string[];
+}
+
+/** The declared access, or undefined for the default (each user their own records); a bad one is a SpecError. */
+function accessOf(options: ModuleOptions): ResourceAccess | undefined {
+  if ((options.read ?? []).length > 1 || (options.write ?? []).length > 1) throw new SpecError('--read and --write are given once each');
+  const read = options.read?.[0] ?? 'owner';
+  const write = options.write?.[0] ?? 'owner';
+  const access = { read, write } as ResourceAccess;
+  const problems = accessProblems(access);
+  if (problems.length > 0) throw new SpecError(`--read ${read} --write ${write}: ${problems.join('; ')}`);
+  return read === 'owner' && write === 'owner' ? undefined : access;
 }
 
 /** `--search a,b`: string or text fields. */
@@ -149,5 +166,6 @@ export function parseSpec(name: string | undefined, fieldArguments: readonly str
     sort: options.sort.flatMap((list) => fieldList('--sort', list, fields, true)),
     search,
     actions,
+    access: accessOf(options),
   };
 }

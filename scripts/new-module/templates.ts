@@ -29,6 +29,7 @@ export function resourceFile(spec: ModuleSpec): string {
   const unique = spec.unique.length > 0 ? `  unique: [${spec.unique.map(list).join(', ')}],\n` : '';
   const search = spec.search.length > 0 ? `  search: ${list(spec.search)},\n` : '';
   const actions = spec.actions.length > 0 ? `  actions: {\n${lines(spec.actions.map(actionLine), '    ')}\n  },\n` : '';
+  const access = spec.access ? `  access: { read: '${spec.access.read}', write: '${spec.access.write}' },\n` : '';
   return `import { defineResource, field } from '../kit';
 ${references.map((r) => `import { ${r.resource} } from '../${r.module}/resource';\n`).join('')}import { ${n.migration} } from './migrations/${n.migrationFile}';
 
@@ -47,7 +48,7 @@ ${lines(spec.fields.map((f) => `${f.name}: ${declaration(f)},`), '    ')}
   },
 ${unique}  filters: ${list(spec.filters)},
   sort: ${list(spec.sort)},
-${search}${actions}  migrations: [${n.migration}],
+${search}${actions}${access}  migrations: [${n.migration}],
 });
 `;
 }

@@ -275,6 +275,28 @@ describe('npm run new:module', () => {
     untouched();
   });
 
+  it('writes who may read and write (--read, --write), and refuses a policy the kit would refuse, writing nothing', () => {
+    const rooms = run(dir, ['rooms', 'name:string', '--unique', 'name', '--read', 'authenticated', '--write', 'admin']);
+    expect(rooms.status).toBe(0);
+    expect(rooms.stdout).toContain('next: npx jest test/modules/rooms');
+    expect(readFileSync(path.join(dir, 'src/modules/rooms/resource.ts'), 'utf8')).toContain("  access: { read: 'authenticated', write: 'admin' },\n");
+    const plain = run(dir, ['notes', 'title:string']);
+    expect(readFileSync(path.join(dir, 'src/modules/notes/resource.ts'), 'utf8')).not.toContain('access:'); // the default: each user their own
+    expect(plain.status).toBe(0);
+    const rolesFile = readFileSync(path.join(dir, 'src/modules/index.ts'), 'utf8');
+    for (const [args, message] of [
+      [['--write', 'admin'], /--read owner --write admin: write admin needs read authenticated or public/],
+      [['--read', 'everyone'], /read must be owner, authenticated, public/],
+      [['--write', 'role:'], /write must be owner, admin or role:<name>/],
+    ] as const) {
+      const refused = run(dir, ['plans', 'name:string', ...args]);
+      expect([refused.status, refused.stderr]).toEqual([2, expect.stringMatching(message)]); // a bad spec: exit 2, as every refusal of the generator
+      expect(existsSync(path.join(dir, 'src/modules/plans'))).toBe(false);
+    }
+    expect(readFileSync(path.join(dir, 'src/modules/index.ts'), 'utf8')).toBe(rolesFile);
+    expect(run(dir, ['plans', 'name:string', '--read', 'public', '--write', 'role:editor']).status).toBe(0);
+  });
+
   it('refuses a module that exists already', () => {
     expect(run(dir, ['notes', 'title:string']).status).toBe(0);
     const before = readFileSync(path.join(dir, 'src/modules/index.ts'), 'utf8');

@@ -283,7 +283,7 @@ describe('MongoDB: what the store asks of mongoose', () => {
     const filters: unknown[] = [];
     jest.spyOn(connection.models.KitNote!, 'find').mockImplementation(chain([{ _id: 'n1', ownerId: 'o', title: 't' }], filters) as never);
     const page = { items: [{ id: 't1', note: 'n1' }, { id: 't2', note: 'n1' }, { id: 't3', note: 'n2' }], limit: 3, offset: 0, nextCursor: null };
-    const answered = await withIncluded(page as never, includesOf(tags as unknown as Resource), { ownerId: 'o' }, () => stores.notes as never);
+    const answered = await withIncluded(page as never, includesOf(tags as unknown as Resource), () => ({ ownerId: 'o' }), () => stores.notes as never);
     expect(filters).toEqual([{ $and: [{ ownerId: 'o' }, { $or: [{ _id: 'n1' }, { _id: 'n2' }] }] }]);
     expect(answered.items.map((item) => (item as unknown as { included: { note: { id: string } | null } }).included.note?.id ?? null)).toEqual(['n1', 'n1', null]);
   });

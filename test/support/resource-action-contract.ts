@@ -1,3 +1,4 @@
+import { isCatalogue } from '../../src/stores/kit/access-policy';
 import type request from 'supertest';
 import { conflictMessage, stateConflictMessage, type ActionDeclaration } from '../../src/stores/kit/actions';
 import type { AnyResource } from '../../src/stores/kit/resource';
@@ -51,7 +52,8 @@ export function describeActionCases(resource: AnyResource, path: string, { http,
   for (const [action, declaration] of Object.entries(actions)) {
     const state = stateOf(declaration);
     const refusesAgain = declaration.unless !== undefined || (state !== undefined && !state[1].includes((declaration.set as Record<string, unknown>)[state[0]]));
-    const title = `POST ${path}/:id/${action}: ${declaration.access === 'admin' ? 'admins only' : 'the owner or an admin'}, 200 with the record, others 404${declaration.unless ? `, 409 while ${declaration.unless} is set` : ''}${state ? `, 409 naming ${state[0]} unless it is ${state[1].join(' or ')}` : ''}`;
+    const who = declaration.access === 'admin' ? 'admins only' : isCatalogue(resource.access) ? 'the writers' : 'the owner or an admin';
+    const title = `POST ${path}/:id/${action}: ${who}, 200 with the record, others ${declaration.access === 'admin' || isCatalogue(resource.access) ? 403 : 404}${declaration.unless ? `, 409 while ${declaration.unless} is set` : ''}${state ? `, 409 naming ${state[0]} unless it is ${state[1].join(' or ')}` : ''}`;
     it(title, async () => {
       const fresh = await create('alice');
       if (state && !state[1].includes(fresh[state[0]])) {
@@ -59,8 +61,11 @@ export function describeActionCases(resource: AnyResource, path: string, { http,
       }
       const created = await ready(declaration);
       if (!created) throw new Error(`no action of ${resource.name} reaches a state ${action} starts from`);
-      const notFound = await run(action, created.id, 'bob').expect(declaration.access === 'admin' ? 403 : 404);
-      if (declaration.access !== 'admin') expect(notFound.body).toEqual((await run(action, '0190a0a0-0000-7000-8000-000000000000', 'bob').expect(404)).body);
+      // Someone who may not: another user (404: not theirs), or, on a catalogue, a user who is no writer (403).
+      const outsider = isCatalogue(resource.access) ? 'eve' : 'bob';
+      const refusedWith = declaration.access === 'admin' || isCatalogue(resource.access) ? 403 : 404;
+      const notFound = await run(action, created.id, outsider).expect(refusedWith);
+      if (refusedWith === 404) expect(notFound.body).toEqual((await run(action, '0190a0a0-0000-7000-8000-000000000000', outsider).expect(404)).body);
       const done = (await run(action, created.id, declaration.access === 'admin' ? 'root' : 'alice').expect(200)).body.data;
       for (const [name, value] of Object.entries(declaration.set)) {
         // One time for the write: a 'now' field holds the instant updatedAt does.

@@ -5,7 +5,8 @@ import type { Fields } from '../../src/stores/kit/fields';
 import { includesOf } from '../../src/stores/kit/includes';
 import { referrersOf, type AnyResource, type Resource } from '../../src/stores/kit/resource';
 import type { Database } from '../../src/stores/types';
-import { storeOf, valuesFor } from './resource-samples';
+import { referenceScope } from '../../src/stores/kit/access-policy';
+import { ownerOf, storeOf, valuesFor } from './resource-samples';
 
 // The `?include=` contract of a resource, from its declaration (src/stores/kit/includes.ts): each reference
 // forward and each resource linked through a mounted join module, on the list and on single reads, at one
@@ -61,7 +62,8 @@ export function describeIncludeCases(resource: AnyResource, path: string, { http
     const linked = new Map<string, Record<string, unknown>[]>();
     for (const include of includes) {
       if (include.kind !== 'join') continue;
-      const make = async () => storeOf(database(), include.target).create(owner, (await valuesFor(database(), include.target, owner, true)) as never);
+      const targetOwner = ownerOf(include.target, owner);
+      const make = async () => storeOf(database(), include.target).create(targetOwner, (await valuesFor(database(), include.target, targetOwner, true)) as never);
       linked.set(include.name, [await make(), await make()]);
     }
     const records = [await create('dave'), await create('dave'), await create('dave')];
@@ -69,8 +71,8 @@ export function describeIncludeCases(resource: AnyResource, path: string, { http
       if (include.kind !== 'join') continue;
       // Two links on the newest record, none on the others; the link makes no other record.
       for (const target of linked.get(include.name)!) {
-        const link = await valuesFor(database(), include.join, owner, true, { [include.from]: records[2]!.id, [include.to]: target.id });
-        await storeOf(database(), include.join).create(owner, link as never);
+        const link = await valuesFor(database(), include.join, ownerOf(include.join, owner), true, { [include.from]: records[2]!.id, [include.to]: target.id });
+        await storeOf(database(), include.join).create(ownerOf(include.join, owner), link as never);
       }
     }
     const expected = async (record: Record<string, unknown>) =>
@@ -78,7 +80,7 @@ export function describeIncludeCases(resource: AnyResource, path: string, { http
         await Promise.all(
           includes.map(async (include) => {
             if (include.kind === 'join') return [include.name, record.id === records[2]!.id ? json(linked.get(include.name)) : []];
-            const found = typeof record[include.name] === 'string' ? await storeOf(database(), include.target).findById(record[include.name] as string, { ownerId: owner }) : null;
+            const found = typeof record[include.name] === 'string' ? await storeOf(database(), include.target).findById(record[include.name] as string, referenceScope(include.target.access, owner)) : null;
             return [include.name, json(found)];
           }),
         ),
@@ -111,7 +113,7 @@ export function describeIncludeCases(resource: AnyResource, path: string, { http
       const [from, to] = Object.entries(plain.fields as Fields).filter(([, definition]) => definition.kind === 'reference').map(([name]) => name);
       const [mine, theirs] = index === 0 ? [from!, to!] : [to!, from!];
       const read = await http().get(`/api/${side.name}/${String(link[mine])}?include=${other.name}`).set('Authorization', as('dave')).expect(200);
-      expect(read.body.data.included[other.name]).toEqual([json(await storeOf(database(), other).findById(link[theirs] as string, { ownerId: ownerId('dave') }))]);
+      expect(read.body.data.included[other.name]).toEqual([json(await storeOf(database(), other).findById(link[theirs] as string, referenceScope(other.access, ownerId('dave'))))]);
     }
   });
 }

@@ -1,3 +1,4 @@
+import { CATALOGUE_OWNER, isCatalogue } from '../../src/stores/kit/access-policy';
 import type { FieldDefinition, Fields } from '../../src/stores/kit/fields';
 import type { Resource } from '../../src/stores/kit/resource';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
@@ -67,12 +68,18 @@ export async function valuesFor(database: Database, resource: Resource, ownerId:
     if (name in given || left.has(name) || (required && definition.omittable)) continue;
     if (definition.kind === 'reference') {
       const target = definition.references!.resource() as Resource;
-      values[name] = (await storeOf(database, target).create(ownerId, (await valuesFor(database, target, ownerId, true)) as never)).id;
+      const owner = ownerOf(target, ownerId);
+      values[name] = (await storeOf(database, target).create(owner, (await valuesFor(database, target, owner, true)) as never)).id;
     } else {
       values[name] = sampleValue(definition);
     }
   }
   return values;
+}
+
+/** Who owns a record of `resource` made for `ownerId`: that user, or the catalogue (access-policy.ts). */
+export function ownerOf(resource: Resource, ownerId: string): string {
+  return isCatalogue(resource.access) ? CATALOGUE_OWNER : ownerId;
 }
 
 /** Values as a JSON body carries them (datetimes as ISO strings). */

@@ -1,3 +1,4 @@
+import { referenceScope } from '../../src/stores/kit/access-policy';
 import type { Fields } from '../../src/stores/kit/fields';
 import { MissingReferenceError, ReferencedRecordError, RuleViolationError, UniqueKeyError } from '../../src/stores/errors';
 import { allowedInWords, hasRules, rulesOf } from '../../src/stores/kit/field-rules';
@@ -218,18 +219,23 @@ export function describeResourceStore(resource: AnyResource): void {
       }
 
       for (const [name, definition] of Object.entries(resource.fields as Fields).filter(([, field]) => field.kind === 'reference')) {
-        it(`refuses ${name} naming no record or another owner's, and applies its on-delete rule (${definition.references!.onDelete})`, async () => {
+        const target = definition.references!.resource() as Resource;
+        // A record only its owner reads is another owner's to point at; a catalogue's or a shared one's is anyone's.
+        const private_ = target.access.read === 'owner';
+        it(`refuses ${name} naming no record${private_ ? " or another owner's" : ''}, and applies its on-delete rule (${definition.references!.onDelete})`, async () => {
           const ownerId = owner();
           const foreign = await valuesFor(databaseOf(), resource, owner());
-          await expect(create(ownerId, { [name]: foreign[name] })).rejects.toEqual(new MissingReferenceError(name));
+          if (private_) await expect(create(ownerId, { [name]: foreign[name] })).rejects.toEqual(new MissingReferenceError(name));
+          else await expect(create(ownerId, { [name]: foreign[name] })).resolves.toMatchObject({ [name]: foreign[name] });
           await expect(create(ownerId, { [name]: newId() })).rejects.toEqual(new MissingReferenceError(name));
           const created = await create(ownerId);
-          const targetStore = storeOf(databaseOf(), definition.references!.resource() as Resource);
+          const targetStore = storeOf(databaseOf(), target);
+          const targetScope = referenceScope(target.access, ownerId);
           if (definition.references!.onDelete === 'restrict') {
-            await expect(targetStore.delete(String(created[name]), { ownerId })).rejects.toBeInstanceOf(ReferencedRecordError);
+            await expect(targetStore.delete(String(created[name]), targetScope)).rejects.toBeInstanceOf(ReferencedRecordError);
             expect(await store().findById(created.id, { ownerId })).not.toBeNull();
           } else {
-            expect(await targetStore.delete(String(created[name]), { ownerId })).toBe(true);
+            expect(await targetStore.delete(String(created[name]), targetScope)).toBe(true);
             expect(await store().findById(created.id, { ownerId })).toBeNull();
           }
         });

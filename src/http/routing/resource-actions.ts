@@ -1,7 +1,8 @@
 import { actionChanges, conflictMessage, isSet, refusingState, stateConflictDescription, stateConflictMessage, type ActionDeclaration, type StateValue } from '../../stores/kit/actions';
 import type { Fields } from '../../stores/kit/fields';
 import type { Condition } from '../../stores/kit/list-query';
-import { ADMIN_ROLE, ownerScope } from '../../stores/kit/owner-scope';
+import { writeScope, writerRoles } from '../../stores/kit/access-policy';
+import { ADMIN_ROLE } from '../../stores/kit/owner-scope';
 import type { Resource } from '../../stores/kit/resource';
 import type { ResourceStore } from '../../stores/kit/resource-store';
 import { conflict, notFound } from '../errors';
@@ -40,20 +41,23 @@ function refusal(name: string, action: ActionDeclaration, current: Record<string
 /** One route per declared action. */
 export function actionRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, record: JsonSchema, notFoundMessage: string): AnyRoute[] {
   const plain = resource as unknown as Resource;
+  // An action is a write: who may write the resource may run it (the owner, or a catalogue's writers), unless admins only.
+  const roles = writerRoles(plain.access);
+  const writers = roles ? { roles } : ('authenticated' as const);
   return Object.entries(plain.actions).map(([name, action]) => {
     const guard = guardOf(plain, action);
     const conflicts = conflictsOf(name, action);
     return route({
       method: 'POST',
       path: `/:id/${name}`,
-      access: action.access === 'admin' ? { roles: [ADMIN_ROLE] } : 'authenticated',
+      access: action.access === 'admin' ? { roles: [ADMIN_ROLE] } : writers,
       summary: action.summary ?? `${name[0]!.toUpperCase()}${name.slice(1)} a record: sets ${Object.keys(action.set).join(', ')}`,
       description: typeof conflicts[409] === 'object' ? `Refused (409): ${conflicts[409].description}.` : undefined,
       params: idParams,
       responses: { 200: record },
       errors: { 404: notFoundMessage, ...conflicts },
       handler: async (ctx) => {
-        const scope = ownerScope(callerOf(ctx));
+        const scope = writeScope(plain.access, callerOf(ctx));
         const at = new Date();
         const changed = await store.update(ctx.params.id, scope, actionChanges(action, at) as never, guard, at);
         if (changed) return changed;

@@ -12,7 +12,7 @@ import { recordSchema } from './resource-schemas';
 // may not see it, or it is gone), and `included.labels`, the records linked through a join resource (an
 // array, in the order the links were made). One query per include per page: `WHERE id IN (…)` over the
 // page's references, and for a join one over the page's ids (`WHERE ticket IN (…)`) then one over the
-// linked ids; never one per record. All in the caller's scope (links and records are the owner's).
+// linked ids; never one per record. Each resource read in its own read scope for the caller (scopeOf).
 
 /** The most links one include reads for a page: past it the request is refused (422), asking a smaller page. */
 export const MAX_INCLUDED_LINKS = 1000;
@@ -58,6 +58,8 @@ export function readInclude(includes: readonly Include[], value: unknown): Inclu
 
 /** Looks up the store of another resource (opened with this database). */
 export type StoreOf = (resource: Resource) => ResourceStore<Fields>;
+/** The scope a resource's records are read in for the caller: each include in its own resource's (access-policy.ts). */
+export type ScopeOf = (resource: Resource) => OwnerScope;
 
 type Row = Record<string, unknown>;
 
@@ -72,32 +74,32 @@ async function recordsById(store: ResourceStore<Fields>, ids: readonly string[],
 const idsOf = (rows: readonly Row[], field: string) => [...new Set(rows.map((row) => row[field]).filter((id): id is string => typeof id === 'string'))];
 
 /** Each record's linked records through a join: the links of the page's ids (one query), then the records they point at (one query). */
-async function linked(include: JoinInclude, records: readonly Row[], scope: OwnerScope, storeOf: StoreOf): Promise<(record: Row) => unknown> {
-  const page = await storeOf(include.join).list(scope, { where: [{ field: include.from, comparison: 'in', value: idsOf(records, 'id') }], sort: [{ field: 'createdAt', descending: false }], limit: MAX_INCLUDED_LINKS, offset: 0 });
+async function linked(include: JoinInclude, records: readonly Row[], scopeOf: ScopeOf, storeOf: StoreOf): Promise<(record: Row) => unknown> {
+  const page = await storeOf(include.join).list(scopeOf(include.join), { where: [{ field: include.from, comparison: 'in', value: idsOf(records, 'id') }], sort: [{ field: 'createdAt', descending: false }], limit: MAX_INCLUDED_LINKS, offset: 0 });
   if (page.nextCursor !== null) {
     throw unprocessable([{ field: 'query.include', message: `${include.name}: these records have more than ${MAX_INCLUDED_LINKS} ${include.name} between them: ask a smaller limit` }]);
   }
   const links = page.items as Row[];
-  const targets = await recordsById(storeOf(include.target), idsOf(links, include.to), scope);
+  const targets = await recordsById(storeOf(include.target), idsOf(links, include.to), scopeOf(include.target));
   return (record) => links.filter((link) => link[include.from] === record.id && targets.has(link[include.to] as string)).map((link) => targets.get(link[include.to] as string));
 }
 
 /** Each record's referenced record (one query over the records' references). */
-async function referenced(include: Include, records: readonly Row[], scope: OwnerScope, storeOf: StoreOf): Promise<(record: Row) => unknown> {
-  const found = await recordsById(storeOf(include.target), idsOf(records, include.name), scope);
+async function referenced(include: Include, records: readonly Row[], scopeOf: ScopeOf, storeOf: StoreOf): Promise<(record: Row) => unknown> {
+  const found = await recordsById(storeOf(include.target), idsOf(records, include.name), scopeOf(include.target));
   return (record) => (typeof record[include.name] === 'string' ? (found.get(record[include.name] as string) ?? null) : null);
 }
 
 /** The records, each with `included`: one or two store calls per include, whatever the number of records. */
-export async function withIncludedRecords<R>(records: readonly R[], include: readonly Include[], scope: OwnerScope, storeOf: StoreOf): Promise<R[]> {
+export async function withIncludedRecords<R>(records: readonly R[], include: readonly Include[], scopeOf: ScopeOf, storeOf: StoreOf): Promise<R[]> {
   if (include.length === 0 || records.length === 0) return [...records];
   const rows = records as readonly Row[];
   // The includes' reads do not depend on each other: they go to the database together.
-  const readers = await Promise.all(include.map((one) => (one.kind === 'join' ? linked(one, rows, scope, storeOf) : referenced(one, rows, scope, storeOf))));
+  const readers = await Promise.all(include.map((one) => (one.kind === 'join' ? linked(one, rows, scopeOf, storeOf) : referenced(one, rows, scopeOf, storeOf))));
   return rows.map((row) => ({ ...row, included: Object.fromEntries(include.map((one, index) => [one.name, readers[index]!(row)])) }) as R);
 }
 
 /** A page with each item's included records. */
-export async function withIncluded<F extends Fields>(page: ResourcePage<RecordOf<F>>, include: readonly Include[], scope: OwnerScope, storeOf: StoreOf): Promise<ResourcePage<RecordOf<F>>> {
-  return { ...page, items: await withIncludedRecords(page.items, include, scope, storeOf) };
+export async function withIncluded<F extends Fields>(page: ResourcePage<RecordOf<F>>, include: readonly Include[], scopeOf: ScopeOf, storeOf: StoreOf): Promise<ResourcePage<RecordOf<F>>> {
+  return { ...page, items: await withIncludedRecords(page.items, include, scopeOf, storeOf) };
 }

@@ -3,7 +3,8 @@ import type { UserStore } from '../../auth/stores/user-store';
 import type { AuthUser } from '../../auth/tokens';
 import type { Fields, FieldsOf } from '../../stores/kit/fields';
 import { includesOf } from '../../stores/kit/includes';
-import { ADMIN_ROLE, ownerScope, type OwnerScope } from '../../stores/kit/owner-scope';
+import { CATALOGUE_OWNER, isCatalogue, readScope, writeScope, writerRoles, type ResourceAccess } from '../../stores/kit/access-policy';
+import { ADMIN_ROLE, type OwnerScope } from '../../stores/kit/owner-scope';
 import type { ListSettings } from '../../stores/kit/pagination';
 import { referrersOf, type Resource } from '../../stores/kit/resource';
 import type { ResourceStore } from '../../stores/kit/resource-store';
@@ -16,7 +17,7 @@ import { includedRecordSchema, readInclude, withIncluded, withIncludedRecords, w
 import { ownerIdProperty, ownerOfNew } from './record-owner';
 import { idParams, pageSchema } from './record-schemas';
 import { createBodySchema, listQuerySchema, recordSchema, updateBodySchema } from './resource-schemas';
-import { route, type AnyRoute, type ErrorResponses } from './route';
+import { route, type Access, type AnyRoute, type ErrorResponses, type RequestState } from './route';
 
 // The CRUD of a resource, written once for every module the generator makes: create, list (filters, sort,
 // offset or cursor), read, change and delete, each record visible to its owner only (all of them to role
@@ -40,12 +41,24 @@ function toFields(resource: Resource, body: Record<string, unknown>): Record<str
   return fields;
 }
 
-/** Whose records a list reads: the caller's, everyone's for an admin, or (`?ownerId=`, admins only) one user's, through the owner's indexes. */
-function listScope(caller: AuthUser, query: Record<string, unknown>): OwnerScope {
-  if (query.ownerId === undefined) return ownerScope(caller);
-  if (caller.role !== ADMIN_ROLE) throw unprocessable([{ field: 'query.ownerId', message: "is for admins only: a list holds the caller's own records" }]);
+/**
+ * Whose records a list reads: the resource's read scope for the caller, or (`?ownerId=`) one user's, through the
+ * owner's indexes: admins only where each user reads their own records, any reader where all read all.
+ */
+function listScope(access: ResourceAccess, caller: AuthUser | undefined, query: Record<string, unknown>): OwnerScope {
+  if (query.ownerId === undefined) return readScope(access, caller);
+  if (access.read === 'owner' && caller?.role !== ADMIN_ROLE) throw unprocessable([{ field: 'query.ownerId', message: "is for admins only: a list holds the caller's own records" }]);
   return { ownerId: String(query.ownerId) };
 }
+
+/** The route access of reads and of writes, from the declared policy. */
+export function routeAccess(access: ResourceAccess): { read: Access; write: Access } {
+  const roles = writerRoles(access);
+  return { read: access.read === 'public' ? 'public' : 'authenticated', write: roles ? { roles } : 'authenticated' };
+}
+
+/** The signed-in caller, if any (a public read has none). */
+const callerIf = (ctx: { state: RequestState }) => ctx.state.user;
 
 /** What a resource's routes reach beyond its store: the list settings, the other resources' stores (includes), the users (an admin's ownerId). */
 export interface ResourceRouteServices {
@@ -66,9 +79,19 @@ function opened(storeOf: StoreOf) {
   };
 }
 
+/** What each route says of whose records it works on, from the policy. */
+function words(access: ResourceAccess) {
+  if (isCatalogue(access)) return { records: 'the records (a catalogue: nobody owns them)', create: `Create a record (${access.write === 'admin' ? 'admins' : `role ${access.write.slice(5)} and admins`} only)` };
+  if (access.read === 'owner') return { records: "the caller's records (an admin's: everyone's)", create: 'Create a record owned by the caller (an admin may name its owner)' };
+  return { records: `every user's records (${access.read === 'public' ? 'no token needed' : 'any signed-in user'})`, create: 'Create a record owned by the caller (an admin may name its owner)' };
+}
+
 /** The five routes under /api/<resource.name>, and one per declared action. */
 export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, { lists, storeOf, users }: ResourceRouteServices): AnyRoute[] {
   const plain = resource as unknown as Resource;
+  const { access } = plain;
+  const allowed = routeAccess(access);
+  const said = words(access);
   const record = recordSchema(plain);
   const includes = includesOf(plain, opened(storeOf));
   const createBody = createBodySchema(plain);
@@ -77,23 +100,28 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
     ? { 409: `Records of ${[...new Set(referrersOf(plain).map((referrer) => referrer.resource.name))].join(', ')} point at it` }
     : {};
   const body = (ctx: { request: { body: unknown } }) => toFields(plain, ctx.request.body as Record<string, unknown>);
+  // Included records are read in their own resource's read scope for this caller: a booking shows the room it
+  // points at (a catalogue's), a note its tags (the caller's).
+  const scopes = (caller: AuthUser | undefined) => (target: Resource) => readScope(target.access, caller);
+  const ownerOf = async (ctx: { state: RequestState; request: { body: unknown } }) =>
+    isCatalogue(access) ? CATALOGUE_OWNER : ownerOfNew(callerOf(ctx), ctx.request.body as Record<string, unknown>, users);
   return [
     route({
       method: 'POST',
       path: '/',
-      access: 'authenticated',
-      summary: 'Create a record owned by the caller (an admin may name its owner)',
-      body: Type.Object({ ...createBody.properties, ...ownerIdProperty }, { additionalProperties: false }),
+      access: allowed.write,
+      summary: said.create,
+      body: Type.Object({ ...createBody.properties, ...(isCatalogue(access) ? {} : ownerIdProperty) }, { additionalProperties: false }),
       responses: { 201: record },
-      errors: { ...clash, 422: "An admin's `ownerId` names no user, or a reference is not that user's record" },
+      errors: { ...clash, 422: isCatalogue(access) ? 'A reference is not a record the catalogue may point at' : "An admin's `ownerId` names no user, or a reference is not that user's record" },
       location: (created) => `/api/${resource.name}/${(created as { id: string }).id}`,
-      handler: async (ctx) => store.create(await ownerOfNew(callerOf(ctx), ctx.request.body as Record<string, unknown>, users), body(ctx) as FieldsOf<F>),
+      handler: async (ctx) => store.create(await ownerOf(ctx), body(ctx) as FieldsOf<F>),
     }),
     route({
       method: 'GET',
       path: '/',
-      access: 'authenticated',
-      summary: "The caller's records (an admin's: everyone's), filtered and sorted, a page at a time",
+      access: allowed.read,
+      summary: `${said.records[0]!.toUpperCase()}${said.records.slice(1)}, filtered and sorted, a page at a time`,
       query: withIncludeQuery(includes, listQuerySchema(plain)),
       responses: { 200: pageSchema(includedRecordSchema(plain, includes)) },
       // The window's rules need the settings or each other, so they are checked after the schema passed each parameter.
@@ -101,16 +129,15 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
       handler: async (ctx) => {
         const query = ctx.query as Record<string, unknown>;
         const include = readInclude(includes, query.include);
-        const scope = listScope(callerOf(ctx), query);
-        const page = await store.list(scope, readListQuery(plain, query, lists));
-        // The records the page points at, read in the same scope (a reference points at a record of the same owner).
-        return withIncluded(page, include, scope, storeOf);
+        const caller = callerIf(ctx);
+        const page = await store.list(listScope(access, caller, query), readListQuery(plain, query, lists));
+        return withIncluded(page, include, scopes(caller), storeOf);
       },
     }),
     route({
       method: 'GET',
       path: '/:id',
-      access: 'authenticated',
+      access: allowed.read,
       summary: 'One record',
       params: idParams,
       // Declared even without includes: a parameter the route does not know is a 422, as on the list.
@@ -119,32 +146,32 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
       errors: { 404: NOT_FOUND },
       handler: async (ctx) => {
         const include = readInclude(includes, (ctx.query as Record<string, unknown>).include);
-        const scope = ownerScope(callerOf(ctx));
-        const found = (await store.findById(ctx.params.id, scope)) ?? missing();
-        return (await withIncludedRecords([found], include, scope, storeOf))[0]!;
+        const caller = callerIf(ctx);
+        const found = (await store.findById(ctx.params.id, readScope(access, caller))) ?? missing();
+        return (await withIncludedRecords([found], include, scopes(caller), storeOf))[0]!;
       },
     }),
     route({
       method: 'PATCH',
       path: '/:id',
-      access: 'authenticated',
+      access: allowed.write,
       summary: 'Change some fields of a record',
       params: idParams,
       body: updateBodySchema(plain),
       responses: { 200: record },
       errors: { 404: NOT_FOUND, ...clash },
-      handler: async (ctx) => (await store.update(ctx.params.id, ownerScope(callerOf(ctx)), body(ctx) as never)) ?? missing(),
+      handler: async (ctx) => (await store.update(ctx.params.id, writeScope(access, callerOf(ctx)), body(ctx) as never)) ?? missing(),
     }),
     route({
       method: 'DELETE',
       path: '/:id',
-      access: 'authenticated',
+      access: allowed.write,
       summary: 'Delete a record',
       params: idParams,
       responses: { 204: null },
       errors: { 404: NOT_FOUND, ...referenced },
       handler: async (ctx) => {
-        if (!(await store.delete(ctx.params.id, ownerScope(callerOf(ctx))))) missing();
+        if (!(await store.delete(ctx.params.id, writeScope(access, callerOf(ctx))))) missing();
       },
     }),
     ...actionRoutes(resource, store, record, NOT_FOUND),

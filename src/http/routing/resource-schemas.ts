@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { isCatalogue } from '../../stores/kit/access-policy';
 import { allowedInWords, hasRules, ruleKeywords, rulesOf } from '../../stores/kit/field-rules';
 import type { FieldDefinition } from '../../stores/kit/fields';
 import { fieldEntries, type Resource } from '../../stores/kit/resource';
@@ -110,7 +111,11 @@ export function listQuerySchema(resource: Resource) {
       description: 'One key, `-` for descending (default -createdAt, newest first); id breaks ties. Each order has its index: a page costs a page at any size.',
     }),
   );
-  properties.ownerId = Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Admins only: this user's records (anyone else: 422)" }));
+  // A catalogue's records are nobody's: no owner to narrow to. Where every reader sees all, anyone may narrow.
+  if (!isCatalogue(resource.access)) {
+    const who = resource.access.read === 'owner' ? "Admins only: this user's records (anyone else: 422)" : "This user's records";
+    properties.ownerId = Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: who }));
+  }
   if (resource.search.length > 0) {
     properties.q = Type.Optional(
       Type.String({

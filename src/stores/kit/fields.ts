@@ -1,3 +1,4 @@
+import type { ResourceAccess } from './access-policy';
 import type { FieldRules } from './field-rules';
 import type { OwnedRecord } from './record-store';
 
@@ -51,6 +52,8 @@ export interface ReferencedResource {
   readonly name: string;
   readonly table: string;
   readonly modelName: string;
+  /** Who reads its records: a reference is checked in that scope (access-policy.ts). */
+  readonly access?: ResourceAccess;
 }
 
 export type Fields = Record<string, FieldDefinition>;

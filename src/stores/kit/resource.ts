@@ -1,4 +1,5 @@
 import type { SqlMigration } from '../sql/migrations/migration';
+import { accessProblems, OWNER_ACCESS, type ResourceAccess } from './access-policy';
 import { actionProblems, aKind, kindMatches, type ActionDeclaration } from './actions';
 import { refuseMultipleCascadePaths } from './cascade-paths';
 import { ruleProblems } from './field-rules';
@@ -31,6 +32,8 @@ export interface ResourceDeclaration<F extends Fields> {
   search?: readonly FieldName<F>[];
   /** Named changes at `POST /api/<name>/:id/<action>` (actions.ts): `archive: { set: { archivedAt: 'now' }, unless: 'archivedAt' }`. */
   actions?: Readonly<Record<string, ActionDeclaration<FieldName<F>>>>;
+  /** Who may read and write its records (access-policy.ts); default each user their own (`owner`, `owner`). */
+  access?: ResourceAccess;
   /** The relational schema, oldest first: never edit one that has run, add the next. */
   migrations: readonly SqlMigration[];
 }
@@ -41,6 +44,7 @@ export interface Resource<F extends Fields = Fields> extends ResourceDeclaration
   readonly sort: readonly QueryableName<F>[];
   readonly search: readonly FieldName<F>[];
   readonly actions: Readonly<Record<string, ActionDeclaration<FieldName<F>>>>;
+  readonly access: ResourceAccess;
   /** The resources this one points at (their tables must exist first). */
   readonly dependsOn: readonly Resource[];
 }
@@ -76,7 +80,7 @@ function check<F extends Fields>(declaration: ResourceDeclaration<F>): void {
   for (const name of declaration.search ?? []) {
     if (!['string', 'text'].includes(declaration.fields[name]?.kind ?? '')) throw new Error(`${where}: search '${name}' is not a string or text field`);
   }
-  const problems = actionProblems(declaration.fields, declaration.actions ?? {});
+  const problems = [...actionProblems(declaration.fields, declaration.actions ?? {}), ...accessProblems(declaration.access ?? OWNER_ACCESS)];
   if (problems.length > 0) throw new Error(`${where}: ${problems.join('; ')}`);
 }
 
@@ -92,6 +96,7 @@ export function defineResource<F extends Fields>(declaration: ResourceDeclaratio
     sort: declaration.sort ?? [],
     search: declaration.search ?? [],
     actions: declaration.actions ?? {},
+    access: declaration.access ?? OWNER_ACCESS,
     get dependsOn() {
       return references.map(([, definition]) => definition.references!.resource() as Resource);
     },

@@ -1,5 +1,7 @@
 import { CheckViolationError, DuplicateKeyError, ForeignKeyViolationError, MissingReferenceError, RuleViolationError, UniqueKeyError } from '../errors';
 import { isId } from '../ids';
+import { OWNER_ACCESS, referenceScope } from './access-policy';
+import type { OwnerScope } from './owner-scope';
 import { allowedInWords, checkConstraintName, hasRules, keepsRules, rulesOf } from './field-rules';
 import { columnOf, type ReferencedResource } from './fields';
 import { fieldEntries, type Resource } from './resource';
@@ -12,8 +14,8 @@ type Values = Record<string, unknown>;
 
 /** The two look-ups the rules need, in the engine family's own terms (each under the store deadline). */
 export interface WriteLookups {
-  /** Whether `target` holds a record with this id owned by `ownerId`. */
-  recordOfOwner(target: ReferencedResource, id: string, ownerId: string): Promise<boolean>;
+  /** Whether `target` holds a record with this id in the scope (owned by `scope.ownerId`; any owner without one). */
+  recordInScope(target: ReferencedResource, id: string, scope: OwnerScope): Promise<boolean>;
   /** Whether another record of `ownerId` (not `exceptId`) holds these values on this unique key. */
   keyHeld(key: readonly string[], values: Values, ownerId: string, exceptId: string | undefined): Promise<boolean>;
 }
@@ -24,13 +26,16 @@ function referenceNames(resource: Resource): string[] {
     .map(([name]) => name);
 }
 
-/** Each reference given names a record of the same owner, or MissingReferenceError names the field. */
+/**
+ * Each reference given names a record the record's owner may point at (the same owner's, the catalogue's, or any
+ * where all read the target: referenceScope), or MissingReferenceError names the field.
+ */
 async function checkReferences(resource: Resource, ownerId: string, values: Values, lookups: WriteLookups): Promise<void> {
   for (const name of referenceNames(resource)) {
     const value = values[name];
     if (value === null || value === undefined) continue;
     const target = resource.fields[name]!.references!.resource();
-    if (!(typeof value === 'string' && isId(value) && (await lookups.recordOfOwner(target, value, ownerId)))) throw new MissingReferenceError(name);
+    if (!(typeof value === 'string' && isId(value) && (await lookups.recordInScope(target, value, referenceScope(target.access ?? OWNER_ACCESS, ownerId))))) throw new MissingReferenceError(name);
   }
 }
 

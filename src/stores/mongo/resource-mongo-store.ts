@@ -229,8 +229,8 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
   }
 
   private readonly lookups: WriteLookups = {
-    recordOfOwner: async (target, id, ownerId) =>
-      (await this.context.run(() => referencedModel(this.context, target).exists({ _id: id, ownerId }).maxTimeMS(this.context.timeoutMs).exec())) !== null,
+    recordInScope: async (target, id, scope) =>
+      (await this.context.run(() => referencedModel(this.context, target).exists({ _id: id, ...scope }).maxTimeMS(this.context.timeoutMs).exec())) !== null,
     keyHeld: async (key, values, ownerId, exceptId) => {
       const filter = this.scoped({ ownerId }, [...key.map((name) => this.equals(name, values[name])), ...(exceptId ? [{ _id: { $ne: exceptId } }] : [])]);
       return (await this.context.run(() => this.model.exists(filter).maxTimeMS(this.context.timeoutMs).exec())) !== null;

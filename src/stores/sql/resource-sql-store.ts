@@ -286,7 +286,7 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
   }
 
   private readonly lookups: WriteLookups = {
-    recordOfOwner: async (target, id, ownerId) => (await this.context.run(() => referencedModel(this.context, target).count({ where: { id, ownerId } }))) > 0,
+    recordInScope: async (target, id, scope) => (await this.context.run(() => referencedModel(this.context, target).count({ where: { id, ...scope } }))) > 0,
     keyHeld: async (key, values, ownerId, exceptId) => {
       const where = this.scoped({ ownerId }, [...key.map((name) => this.equals(name, values[name])), ...(exceptId ? [{ id: { [this.Op.ne]: exceptId } }] : [])]);
       return (await this.context.run(() => this.model.count({ where }))) > 0;
