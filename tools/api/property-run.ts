@@ -82,14 +82,17 @@ const operations: Operation[] = Object.entries(document.paths).flatMap(([path, m
   }),
 );
 
-// The admin's session: bearer token and refresh cookie, renewed after anything that may have ended it.
+// The admin's session: bearer token and refresh cookie, renewed after anything that may have ended it. Its
+// password is the one the run last set: a fresh sign-in is a recent proof of the owner, so a drawn
+// `POST /api/auth/password {newPassword}` changes it (docs/authentication.md, "Proving the owner again").
 let current: { bearer: string; cookie: string } | undefined;
+let adminPassword = process.env.ADMIN_PASSWORD;
 async function session(): Promise<{ bearer: string; cookie: string }> {
   if (current) return current;
   const answer = await fetch(`${baseUrl}/api/auth/login`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ email: process.env.ADMIN_EMAIL, password: process.env.ADMIN_PASSWORD }),
+    body: JSON.stringify({ email: process.env.ADMIN_EMAIL, password: adminPassword }),
   });
   const body = (await answer.json()) as { data?: { accessToken?: string } };
   if (answer.status !== 200 || !body.data?.accessToken) throw new Error(`property run: the admin could not log in (${answer.status})`);
@@ -235,8 +238,11 @@ async function exchange(op: Operation, request: Request): Promise<string[]> {
       problems.push(`${where}: declared without a body, got ${text.slice(0, 100)}`);
     }
   }
+  if (op.path === '/api/auth/password' && response.status === 204 && typeof request.init.body === 'string') {
+    adminPassword = (JSON.parse(request.init.body) as { newPassword: string }).newPassword;
+  }
   // Anything that can end the admin's session, or a refusal of its credentials: log in again next time.
-  if (/logout|password|mfa\/disable/.test(op.path) || response.status === 401) current = undefined;
+  if (/logout|password|mfa\/disable|passkeys\/|oidc\/.*\/link/.test(op.path) || response.status === 401) current = undefined;
   return problems;
 }
 

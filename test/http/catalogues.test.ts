@@ -1,0 +1,73 @@
+import request from 'supertest';
+import { resourceModule } from '../../src/modules/kit';
+import { usersModule } from '../../src/modules/users';
+import { bookings, notices, rooms } from '../support/booking-fixtures';
+import { testEngines, type StartedEngine } from '../support/engines';
+import { buildTestApp, type TestApp } from '../support/test-app';
+
+// The access policies as a booking service uses them, over HTTP on each engine: admins add rooms (a catalogue),
+// a plain user cannot; every user lists them and books one, reading it back with its room; bookings stay their
+// owner's; a room's name is unique across the catalogue; notices are read without a token and written by editors.
+
+for (const target of testEngines()) {
+  (target.skipReason ? describe.skip : describe)(`a catalogue and the records pointing at it, on ${target.label}`, () => {
+    let started: StartedEngine | undefined;
+    let t: TestApp | undefined;
+    const http = () => request(t!.app.callback());
+    const people: Record<string, { id: string; authorization: string }> = {};
+    beforeAll(async () => {
+      started = await target.start();
+      t = await buildTestApp({
+        env: { DATABASE_URL: started.url, USER_STORE: 'database', ROLES: 'user,admin,editor' },
+        modules: [usersModule, resourceModule(rooms), resourceModule(bookings), resourceModule(notices)],
+      });
+      for (const [name, role] of [['admin', 'admin'], ['ada', 'user'], ['bo', 'user'], ['ed', 'editor']] as const) people[name] = await t.signIn(role);
+    }, 120_000);
+    afterAll(async () => {
+      await t?.close();
+      await started?.stop();
+    }, 60_000);
+    const as = (name: string) => people[name]!.authorization;
+
+    it('admins add rooms, users cannot; every user lists them and books one, reading it with its room; bookings stay their owner’s', async () => {
+      const name = `Atlas ${Date.now()}`;
+      await http().post('/api/bk-rooms').set('Authorization', as('ada')).send({ name, capacity: 8 }).expect(403);
+      const room = (await http().post('/api/bk-rooms').set('Authorization', as('admin')).send({ name, capacity: 8 }).expect(201)).body.data;
+      expect(room.ownerId).toBe('catalogue');
+      const again = await http().post('/api/bk-rooms').set('Authorization', as('admin')).send({ name, capacity: 4 }).expect(409); // across the catalogue
+      expect(again.body.message).toBe('A record with this name exists already');
+      for (const who of ['ada', 'bo']) {
+        const listed = await http().get('/api/bk-rooms').query({ sort: '-name', limit: 100, 'capacity[gte]': 8 }).set('Authorization', as(who)).expect(200);
+        expect(listed.body.data.items.map((item: { id: string }) => item.id)).toContain(room.id);
+      }
+      await http().patch(`/api/bk-rooms/${room.id}`).set('Authorization', as('bo')).send({ capacity: 9 }).expect(403);
+      await http().get('/api/bk-rooms').expect(401); // read by signed-in users only
+
+      const booking = (await http().post('/api/bk-bookings').set('Authorization', as('ada')).send({ room: room.id, startsAt: '2030-01-01T09:00:00.000Z' }).expect(201)).body.data;
+      const read = await http().get(`/api/bk-bookings/${booking.id}?include=room`).set('Authorization', as('ada')).expect(200);
+      expect(read.body.data.included.room).toEqual(room);
+      const page = await http().get('/api/bk-bookings?include=room').set('Authorization', as('ada')).expect(200);
+      expect(page.body.data.items.find((item: { id: string }) => item.id === booking.id).included.room).toEqual(room);
+      await http().get(`/api/bk-bookings/${booking.id}`).set('Authorization', as('bo')).expect(404);
+      await http().post(`/api/bk-bookings/${booking.id}/confirm`).set('Authorization', as('bo')).expect(404);
+      await http().post('/api/bk-bookings').set('Authorization', as('bo')).send({ room: room.id, startsAt: '2030-01-01T10:00:00.000Z' }).expect(201);
+      expect((await http().get('/api/bk-bookings').set('Authorization', as('bo')).expect(200)).body.data.items.map((item: { id: string }) => item.id)).not.toContain(booking.id);
+      const missing = await http().post('/api/bk-bookings').set('Authorization', as('ada')).send({ room: '0190a0a0-0000-7000-8000-000000000000', startsAt: '2030-01-01T11:00:00.000Z' }).expect(422);
+      expect(missing.body.errors).toEqual([{ field: 'room', message: 'No such record, or not yours' }]);
+      await http().delete(`/api/bk-rooms/${room.id}`).set('Authorization', as('admin')).expect(409); // bookings point at it
+    });
+
+    it('notices: anyone reads them without a token, editors and admins write them, nobody else', async () => {
+      await http().post('/api/bk-notices').send({ text: 'Closed on Friday' }).expect(401);
+      await http().post('/api/bk-notices').set('Authorization', as('ada')).send({ text: 'Closed on Friday' }).expect(403);
+      const notice = (await http().post('/api/bk-notices').set('Authorization', as('ed')).send({ text: 'Closed on Friday' }).expect(201)).body.data;
+      expect((await http().get(`/api/bk-notices/${notice.id}`).expect(200)).body.data).toEqual(notice);
+      expect((await http().get('/api/bk-notices').expect(200)).body.data.items.map((item: { id: string }) => item.id)).toContain(notice.id);
+      await http().patch(`/api/bk-notices/${notice.id}`).set('Authorization', as('admin')).send({ text: 'Open on Friday' }).expect(200);
+      const document = (await http().get('/openapi.json').expect(200)).body;
+      expect(document.paths['/api/bk-notices'].get.security).toEqual([]); // no token asked
+      expect(document.paths['/api/bk-notices'].post.responses['403']).toBeDefined();
+      expect(document.paths['/api/bk-rooms'].post.requestBody.content['application/json'].schema.properties?.ownerId).toBeUndefined();
+    });
+  });
+}
