@@ -29,8 +29,8 @@ export class AccountSessions {
   /**
    * Ends them all for a change the caller made themselves (two-factor login turned on, a way in removed), and
    * starts the caller's next session, carrying the proof the change was made with: its refresh token. Only when
-   * the session version went from `fromVersion` to the next: if another change (a logout everywhere, another
-   * removal) ended the sessions meanwhile, the caller gets none either (undefined), as when the user is gone.
+   * the session version went from the caller's (`user.sessionVersion`) to the next: if another change (a logout
+   * everywhere, another removal) ended the sessions meanwhile, the caller gets none either, as when the user is gone.
    */
   async restart(user: { id: string; sessionVersion: number }, proof: SessionProof): Promise<IssuedRefreshToken | undefined> {
     await this.endAll(user.id);

@@ -5,7 +5,7 @@ import type { ModuleFactory } from '../../src/services';
 import { DEFAULT_LIST_SETTINGS } from '../../src/stores/kit/pagination';
 import { allowedInWords, hasRules, ruleKeywords, rulesOf } from '../../src/stores/kit/field-rules';
 import { outsideValues } from './rule-samples';
-import { isCatalogue } from '../../src/stores/kit/access-policy';
+import { isCatalogue, writerRoles } from '../../src/stores/kit/access-policy';
 import { describeActionCases } from './resource-action-contract';
 import { describePolicyCases } from './resource-policy-contract';
 import { describeIncludeCases, relatedModules } from './resource-include-contract';
@@ -30,7 +30,7 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
     // Who the suite's people are: each a user of their own records, or, on a catalogue, its writers (eve never
     // writes); root is an admin. A catalogue written by a role needs the role among ROLES.
     const catalogue = isCatalogue(resource.access);
-    const writerRole = resource.access.write === 'owner' ? 'user' : resource.access.write === 'admin' ? 'admin' : resource.access.write.slice('role:'.length);
+    const writerRole = writerRoles(resource.access)?.[0] ?? 'user';
     beforeAll(async () => {
       const roles: Record<string, string> = writerRole === 'user' || writerRole === 'admin' ? {} : { ROLES: `user,admin,${writerRole}` };
       t = await buildTestApp({ env: { USER_STORE: 'database', ...roles }, modules: [module, ...relatedModules(resource)] });

@@ -1,4 +1,5 @@
 import type { FailureCounter } from '../failure-counter';
+import type { Counting } from '../password-check';
 import type { MfaStore } from '../stores/mfa-store';
 import { newRecoveryCodes, recoveryCodeDigest } from './recovery-codes';
 import type { SecretBox } from './secret-box';
@@ -14,7 +15,6 @@ export type FactorCheck = { ok: true; via: 'code' | 'recovery-code' } | { ok: fa
 
 export type ConfirmCheck = { ok: true; recoveryCodes: string[] } | { ok: false; refused: 'no-enrolment' | 'wrong-code' } | Throttled;
 
-type Counting = <T>(work: Promise<T>) => Promise<T>;
 
 /**
  * A code is accepted from the time step before to the one after now (RFC 6238 §5.2 allows a step of clock

@@ -1,7 +1,7 @@
 import type { Logger } from '../../logger';
 import type { AccountNotice, AccountNotices } from '../account-notices';
 import type { AccountSessions } from '../account-sessions';
-import { AMR, type SessionProof } from '../owner-proof/proofs';
+import { AMR, completedBy, type SessionProof } from '../owner-proof/proofs';
 import type { UserRecord } from '../stores/user-store';
 import type { IssuedRefreshToken } from '../tokens';
 import type { Counting } from '../password-check';
@@ -41,12 +41,12 @@ export class TwoFactorEnrolment {
     return enrolment ? { ok: true, ...enrolment } : { ok: false, refused: 'already-on' }; // confirmed meanwhile
   }
 
-  /** `proof`: the caller's session's; the code just given adds a one-time code to it for the caller's next session. */
+  /** `proof`: the caller's session's; the code just given completes it (a one-time code) for the caller's next session. */
   async confirm(user: UserRecord, code: string, proof: SessionProof): Promise<ConfirmOutcome> {
     const outcome = await this.factors.confirm(user.id, code, this.counting);
     if (!outcome.ok) return outcome;
     // Sessions opened before the factor (a thief's among them) end now; the caller goes on in a new one.
-    const session = await this.accounts.restart(user, { ...proof, amr: [...new Set([...proof.amr, AMR.oneTimeCode])] });
+    const session = await this.accounts.restart(user, completedBy(proof, AMR.oneTimeCode));
     if (!session) return { ok: false, refused: 'user-gone' };
     this.notify(user, 'two-factor-enabled');
     return { ok: true, recoveryCodes: outcome.recoveryCodes, session };

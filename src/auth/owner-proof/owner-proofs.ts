@@ -58,17 +58,12 @@ export class OwnerProofs {
 
   /** Before a change to the ways in: the owner proven by the request's own proof, or by the token's recent one. */
   async prove(claims: AccessClaims, inline: InlineProof | undefined, origin: AttemptOrigin): Promise<OwnerCheck> {
-    const session = await this.session(claims);
-    if (!session.ok) return session;
-    const { user } = session;
-    const account = await this.methods.of(user);
-    const given = inline && counted(inline, account);
-    if (given && signsIn(given.amr, account)) {
-      const checked = await this.check(user, given.parts, origin);
-      return checked ?? { ok: true, user, account, proof: provenNow(...given.amr) };
-    }
-    if (recentlyProven(claims.proof, account, this.maxAgeSeconds)) return { ok: true, user, account, proof: claims.proof };
-    return { ok: false, refused: 'step-up', proofs: proofsOf(account) };
+    const owner = await this.owner(claims);
+    if (!owner.ok) return owner;
+    const given = inline && (await this.given(owner, inline, origin));
+    if (given) return given;
+    if (recentlyProven(claims.proof, owner.account, this.maxAgeSeconds)) return { ...owner, proof: claims.proof };
+    return stepUp(owner.account);
   }
 
   /**
@@ -77,15 +72,26 @@ export class OwnerProofs {
    * is due, a code alone) is a step-up, unchecked.
    */
   async reauth(claims: AccessClaims, answer: InlineProof, origin: AttemptOrigin): Promise<OwnerCheck> {
+    const owner = await this.owner(claims);
+    if (!owner.ok) return owner;
+    return (await this.given(owner, answer, origin)) ?? stepUp(owner.account);
+  }
+
+  /** The caller's user and what signs them in, when the token's session is the stored one. */
+  private async owner(claims: AccessClaims): Promise<({ ok: true } & Omit<ProvenOwner, 'proof'>) | Exclude<SessionCheck, { ok: true }>> {
     const session = await this.session(claims);
-    if (!session.ok) return session;
-    const { user } = session;
-    const account = await this.methods.of(user);
-    const given = counted(answer, account);
-    // Not enough whatever it holds: nothing is checked, so a code alone can neither be tried nor fill the user's count.
-    if (!signsIn(given.amr, account)) return { ok: false, refused: 'step-up', proofs: proofsOf(account) };
-    const checked = await this.check(user, given.parts, origin);
-    return checked ?? { ok: true, user, account, proof: provenNow(...given.amr) };
+    return session.ok ? { ok: true, user: session.user, account: await this.methods.of(session.user) } : session;
+  }
+
+  /**
+   * A proof given there and then, when it would sign the account in: checked (a wrong one refused and counted),
+   * then the owner proven now. Undefined when it is not enough whatever it holds: nothing is checked, so a code
+   * alone can neither be tried nor fill the user's count.
+   */
+  private async given(owner: Omit<ProvenOwner, 'proof'>, inline: InlineProof, origin: AttemptOrigin): Promise<OwnerCheck | undefined> {
+    const { parts, amr } = counted(inline, owner.account);
+    if (!signsIn(amr, owner.account)) return undefined;
+    return (await this.check(owner.user, parts, origin)) ?? { ok: true, ...owner, proof: provenNow(...amr) };
   }
 
   /** Checks each part (the password first: a guess at it is counted before a code is looked at); undefined when all hold. */
@@ -102,6 +108,8 @@ export class OwnerProofs {
     return factor.refused === 'throttled' ? factor : { ok: false, refused: 'wrong-code' };
   }
 }
+
+const stepUp = (account: AccountMethods): OwnerCheck => ({ ok: false, refused: 'step-up', proofs: proofsOf(account) });
 
 /** The parts of an inline proof that count for this account (a code only where two-factor login is on), and their methods. */
 function counted(inline: InlineProof, account: AccountMethods): { parts: InlineProof; amr: string[] } {

@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import type { CallerStates } from '../../auth/caller-states';
+import { writerRoles, type ResourceAccess } from '../../stores/kit/access-policy';
 import type { TokenService } from '../../auth/tokens';
 import { forbidden, HttpError } from '../errors';
 import type { Admission, TurnTaker } from './request-budget';
@@ -70,4 +71,10 @@ export function accessGuards(access: Access | undefined, auth: Authenticators, w
     return [requireToken(auth, new Set(access.roles))];
   }
   throw new Error(`${where}: access must be 'public', 'authenticated' or { roles: [...] } with at least one role`);
+}
+
+/** A kit resource's access rules for its reads and its writes (actions included), from its declared policy. */
+export function routeAccess(access: ResourceAccess): { read: Access; write: Access } {
+  const roles = writerRoles(access);
+  return { read: access.read === 'public' ? 'public' : 'authenticated', write: roles ? { roles } : 'authenticated' };
 }

@@ -1,13 +1,14 @@
 import { actionChanges, conflictMessage, isSet, refusingState, stateConflictDescription, stateConflictMessage, type ActionDeclaration, type StateValue } from '../../stores/kit/actions';
 import type { Fields } from '../../stores/kit/fields';
 import type { Condition } from '../../stores/kit/list-query';
-import { writeScope, writerRoles } from '../../stores/kit/access-policy';
+import { writeScope } from '../../stores/kit/access-policy';
 import { ADMIN_ROLE } from '../../stores/kit/owner-scope';
 import type { Resource } from '../../stores/kit/resource';
 import type { ResourceStore } from '../../stores/kit/resource-store';
 import { conflict, notFound } from '../errors';
 import { callerOf } from './caller';
 import { idParams } from './record-schemas';
+import { routeAccess } from './access';
 import { route, type AnyRoute, type ErrorResponses, type JsonSchema } from './route';
 
 // The declared actions of a resource (src/stores/kit/actions.ts) as routes: `POST /api/<name>/:id/<action>`,
@@ -42,8 +43,7 @@ function refusal(name: string, action: ActionDeclaration, current: Record<string
 export function actionRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, record: JsonSchema, notFoundMessage: string): AnyRoute[] {
   const plain = resource as unknown as Resource;
   // An action is a write: who may write the resource may run it (the owner, or a catalogue's writers), unless admins only.
-  const roles = writerRoles(plain.access);
-  const writers = roles ? { roles } : ('authenticated' as const);
+  const writers = routeAccess(plain.access).write;
   return Object.entries(plain.actions).map(([name, action]) => {
     const guard = guardOf(plain, action);
     const conflicts = conflictsOf(name, action);

@@ -3,7 +3,8 @@ import type { UserStore } from '../../auth/stores/user-store';
 import type { AuthUser } from '../../auth/tokens';
 import type { Fields, FieldsOf } from '../../stores/kit/fields';
 import { includesOf } from '../../stores/kit/includes';
-import { CATALOGUE_OWNER, isCatalogue, readScope, writeScope, writerRoles, type ResourceAccess } from '../../stores/kit/access-policy';
+import { CATALOGUE_OWNER, isCatalogue, readScope, writeScope, type ResourceAccess } from '../../stores/kit/access-policy';
+import { routeAccess } from './access';
 import { ADMIN_ROLE, type OwnerScope } from '../../stores/kit/owner-scope';
 import type { ListSettings } from '../../stores/kit/pagination';
 import { referrersOf, type Resource } from '../../stores/kit/resource';
@@ -17,7 +18,7 @@ import { includedRecordSchema, readInclude, withIncluded, withIncludedRecords, w
 import { ownerIdProperty, ownerOfNew } from './record-owner';
 import { idParams, pageSchema } from './record-schemas';
 import { createBodySchema, listQuerySchema, recordSchema, updateBodySchema } from './resource-schemas';
-import { route, type Access, type AnyRoute, type ErrorResponses, type RequestState } from './route';
+import { route, type AnyRoute, type ErrorResponses, type RequestState } from './route';
 
 // The CRUD of a resource, written once for every module the generator makes: create, list (filters, sort,
 // offset or cursor), read, change and delete, each record visible to its owner only (all of them to role
@@ -49,12 +50,6 @@ function listScope(access: ResourceAccess, caller: AuthUser | undefined, query: 
   if (query.ownerId === undefined) return readScope(access, caller);
   if (access.read === 'owner' && caller?.role !== ADMIN_ROLE) throw unprocessable([{ field: 'query.ownerId', message: "is for admins only: a list holds the caller's own records" }]);
   return { ownerId: String(query.ownerId) };
-}
-
-/** The route access of reads and of writes, from the declared policy. */
-export function routeAccess(access: ResourceAccess): { read: Access; write: Access } {
-  const roles = writerRoles(access);
-  return { read: access.read === 'public' ? 'public' : 'authenticated', write: roles ? { roles } : 'authenticated' };
 }
 
 /** The signed-in caller, if any (a public read has none). */
