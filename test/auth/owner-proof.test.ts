@@ -4,8 +4,9 @@ import { authModule } from '../../src/modules/auth';
 import { usersModule } from '../../src/modules/users';
 import { addPasskey, KINDS, makeAccount, PASSWORD, providerSignIn, reauthenticate, refreshed, type Account, type Kind, type KindContext } from '../support/account-kinds';
 import { testEngines, type StartedEngine } from '../support/engines';
-import { OidcTestProvider } from '../support/oidc-test-provider';
-import { buildTestApp, type TestApp } from '../support/test-app';
+import { FlowSeal } from '../../src/auth/oidc/flow-cookie';
+import { OidcTestProvider, ProviderBrowser } from '../support/oidc-test-provider';
+import { buildTestApp, TEST_SECRETS, type TestApp } from '../support/test-app';
 
 // One proof of the owner for every way in (docs/authentication.md, "Proving the owner again"), over HTTP on each
 // engine, for the five kinds of account: a token taken by refresh after REAUTH_MAX_AGE gets RFC 9470's 401 for
@@ -219,6 +220,20 @@ for (const target of engines) {
         expect([refused.status, refused.body.message]).toEqual([401, 'This session has ended: log in again']);
       }
       expect(await waysIn(account)).toMatchObject({ mfa: null, passkeys: [] });
+    }, 60_000);
+
+    it('refuses a fresh sign-in whose ID token says the end-user authenticated before the browser was sent (stale-sign-in)', async () => {
+      const { account } = await makeAccount(context, 'provider-only');
+      const start = await request(app().app.callback()).get('/api/auth/oidc/test/login').query({ fresh: true }).expect(302);
+      const sealed = /^oidcFlow=([^;]+)/.exec(([] as string[]).concat(start.headers['set-cookie'] ?? []).find((line) => line.startsWith('oidcFlow='))!)![1]!;
+      // The same flow, as if the browser had left an hour later than the provider's sign-in: its auth_time is then too old.
+      const seal = new FlowSeal(TEST_SECRETS.REFRESH_TOKEN_SECRET);
+      const flow = seal.open(sealed)!;
+      const later = seal.seal({ ...flow, startedAt: flow.startedAt + 3600 });
+      const back = await new ProviderBrowser(callbackOf('test')).signIn(start.headers.location as string, { account: account.providerAccount });
+      const refused = await request(app().app.callback()).get(`/api/auth/oidc/test/callback${back.search}`).set('Cookie', `oidcFlow=${later}`).expect(401);
+      expect(refused.body.message).toMatch(/did not ask you to sign in again/);
+      expect(([] as string[]).concat(refused.headers['set-cookie'] ?? []).some((line) => line.startsWith('refreshToken='))).toBe(false);
     }, 60_000);
 
     /** Another browser signed in to the account by password: a second session. */
