@@ -6,6 +6,7 @@ import { resourceStore } from '../stores/kit/resource-definition';
 import type { AnyRoute } from '../http/routing/route';
 import type { ResourceStore } from '../stores/kit/resource-store';
 import type { ResourceAccess } from '../stores/kit/access-policy';
+import type { WriteCheck } from '../http/routing/write-check';
 
 /** The module's one line in the document: who reads and who writes. */
 function policyWords(access: ResourceAccess): string {
@@ -17,9 +18,12 @@ function policyWords(access: ResourceAccess): string {
 
 /**
  * The module of a resource, mounted at /api/<name>: its store and the kit's CRUD routes, plus any routes
- * its team adds (`routes`, given the store).
+ * its team adds (`routes`, given the store) and its own check of every write (`checkWrite`: write-check.ts).
  */
-export function resourceModule<F extends Fields>(resource: Resource<F>, options: { description?: string; routes?: (store: ResourceStore<F>) => AnyRoute[] } = {}): ModuleFactory {
+export function resourceModule<F extends Fields>(
+  resource: Resource<F>,
+  options: { description?: string; routes?: (store: ResourceStore<F>) => AnyRoute[]; checkWrite?: WriteCheck<F> } = {},
+): ModuleFactory {
   const store = resourceStore(resource);
   return defineModule([store], ({ database, config, users }) => {
     const opened = database.store(store);
@@ -27,7 +31,7 @@ export function resourceModule<F extends Fields>(resource: Resource<F>, options:
       name: resource.name,
       description: options.description ?? `The ${resource.name.replace(/-/g, ' ')}: ${policyWords(resource.access)}`,
       // ?include= reads the referenced resources' stores (opened with this one: they are its dependencies) and those of mounted join modules.
-      routes: [...resourceRoutes(resource, opened, { lists: config.lists, storeOf: (target) => database.store(resourceStore(target)), users }), ...(options.routes?.(opened) ?? [])],
+      routes: [...resourceRoutes(resource, opened, { lists: config.lists, storeOf: (target) => database.store(resourceStore(target)), users }, options.checkWrite), ...(options.routes?.(opened) ?? [])],
     };
   });
 }

@@ -91,6 +91,28 @@ export class RuleViolationError extends Error {
   }
 }
 
+/** A field and what is wrong with its value. */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/** A write a module's own check refused (its `checkWrite` hook): each field it names, with why (422). */
+export class WriteRefusedError extends Error {
+  constructor(readonly problems: readonly FieldProblem[]) {
+    super(problems.map((problem) => `${problem.field} ${problem.message}`).join('; '));
+    this.name = 'WriteRefusedError';
+  }
+}
+
+/** A record changed by other writes each time this one was about to land on it (409: try again). */
+export class WriteContendedError extends Error {
+  constructor() {
+    super('The record kept changing while this change was judged: try again');
+    this.name = 'WriteContendedError';
+  }
+}
+
 /** The command that runs destructive migrations deliberately (after a backup). */
 export const ALLOW_DESTRUCTIVE_COMMAND = 'npm run db:migrate -- up --allow-destructive';
 

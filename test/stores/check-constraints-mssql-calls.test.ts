@@ -1,6 +1,6 @@
 import { Sequelize } from 'sequelize';
 import { CheckViolationError } from '../../src/stores/errors';
-import { checkExpression, checkSignature, setFieldRules } from '../../src/stores/sql/migrations/check-constraints';
+import { addFieldCheck, checkExpression, checkSignature, crossCheckExpression, crossCheckSignature, removeFieldCheck, setFieldRules } from '../../src/stores/sql/migrations/check-constraints';
 import { translateSqlError } from '../../src/stores/sql/sql-errors';
 
 // What SQL Server is asked to hold a field's rules (no server runs here; the same steps run on SQLite,
@@ -53,5 +53,36 @@ describe('SQL Server: a field rule as a CHECK constraint', () => {
     const translated = translateSqlError(refused);
     expect(translated).toBeInstanceOf(CheckViolationError);
     expect((translated as CheckViolationError).constraint).toBe('tickets_status_check');
+  });
+
+  it('holds a check across columns: the breaking rows counted, then its own constraint added; removed by name; shown back alike', async () => {
+    const { queryInterface, calls } = mssql({ existing: [] });
+    await addFieldCheck(queryInterface, 'bookings', 'ends_at > starts_at');
+    expect(calls).toEqual([
+      'SELECT COUNT(*) AS [breaking] FROM [bookings] WHERE NOT ([ends_at] > [starts_at])',
+      'SELECT name AS [name], definition AS [definition] FROM sys.check_constraints WHERE parent_object_id = OBJECT_ID(:table)',
+      'ALTER TABLE [bookings] ADD CONSTRAINT [bookings_ends_at_gt_starts_at_check] CHECK ([ends_at] > [starts_at])',
+    ]);
+    const removed = mssql({ existing: ['bookings_used_ne_seats_check'] });
+    await removeFieldCheck(removed.queryInterface, 'bookings', 'used != seats');
+    expect(removed.calls.at(-1)).toBe('ALTER TABLE [bookings] DROP CONSTRAINT [bookings_used_ne_seats_check]');
+    // SQL Server shows `([ends_at]>[starts_at])`, `<>` for `!=`.
+    expect(crossCheckSignature('([used]<>[seats])')).toBe(crossCheckSignature(crossCheckExpression(queryInterface, { left: 'used', operator: '!=', right: 'seats', text: '' })));
+    await expect(addFieldCheck(mssql({ breaking: 2 }).queryInterface, 'bookings', 'ends_at > starts_at')).rejects.toThrow('2 rows of bookings break ends_at > starts_at');
+  });
+});
+
+describe('MySQL 8: a check across columns', () => {
+  it('is the ALTER MySQL 8 takes (no reference column: MySQL refuses a CHECK on a column with a foreign-key action), shown back alike', async () => {
+    const sequelize = new Sequelize({ dialect: 'mysql', host: '127.0.0.1', port: 1, logging: false, dialectModule: { createConnection: () => ({}), createPool: () => ({}) } } as never);
+    const calls: string[] = [];
+    jest.spyOn(sequelize, 'query').mockImplementation((async (sql: string) => {
+      calls.push(sql.replace(/\s+/g, ' ').trim());
+      return /^SELECT COUNT/.test(sql) ? [{ breaking: 0 }] : [];
+    }) as never);
+    await addFieldCheck(sequelize.getQueryInterface(), 'bookings', 'ends_at > starts_at');
+    expect(calls.at(-1)).toBe('ALTER TABLE `bookings` ADD CONSTRAINT `bookings_ends_at_gt_starts_at_check` CHECK (`ends_at` > `starts_at`)');
+    // information_schema.CHECK_CONSTRAINTS' CHECK_CLAUSE on MySQL 8: (`ends_at` > `starts_at`).
+    expect(crossCheckSignature('(`ends_at` > `starts_at`)')).toBe(crossCheckSignature('`ends_at` > `starts_at`'));
   });
 });

@@ -1,7 +1,7 @@
 import type { Connection } from 'mongoose';
 import { defineResource, field } from '../../src/modules/kit';
 import { SchemaDriftError } from '../../src/stores/errors';
-import { applyValidators, collectionSchema, declareValidator, validatorDifferences } from '../../src/stores/mongo/collection-validator';
+import { applyValidators, collectionSchema, collectionValidator, declareValidator, validatorDifferences } from '../../src/stores/mongo/collection-validator';
 import { translateMongoError } from '../../src/stores/mongo/mongo-errors';
 import { CheckViolationError } from '../../src/stores/errors';
 
@@ -78,9 +78,27 @@ describe('MongoDB: field rules as a $jsonSchema validator', () => {
 
   it('names a collection without its validator at start-up, and tells a refused write (121) as a CheckViolationError', async () => {
     const { connection } = fakeConnection({ kit_validated: {} });
-    expect(await validatorDifferences(connection)).toEqual([expect.stringMatching(/^collection kit_validated does not hold the declared rules as its \$jsonSchema validator: npm run db:migrate/)]);
+    expect(await validatorDifferences(connection)).toEqual([expect.stringMatching(/^collection kit_validated does not hold the declared rules as its validator \(\$jsonSchema, \$expr\): npm run db:migrate/)]);
     expect(new SchemaDriftError(await validatorDifferences(connection)).message).toContain('kit_validated');
     const refused = Object.assign(new Error('Document failed validation'), { name: 'MongoServerError', code: 121 });
     expect(translateMongoError(refused)).toBeInstanceOf(CheckViolationError);
+  });
+
+  it("holds checks across fields as the validator's $expr: an optional side may be empty (null or missing), as a CHECK lets a null pass", () => {
+    const bookings = defineResource({
+      name: 'kit-checked',
+      table: 'kit_checked',
+      modelName: 'KitChecked',
+      fields: { startsAt: field.datetime(), endsAt: field.datetime(), settledAt: field.datetime({ optional: true }), seats: field.integer({ minimum: 1 }), used: field.integer() },
+      checks: ['endsAt > startsAt', 'settledAt >= startsAt', 'used != seats'],
+      migrations: [],
+    });
+    const empty = (name: string) => ({ $eq: [{ $ifNull: [`$${name}`, null] }, null] });
+    expect(collectionValidator(bookings)).toEqual({
+      $jsonSchema: { bsonType: 'object', properties: { seats: { minimum: 1 } } },
+      $expr: { $and: [{ $gt: ['$endsAt', '$startsAt'] }, { $or: [empty('settledAt'), { $gte: ['$settledAt', '$startsAt'] }] }, { $ne: ['$used', '$seats'] }] },
+    });
+    const one = defineResource({ name: 'kit-checked-one', table: 'kit_checked_one', modelName: 'KitCheckedOne', fields: { low: field.number(), high: field.number() }, checks: ['low <= high'], migrations: [] });
+    expect(collectionValidator(one)).toEqual({ $expr: { $lte: ['$low', '$high'] } });
   });
 });

@@ -4,7 +4,7 @@ import { describeResourceRoutes } from '../support/resource-http-contract';
 import { describeResourceStore } from '../support/resource-store-contract';
 import { marks, notes, tags, tickets as ruledTickets } from '../support/resource-fixtures';
 import { labels, projects, ticketLabels, tickets } from '../support/tracker-fixtures';
-import { bookings, notices, rooms } from '../support/booking-fixtures';
+import { bookings, bookingsModule, notices, rooms } from '../support/booking-fixtures';
 
 // The kit's contract suites on its own fixtures: a resource with every field kind, unique keys and a
 // case-insensitive field; one with a restricting reference and a composite key; one with a cascading one;
@@ -14,5 +14,5 @@ import { bookings, notices, rooms } from '../support/booking-fixtures';
 const fixtures: AnyResource[] = [notes, tags, marks, ruledTickets, projects, tickets, labels, ticketLabels, rooms, bookings, notices];
 for (const resource of fixtures) {
   describeResourceStore(resource);
-  describeResourceRoutes(resource, resourceModule(resource));
+  describeResourceRoutes(resource, resource === bookings ? bookingsModule : resourceModule(resource));
 }

@@ -386,29 +386,31 @@ describe('MongoDB: what the store asks of mongoose', () => {
     expect(record).not.toHaveProperty('titleSearch');
   });
 
-  it("reads a field added after a document was written as its default; an action's guard is in the update's filter", async () => {
+  it("reads a field added after a document was written as its default; an action's guard is in the read, the stored updatedAt in the write", async () => {
     const asked: Asked[] = [];
     const model = connection.models.KitNote!;
     const id = newId();
-    jest.spyOn(model, 'findOne').mockImplementation(asking({ _id: id, ownerId: 'o', title: 't' }, asked) as never);
+    const stored = new Date('2031-01-01T00:00:00.000Z');
+    jest.spyOn(model, 'findOne').mockImplementation(asking({ _id: id, ownerId: 'o', title: 't', updatedAt: stored }, asked) as never);
     jest.spyOn(model, 'findOneAndUpdate').mockImplementation(asking({ _id: id, ownerId: 'o', title: 't', archivedAt: new Date(0) }, asked) as never);
-    const updated = await stores.notes.update(id, { ownerId: 'o' }, { archivedAt: new Date(0) } as never, [{ field: 'archivedAt', comparison: 'null', value: true }]);
+    const updated = await stores.notes.update(id, { ownerId: 'o' }, { archivedAt: new Date(0) } as never, { guard: [{ field: 'archivedAt', comparison: 'null', value: true }] });
     expect(updated).toMatchObject({ starred: false, status: 'Open', pinned: null });
-    const filter = { $and: [{ ownerId: 'o' }, { _id: id }, { archivedAt: null }] };
-    expect(asked.map((call) => call.args[0])).toEqual([filter, filter]);
+    expect(asked.map((call) => call.args[0])).toEqual([{ $and: [{ ownerId: 'o' }, { _id: id }, { archivedAt: null }] }, { $and: [{ ownerId: 'o' }, { _id: id, updatedAt: stored }] }]);
   });
 
-  it("a state action's from is in the update's filter, and updatedAt is the action's time, not mongoose's own", async () => {
+  it("a state action's from is in the read's filter, and its stamped field and updatedAt are the write's one time, not mongoose's own", async () => {
     const asked: Asked[] = [];
     const model = connection.models.KitNote!;
     const id = newId();
-    const at = new Date('2031-02-03T04:05:06.789Z');
-    jest.spyOn(model, 'findOne').mockImplementation(asking({ _id: id, ownerId: 'o', title: 't', status: 'open' }, asked) as never);
-    jest.spyOn(model, 'findOneAndUpdate').mockImplementation(asking({ _id: id, ownerId: 'o', title: 't', status: 'closed', archivedAt: at, updatedAt: at }, asked) as never);
-    await stores.notes.update(id, { ownerId: 'o' }, { status: 'closed', archivedAt: at } as never, [{ field: 'status', comparison: 'in', value: ['open', 'in_progress'] }], at);
-    const filter = { $and: [{ ownerId: 'o' }, { _id: id }, { $or: [{ statusFolded: 'open' }, { statusFolded: 'in_progress' }] }] };
-    expect(asked.map((call) => call.args[0])).toEqual([filter, filter]);
-    const [, update, options] = asked[1]!.args as [unknown, { $set: Record<string, unknown> }, Record<string, unknown>];
+    // Stored a moment in the future (another clock): the write's time is still after it, so the next write's condition moves.
+    const stored = new Date(Date.now() + 60_000);
+    jest.spyOn(model, 'findOne').mockImplementation(asking({ _id: id, ownerId: 'o', title: 't', status: 'open', updatedAt: stored }, asked) as never);
+    jest.spyOn(model, 'findOneAndUpdate').mockImplementation(asking({ _id: id, ownerId: 'o', title: 't', status: 'closed' }, asked) as never);
+    await stores.notes.update(id, { ownerId: 'o' }, { status: 'closed' } as never, { guard: [{ field: 'status', comparison: 'in', value: ['open', 'in_progress'] }], stamped: ['archivedAt'] });
+    expect(asked[0]!.args[0]).toEqual({ $and: [{ ownerId: 'o' }, { _id: id }, { $or: [{ statusFolded: 'open' }, { statusFolded: 'in_progress' }] }] });
+    const [filter, update, options] = asked[1]!.args as [unknown, { $set: Record<string, unknown> }, Record<string, unknown>];
+    expect(filter).toEqual({ $and: [{ ownerId: 'o' }, { _id: id, updatedAt: stored }] });
+    const at = new Date(stored.getTime() + 1);
     expect(update.$set).toMatchObject({ status: 'closed', archivedAt: at, updatedAt: at });
     expect(options).toMatchObject({ timestamps: false });
   });

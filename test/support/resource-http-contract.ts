@@ -7,9 +7,11 @@ import { allowedInWords, hasRules, ruleKeywords, rulesOf } from '../../src/store
 import { outsideValues } from './rule-samples';
 import { isCatalogue, writerRoles } from '../../src/stores/kit/access-policy';
 import { describeActionCases } from './resource-action-contract';
+import { describeCheckRouteCases } from './resource-check-contract';
+import { keepingChecks } from './check-samples';
 import { describePolicyCases } from './resource-policy-contract';
 import { describeIncludeCases, relatedModules } from './resource-include-contract';
-import { asJson, bodyless, changesFor, defaultedFields, ownerOf, sampleValue, valuesFor, wrongValue, type Values } from './resource-samples';
+import { asJson, bodyless, changesFor, defaultedFields, ownerOf, sampleOf, valuesFor, wrongValue, type Values } from './resource-samples';
 import { buildTestApp, type TestApp } from './test-app';
 
 // The routes contract of any resource over real HTTP on the real app (in-memory SQLite): owner scoping,
@@ -25,7 +27,8 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
     const as = (name: string) => people[name]!.authorization;
     const http = () => request(t.app.callback());
     const body = async (name: string, required = false): Promise<Values> => asJson(await valuesFor(t.services.database, resource, people[name]!.id, required));
-    const create = async (name: string, overrides: Values = {}) => (await http().post(path).set('Authorization', as(name)).send({ ...(await body(name)), ...overrides }).expect(201)).body.data;
+    const create = async (name: string, overrides: Values = {}) =>
+      (await http().post(path).set('Authorization', as(name)).send(keepingChecks(resource, { ...(await body(name)), ...overrides }, new Set(Object.keys(overrides)))).expect(201)).body.data;
 
     // Who the suite's people are: each a user of their own records, or, on a catalogue, its writers (eve never
     // writes); root is an admin. A catalogue written by a role needs the role among ROLES.
@@ -172,9 +175,9 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
       for (const [name, value] of defaultedFields(resource).filter(([field]) => !bodyless(resource).has(field))) expect(properties[name].default).toEqual(asJson({ value }).value);
     });
 
-    for (const [name, definition] of Object.entries(resource.fields as Fields).filter(([field]) => bodyless(resource).has(field))) {
+    for (const [name] of Object.entries(resource.fields as Fields).filter(([field]) => bodyless(resource).has(field))) {
       it(`refuses read-only ${name} in POST and PATCH bodies (422 naming it)`, async () => {
-        const value = asJson({ value: sampleValue(definition) }).value;
+        const value = asJson({ value: sampleOf(resource, name) }).value;
         const posted = await http().post(path).set('Authorization', as('alice')).send({ ...(await body('alice')), [name]: value }).expect(422);
         expect(posted.body.errors).toEqual([expect.objectContaining({ field: name })]);
         const created = await create('alice');
@@ -184,6 +187,7 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
     }
 
     describeActionCases(resource, path, { http, as, create });
+    describeCheckRouteCases(resource, path, { http, as, create, body });
 
     (ownsOwn ? it : it.skip)("lists one user's records for an admin with ?ownerId=, and refuses it to anyone else (422)", async () => {
       const mine = await create('carol');

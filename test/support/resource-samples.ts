@@ -6,6 +6,7 @@ import type { ResourceStore } from '../../src/stores/kit/resource-store';
 import type { Database } from '../../src/stores/types';
 import { ruledSample } from './rule-samples';
 import { governedFields } from '../../src/stores/kit/actions';
+import { keepingChecks } from './check-samples';
 
 // Values for any resource's fields, as the kit's contract tests need them: each call gives values no other
 // call gave (so unique keys never clash by accident), references pointing at a fresh record of the same
@@ -41,6 +42,26 @@ export function sampleValue(definition: FieldDefinition, seed = (counter += 1)):
   }
 }
 
+/** A module's own samples for some fields: a fixed value, or one drawn from the sample counter (see shapeSamples). */
+export type Samples = Record<string, unknown | ((seed: number) => unknown)>;
+
+const shaped = new Map<string, Samples>();
+
+/**
+ * Gives a resource's suites the module's own samples for these fields (what its checkWrite hook accepts, e.g. a
+ * booking's attendees within any room's capacity): every sample of them, in every suite, comes from here.
+ */
+export function shapeSamples(resource: Resource, samples: Samples): void {
+  shaped.set(resource.name, { ...shaped.get(resource.name), ...samples });
+}
+
+/** A sample of one field of a resource: the module's own (shapeSamples), else sampleValue's. */
+export function sampleOf(resource: Resource, name: string): unknown {
+  const own = shaped.get(resource.name)?.[name];
+  if (own === undefined) return sampleValue((resource.fields as Fields)[name]!);
+  return typeof own === 'function' ? (own as (seed: number) => unknown)((counter += 1)) : own;
+}
+
 /** A value of the wrong type for a request body. */
 export function wrongValue(definition: FieldDefinition): unknown {
   return definition.kind === 'integer' ? 1.5 : definition.kind === 'number' || definition.kind === 'boolean' ? 'not-this' : definition.kind === 'datetime' ? 'next tuesday' : 42;
@@ -63,6 +84,7 @@ export function bodyless(resource: Resource): Set<string> {
  */
 export async function valuesFor(database: Database, resource: Resource, ownerId: string, required = false, given: Values = {}): Promise<Values> {
   const values: Values = { ...given };
+  const fixed = new Set(Object.keys(given));
   const left = bodyless(resource);
   for (const [name, definition] of Object.entries(resource.fields as Fields)) {
     if (name in given || left.has(name) || (required && definition.omittable)) continue;
@@ -71,10 +93,13 @@ export async function valuesFor(database: Database, resource: Resource, ownerId:
       const owner = ownerOf(target, ownerId);
       values[name] = (await storeOf(database, target).create(owner, (await valuesFor(database, target, owner, true)) as never)).id;
     } else {
-      values[name] = sampleValue(definition);
+      values[name] = sampleOf(resource, name);
     }
   }
-  return values;
+  // Fields the create leaves out keep their defaults: a check is kept by the values the record will hold.
+  const held = Object.fromEntries(Object.entries(resource.fields as Fields).flatMap(([name, definition]) => (name in values || definition.default === undefined ? [] : [[name, definition.default]])));
+  const kept = keepingChecks(resource, { ...held, ...values }, new Set([...fixed, ...Object.keys(held)]));
+  return Object.fromEntries(Object.keys(values).map((name) => [name, kept[name]]));
 }
 
 /** Who owns a record of `resource` made for `ownerId`: that user, or the catalogue (access-policy.ts). */
@@ -100,7 +125,7 @@ export function plainFields(resource: Resource): [string, FieldDefinition][] {
  */
 export async function changesFor(database: Database, resource: Resource, ownerId: string): Promise<Values> {
   const plain = plainFields(resource);
-  if (plain.length > 0) return Object.fromEntries(plain.map(([name, definition]) => [name, sampleValue(definition)]));
+  if (plain.length > 0) return keepingChecks(resource, Object.fromEntries(plain.map(([name]) => [name, sampleOf(resource, name)])));
   return valuesFor(database, resource, ownerId);
 }
 

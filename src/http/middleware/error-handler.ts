@@ -1,7 +1,7 @@
 import type { ParameterizedContext } from 'koa';
 import { HashQueueFullError } from '../../auth/hash-queue';
 import type { Logger } from '../../logger';
-import { DuplicateKeyError, MissingReferenceError, ReferencedRecordError, RuleViolationError, StoreUnavailableError, UniqueKeyError } from '../../stores/errors';
+import { DuplicateKeyError, MissingReferenceError, ReferencedRecordError, RuleViolationError, StoreUnavailableError, UniqueKeyError, WriteContendedError, WriteRefusedError } from '../../stores/errors';
 import { fail, type FieldError } from '../envelope';
 import { answered, answerJson } from '../json-answer';
 import { HttpError, notFound } from '../errors';
@@ -40,6 +40,8 @@ function describe(error: unknown): Described {
   if (error instanceof ReferencedRecordError) return { status: 409, message: error.message };
   if (error instanceof MissingReferenceError) return { status: 422, message: 'Validation failed', errors: [{ field: error.field, message: error.message }] };
   if (error instanceof RuleViolationError) return { status: 422, message: 'Validation failed', errors: [{ field: error.field, message: error.message }] };
+  if (error instanceof WriteRefusedError) return { status: 422, message: 'Validation failed', errors: error.problems.map(({ field, message }) => ({ field, message })) };
+  if (error instanceof WriteContendedError) return { status: 409, message: error.message };
   if (error instanceof HashQueueFullError) {
     return { status: 503, message: 'Too many sign-ins at once, try again shortly', headers: { 'Retry-After': String(HASH_QUEUE_RETRY_AFTER_SECONDS) } };
   }

@@ -1,4 +1,4 @@
-import { actionChanges, conflictMessage, isSet, refusingState, stateConflictDescription, stateConflictMessage, type ActionDeclaration, type StateValue } from '../../stores/kit/actions';
+import { actionChanges, stampedFields, conflictMessage, isSet, refusingState, stateConflictDescription, stateConflictMessage, type ActionDeclaration, type StateValue } from '../../stores/kit/actions';
 import type { Fields } from '../../stores/kit/fields';
 import type { Condition } from '../../stores/kit/list-query';
 import { writeScope } from '../../stores/kit/access-policy';
@@ -9,7 +9,8 @@ import { conflict, notFound } from '../errors';
 import { callerOf } from './caller';
 import { idParams } from './record-schemas';
 import { routeAccess } from './access';
-import { route, type AnyRoute, type ErrorResponses, type JsonSchema } from './route';
+import { route, type AnyRoute, type ErrorResponses, type JsonSchema, type RequestState } from './route';
+import type { WriteJudge } from '../../stores/kit/write-rules';
 
 // The declared actions of a resource (src/stores/kit/actions.ts) as routes: `POST /api/<name>/:id/<action>`,
 // no body, the record in the caller's scope (someone else's: the same 404 as every other route), 409 while
@@ -39,13 +40,20 @@ function refusal(name: string, action: ActionDeclaration, current: Record<string
   return state === undefined ? undefined : stateConflictMessage(name, state, current[state]);
 }
 
+/** What the action routes share with the others: the not-found message, and the judge of a write (the module's check). */
+interface ActionRouteParts {
+  notFound: string;
+  judge: (ctx: { state: RequestState }, write: string) => WriteJudge | undefined;
+}
+
 /** One route per declared action. */
-export function actionRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, record: JsonSchema, notFoundMessage: string): AnyRoute[] {
+export function actionRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, record: JsonSchema, { notFound: notFoundMessage, judge }: ActionRouteParts): AnyRoute[] {
   const plain = resource as unknown as Resource;
   // An action is a write: who may write the resource may run it (the owner, or a catalogue's writers), unless admins only.
   const writers = routeAccess(plain.access).write;
   return Object.entries(plain.actions).map(([name, action]) => {
     const guard = guardOf(plain, action);
+    const [changes, stamped] = [actionChanges(action), stampedFields(action)];
     const conflicts = conflictsOf(name, action);
     return route({
       method: 'POST',
@@ -58,8 +66,7 @@ export function actionRoutes<F extends Fields>(resource: Resource<F>, store: Res
       errors: { 404: notFoundMessage, ...conflicts },
       handler: async (ctx) => {
         const scope = writeScope(plain.access, callerOf(ctx));
-        const at = new Date();
-        const changed = await store.update(ctx.params.id, scope, actionChanges(action, at) as never, guard, at);
+        const changed = await store.update(ctx.params.id, scope, changes as never, { guard, stamped, judge: judge(ctx, name) });
         if (changed) return changed;
         const current = await store.findById(ctx.params.id, scope);
         if (!current) throw notFound(notFoundMessage);

@@ -3,6 +3,7 @@ import type { UserStore } from '../../auth/stores/user-store';
 import type { AuthUser } from '../../auth/tokens';
 import type { Fields, FieldsOf } from '../../stores/kit/fields';
 import { includesOf } from '../../stores/kit/includes';
+import { checkInWords, checksOf } from '../../stores/kit/field-checks';
 import { CATALOGUE_OWNER, isCatalogue, readScope, writeScope, type ResourceAccess } from '../../stores/kit/access-policy';
 import { routeAccess } from './access';
 import { ADMIN_ROLE, type OwnerScope } from '../../stores/kit/owner-scope';
@@ -19,6 +20,7 @@ import { ownerIdProperty, ownerOfNew } from './record-owner';
 import { idParams, pageSchema } from './record-schemas';
 import { createBodySchema, listQuerySchema, recordSchema, updateBodySchema } from './resource-schemas';
 import { route, type AnyRoute, type ErrorResponses, type RequestState } from './route';
+import { writeJudge, type WriteCheck } from './write-check';
 
 // The CRUD of a resource, written once for every module the generator makes: create, list (filters, sort,
 // offset or cursor), read, change and delete, each record visible to its owner only (all of them to role
@@ -81,8 +83,8 @@ function words(access: ResourceAccess) {
   return { records: `every user's records (${access.read === 'public' ? 'no token needed' : 'any signed-in user'})`, create: 'Create a record owned by the caller (an admin may name its owner)' };
 }
 
-/** The five routes under /api/<resource.name>, and one per declared action. */
-export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, { lists, storeOf, users }: ResourceRouteServices): AnyRoute[] {
+/** The five routes under /api/<resource.name>, and one per declared action; `checkWrite`, the module's own check of each write. */
+export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, { lists, storeOf, users }: ResourceRouteServices, checkWrite?: WriteCheck<F>): AnyRoute[] {
   const plain = resource as unknown as Resource;
   const { access } = plain;
   const allowed = routeAccess(access);
@@ -94,10 +96,15 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
   const referenced: ErrorResponses = referrersOf(plain).some((referrer) => referrer.onDelete === 'restrict')
     ? { 409: `Records of ${[...new Set(referrersOf(plain).map((referrer) => referrer.resource.name))].join(', ')} point at it` }
     : {};
+  // The rules across fields, stated where a client writes (field-checks.ts): a record breaking one is a 422 naming the field.
+  const checks = checksOf(plain);
+  const rules = checks.length === 0 ? undefined : `Rules across fields (an empty side leaves nothing to compare): ${checks.map((check) => `${check.text} (${check.left} ${checkInWords(check, plain.fields)})`).join('; ')}.`;
+  const refusals = checks.length === 0 ? '' : ', or a rule across fields is broken';
   const body = (ctx: { request: { body: unknown } }) => toFields(plain, ctx.request.body as Record<string, unknown>);
   // Included records are read in their own resource's read scope for this caller: a booking shows the room it
   // points at (a catalogue's), a note its tags (the caller's).
   const scopes = (caller: AuthUser | undefined) => (target: Resource) => readScope(target.access, caller);
+  const judge = (ctx: { state: RequestState }, write: string) => writeJudge(checkWrite, write, callerOf(ctx), storeOf);
   const ownerOf = async (ctx: { state: RequestState; request: { body: unknown } }) =>
     isCatalogue(access) ? CATALOGUE_OWNER : ownerOfNew(callerOf(ctx), ctx.request.body as Record<string, unknown>, users);
   return [
@@ -106,11 +113,12 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
       path: '/',
       access: allowed.write,
       summary: said.create,
+      description: rules,
       body: Type.Object({ ...createBody.properties, ...(isCatalogue(access) ? {} : ownerIdProperty) }, { additionalProperties: false }),
       responses: { 201: record },
-      errors: { ...clash, 422: isCatalogue(access) ? 'A reference is not a record the catalogue may point at' : "An admin's `ownerId` names no user, or a reference is not that user's record" },
+      errors: { ...clash, 422: `${isCatalogue(access) ? 'A reference is not a record the catalogue may point at' : "An admin's `ownerId` names no user, or a reference is not that user's record"}${refusals}` },
       location: (created) => `/api/${resource.name}/${(created as { id: string }).id}`,
-      handler: async (ctx) => store.create(await ownerOf(ctx), body(ctx) as FieldsOf<F>),
+      handler: async (ctx) => store.create(await ownerOf(ctx), body(ctx) as FieldsOf<F>, { judge: judge(ctx, 'create') }),
     }),
     route({
       method: 'GET',
@@ -151,11 +159,12 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
       path: '/:id',
       access: allowed.write,
       summary: 'Change some fields of a record',
+      description: rules && `${rules} A change of one side is judged against the other as stored.`,
       params: idParams,
       body: updateBodySchema(plain),
       responses: { 200: record },
       errors: { 404: NOT_FOUND, ...clash },
-      handler: async (ctx) => (await store.update(ctx.params.id, writeScope(access, callerOf(ctx)), body(ctx) as never)) ?? missing(),
+      handler: async (ctx) => (await store.update(ctx.params.id, writeScope(access, callerOf(ctx)), body(ctx) as never, { judge: judge(ctx, 'update') })) ?? missing(),
     }),
     route({
       method: 'DELETE',
@@ -169,6 +178,6 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
         if (!(await store.delete(ctx.params.id, writeScope(access, callerOf(ctx))))) missing();
       },
     }),
-    ...actionRoutes(resource, store, record, NOT_FOUND),
+    ...actionRoutes(resource, store, record, { notFound: NOT_FOUND, judge }),
   ];
 }

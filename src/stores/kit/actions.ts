@@ -58,9 +58,14 @@ export function refusingState(action: ActionDeclaration, record: Record<string, 
   return Object.entries(action.from ?? {}).find(([field, values]) => !(values as StateValue[]).includes(record[field] as StateValue))?.[0];
 }
 
-/** The changes an action writes at `now` (the write's one time: updatedAt is the same instant). */
-export function actionChanges(action: ActionDeclaration, now: Date): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(action.set).map(([name, value]) => [name, value === 'now' ? new Date(now) : value]));
+/** The values an action writes, its `'now'` fields left to the store (stampedFields: the write's one time, as updatedAt). */
+export function actionChanges(action: ActionDeclaration): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(action.set).filter(([, value]) => value !== 'now'));
+}
+
+/** The fields an action sets to the write's time. */
+export function stampedFields(action: ActionDeclaration): string[] {
+  return Object.entries(action.set).flatMap(([name, value]) => (value === 'now' ? [name] : []));
 }
 
 /** The fields the actions set: request bodies may not name them (the routes treat them as read-only). */

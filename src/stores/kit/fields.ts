@@ -116,8 +116,11 @@ type ValueOf<F> = F extends FieldDefinition<infer K, infer Optional> ? FieldValu
 type OptionalNames<F extends Fields> = { [N in keyof F]: F[N] extends FieldDefinition<FieldKind, boolean, true> ? N : never }[keyof F];
 type RequiredNames<F extends Fields> = Exclude<keyof F, OptionalNames<F>>;
 
+/** Every declared field's value (an empty optional one is null). */
+export type ValuesOf<F extends Fields> = { -readonly [N in keyof F]: ValueOf<F[N]> };
+
 /** A stored record: id, owner, timestamps and every declared field (an empty optional one is null). */
-export type RecordOf<F extends Fields> = OwnedRecord & { -readonly [N in keyof F]: ValueOf<F[N]> };
+export type RecordOf<F extends Fields> = OwnedRecord & ValuesOf<F>;
 
 /** What a caller sets on create: the required fields; optional, defaulted and read-only ones if given. */
 export type FieldsOf<F extends Fields> = { [N in RequiredNames<F>]: ValueOf<F[N]> } & { [N in OptionalNames<F>]?: ValueOf<F[N]> };

@@ -1,7 +1,8 @@
 import type { Fields, FieldsOf, RecordOf } from './fields';
-import type { Condition, ListQuery } from './list-query';
+import type { ListQuery } from './list-query';
 import type { OwnerScope } from './owner-scope';
 import type { Page } from './pagination';
+import type { UpdateOptions, WriteJudge } from './write-rules';
 
 /** A page of a list, and the cursor of the next one (null on the last page). */
 export interface ResourcePage<R> extends Page<R> {
@@ -16,16 +17,18 @@ export interface ResourcePage<R> extends Page<R> {
  * that a 'restrict' reference forbids).
  */
 export interface ResourceStore<F extends Fields> {
-  create(ownerId: string, fields: FieldsOf<F>): Promise<RecordOf<F>>;
+  /** `judge`: the module's own check of the record as it will be (resourceModule's checkWrite), before it is written. */
+  create(ownerId: string, fields: FieldsOf<F>, options?: { judge?: WriteJudge }): Promise<RecordOf<F>>;
   findById(id: string, scope: OwnerScope): Promise<RecordOf<F> | null>;
   list(scope: OwnerScope, query: ListQuery): Promise<ResourcePage<RecordOf<F>>>;
   /**
-   * The updated record (updatedAt refreshed), or null when not found in the scope or when it does not meet
-   * `guard` (an action's precondition, e.g. `archivedAt` null). Read-only fields may be changed here: the
-   * routes keep them out of bodies, actions write them. `at` is the write's time (updatedAt; default now):
-   * an action passes the instant its `'now'` fields hold, so closedAt equals updatedAt.
+   * The updated record (updatedAt moved on), or null when not found in the scope or when it does not meet
+   * `options.guard` (an action's precondition, e.g. `archivedAt` null). Read-only fields may be changed here:
+   * the routes keep them out of bodies, actions write them; `options.stamped` fields take the write's time,
+   * as updatedAt does. The record as it will be is judged (declared checks, `options.judge`) against the
+   * stored one, and written only while that is still what is stored (write-rules.ts).
    */
-  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>, guard?: readonly Condition[], at?: Date): Promise<RecordOf<F> | null>;
+  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>, options?: UpdateOptions): Promise<RecordOf<F> | null>;
   /** True when a record went (with those pointing at it by 'cascade'). */
   delete(id: string, scope: OwnerScope): Promise<boolean>;
 }

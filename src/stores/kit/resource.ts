@@ -2,6 +2,7 @@ import type { SqlMigration } from '../sql/migrations/migration';
 import { accessProblems, OWNER_ACCESS, type ResourceAccess } from './access-policy';
 import { actionProblems, aKind, kindMatches, type ActionDeclaration } from './actions';
 import { refuseMultipleCascadePaths } from './cascade-paths';
+import { checkProblems, checksOf, crossCheckName, inColumns, type CheckDeclaration } from './field-checks';
 import { ruleProblems } from './field-rules';
 import { columnOf, type FieldDefinition, type Fields, type OnDelete, type ReferencedResource } from './fields';
 
@@ -34,6 +35,8 @@ export interface ResourceDeclaration<F extends Fields> {
   actions?: Readonly<Record<string, ActionDeclaration<FieldName<F>>>>;
   /** Who may read and write its records (access-policy.ts); default each user their own (`owner`, `owner`). */
   access?: ResourceAccess;
+  /** Rules across two fields (field-checks.ts): `'endsAt > startsAt'`; each held by the database too. */
+  checks?: readonly CheckDeclaration<FieldName<F>>[];
   /** The relational schema, oldest first: never edit one that has run, add the next. */
   migrations: readonly SqlMigration[];
 }
@@ -45,6 +48,7 @@ export interface Resource<F extends Fields = Fields> extends ResourceDeclaration
   readonly search: readonly FieldName<F>[];
   readonly actions: Readonly<Record<string, ActionDeclaration<FieldName<F>>>>;
   readonly access: ResourceAccess;
+  readonly checks: readonly CheckDeclaration<FieldName<F>>[];
   /** The resources this one points at (their tables must exist first). */
   readonly dependsOn: readonly Resource[];
 }
@@ -61,6 +65,17 @@ const referrers = new Map<string, Referrer[]>();
 /** Who points at records of this resource (declared so far): MongoDB's store enforces their on-delete rules. */
 export function referrersOf(resource: ReferencedResource): readonly Referrer[] {
   return referrers.get(resource.name) ?? [];
+}
+
+/** What is wrong with the declared checks: each one's own, twice the same, or a constraint name PostgreSQL would cut. */
+function crossFieldProblems(declaration: { fields: Fields; table: string; checks?: readonly string[] }): string[] {
+  const texts = declaration.checks ?? [];
+  const problems = texts.flatMap((text) => checkProblems(declaration.fields, text));
+  if (problems.length > 0) return problems;
+  const names = checksOf(declaration).map((check) => crossCheckName(declaration.table, inColumns(check)));
+  if (new Set(names).size !== names.length) problems.push('a check is declared twice');
+  for (const name of names.filter((candidate) => candidate.length > 63)) problems.push(`the constraint ${name} is longer than 63 characters: shorten the table or field names`);
+  return problems;
 }
 
 function check<F extends Fields>(declaration: ResourceDeclaration<F>): void {
@@ -80,7 +95,7 @@ function check<F extends Fields>(declaration: ResourceDeclaration<F>): void {
   for (const name of declaration.search ?? []) {
     if (!['string', 'text'].includes(declaration.fields[name]?.kind ?? '')) throw new Error(`${where}: search '${name}' is not a string or text field`);
   }
-  const problems = [...actionProblems(declaration.fields, declaration.actions ?? {}), ...accessProblems(declaration.access ?? OWNER_ACCESS)];
+  const problems = [...actionProblems(declaration.fields, declaration.actions ?? {}), ...accessProblems(declaration.access ?? OWNER_ACCESS), ...crossFieldProblems(declaration)];
   if (problems.length > 0) throw new Error(`${where}: ${problems.join('; ')}`);
 }
 
@@ -97,6 +112,7 @@ export function defineResource<F extends Fields>(declaration: ResourceDeclaratio
     search: declaration.search ?? [],
     actions: declaration.actions ?? {},
     access: declaration.access ?? OWNER_ACCESS,
+    checks: declaration.checks ?? [],
     get dependsOn() {
       return references.map(([, definition]) => definition.references!.resource() as Resource);
     },

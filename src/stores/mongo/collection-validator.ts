@@ -1,11 +1,13 @@
 import type { Connection } from 'mongoose';
 import { SchemaDriftError } from '../errors';
+import { checksOf, type CheckOperator } from '../kit/field-checks';
 import { hasRules, ruleKeywords, rulesOf } from '../kit/field-rules';
 import { fieldEntries, type Resource } from '../kit/resource';
 
-// A resource's field rules (field-rules.ts) held by MongoDB itself: a `$jsonSchema` validator on its
-// collection (validationAction error, validationLevel strict), so a document written by another program
-// cannot break them either, as the relational engines' CHECK constraints hold them. migrate() sets it
+// A resource's field rules (field-rules.ts) and its checks across fields (field-checks.ts) held by MongoDB
+// itself: a validator of `$jsonSchema` and `$expr` on its collection (validationAction error, validationLevel
+// strict), so a document written by another program cannot break them either, as the relational engines'
+// CHECK constraints hold them. migrate() sets it
 // (createCollection with it, or collMod), after counting the documents a narrowed rule would refuse;
 // checkSchema() compares what the server holds with the declarations.
 
@@ -25,9 +27,32 @@ export function collectionSchema(resource: Resource): JsonSchema | undefined {
   return Object.keys(properties).length === 0 ? undefined : { bsonType: 'object', properties };
 }
 
+const EXPRESSION_OPERATORS: Record<CheckOperator, string> = { '<': '$lt', '<=': '$lte', '>': '$gt', '>=': '$gte', '=': '$eq', '!=': '$ne' };
+
+/**
+ * The `$expr` of a resource's checks across fields: each compares its two fields, or has an optional side
+ * empty (null or missing: `$ifNull` reads both as null), as a relational CHECK lets a null pass.
+ */
+export function collectionExpression(resource: Resource): Record<string, unknown> | undefined {
+  const each = checksOf(resource).map((check) => {
+    const compared = { [EXPRESSION_OPERATORS[check.operator]]: [`$${check.left}`, `$${check.right}`] };
+    const empty = [check.left, check.right].filter((name) => resource.fields[name]!.optional).map((name) => ({ $eq: [{ $ifNull: [`$${name}`, null] }, null] }));
+    return empty.length === 0 ? compared : { $or: [...empty, compared] };
+  });
+  if (each.length === 0) return undefined;
+  return each.length === 1 ? each[0] : { $and: each };
+}
+
+/** The validator of a resource's collection: its fields' rules as `$jsonSchema`, its checks as `$expr` (undefined when it has neither). */
+export function collectionValidator(resource: Resource): JsonSchema | undefined {
+  const [$jsonSchema, $expr] = [collectionSchema(resource), collectionExpression(resource)];
+  if (!$jsonSchema && !$expr) return undefined;
+  return { ...($jsonSchema ? { $jsonSchema } : {}), ...($expr ? { $expr } : {}) };
+}
+
 /** Records the validator a resource's collection must hold (the store calls it as it defines the model). */
 export function declareValidator(connection: Connection, resource: Resource): void {
-  const schema = collectionSchema(resource);
+  const schema = collectionValidator(resource);
   if (!schema) return;
   const known = declared.get(connection) ?? new Map<string, JsonSchema>();
   known.set(resource.table, schema);
@@ -46,8 +71,7 @@ const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringif
  * the documents the new rules refuse (a non-zero count stops, naming it, before anything changes).
  */
 export async function applyValidators(connection: Connection): Promise<void> {
-  for (const [name, $jsonSchema] of declared.get(connection) ?? []) {
-    const validator = { $jsonSchema };
+  for (const [name, validator] of declared.get(connection) ?? []) {
     const current = await collectionOptions(connection, name);
     if (!current.exists) {
       await connection.db!.createCollection(name, { validator, validationAction: 'error', validationLevel: 'strict' });
@@ -63,9 +87,9 @@ export async function applyValidators(connection: Connection): Promise<void> {
 /** Each declared validator the server does not hold as declared (start-up refuses to serve meanwhile). */
 export async function validatorDifferences(connection: Connection): Promise<string[]> {
   const problems: string[] = [];
-  for (const [name, $jsonSchema] of declared.get(connection) ?? []) {
+  for (const [name, validator] of declared.get(connection) ?? []) {
     const current = await collectionOptions(connection, name);
-    if (!sameJson(current.validator, { $jsonSchema })) problems.push(`collection ${name} does not hold the declared rules as its $jsonSchema validator: npm run db:migrate (or a start with MIGRATE_ON_START=true) sets it`);
+    if (!sameJson(current.validator, validator)) problems.push(`collection ${name} does not hold the declared rules as its validator ($jsonSchema, $expr): npm run db:migrate (or a start with MIGRATE_ON_START=true) sets it`);
   }
   return problems;
 }

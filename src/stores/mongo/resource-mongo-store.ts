@@ -12,7 +12,7 @@ import type { Condition, ListQuery } from '../kit/list-query';
 import type { OwnerScope } from '../kit/owner-scope';
 import { fieldEntries, referrersOf, withDefaults, type Resource } from '../kit/resource';
 import type { ResourcePage, ResourceStore } from '../kit/resource-store';
-import { writeUnderRules, type WriteLookups } from '../kit/write-rules';
+import { updateUnderRules, writeUnderRules, type UpdateOptions, type WriteJudge, type WriteLookups } from '../kit/write-rules';
 import { declareValidator } from './collection-validator';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- documents of every resource pass through here */
@@ -158,11 +158,11 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
     return { [path(field)]: { [is === 'greater' ? '$gt' : '$lt']: value } };
   }
 
-  create(ownerId: string, fields: FieldsOf<F>): Promise<RecordOf<F>> {
-    return this.writing(ownerId, undefined, fields as Record<string, unknown>, async () => {
-      const created = await this.model.create({ ...this.withShadows(withDefaults(this.plain, fields as Record<string, unknown>)), ownerId });
-      return this.toRecord(created.toObject() as Document);
-    });
+  create(ownerId: string, fields: FieldsOf<F>, options: { judge?: WriteJudge } = {}): Promise<RecordOf<F>> {
+    const values = withDefaults(this.plain, fields as Record<string, unknown>);
+    const judgement = { stored: null, changed: Object.keys(fields as Record<string, unknown>), judge: options.judge };
+    const write = () => this.context.run(async () => this.toRecord((await this.model.create({ ...this.withShadows(values), ownerId })).toObject() as Document));
+    return writeUnderRules(this.plain, ownerId, undefined, values, this.lookups, write, judgement);
   }
 
   findById(id: string, scope: OwnerScope): Promise<RecordOf<F> | null> {
@@ -195,22 +195,25 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
     );
   }
 
-  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>, guard: readonly Condition[] = [], at = new Date()): Promise<RecordOf<F> | null> {
+  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>, options: UpdateOptions = {}): Promise<RecordOf<F> | null> {
     if (!isId(id)) return Promise.resolve(null);
-    const guarded = guard.map((condition) => this.condition(condition));
-    return this.context.run(async () => {
-      const current = await this.model.findOne(this.scoped(scope, [{ _id: id }, ...guarded])).maxTimeMS(this.context.timeoutMs).lean<Document>().exec();
-      if (!current) return null;
-      return this.writing(String(current.ownerId), id, { ...current, ...(changes as Record<string, unknown>) }, async () => {
-        // updatedAt is `at`, the write's one time (an action's 'now' fields hold the same): mongoose's own timestamp would be another instant.
-        const document = await this.model
-          .findOneAndUpdate(this.scoped(scope, [{ _id: id }, ...guarded]), { $set: { ...this.withShadows(changes as Record<string, unknown>), updatedAt: at } }, { returnDocument: 'after', runValidators: true, timestamps: false })
-          .maxTimeMS(this.context.timeoutMs)
-          .lean<Document>()
-          .exec();
-        return document ? this.toRecord(document) : null;
-      });
+    const guarded = (options.guard ?? []).map((condition) => this.condition(condition));
+    const run = <T>(operation: () => Promise<T>) => this.context.run(operation);
+    return updateUnderRules(this.plain, changes as Record<string, unknown>, options, this.lookups, {
+      read: () => run(async () => this.recordOrNull(await this.model.findOne(this.scoped(scope, [{ _id: id }, ...guarded])).maxTimeMS(this.context.timeoutMs).lean<Document>().exec())),
+      write: (stored, values, updatedAt) =>
+        run(async () => {
+          // The stored updatedAt in the filter: of two writes judged on the same record, one lands, the other reads again.
+          // updatedAt is ours, the write's one time (stamped fields hold the same): mongoose's own timestamp would be another instant.
+          const filter = this.scoped(scope, [{ _id: id, updatedAt: stored.updatedAt }]);
+          const set = { $set: { ...this.withShadows(values), updatedAt } };
+          return this.recordOrNull(await this.model.findOneAndUpdate(filter, set, { returnDocument: 'after', runValidators: true, timestamps: false }).maxTimeMS(this.context.timeoutMs).lean<Document>().exec());
+        }),
     });
+  }
+
+  private recordOrNull(document: Document | null): RecordOf<F> | null {
+    return document ? this.toRecord(document) : null;
   }
 
   delete(id: string, scope: OwnerScope): Promise<boolean> {
@@ -223,11 +226,7 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
     });
   }
 
-  /** The write rules (write-rules.ts), with this family's look-ups; the write itself under the store deadline. */
-  private writing<T>(ownerId: string, id: string | undefined, values: Record<string, unknown>, write: () => Promise<T>): Promise<T> {
-    return writeUnderRules(this.plain, ownerId, id, values, this.lookups, () => this.context.run(write));
-  }
-
+  /** The write rules' look-ups (write-rules.ts) in this family's terms. */
   private readonly lookups: WriteLookups = {
     recordInScope: async (target, id, scope) =>
       (await this.context.run(() => referencedModel(this.context, target).exists({ _id: id, ...scope }).maxTimeMS(this.context.timeoutMs).exec())) !== null,

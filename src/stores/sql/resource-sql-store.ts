@@ -11,7 +11,7 @@ import { builtInKind, type Condition, type ListQuery } from '../kit/list-query';
 import type { OwnerScope } from '../kit/owner-scope';
 import { fieldEntries, withDefaults, type Resource } from '../kit/resource';
 import type { ResourcePage, ResourceStore } from '../kit/resource-store';
-import { writeUnderRules, type WriteLookups } from '../kit/write-rules';
+import { updateUnderRules, writeUnderRules, type UpdateOptions, type WriteJudge, type WriteLookups } from '../kit/write-rules';
 import { boundedCount } from './bounded-count';
 import { defineRecordModel } from './record-model';
 
@@ -218,9 +218,16 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
     return rawValue(builtInKind(name) ?? this.definition(name)?.kind, value);
   }
 
-  create(ownerId: string, fields: FieldsOf<F>): Promise<RecordOf<F>> {
-    return this.writing(ownerId, undefined, fields as Row, () =>
-      this.context.run(async () => this.toRecord(await this.model.create({ ...this.withShadows(withDefaults(this.plain, fields as Row)), id: newId(), ownerId }))),
+  create(ownerId: string, fields: FieldsOf<F>, options: { judge?: WriteJudge } = {}): Promise<RecordOf<F>> {
+    const values = withDefaults(this.plain, fields as Row);
+    return writeUnderRules(
+      this.plain,
+      ownerId,
+      undefined,
+      values,
+      this.lookups,
+      () => this.context.run(async () => this.toRecord(await this.model.create({ ...this.withShadows(values), id: newId(), ownerId }))),
+      { stored: null, changed: Object.keys(fields as Row), judge: options.judge },
     );
   }
 
@@ -249,25 +256,17 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
     );
   }
 
-  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>, guard: readonly Condition[] = [], at = new Date()): Promise<RecordOf<F> | null> {
+  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>, options: UpdateOptions = {}): Promise<RecordOf<F> | null> {
     if (!isId(id)) return Promise.resolve(null);
-    return this.context.run(async () => {
-      const where = this.scoped(scope, [{ id }, ...guard.map((condition) => this.condition(condition))]);
-      const row = await this.model.findOne({ where });
-      if (!row) return null;
-      const current = this.toRecord(row) as Row;
-      return this.writing(String(current.ownerId), id, { ...current, ...(changes as Row) }, async () => {
-        // updatedAt set here too, so it moves even when the changes equal what is stored; `at` is the write's one time.
-        const values = { ...this.withShadows(changes as Row), updatedAt: at };
-        if (guard.length > 0) {
-          // The guard in the UPDATE's own WHERE: of two actions racing, one writes, the other finds nothing (409).
-          const [written] = await this.context.run(() => this.model.update(values, { where, silent: true })); // silent: our updatedAt, not another instant
-          return written === 0 ? null : ({ ...current, ...(changes as Row), updatedAt: values.updatedAt } as RecordOf<F>);
-        }
-        row.set(values);
-        await this.context.run(() => row.save());
-        return this.toRecord(row);
-      });
+    const guard = (options.guard ?? []).map((condition) => this.condition(condition));
+    return updateUnderRules(this.plain, changes as Row, options, this.lookups, {
+      read: () => this.context.run(async () => (await this.readRecords({ where: this.scoped(scope, [{ id }, ...guard]), limit: 1 }))[0] ?? null),
+      write: async (stored, values, updatedAt) => {
+        // The stored updatedAt in the UPDATE's own WHERE: of two writes judged on the same record, one lands, the other reads again.
+        const where = this.scoped(scope, [{ id, updatedAt: stored.updatedAt }]);
+        const [written] = await this.context.run(() => this.model.update({ ...this.withShadows(values), updatedAt }, { where, silent: true })); // silent: our updatedAt
+        return written === 0 ? null : ({ ...stored, ...values, updatedAt } as RecordOf<F>);
+      },
     });
   }
 
@@ -278,11 +277,6 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
       .catch((error: unknown) => {
         throw error instanceof ForeignKeyViolationError ? new ReferencedRecordError(undefined, { cause: error }) : error;
       });
-  }
-
-  /** The write rules (write-rules.ts), with this family's look-ups. */
-  private writing<T>(ownerId: string, id: string | undefined, values: Row, write: () => Promise<T>): Promise<T> {
-    return writeUnderRules(this.plain, ownerId, id, values, this.lookups, write);
   }
 
   private readonly lookups: WriteLookups = {

@@ -1,4 +1,5 @@
 import type { QueryInterface } from 'sequelize';
+import { crossCheckName, parseCheck, type FieldCheck } from '../../kit/field-checks';
 import { allowedInWords, checkConstraintName, type FieldRules } from '../../kit/field-rules';
 
 export { checkConstraintName };
@@ -100,17 +101,10 @@ function constraintPart(queryInterface: QueryInterface, name: string, expression
 
 const isConstraint = (part: string, name: string) => new RegExp(`^CONSTRAINT [\`"[]?${name}[\`"\\]]?\\s`).test(part);
 
-/**
- * Makes the column's CHECK constraint say `rules` (none: no constraint): the old one dropped, the new one
- * added, which refuses while a row breaks it. Run by createResourceTable, addFieldColumns and the
- * migrations `npm run new:field` writes for a rule change (setFieldRules).
- */
-export async function replaceCheckConstraint(queryInterface: QueryInterface, table: string, column: string, rules: FieldRules): Promise<void> {
-  const dialect = queryInterface.sequelize.getDialect();
-  const name = checkConstraintName(table, column);
-  const expression = checkExpression(dialect, queryInterface.quoteIdentifier(column), rules);
+/** Makes the table's constraint `name` say `expression` (none: no constraint), the old one dropped first. */
+async function replaceNamedCheck(queryInterface: QueryInterface, table: string, name: string, expression: string | undefined): Promise<void> {
   const exists = (await checkConstraintsOf(queryInterface, table)).has(name);
-  if (dialect === 'sqlite') {
+  if (queryInterface.sequelize.getDialect() === 'sqlite') {
     if (!exists && !expression) return;
     await rebuildSqlite(queryInterface, table, (parts) => [...parts.filter((part) => !isConstraint(part, name)), ...(expression ? [constraintPart(queryInterface, name, expression)] : [])]);
     return;
@@ -118,6 +112,52 @@ export async function replaceCheckConstraint(queryInterface: QueryInterface, tab
   const quotedTable = queryInterface.quoteIdentifier(table);
   if (exists) await queryInterface.sequelize.query(`ALTER TABLE ${quotedTable} DROP CONSTRAINT ${queryInterface.quoteIdentifier(name)}`);
   if (expression) await queryInterface.sequelize.query(`ALTER TABLE ${quotedTable} ADD ${constraintPart(queryInterface, name, expression)}`);
+}
+
+/**
+ * Makes the column's CHECK constraint say `rules` (none: no constraint): the old one dropped, the new one
+ * added, which refuses while a row breaks it. Run by createResourceTable, addFieldColumns and the
+ * migrations `npm run new:field` writes for a rule change (setFieldRules).
+ */
+export async function replaceCheckConstraint(queryInterface: QueryInterface, table: string, column: string, rules: FieldRules): Promise<void> {
+  const expression = checkExpression(queryInterface.sequelize.getDialect(), queryInterface.quoteIdentifier(column), rules);
+  await replaceNamedCheck(queryInterface, table, checkConstraintName(table, column), expression);
+}
+
+/** A check across two columns (`ends_at > starts_at`) read, or an Error naming it. */
+function columnCheck(text: string): FieldCheck {
+  const check = parseCheck(text);
+  if (!check) throw new Error(`check '${text}': write <column> <op> <column>`);
+  return check;
+}
+
+/** The CHECK expression of a check across columns: a row with either side null passes it, as a CHECK lets an unknown pass. */
+export function crossCheckExpression(queryInterface: QueryInterface, check: FieldCheck): string {
+  return `${queryInterface.quoteIdentifier(check.left)} ${check.operator === '!=' ? '<>' : check.operator} ${queryInterface.quoteIdentifier(check.right)}`;
+}
+
+/** What a check across columns says, however the engine shows it (quotes, brackets, parentheses, spacing, `!=`). */
+export function crossCheckSignature(definition: string): string {
+  return definition.toLowerCase().replace(/^\s*check\b/, '').replace(/[`"[\]()\s]/g, '').replace(/!=/g, '<>');
+}
+
+/**
+ * Adds the CHECK constraint of a check across two columns (`'ends_at > starts_at'`, what `--check` writes) to
+ * a table that may hold rows: the rows breaking it are counted first, and a non-zero count refuses, naming it,
+ * before anything is altered.
+ */
+export async function addFieldCheck(queryInterface: QueryInterface, table: string, text: string): Promise<void> {
+  const check = columnCheck(text);
+  const expression = crossCheckExpression(queryInterface, check);
+  const [row] = await select(queryInterface, `SELECT COUNT(*) AS ${queryInterface.quoteIdentifier('breaking')} FROM ${queryInterface.quoteIdentifier(table)} WHERE NOT (${expression})`);
+  const breaking = Number(row?.breaking ?? 0);
+  if (breaking > 0) throw new Error(`${breaking} row${breaking === 1 ? '' : 's'} of ${table} break ${check.text}: change them first, then run the migration again`);
+  await replaceNamedCheck(queryInterface, table, crossCheckName(table, check), expression);
+}
+
+/** Removes the CHECK constraint of a check across two columns (the down of addFieldCheck, or `--drop-check`). */
+export async function removeFieldCheck(queryInterface: QueryInterface, table: string, text: string): Promise<void> {
+  await replaceNamedCheck(queryInterface, table, crossCheckName(table, columnCheck(text)), undefined);
 }
 
 /** How many rows hold a value the rules refuse (null is the column's nullability's business). */

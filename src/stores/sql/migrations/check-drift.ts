@@ -1,7 +1,8 @@
 import type { QueryInterface } from 'sequelize';
 import { allowedInWords, hasRules, rulesOf, type FieldRules } from '../../kit/field-rules';
 import { fieldEntries, type Resource } from '../../kit/resource';
-import { checkConstraintName, checkConstraintsOf, checkedColumn, checkExpression, checkSignature } from './check-constraints';
+import { checksOf, crossCheckName, inColumns } from '../../kit/field-checks';
+import { checkConstraintName, checkConstraintsOf, checkedColumn, checkExpression, checkSignature, crossCheckExpression, crossCheckSignature } from './check-constraints';
 
 // The start-up comparison of a table's CHECK constraints with its fields' rules (table-drift.ts runs it):
 // each rule the engine can hold has its constraint, saying the same values and bounds (compared by the
@@ -35,11 +36,20 @@ export async function checkDifferences(queryInterface: QueryInterface, resource:
     if (held === undefined) problems.push(`column ${column} has no CHECK constraint ${constraint} (${allowedInWords(rules)}): ${fix(name, rules)}`);
     else if (checkSignature(held) !== checkSignature(expression)) problems.push(`the CHECK constraint ${constraint} says ${held}, the declaration says ${allowedInWords(rules)}: ${fix(name, rules)}`);
   }
+  for (const check of checksOf(resource)) {
+    const constraint = crossCheckName(resource.table, inColumns(check));
+    expected.add(constraint);
+    const held = actual.get(constraint);
+    const command = `npm run new:field -- ${resource.name} --check '${check.text}' writes the migration that adds it`;
+    if (held === undefined) problems.push(`the table has no CHECK constraint ${constraint} (${check.text}): ${command}`);
+    else if (crossCheckSignature(held) !== crossCheckSignature(crossCheckExpression(queryInterface, inColumns(check)))) problems.push(`the CHECK constraint ${constraint} says ${held}, the declaration says ${check.text}`);
+  }
   for (const constraint of actual.keys()) {
     const column = checkedColumn(resource.table, constraint);
     if (column === undefined || expected.has(constraint)) continue;
     const entry = fieldEntries(resource).find(([, , candidate]) => candidate === column);
-    problems.push(`the CHECK constraint ${constraint} is not in the declaration${entry ? `: ${fix(entry[0], {})}` : ''}`);
+    const hint = entry ? `: ${fix(entry[0], {})}` : `: a check taken out of resource.ts is removed by its migration (npm run new:field -- ${resource.name} --drop-check '<rule>')`;
+    problems.push(`the CHECK constraint ${constraint} is not in the declaration${hint}`);
   }
   return problems;
 }

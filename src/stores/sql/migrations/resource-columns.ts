@@ -1,7 +1,7 @@
 import type { ModelAttributeColumnOptions, QueryInterface } from 'sequelize';
 import type { FieldRules } from '../../kit/field-rules';
 import { fold, foldedColumnOf } from '../../kit/fields';
-import { replaceCheckConstraint } from './check-constraints';
+import { addFieldCheck, replaceCheckConstraint } from './check-constraints';
 import { foldForSearch, searchColumnOf } from '../../kit/shadows';
 import { dataTypesOf, millisecondTimestamp } from './column-types';
 import { createListIndexes } from './list-index-steps';
@@ -138,14 +138,15 @@ async function addColumnChecks(queryInterface: QueryInterface, table: string, co
  * Creates a resource's table (createRecordTable: id, owner, timestamps, the owner's list index) with the
  * columns `columns` builds, the index of each reference, each unique key (per owner; addUniqueKey) and the
  * list indexes its sorts and filters need (`indexes`: column lists, as the generator writes them out from
- * the declaration; start-up refuses a table lacking one, see list-index-steps.ts), and the substring index of
- * the search shadows it built (search-index.ts).
+ * the declaration; start-up refuses a table lacking one, see list-index-steps.ts), the substring index of
+ * the search shadows it built (search-index.ts), and the CHECK constraint of each check across columns
+ * (`checks: ['ends_at > starts_at']`, check-constraints.ts).
  */
 export async function createResourceTable(
   queryInterface: QueryInterface,
   table: string,
   columns: (c: ColumnBuilders) => Columns,
-  options: { unique?: readonly (readonly string[])[]; indexes?: readonly (readonly string[])[] } = {},
+  options: { unique?: readonly (readonly string[])[]; indexes?: readonly (readonly string[])[]; checks?: readonly string[] } = {},
 ): Promise<void> {
   const built = columns(await fieldColumns(queryInterface));
   await createRecordTable(queryInterface, table, built);
@@ -154,6 +155,7 @@ export async function createResourceTable(
   for (const key of options.unique ?? []) await addUniqueKey(queryInterface, table, key);
   await createListIndexes(queryInterface, table, options.indexes ?? []);
   await createSearchIndex(queryInterface, table, Object.keys(built).filter((name) => searchShadows.has(built[name]!)));
+  for (const check of options.checks ?? []) await addFieldCheck(queryInterface, table, check);
 }
 
 /**
