@@ -1,4 +1,5 @@
 import { columnOf, foldedColumnOf } from '../../src/stores/kit/fields';
+import { checksNaming } from './check-changes';
 import { SpecError, type FieldSpec } from './field-spec';
 import { checkModuleName, moduleNames } from './spec';
 import { declaredIndexColumns } from './templates';
@@ -51,6 +52,10 @@ export function planColumnChange(root: string, module: string | undefined, field
   const unique = declaredUnique(source);
   const search = declaredList(source, 'search');
   if (declaredActions(source).some((action) => new RegExp(`\\b${fieldName}\\b`).test(action.text))) throw new SpecError(`field '${fieldName}' is used by an action of '${module}': change the action first`);
+  const checked = checksNaming(source, fieldName);
+  if (checked.length > 0 && change.required === undefined) {
+    throw new SpecError(`field '${fieldName}' is in the check ${checked.join(', ')} of '${module}': take it out first (npm run new:field -- ${module} --drop-check '${checked[0]}')`);
+  }
   const folder = `src/modules/${module}/migrations`;
   const number = nextMigrationNumber(root, module!);
   let edited: string;

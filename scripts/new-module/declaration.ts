@@ -6,7 +6,7 @@ import { appendElement, callArgumentObject, insertBefore, namedImports, parse, p
 // its `fields` (each `name: field.<kind>(…)`), its lists (filters, sort, search, unique), its actions and
 // its migrations. Every edit takes the file's text and gives the edited text; the layout of the rest stays.
 
-export type DeclaredList = 'filters' | 'sort' | 'search';
+export type DeclaredList = 'filters' | 'sort' | 'search' | 'checks';
 
 /** A field as declared: `pinned: field.boolean({ optional: true })`, `note: field.reference(() => notesResource, { onDelete: 'cascade' })`. */
 export interface DeclaredField {
@@ -159,6 +159,14 @@ export function withListEntry(source: string, key: DeclaredList, name: string): 
   if (!list) return withProperty(source, key, `[${quoted(declaration.file, name)}]`);
   if (list.elements.some((element) => stringValue(element) === name)) return source;
   return appendElement(source, list, quoted(declaration.file, name));
+}
+
+/** The declaration without one entry of a list (the list gone with its last entry). */
+export function withoutListEntry(source: string, key: DeclaredList, name: string): string {
+  const list = entry(parsed(source), key, ts.isArrayLiteralExpression);
+  const element = list?.elements.find((candidate) => stringValue(candidate) === name);
+  if (!list || !element) return source;
+  return list.elements.length === 1 ? withoutProperty(source, key) : removeElement(source, list, element);
 }
 
 /** Every mention of a field in a list or unique key renamed (`from` → `to`). */

@@ -71,6 +71,7 @@ export function splitArguments(argv: readonly string[], known: readonly string[]
     default: value('--default'),
     read: value('--read'),
     write: value('--write'),
+    check: value('--check'),
   };
   return { positional, dryRun: argv.includes('--dry-run'), options, flags: given };
 }

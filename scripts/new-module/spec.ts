@@ -5,6 +5,7 @@ import { columnOf } from '../../src/stores/kit/fields';
 import { parseAction, type ActionSpec } from './action-spec';
 import { parseDefault, SpecError, type FieldSpec, type FieldType } from './field-spec';
 import { checkRules, readRuleForm } from './rule-forms';
+import { parseChecks } from './check-spec';
 
 export const FIELD_TYPES = ['string', 'text', 'integer', 'number', 'boolean', 'datetime', 'ref:<module>[:cascade]', 'enum:<a,b,c>', 'integer:<min>..<max>', 'number:<min>..<max>', 'string:/<pattern>/', 'string:<minLength>..'] as const;
 
@@ -24,6 +25,8 @@ export interface ModuleSpec {
   firstMigration?: number;
   /** Who may read and write, when not each user their own records. */
   access?: ResourceAccess;
+  /** Checks across fields (`endsAt > startsAt`), as the declaration writes them. */
+  checks: string[];
 }
 
 const MODULE_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
@@ -112,6 +115,8 @@ export interface ModuleOptions {
   /** `--read owner|authenticated|public`, `--write owner|admin|role:<name>`: who may read and write (access-policy.ts). */
   read?: string[];
   write?: string[];
+  /** `--check 'endsAt > startsAt'` (repeatable): a rule across two fields. */
+  check?: string[];
 }
 
 /** The declared access, or undefined for the default (each user their own records); a bad one is a SpecError. */
@@ -167,5 +172,6 @@ export function parseSpec(name: string | undefined, fieldArguments: readonly str
     search,
     actions,
     access: accessOf(options),
+    checks: parseChecks(options.check ?? [], fields),
   };
 }

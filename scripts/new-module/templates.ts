@@ -1,4 +1,5 @@
 import { searchColumnOf } from '../../src/stores/kit/shadows';
+import { inColumns, parseCheck } from '../../src/stores/kit/field-checks';
 import { listIndexColumns } from '../../src/stores/sql/migrations/list-index-steps';
 import { columns, declaration } from './field-types';
 import { literal, type FieldSpec } from './field-spec';
@@ -30,6 +31,7 @@ export function resourceFile(spec: ModuleSpec): string {
   const search = spec.search.length > 0 ? `  search: ${list(spec.search)},\n` : '';
   const actions = spec.actions.length > 0 ? `  actions: {\n${lines(spec.actions.map(actionLine), '    ')}\n  },\n` : '';
   const access = spec.access ? `  access: { read: '${spec.access.read}', write: '${spec.access.write}' },\n` : '';
+  const checks = spec.checks.length > 0 ? `  checks: ${list(spec.checks)},\n` : '';
   return `import { defineResource, field } from '../kit';
 ${references.map((r) => `import { ${r.resource} } from '../${r.module}/resource';\n`).join('')}import { ${n.migration} } from './migrations/${n.migrationFile}';
 
@@ -48,7 +50,7 @@ ${lines(spec.fields.map((f) => `${f.name}: ${declaration(f)},`), '    ')}
   },
 ${unique}  filters: ${list(spec.filters)},
   sort: ${list(spec.sort)},
-${search}${actions}${access}  migrations: [${n.migration}],
+${search}${actions}${access}${checks}  migrations: [${n.migration}],
 });
 `;
 }
@@ -76,6 +78,8 @@ export function migrationFile(spec: ModuleSpec): string {
     ...(spec.unique.length > 0 ? [`unique: [${spec.unique.map((key) => list(key.map(column))).join(', ')}]`] : []),
     // The indexes of its lists (each sort key, each filter with each sort key): derived from the declaration when generated, frozen here.
     `indexes: [\n${lines(declaredIndexColumns(spec).map((columns) => `${list(columns)},`), '        ')}\n      ]`,
+    // Each check across fields in column terms: its CHECK constraint is made with the table.
+    ...(spec.checks.length > 0 ? [`checks: ${list(spec.checks.map((text) => inColumns(parseCheck(text)!).text))}`] : []),
   ];
   const unique = `, {\n      ${options.join(',\n      ')},\n    }`;
   return `import { createResourceTable, type SqlMigration } from '../../kit';
