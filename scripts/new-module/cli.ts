@@ -3,6 +3,7 @@
 // npm run new:field -- <module> <field> --rename <new name> | --drop | --required | --optional [--dry-run]   (column-change.ts)
 // npm run new:field -- <module> <field> --enum a,b | --range 1..5 | --min-length 3 | --pattern <re> | --no-rules   (rule-changes.ts)
 // npm run new:field -- <module> --check '<field> <op> <field>' | --drop-check '…'   (check-changes.ts)
+// npm run new:field -- <module> --read … --write …   (policy-changes.ts)
 // new:module writes a module declared with the kit under src/modules/<name>/ (resource.ts: fields, unique keys,
 // filters, sort keys; its first migration; index.ts), its test file under test/modules/<name>/ (the kit's
 // contract suites) and registers it in src/modules/index.ts. new:field adds a field to such a module: a new
@@ -18,6 +19,7 @@ import { planIndexes } from './indexes';
 import { givesRuleChange, planRuleChange, RULE_OPTIONS, type RuleChange } from './rule-changes';
 import { SpecError } from './field-spec';
 import { planCheckChange } from './check-changes';
+import { planPolicyChange } from './policy-changes';
 import { FIELD_TYPES } from './spec';
 
 const USAGE = {
@@ -37,6 +39,7 @@ const USAGE = {
          npm run new:field -- <module> <field> --rename <new name> | --drop | --required | --optional
          npm run new:field -- <module> <field> --enum <a,b,c> | --range <min>..<max> | --min-length <n> | --pattern <re> | --no-rules
          npm run new:field -- <module> --check '<field> <op> <field>' | --drop-check '<field> <op> <field>'
+         npm run new:field -- <module> --read owner|authenticated|public --write owner|admin|role:<name>
   --filter, --sort: lists may filter / sort by it (its list indexes are written too, in the next migration);
                     with a value, by those fields: --filter severity, --sort rank,createdAt
   --rename, --drop: a migration renaming the column in place / dropping it with its keys, and the declaration edited
@@ -44,6 +47,7 @@ const USAGE = {
   --enum a,b | --range 1..5 | --min-length 3 | --pattern <re> | --no-rules: the field's rules changed (a narrowing is
          refused while rows break it, naming how many); a new field takes them in its form: status:enum:open,closed=open
   --check, --drop-check: a rule across two fields added (refused while rows break it, naming how many) or taken out
+  --read, --write: who may read and write; a module becoming a catalogue has its records made the catalogue's
   e.g.   npm run new:field -- notes dueAt:datetime? --sort ; npm run new:field -- notes pinned --default true
          npm run new:field -- tags name --rename label`,
 };
@@ -85,7 +89,7 @@ export async function main(command: 'module' | 'field', argv: string[]): Promise
   try {
     const { positional, options, dryRun, flags } = splitArguments(
       argv,
-      command === 'module' ? ['--unique', '--filter', '--sort', '--search', '--action', '--from', '--read', '--write', '--check'] : ['--default', '--action', '--from', '--rename', '--check', '--drop-check', ...RULE_OPTIONS],
+      command === 'module' ? ['--unique', '--filter', '--sort', '--search', '--action', '--from', '--read', '--write', '--check'] : ['--default', '--action', '--from', '--rename', '--check', '--drop-check', '--read', '--write', ...RULE_OPTIONS],
       command === 'field' ? ['--filter', '--sort', '--search', '--drop', '--required', '--optional', '--no-rules'] : [],
       command === 'field' ? ['--filter', '--sort', '--search'] : [],
     );
@@ -96,14 +100,17 @@ export async function main(command: 'module' | 'field', argv: string[]): Promise
     const valueOf = (option: string) => (argv.includes(option) ? argv[argv.indexOf(option) + 1] : undefined);
     const rules: RuleChange = { enum: valueOf('--enum'), range: valueOf('--range'), minLength: valueOf('--min-length'), pattern: valueOf('--pattern'), none: flags.has('--no-rules') };
     const check = command === 'field' ? (valueOf('--check') ?? valueOf('--drop-check')) : undefined;
-    const changes = [rename !== undefined, flags.has('--drop'), flags.has('--required'), flags.has('--optional'), givesRuleChange(rules), check !== undefined].filter(Boolean).length;
+    const policy = command === 'field' && (argv.includes('--read') || argv.includes('--write'));
+    const changes = [rename !== undefined, flags.has('--drop'), flags.has('--required'), flags.has('--optional'), givesRuleChange(rules), check !== undefined, policy].filter(Boolean).length;
     const others = listed.filter || listed.sort || listed.search || listed.default !== undefined || (listed.actions ?? []).length > 0;
     if (changes > 1 || (changes === 1 && others)) throw new SpecError('--rename, --drop, --required and --optional go alone, as do a rule change (--enum, --range, --min-length, --pattern, --no-rules) and --check / --drop-check');
-    if (check !== undefined && fields.length > 0) throw new SpecError(`--check and --drop-check name the module only: npm run new:field -- ${name} --check '<field> <op> <field>'`);
+    if ((check !== undefined || policy) && fields.length > 0) throw new SpecError(`--check, --drop-check, --read and --write name the module only: npm run new:field -- ${name} --check '<field> <op> <field>'`);
     const files: PlannedFile[] =
       command === 'module'
         ? plan(process.cwd(), name, fields, options)
-        : check !== undefined
+        : policy
+          ? planPolicyChange(process.cwd(), name, valueOf('--read'), valueOf('--write'))
+          : check !== undefined
           ? planCheckChange(process.cwd(), name, check, argv.includes('--drop-check'))
           : givesRuleChange(rules)
           ? planRuleChange(process.cwd(), name, fieldArgument, rules)

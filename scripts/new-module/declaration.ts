@@ -203,6 +203,19 @@ export function withAction(source: string, action: string): string {
   return appendElement(source, actions, text);
 }
 
+/** The `access` object as written (`{ read: 'authenticated', write: 'admin' }`): each key's string value. */
+export function declaredAccess(source: string): Record<string, string | undefined> {
+  const access = entry(parsed(source), 'access', ts.isObjectLiteralExpression);
+  return Object.fromEntries((access?.properties ?? []).flatMap((property) => (ts.isPropertyAssignment(property) ? [[propertyName(property) ?? '', stringValue(property.initializer)]] : [])));
+}
+
+/** The declaration with a property of the resource object set to `value` (replaced where it is, else added before `migrations`), or removed. */
+export function withResourceProperty(source: string, key: string, value: string | undefined): string {
+  const present = propertyOf(parsed(source).resource, key);
+  if (value === undefined) return withoutProperty(source, key);
+  return present ? replaceNode(source, present.initializer, value) : withProperty(source, key, value);
+}
+
 /** The declaration with one more migration listed, last. */
 export function withMigrationListed(source: string, constant: string): string {
   const list = entry(parsed(source), 'migrations', ts.isArrayLiteralExpression);

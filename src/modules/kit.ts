@@ -34,6 +34,7 @@ export { addSearchColumn, setFieldDefault } from '../stores/sql/migrations/field
 export { dropFieldColumn, renameFieldColumn, restoreFieldColumns } from '../stores/sql/migrations/field-rename-drop';
 export { setFieldRequired } from '../stores/sql/migrations/field-nullability';
 export { addFieldCheck, removeFieldCheck, setFieldRules } from '../stores/sql/migrations/check-constraints';
+export { makeCatalogue } from '../stores/sql/migrations/catalogue-owner';
 export { addListIndexes, createListIndexes, listIndexColumns, removeListIndexes } from '../stores/sql/migrations/list-index-steps';
 export { addSearchIndex, removeSearchIndex } from '../stores/sql/migrations/search-index';
 export { DEFAULT_LIST_SETTINGS, DEFAULT_PAGE_SIZE, MAX_PAGE_OFFSET, MAX_PAGE_SIZE, type ListSettings, type Page, type PageRequest } from '../stores/kit/pagination';

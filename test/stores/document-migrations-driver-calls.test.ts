@@ -22,10 +22,12 @@ interface FakeOptions {
   failures?: Partial<Record<'dropIndex' | 'drop' | 'recordInsert' | 'lockInsert', { code: number }[]>>;
   /** What the lock's takeover (findOneAndUpdate) answers: a document when the holder's lease has run out. */
   takeover?: unknown[];
+  /** What an aggregation (a catalogue's clash count) answers. */
+  clashes?: unknown[];
 }
 
 function fakeConnection(recorded: string[], options: FakeOptions = {}) {
-  const { collections = ['tags'], holding = false, failures = {}, takeover = [] } = options;
+  const { collections = ['tags'], holding = false, failures = {}, takeover = [], clashes = [] } = options;
   const calls: unknown[][] = [];
   const failNext = (method: keyof NonNullable<FakeOptions['failures']>) => {
     const failure = failures[method]?.shift();
@@ -52,6 +54,8 @@ function fakeConnection(recorded: string[], options: FakeOptions = {}) {
     },
     findOneAndUpdate: async (filter: unknown) => (calls.push([name, 'findOneAndUpdate', filter]), takeover.shift() ?? null),
     updateOne: async () => undefined,
+    aggregate: (pipeline: unknown) => ({ toArray: async () => (calls.push([name, 'aggregate', pipeline]), clashes) }),
+    collectionName: name,
     deleteOne: async (filter: { _id: string }) => void calls.push([name, 'deleteOne', filter._id]),
     drop: async () => {
       calls.push([name, 'drop']);
@@ -210,5 +214,18 @@ describe('MongoDB document fills (a field added with a default, a field made sea
     const { connection, calls } = fillingConnection([]);
     await applyDocumentChanges(connection, [searchTitle]);
     expect(calls.map((call) => call[0])).toEqual(['find']);
+  });
+
+  it('makes a collection a catalogue: each unique key checked for values two owners hold, then every document the catalogue’s', async () => {
+    const catalogue: SqlMigration = { name: 'tags-0005-make-catalogue', up: noop, down: noop, documents: { collection: 'tags', catalogue: { unique: [['name']] } } };
+    const { connection, calls } = fakeConnection([]);
+    expect(await applyDocumentChanges(connection, [catalogue])).toEqual([catalogue.name]);
+    expect(calls.filter((call) => call[1] === 'aggregate' || call[1] === 'updateMany')).toEqual([
+      ['tags', 'aggregate', [{ $match: { name: { $ne: null } } }, { $group: { _id: { name: '$name' }, count: { $sum: 1 } } }, { $match: { count: { $gt: 1 } } }, { $limit: 1 }]],
+      ['tags', 'updateMany', { ownerId: { $ne: 'catalogue' } }, { $set: { ownerId: 'catalogue' } }],
+    ]);
+    const clashing = fakeConnection([], { clashes: [{ _id: { name: 'Atlas' }, count: 2 }] });
+    await expect(applyDocumentChanges(clashing.connection, [catalogue])).rejects.toThrow('cannot make tags a catalogue: 2 documents of different owners share {"name":"Atlas"}');
+    expect(clashing.calls.some((call) => call[1] === 'updateMany')).toBe(false);
   });
 });

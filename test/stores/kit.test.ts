@@ -12,6 +12,7 @@ import { ownedRecordSchema } from '../../src/stores/mongo/record-schema';
 import { registeredStores } from '../support/registered-stores';
 import { Sequelize } from 'sequelize';
 import { createRecordTable } from '../../src/stores/sql/migrations/record-table';
+import { resourceStore } from '../../src/stores/kit/resource-definition';
 
 // The engine-independent parts of the store kit. The engines themselves are covered by the contract suites.
 
@@ -195,5 +196,18 @@ describe('defaults, read-only fields, search and actions are checked when declar
     expect(action({ set: { at: 'now' }, access: 'anyone' })).toThrow(/access is 'owner-or-admin' or 'admin'/);
     expect(declare(fields, { actions: { Archive: { set: { at: 'now' } } } })).toThrow(/action 'Archive': names are lower-case words/);
     expect(action({ set: { at: 'now', done: true }, unless: 'done' })).not.toThrow();
+  });
+});
+
+describe('a catalogue and what it points at', () => {
+  it('refuses at start-up a catalogue pointing at records only their owners read, and takes one pointing at a shared resource', () => {
+    const own = defineResource({ name: 'kit-own-tags', table: 'kit_own_tags', modelName: 'KitOwnTag', fields: { name: field.string() }, migrations: [] });
+    const shared = defineResource({ name: 'kit-shared-tags', table: 'kit_shared_tags', modelName: 'KitSharedTag', fields: { name: field.string() }, access: { read: 'authenticated', write: 'owner' }, migrations: [] });
+    const catalogue = (target: Resource) =>
+      defineResource({ name: `kit-cat-${target.name}`, table: `kit_cat_${target.table}`, modelName: `KitCat${target.modelName}`, fields: { tag: field.reference(() => target) }, access: { read: 'authenticated', write: 'admin' }, migrations: [] });
+    expect(() => resourceStore(catalogue(own as unknown as Resource))).toThrow(
+      "resource 'kit-cat-kit-own-tags' is a catalogue (its records are nobody's): its reference 'tag' points at 'kit-own-tags', whose records only their owners read",
+    );
+    expect(() => resourceStore(catalogue(shared as unknown as Resource))).not.toThrow();
   });
 });

@@ -3,6 +3,7 @@ import { missingListIndexes } from '../sql/migrations/list-index-steps';
 import { missingSearchIndex } from '../sql/migrations/search-index';
 import { tableDrift } from '../sql/migrations/table-drift';
 import { SqlResourceStore } from '../sql/resource-sql-store';
+import { isCatalogue, OWNER_ACCESS } from './access-policy';
 import type { StoreDefinition } from './definition';
 import { columnOf, type Fields } from './fields';
 import type { Resource } from './resource';
@@ -12,6 +13,22 @@ import { searchColumnOf } from './shadows';
 const definitions = new WeakMap<Resource, StoreDefinition<unknown>>();
 
 /**
+ * A catalogue's records are nobody's, so a reference of one to records that only their owners read could never
+ * name any (referenceScope): refused when its store is first declared, at start-up, naming both resources.
+ */
+function refuseUnreachableReferences(resource: Resource): void {
+  if (!isCatalogue(resource.access)) return;
+  for (const [name, definition] of Object.entries(resource.fields)) {
+    const target = definition.references?.resource();
+    if (!target || (target.access ?? OWNER_ACCESS).read !== 'owner') continue;
+    throw new Error(
+      `resource '${resource.name}' is a catalogue (its records are nobody's): its reference '${name}' points at '${target.name}', whose records only their owners read, ` +
+        `so it could never name one. Let everyone read ${target.name} (access read authenticated or public), or make ${resource.name} each writer's own (write owner)`,
+    );
+  }
+}
+
+/**
  * The store of a resource, on whichever engine is configured: one definition per resource (the same object
  * for the module that owns it and for those pointing at it), which depends on the stores of the resources it
  * references, so their tables are migrated first and opened with it.
@@ -19,6 +36,7 @@ const definitions = new WeakMap<Resource, StoreDefinition<unknown>>();
 export function resourceStore<F extends Fields>(resource: Resource<F>): StoreDefinition<ResourceStore<F>> {
   const known = definitions.get(resource as unknown as Resource);
   if (known) return known as StoreDefinition<ResourceStore<F>>;
+  refuseUnreachableReferences(resource as unknown as Resource);
   const definition: StoreDefinition<ResourceStore<F>> = {
     name: resource.name,
     migrations: resource.migrations,

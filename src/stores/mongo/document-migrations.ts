@@ -2,6 +2,7 @@ import type { Connection, mongo } from 'mongoose';
 import { fold, foldedNameOf } from '../kit/fields';
 import { foldForSearch, searchNameOf } from '../kit/shadows';
 import { DestructiveMigrationError } from '../errors';
+import { CATALOGUE_OWNER } from '../kit/access-policy';
 import { MIGRATIONS_TABLE, type DocumentChange, type FieldFill, type SqlMigration } from '../sql/migrations/migration';
 import { withDocumentMigrationLock, type LockTiming } from './document-migration-lock';
 
@@ -64,6 +65,22 @@ async function applyChange(connection: Connection, change: DocumentChange): Prom
   await renameFields(collection, rename);
   if (unset.length > 0) await collection.updateMany({ $or: unset.map((name) => ({ [name]: { $exists: true } })) }, { $unset: Object.fromEntries(unset.map((name) => [name, ''])) });
   for (const fill of change.fill ?? []) await fillField(collection, fill);
+  if (change.catalogue) await makeCatalogue(collection, change.catalogue.unique);
+}
+
+/** Every document the catalogue's, after checking that no unique key would clash once they share the owner (as catalogue-owner.ts does). */
+async function makeCatalogue(collection: mongo.Collection, unique: readonly (readonly string[])[]): Promise<void> {
+  for (const key of unique) {
+    const grouped = [
+      { $match: Object.fromEntries(key.map((path) => [path, { $ne: null }])) },
+      { $group: { _id: Object.fromEntries(key.map((path) => [path.replace(/\./g, '_'), `$${path}`])), count: { $sum: 1 } } },
+      { $match: { count: { $gt: 1 } } },
+      { $limit: 1 },
+    ];
+    const [clash] = await collection.aggregate<{ _id: Record<string, unknown>; count: number }>(grouped).toArray();
+    if (clash) throw new Error(`cannot make ${collection.collectionName} a catalogue: ${clash.count} documents of different owners share ${JSON.stringify(clash._id)}, which its unique key (${key.join(', ')}) allows once; make them differ (or delete some), then migrate again`);
+  }
+  await collection.updateMany({ ownerId: { $ne: CATALOGUE_OWNER } }, { $set: { ownerId: CATALOGUE_OWNER } });
 }
 
 /** A default given to the documents without the field (its shadows with it), then a searched field's shadow computed where missing. */

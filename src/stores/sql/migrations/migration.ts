@@ -48,6 +48,8 @@ export interface DocumentChange {
   rename?: Readonly<Record<string, string>>;
   unset?: readonly string[];
   fill?: readonly FieldFill[];
+  /** Every document made the catalogue's (a resource made a catalogue), once no unique key (field paths) would clash. */
+  catalogue?: { unique: readonly (readonly string[])[] };
 }
 
 /**

@@ -18,7 +18,7 @@ function quoting(queryInterface: QueryInterface): { table(name: string): string;
 }
 
 /** One group of rows that already share the key's values, if there is any (rows with an empty column never clash). */
-async function firstDuplicate(queryInterface: QueryInterface, table: string, columns: readonly string[]): Promise<{ row: Record<string, unknown>; count: number } | undefined> {
+export async function firstDuplicate(queryInterface: QueryInterface, table: string, columns: readonly string[]): Promise<{ row: Record<string, unknown>; count: number } | undefined> {
   const quote = quoting(queryInterface);
   const quoted = columns.map((column) => quote.identifier(column));
   const notNull = quoted.map((column) => `${column} IS NOT NULL`).join(' AND ');

@@ -3,10 +3,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-// The generator's checks across fields (scripts/new-module/check-spec.ts, check-changes.ts) in a scratch folder
-// holding the module registry: what new:module writes for `--check` (the declaration and the table's CHECK),
-// what new:field writes to add one or take one out (a migration each, with its down), and what both refuse,
-// writing nothing. The generated suites run on populated engines in CI (scripts/ci/new-module.sh).
+// The generator's checks across fields (scripts/new-module/check-spec.ts, check-changes.ts) and access policy
+// changes (policy-changes.ts) in a scratch folder holding the module registry: what new:module writes for
+// `--check` (the declaration and the table's CHECK), what new:field writes to add one or take one out (a
+// migration each, with its down) or to change who reads and writes, and what they refuse, writing nothing. The
+// generated suites run on populated engines in CI (scripts/ci/new-module.sh).
 
 const root = path.resolve(__dirname, '../..');
 const tsx = path.join(root, 'node_modules/.bin/tsx');
@@ -68,5 +69,24 @@ describe('the generator and checks across fields', () => {
     expect(read('src/modules/bookings/resource.ts')).not.toContain('checks:');
     expect(run(dir, ['bookings', '--drop-check', 'endsAt > startsAt'], 'field').stderr).toContain('bookings declares no such check (its checks: none)');
     expect(run(dir, ['bookings', 'endsAt', '--rename', 'finishesAt'], 'field').status).toBe(0);
+  });
+
+  it('new:field changes who reads and writes: the declaration alone, and a migration making the records the catalogue’s when it becomes one', () => {
+    expect(run(dir, ['rooms', 'name:string', 'capacity:integer:1..500', '--unique', 'name']).status).toBe(0);
+    const resource = () => read('src/modules/rooms/resource.ts');
+    expect(run(dir, ['rooms', '--read', 'authenticated'], 'field').stderr).toBe('');
+    expect(resource()).toContain("  access: { read: 'authenticated', write: 'owner' },\n  migrations: [createRooms],");
+    expect(readdirSync(path.join(dir, 'src/modules/rooms/migrations'))).toEqual(['0001-create-rooms.ts']); // who reads: the routes' business alone
+    expect(run(dir, ['rooms', '--write', 'admin'], 'field').stderr).toBe('');
+    expect(resource()).toContain("  access: { read: 'authenticated', write: 'admin' },");
+    const migration = read('src/modules/rooms/migrations/0002-make-catalogue.ts');
+    expect(migration).toContain("up: (queryInterface) => makeCatalogue(queryInterface, 'rooms', [['name']]),");
+    expect(migration).toContain("documents: { collection: 'rooms', catalogue: { unique: [['name']] } },");
+    expect(resource()).toContain('migrations: [createRooms, makeRoomsCatalogue],');
+    const refused = run(dir, ['rooms', '--read', 'owner'], 'field');
+    expect({ status: refused.status, said: refused.stderr.includes('write admin needs read authenticated or public') }).toEqual({ status: 2, said: true });
+    expect(run(dir, ['rooms', '--write', 'admin'], 'field').stderr).toContain('rooms has --read authenticated --write admin already');
+    expect(run(dir, ['rooms', '--read', 'owner', '--write', 'owner'], 'field').status).toBe(0);
+    expect(resource()).not.toContain('access:'); // the default again; the records stay the catalogue's
   });
 });
