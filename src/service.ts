@@ -8,6 +8,7 @@ import type * as OidcProviders from './auth/oidc/providers';
 import { userStore } from './auth/stores/definitions';
 import { TokenService } from './auth/tokens';
 import type { Config } from './config/config';
+import { SearchTurns } from './http/routing/search-turns';
 import { createApp } from './http/app';
 import { createHttpServer } from './http/http-server';
 import type { RequestState } from './http/routing/route';
@@ -85,6 +86,7 @@ export async function openApp(
     const { metrics, database } = observability(config, connected, stores);
     const services: Services = { config, logger, database, tokens: new TokenService(config.jwt), ...userServices(config, database), lifecycle, metrics };
     services.requestBudget = createRequestBudget(config, logger, lifecycle);
+    if (config.userRateLimit.searchConcurrency > 0) services.searchTurns = new SearchTurns(config.userRateLimit.searchConcurrency);
     if (config.oidc) {
       const directory = await discoverOidc(config.oidc, logger);
       lifecycle.onClose('OpenID Connect discovery', async () => directory.close());

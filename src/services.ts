@@ -1,6 +1,7 @@
 import type { CallerStates } from './auth/caller-states';
 import type { ProviderDirectory } from './auth/oidc/provider-directory';
 import type { OidcProvider } from './auth/oidc/providers';
+import type { SearchTurns } from './http/routing/search-turns';
 import type { RequestBudget } from './auth/request-budget';
 import type { UserStore } from './auth/stores/user-store';
 import type { TokenService } from './auth/tokens';
@@ -25,6 +26,8 @@ export interface Services {
   callers: CallerStates;
   /** The per-user request budget on authenticated routes (USER_RATE_LIMIT_MAX); undefined when off. */
   requestBudget?: RequestBudget;
+  /** Turns for searches across the process, fair between callers (SEARCH_CONCURRENCY_MAX); undefined when off. */
+  searchTurns?: SearchTurns;
   lifecycle: Lifecycle;
   /** Prometheus metrics when METRICS_PORT is set; otherwise `metricsOff`, whose calls do nothing. */
   metrics: Metrics;

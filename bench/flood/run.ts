@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Sequelize } from 'sequelize';
-import { loadConfig } from '../../src/config/config';
+import { loadConfig, type Config } from '../../src/config/config';
 import { modules as registeredModules } from '../../src/modules';
 import { startService, type RunningService } from '../../src/service';
 import { ServerProcess } from '../child-process';
@@ -14,29 +14,38 @@ import { analyze, seedNotes } from '../scale/seed';
 import type { ScaleEngine } from '../scale/settings';
 import { benchNotes, benchNotesModule } from '../scale/notes-resource';
 
-// `npm run bench:flood`: does one signed-in user flooding the service with searches starve another user?
-// Per engine (FLOOD_ENGINES: sqlite, postgres from TEST_POSTGRES_URL), the real service in its own process
-// (bench/flood/service.ts) and the flooding client in another (bench/flood/flooder.ts), so neither the service's
-// event loop nor the sampler's here waits on the flood's client work, with the service's default budgets
-// (USER_RATE_LIMIT_*, USER_CONCURRENCY_MAX, DATABASE_TIMEOUT: settable as usual), over real HTTP. One user owns
-// FLOOD_ROWS notes, another 1,000. The other user's first page is timed FLOOD_SAMPLES times alone ("quiet"),
-// then again while the first runs FLOOD_LOOPS loops of `?q=<a term no title holds>` back to back, each
-// loop sending its next request when the last is answered (whatever the status: a flood does not back off).
-// Prints the other user's p50 / max in both phases, their ratio, and what the flood was answered.
+// `npm run bench:flood`: do signed-in users flooding the service with searches starve another user?
+// Per engine (FLOOD_ENGINES: sqlite, postgres from TEST_POSTGRES_URL, mysql from TEST_MYSQL_URL), the real
+// service in its own process (bench/flood/service.ts) and the flooding clients in another
+// (bench/flood/flooder.ts), so neither the service's event loop nor the sampler's here waits on the flood's
+// client work, with the service's default budgets (USER_RATE_LIMIT_*, USER_CONCURRENCY_MAX,
+// SEARCH_CONCURRENCY_MAX, DATABASE_TIMEOUT: settable as usual), over real HTTP. Three flooding users own
+// FLOOD_ROWS notes each, another 1,000. For each scenario (one account running 20 loops, three accounts 8 each;
+// a letter term no title holds, and `---`, which no trigram serves) the other user's first page is timed
+// FLOOD_SAMPLES times alone ("quiet"), then again while the accounts run their loops of `?q=<term>` back to
+// back, each loop sending its next request when the last is answered (whatever the status: a flood does not
+// back off). Prints the other user's p50 / max in both phases, their ratio, and what the flood was answered.
 
 const env = process.env;
-const ENGINES = (env.FLOOD_ENGINES ?? 'sqlite,postgres').split(',').map((engine) => engine.trim()) as ScaleEngine[];
+const ENGINES = (env.FLOOD_ENGINES ?? 'sqlite,postgres,mysql').split(',').map((engine) => engine.trim()) as ScaleEngine[];
 const ROWS = Number(env.FLOOD_ROWS ?? 200_000);
-const LOOPS = Number(env.FLOOD_LOOPS ?? 20);
 const SAMPLES = Number(env.FLOOD_SAMPLES ?? 30);
 const PAGE = '/api/notes?limit=20';
-const FLOOD = '/api/notes?limit=20&q=qqqqxz';
+/** Who floods, how, and with what: one account's 20 loops and three accounts' 8, a letter term and one without letters. */
+const SCENARIOS = [
+  { accounts: 1, loops: 20, term: 'qqqqxz' },
+  { accounts: 1, loops: 20, term: '---' },
+  { accounts: 3, loops: 8, term: 'qqqqxz' },
+  { accounts: 3, loops: 8, term: '---' },
+] as const;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
 
-/** The service's settings from the environment (USER_RATE_LIMIT_MAX, DATABASE_TIMEOUT…), production mode. */
+/** The service's settings from the environment (USER_CONCURRENCY_MAX, DATABASE_TIMEOUT…), production mode. */
 function serviceEnv(url: string): NodeJS.ProcessEnv {
-  return { ...env, NODE_ENV: 'production', JWT_SECRET: randomBytes(48).toString('base64url'), REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64url'), DATABASE_URL: url, USER_STORE: 'database', LOG_LEVEL: 'info', COOKIE_SECURE: 'false' };
+  // The request budget off unless set: every flood request then reaches the store, the worst the turns must hold
+  // (with it, 600 a minute an account, a flood is soon answered 429 without touching the database).
+  return { USER_RATE_LIMIT_MAX: '0', ...env, NODE_ENV: 'production', JWT_SECRET: randomBytes(48).toString('base64url'), REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64url'), DATABASE_URL: url, USER_STORE: 'database', LOG_LEVEL: 'info', COOKIE_SECURE: 'false' };
 }
 
 /** The service in this process, to migrate the database and create the two users; stopped before the measurement. */
@@ -63,11 +72,11 @@ async function sample(baseUrl: string, authorization: string): Promise<{ times: 
 }
 
 /**
- * Runs `work` while the flooding user's LOOPS loops (flooder.ts, a process of its own) run against the service,
+ * Runs `work` while the flooding accounts' loops (flooder.ts, a process of its own) run against the service,
  * one second after they start; answers what `work` gave, the statuses the flood was answered, and how long it
  * ran. The flooding client is stopped, and killed if it has not gone, whatever happens.
  */
-async function whileFlooded<T>(baseUrl: string, authorization: string, work: () => Promise<T>): Promise<{ result: T; statuses: Map<number, number>; seconds: number }> {
+async function whileFlooded<T>(baseUrl: string, flood: { path: string; authorizations: string[]; loops: number }, work: () => Promise<T>): Promise<{ result: T; statuses: Map<number, number>; seconds: number }> {
   const flooder = fork(join(__dirname, 'flooder.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const message = <M>(): Promise<M> =>
     new Promise((resolve, reject) => {
@@ -77,7 +86,7 @@ async function whileFlooded<T>(baseUrl: string, authorization: string, work: () 
   try {
     const started = performance.now();
     const floodStarted = message<{ started: true }>();
-    flooder.send({ baseUrl, path: FLOOD, authorization, loops: LOOPS });
+    flooder.send({ baseUrl, ...flood });
     await floodStarted;
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const result = await work();
@@ -90,35 +99,49 @@ async function whileFlooded<T>(baseUrl: string, authorization: string, work: () 
   }
 }
 
+/** The engine's database: a file on SQLite, the given empty database elsewhere. */
+function engineUrl(engine: ScaleEngine, scratch: string): string {
+  if (engine === 'sqlite') return `sqlite:${join(scratch, 'flood.sqlite')}`;
+  const url = engine === 'postgres' ? env.TEST_POSTGRES_URL : env.TEST_MYSQL_URL;
+  if (!url) throw new Error(`${engine}: ${engine === 'postgres' ? 'TEST_POSTGRES_URL' : 'TEST_MYSQL_URL'} is not set (an empty database)`);
+  return url;
+}
+
+/** One scenario: the other user's page quiet, then under the accounts' loops; one line of figures. */
+async function measure(engine: ScaleEngine, baseUrl: string, other: string, flooders: string[], scenario: (typeof SCENARIOS)[number], config: Config): Promise<void> {
+  const quiet = await sample(baseUrl, other);
+  const flood = { path: `/api/notes?limit=20&q=${encodeURIComponent(scenario.term)}`, authorizations: flooders.slice(0, scenario.accounts), loops: scenario.loops };
+  const { result: loaded, statuses, seconds } = await whileFlooded(baseUrl, flood, () => sample(baseUrl, other));
+  const answered = [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ');
+  const [q, l] = [median(quiet.times), median(loaded.times)];
+  const limits = `USER_CONCURRENCY_MAX ${config.userRateLimit.concurrency}, SEARCH_CONCURRENCY_MAX ${config.userRateLimit.searchConcurrency}`;
+  console.log(
+    `${engine}: ${scenario.accounts} account${scenario.accounts === 1 ? '' : 's'} × ${scenario.loops} loops of q=${scenario.term}: other user's page quiet p50 ${q.toFixed(1)} ms (max ${Math.max(...quiet.times).toFixed(1)}, non-200 ${quiet.failed}); ` +
+      `flooded p50 ${l.toFixed(1)} ms (max ${Math.max(...loaded.times).toFixed(1)}, non-200 ${loaded.failed}): ×${(l / q).toFixed(2)}; flood answered ${answered} in ${seconds.toFixed(1)} s; ${ROWS} rows an account, ${limits}`,
+  );
+}
+
 async function floodEngine(engine: ScaleEngine, scratch: string): Promise<void> {
-  const url = engine === 'sqlite' ? `sqlite:${join(scratch, 'flood.sqlite')}` : env.TEST_POSTGRES_URL;
-  if (!url) throw new Error('postgres: TEST_POSTGRES_URL is not set (an empty database)');
+  const url = engineUrl(engine, scratch);
   const settings = serviceEnv(url);
   const setup = await setUp(settings);
   const config = setup.services.config;
   const sequelize = engine === 'sqlite' ? new Sequelize({ dialect: 'sqlite', storage: url.slice('sqlite:'.length), logging: false }) : new Sequelize(url, { logging: false, pool: { max: 1 } });
   let service: ServerProcess | undefined;
   try {
-    const floodingUser = await signIn(setup, `flooder-${Date.now()}@bench.test`);
+    const flooders = [];
+    for (let i = 0; i < 3; i += 1) flooders.push(await signIn(setup, `flooder-${i}-${Date.now()}@bench.test`));
     const other = await signIn(setup, `other-${Date.now()}@bench.test`);
     await setup.stop();
-    await seedNotes(sequelize, engine, 'notes', floodingUser.id, ROWS, 0);
-    await seedNotes(sequelize, engine, 'notes', other.id, 1_000, 1);
+    for (const [index, flooder] of flooders.entries()) await seedNotes(sequelize, engine, 'notes', flooder.id, ROWS, index);
+    await seedNotes(sequelize, engine, 'notes', other.id, 1_000, flooders.length);
     await sequelize.query('UPDATE notes SET title_search = lower(title)'); // the shadow the store keeps (titles are plain lower-case words)
     await analyze(sequelize, engine, 'notes');
     // The same secrets as the set-up's service: the tokens it signed stay valid.
     service = await ServerProcess.start('flood service', { script: join(__dirname, 'service.ts'), env: settings, stdout: 'ignore', nodeFlags: ['--import', 'tsx'], startTimeoutMs: 120_000 });
     const baseUrl = `http://127.0.0.1:${service.port}`;
     for (let i = 0; i < 3; i += 1) await get(baseUrl, PAGE, other.authorization);
-    const quiet = await sample(baseUrl, other.authorization);
-    const { result: loaded, statuses, seconds } = await whileFlooded(baseUrl, floodingUser.authorization, () => sample(baseUrl, other.authorization));
-    const answered = [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ');
-    const [q, l] = [median(quiet.times), median(loaded.times)];
-    console.log(
-      `${engine}: other user's page quiet p50 ${q.toFixed(1)} ms (max ${Math.max(...quiet.times).toFixed(1)}, non-200 ${quiet.failed}); ` +
-        `under ${LOOPS} search loops p50 ${l.toFixed(1)} ms (max ${Math.max(...loaded.times).toFixed(1)}, non-200 ${loaded.failed}): ×${(l / q).toFixed(2)}; ` +
-        `flood answered ${answered} in ${seconds.toFixed(1)} s; ${ROWS} rows, USER_RATE_LIMIT_MAX ${config.userRateLimit.max}, USER_CONCURRENCY_MAX ${config.userRateLimit.concurrency}, DATABASE_TIMEOUT ${config.database.timeoutMs} ms`,
-    );
+    for (const scenario of SCENARIOS) await measure(engine, baseUrl, other.authorization, flooders.map((flooder) => flooder.authorization), scenario, config);
   } finally {
     if (engine !== 'sqlite') {
       // Leaves the database as it was given: the table and the record of its migration, so the next run creates it again.
@@ -135,7 +158,7 @@ async function main(): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), 'flood-'));
   try {
     for (const engine of ENGINES) {
-      log(`${engine}: seeding ${ROWS} + 1000 notes…`);
+      log(`${engine}: seeding 3 × ${ROWS} + 1000 notes…`);
       await floodEngine(engine, scratch);
     }
   } finally {

@@ -65,6 +65,7 @@ function searchKinds(base: string): PageKind[] {
     { id: 'q-none', title: `?q= in no row ('${SEARCH_TERMS.none}')`, path: q(SEARCH_TERMS.none) },
     { id: 'q-rare', title: `?q= in one row of 10^4 ('${SEARCH_TERMS.oneIn10k}')`, path: q(SEARCH_TERMS.oneIn10k) },
     { id: 'q-short', title: `?q= of 2 characters, in no row ('${SEARCH_TERMS.short}')`, path: q(SEARCH_TERMS.short) },
+    { id: 'q-symbols', title: `?q= of symbols only, no trigram, in no row ('${SEARCH_TERMS.symbols}')`, path: q(SEARCH_TERMS.symbols) },
     { id: 'q-none-count', title: `?q= in no row, with ?count=true`, path: `${q(SEARCH_TERMS.none)}&count=true` },
     { id: 'q-rare-count', title: `?q= in one row of 10^4, with ?count=true`, path: `${q(SEARCH_TERMS.oneIn10k)}&count=true` },
   ];

@@ -76,7 +76,7 @@ const DIALECTS: Record<ScaleEngine, Dialect> = {
  * with `scale bench`; each holds `ref <n, 7 digits>,` (one row per owner: the middle one of the smallest);
  * one row in 10^4 (n a multiple of 10,000) holds `kingfisher`; nothing holds `quokka`.
  */
-export const SEARCH_TERMS = { everyRow: 'scale bench', oneRow: 'ref 0000500,', none: 'quokka', oneIn10k: 'kingfisher', short: 'zq' } as const;
+export const SEARCH_TERMS = { everyRow: 'scale bench', oneRow: 'ref 0000500,', none: 'quokka', oneIn10k: 'kingfisher', short: 'zq', symbols: '---' } as const;
 
 /**
  * The row expressions shared by both tables, over `n` (1..count) and `h` (its hash): created_at in epoch

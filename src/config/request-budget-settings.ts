@@ -10,11 +10,16 @@ export interface RequestBudgetSettings {
   exemptRoles: string[];
   /** Requests of one user that run at once in a process (USER_CONCURRENCY_MAX); 0: no limit. */
   concurrency: number;
+  /** Searches (`?q=`) of all callers that run at once in a process (SEARCH_CONCURRENCY_MAX); 0: no limit. */
+  searchConcurrency: number;
 }
 
 /** Requests of one user at once by default: 4 of a pool's 10 connections; on SQLite's one connection, 1. */
 const CONCURRENCY_POOLED = 4;
 const CONCURRENCY_ONE_CONNECTION = 1;
+/** Searches at once by default: 2 of a pool's 10 connections (the flood bench: as many searches answered as with 4, another user's page twice as fast), the other 8 kept for everything else; on SQLite, 1. */
+const SEARCHES_POOLED = 2;
+const SEARCHES_ONE_CONNECTION = 1;
 
 /**
  * Read by loadConfig. On by default (600 per minute: ten a second, far above what a person's client sends;
@@ -35,5 +40,6 @@ export function requestBudgetSettings(env: Env, roles: readonly string[], store:
     windowMs: timerMs(env, 'USER_RATE_LIMIT_WINDOW', '1m'),
     exemptRoles,
     concurrency: integer(env, 'USER_CONCURRENCY_MAX', testing ? 0 : store.oneConnection ? CONCURRENCY_ONE_CONNECTION : CONCURRENCY_POOLED, 0, 10_000),
+    searchConcurrency: integer(env, 'SEARCH_CONCURRENCY_MAX', testing ? 0 : store.oneConnection ? SEARCHES_ONE_CONNECTION : SEARCHES_POOLED, 0, 10_000),
   };
 }

@@ -25,13 +25,13 @@ export function resourceModule<F extends Fields>(
   options: { description?: string; routes?: (store: ResourceStore<F>) => AnyRoute[]; checkWrite?: WriteCheck<F> } = {},
 ): ModuleFactory {
   const store = resourceStore(resource);
-  return defineModule([store], ({ database, config, users }) => {
+  return defineModule([store], ({ database, config, users, searchTurns }) => {
     const opened = database.store(store);
     return {
       name: resource.name,
       description: options.description ?? `The ${resource.name.replace(/-/g, ' ')}: ${policyWords(resource.access)}`,
       // ?include= reads the referenced resources' stores (opened with this one: they are its dependencies) and those of mounted join modules.
-      routes: [...resourceRoutes(resource, opened, { lists: config.lists, storeOf: (target) => database.store(resourceStore(target)), users }, options.checkWrite), ...(options.routes?.(opened) ?? [])],
+      routes: [...resourceRoutes(resource, opened, { lists: config.lists, storeOf: (target) => database.store(resourceStore(target)), users, searchTurns }, options.checkWrite), ...(options.routes?.(opened) ?? [])],
     };
   });
 }

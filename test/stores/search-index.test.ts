@@ -70,5 +70,30 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
       expect(await missingSearchIndex(queryInterface, 'si_notes', ['title_search'])).toEqual(['title_search']);
       await expect(sql().checkSchema()).rejects.toBeInstanceOf(SchemaDriftError);
     });
+
+    (postgres ? it : it.skip)('asks the index only for a term with three letters or digits in a row that a short walk of the page did not find', async () => {
+      const store = sql().store(resourceStore(legacy));
+      const owner = `owner-probe-${Date.now()}`;
+      for (let i = 0; i < 30; i += 1) await store.create(owner, { title: `Note ${i} -- x` });
+      const sequelize = sql().queryInterface().sequelize;
+      const asked: string[] = [];
+      const query = sequelize.query.bind(sequelize);
+      const spy = jest.spyOn(sequelize, 'query').mockImplementation(((text: string, options: never) => (asked.push(String(text)), query(text, options))) as never);
+      const list = async (search: string) => {
+        asked.length = 0;
+        const page = await store.list({ ownerId: owner }, { where: [], sort: [], limit: 5, offset: 0, search });
+        return { found: page.items.length, walked: asked.filter((text) => text.includes('CASE WHEN')).length, indexed: asked.filter((text) => /WHERE .*title_search" LIKE/.test(text)).length };
+      };
+      try {
+        // In every row: one read of the order finds the page. In one row: that read falls short, the index finds it.
+        expect(await list('note')).toEqual({ found: 5, walked: 1, indexed: 0 });
+        expect(await list('note 17')).toEqual({ found: 1, walked: 1, indexed: 1 });
+        // No three letters or digits in a row (`--`, `x`): pg_trgm has no trigram to look up, so the walk alone answers.
+        expect(await list('-- x')).toMatchObject({ found: 5, indexed: 0 });
+        expect(await list('---')).toMatchObject({ found: 0, indexed: 0 });
+      } finally {
+        spy.mockRestore();
+      }
+    });
   });
 }

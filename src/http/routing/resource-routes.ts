@@ -21,6 +21,7 @@ import { idParams, pageSchema } from './record-schemas';
 import { createBodySchema, listQuerySchema, recordSchema, updateBodySchema } from './resource-schemas';
 import { route, type AnyRoute, type ErrorResponses, type RequestState } from './route';
 import { writeJudge, type WriteCheck } from './write-check';
+import { inSearchTurn, type SearchTurns } from './search-turns';
 
 // The CRUD of a resource, written once for every module the generator makes: create, list (filters, sort,
 // offset or cursor), read, change and delete, each record visible to its owner only (all of them to role
@@ -62,6 +63,8 @@ export interface ResourceRouteServices {
   lists: ListSettings;
   storeOf: StoreOf;
   users: Pick<UserStore, 'findById'>;
+  /** Turns for searches across the process (search-turns.ts): a list with `?q=` takes one. */
+  searchTurns?: SearchTurns;
 }
 
 /** Whether a resource's store is opened with this database (a join module mounted). */
@@ -84,7 +87,7 @@ function words(access: ResourceAccess) {
 }
 
 /** The five routes under /api/<resource.name>, and one per declared action; `checkWrite`, the module's own check of each write. */
-export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, { lists, storeOf, users }: ResourceRouteServices, checkWrite?: WriteCheck<F>): AnyRoute[] {
+export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, { lists, storeOf, users, searchTurns }: ResourceRouteServices, checkWrite?: WriteCheck<F>): AnyRoute[] {
   const plain = resource as unknown as Resource;
   const { access } = plain;
   const allowed = routeAccess(access);
@@ -133,7 +136,10 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
         const query = ctx.query as Record<string, unknown>;
         const include = readInclude(includes, query.include);
         const caller = callerIf(ctx);
-        const page = await store.list(listScope(access, caller, query), readListQuery(plain, query, lists));
+        const listed = readListQuery(plain, query, lists);
+        const read = () => store.list(listScope(access, caller, query), listed);
+        // A search takes a turn shared by all callers, in a round between them; a public read's caller is its address.
+        const page = listed.search === undefined ? await read() : await inSearchTurn(searchTurns, caller?.id ?? `ip:${ctx.ip}`, read);
         return withIncluded(page, include, scopes(caller), storeOf);
       },
     }),

@@ -15,11 +15,24 @@ export interface ListReader<Row> {
   count(upTo: number): Promise<number>;
   /** Given when the list searches with a term no index of the engine serves: the page is a bounded walk (search-walk.ts). */
   searchScan?: SearchScan<Row>;
+  /**
+   * Given when an index serves the term: the page is first looked for in a short walk of the list's order (a
+   * term most records hold fills it there, where the index would hand over every match to be sorted), and
+   * read through the index only when that walk falls short.
+   */
+  searchProbe?: SearchScan<Row>;
 }
+
+/** The rows a probe examines: twice the page, one read (a term in half the records fills it). */
+const probeRows = (limit: number) => 2 * (limit + 1);
 
 export async function listPage<R extends object>(query: ListQuery, nullable: (field: string) => boolean, reader: ListReader<R>): Promise<ResourcePage<R>> {
   const order = withTiebreak(query.sort);
   if (reader.searchScan && query.search !== undefined) return searchWalkPage(query, order, nullable, reader.searchScan);
+  if (reader.searchProbe && query.search !== undefined && query.countUpTo === undefined && (query.after || query.offset === 0)) {
+    const probed = await searchWalkPage({ ...query, scanLimit: probeRows(query.limit) }, order, nullable, reader.searchProbe);
+    if (probed.scanCapped !== true) return probed; // the page, whole: its matches found, or the list ended
+  }
   const wanted = query.limit + 1; // one more tells whether a next page exists
   const page =
     query.after || query.offset === 0

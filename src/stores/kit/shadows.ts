@@ -34,12 +34,14 @@ export function foldForSearch(value: string): string {
   return value.normalize('NFD').toLowerCase().replace(/\p{M}/gu, '').normalize('NFC');
 }
 
-/** The shortest folded term a trigram index (PostgreSQL pg_trgm, SQLite FTS5 trigram) serves: shorter ones are walked within the scan limit. */
-export const TRIGRAM_LENGTH = 3;
-
-/** Whether a trigram index can serve `?q=text`: its folded text holds at least one trigram. */
+/**
+ * Whether a trigram index can serve `?q=text`: its folded text holds a run of TRIGRAM_LENGTH letters or digits.
+ * pg_trgm takes trigrams from the words of a pattern, letters and digits only (others separate words), and
+ * which letters count depends on the database's LC_CTYPE: ASCII ones always do. A term without such a run
+ * (`---`, `a-b`, emoji, two letters) would read every row the index holds: it is walked within the scan limit.
+ */
 export function trigramsServe(text: string): boolean {
-  return [...foldForSearch(text)].length >= TRIGRAM_LENGTH;
+  return /[a-z0-9]{3}/.test(foldForSearch(text));
 }
 
 export interface Shadow {

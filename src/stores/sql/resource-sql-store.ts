@@ -251,7 +251,7 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
         },
         // Counted by the database over at most `upTo` rows of the list's index, not a COUNT of the whole owner.
         count: (upTo) => boundedCount(this.model, this.scoped(scope, filtered), upTo),
-        ...(walked ? { searchScan: this.searchScan(scope, conditions, query.search!) } : {}),
+        ...(query.search === undefined ? {} : { [walked ? 'searchScan' : 'searchProbe']: this.searchScan(scope, conditions, query.search) }),
       }),
     );
   }
