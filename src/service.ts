@@ -13,7 +13,8 @@ import { createApp } from './http/app';
 import { createHttpServer } from './http/http-server';
 import type { RequestState } from './http/routing/route';
 import { Lifecycle } from './lifecycle/lifecycle';
-import { releaseStartUpMemory } from './lifecycle/release-start-up-memory';
+import { IDLE_RELEASE_MS, IdleMemoryRelease } from './lifecycle/idle-memory-release';
+import { releaseMemory } from './lifecycle/release-memory';
 import type { Logger } from './logger';
 import { modules as registeredModules } from './modules';
 import { selectUserStore } from './modules/auth/user-store';
@@ -73,6 +74,12 @@ export async function openApp(
   modules: readonly ModuleFactory[],
 ): Promise<{ app: Koa<RequestState>; services: Services }> {
   const lifecycle = new Lifecycle();
+  if (config.env === 'production') {
+    // After a burst of sign-ins, once it is over, what it grew is given back as at start-up (idle-memory-release.ts).
+    const idle = new IdleMemoryRelease(releaseMemory, IDLE_RELEASE_MS, (ms) => logger.debug({ ms: Math.round(ms) }, 'memory released after sign-ins'));
+    lifecycle.heavyWork = idle;
+    lifecycle.onClose('memory release after sign-ins', () => idle.close());
+  }
   const stores = storesOf(modules);
   // The guards read the users' current state on every authenticated route, whichever modules are mounted.
   if (config.userStore === 'database' && !stores.includes(userStore)) stores.unshift(userStore);
@@ -104,7 +111,7 @@ export async function startService(config: Config, logger: Logger, options: Star
   const { app, services } = await openApp(config, logger, options.modules ?? registeredModules);
   // A production process idles long after start-up: give back what start-up's burst left (once, before
   // serving, so no request waits for it). Tests and development start services often and need not.
-  if (config.env === 'production') logger.debug({ ms: Math.round(releaseStartUpMemory()) }, 'start-up memory released');
+  if (config.env === 'production') logger.debug({ ms: Math.round(releaseMemory()) }, 'start-up memory released');
   const server = createHttpServer(app);
 
   try {

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import type { BurstActivity } from '../lifecycle/lifecycle';
 
 // At most `concurrency` argon2 computations at once, the rest waiting in a bounded queue.
 //
@@ -29,6 +30,8 @@ export class HashQueue {
   constructor(
     readonly concurrency: number,
     readonly maxQueued: number,
+    /** Told as each computation starts and ends (the memory release after a burst: idle-memory-release.ts). */
+    private readonly activity?: BurstActivity,
   ) {
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be a whole number ≥ 1');
     if (!Number.isInteger(maxQueued) || maxQueued < 0) throw new RangeError('maxQueued must be a whole number ≥ 0');
@@ -48,9 +51,11 @@ export class HashQueue {
     } else {
       this.running++;
     }
+    this.activity?.started();
     try {
       return await task();
     } finally {
+      this.activity?.ended();
       const next = this.waiting.shift();
       if (next) next(); // hand the slot over directly, so a new arrival cannot overtake the queue
       else this.running--;

@@ -2,6 +2,12 @@ import type { Logger } from '../logger';
 
 type Closer = () => Promise<void> | void;
 
+/** Told when a burst's unit of work starts and ends (password hashes: idle-memory-release.ts in production). */
+export interface BurstActivity {
+  started(): void;
+  ended(): void;
+}
+
 /**
  * Process-wide run state. Readiness turns 503 once shutdown has begun; resources opened at start-up
  * (database, Redis, timers) register a closer here and are closed in reverse order of opening.
@@ -9,6 +15,8 @@ type Closer = () => Promise<void> | void;
 export class Lifecycle {
   private stopping = false;
   private readonly closers: { name: string; close: Closer }[] = [];
+  /** Who is told when memory-heavy work (a password hash) starts and ends, if anyone. */
+  heavyWork?: BurstActivity;
 
   get shuttingDown(): boolean {
     return this.stopping;

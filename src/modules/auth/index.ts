@@ -56,7 +56,7 @@ import { authRoutes } from './routes';
  */
 export const authModule = defineModule([userStore, refreshTokenStore, accountTokenStore, mfaStore, identityStore, passkeyStore, signInMethodStore], (services) => {
   const { config, logger, database, tokens, lifecycle, users, callers } = services;
-  const hasher = new PasswordHasher(undefined, new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.maxQueued));
+  const hasher = new PasswordHasher(undefined, new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.maxQueued, lifecycle.heavyWork));
   const sessions = new RefreshSessions(tokens, database.store(refreshTokenStore), config.refreshRotation);
   const events = new AuthEvents(logger, config.jwt.accessSecret);
   if (services.metrics.enabled) events.subscribe(countAuthEvents(services.metrics.auth));

@@ -6,7 +6,8 @@ import { runInNewContext } from 'node:vm';
 // semi-space) and keeps it committed, with the old generation's garbage, while the process idles: nothing
 // allocates, so its memory reducer, which waits for a low allocation rate it measures only at collections,
 // never runs. One memory-reducing collection once start-up is done gives that back (~18 MiB of RSS on
-// SQLite, docs/performance.md "Memory"); under load the young generation grows again as it needs.
+// SQLite, docs/performance.md "Memory"); under load the young generation grows again as it needs, and the
+// same collection gives it back once the load is over (idle-memory-release.ts).
 
 type GcFunction = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
 
@@ -16,7 +17,7 @@ type GcFunction = (options: { type: 'major'; execution: 'sync'; flavor: 'last-re
  * enough to take the function from a fresh context, so no `gc` is left on this process's globals or on any
  * context made later. Returns the milliseconds it took.
  */
-export function releaseStartUpMemory(): number {
+export function releaseMemory(): number {
   const started = performance.now();
   const exposed = typeof (globalThis as { gc?: unknown }).gc === 'function'; // node --expose-gc: leave it as it was
   if (!exposed) setFlagsFromString('--expose-gc');

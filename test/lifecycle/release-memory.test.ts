@@ -1,5 +1,5 @@
 import { runInNewContext } from 'node:vm';
-import { releaseStartUpMemory } from '../../src/lifecycle/release-start-up-memory';
+import { releaseMemory } from '../../src/lifecycle/release-memory';
 
 // The one memory-reducing collection a production start runs before serving (src/service.ts): it gives the
 // young generation a burst grew back to the system, and leaves no `gc` behind for any code to call.
@@ -10,7 +10,7 @@ describe('releasing start-up memory', () => {
     const burst = (() => Array.from({ length: 200_000 }, (_, i) => ({ i, text: `item ${i}` })).length)();
     expect(burst).toBe(200_000);
     const before = process.memoryUsage().heapTotal;
-    expect(releaseStartUpMemory()).toBeGreaterThan(0);
+    expect(releaseMemory()).toBeGreaterThan(0);
     expect(process.memoryUsage().heapTotal).toBeLessThan(before);
     expect(typeof (globalThis as { gc?: unknown }).gc).toBe('undefined');
     expect(runInNewContext('typeof gc')).toBe('undefined');
