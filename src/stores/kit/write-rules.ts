@@ -93,7 +93,7 @@ export async function writeUnderRules<T>(
 ): Promise<T> {
   refuseBrokenChecks(resource, values, judgement.changed);
   await checkReferences(resource, ownerId, values, lookups);
-  await judgement.judge?.(values, judgement.stored);
+  await judgement.judge?.({ ...values, ownerId }, judgement.stored);
   try {
     return await write();
   } catch (error) {
