@@ -1,6 +1,6 @@
 import { accessProblems, isCatalogue, type ResourceAccess } from '../../src/stores/kit/access-policy';
-import { columnOf } from '../../src/stores/kit/fields';
-import { declaredAccess, declaredUnique, withResourceProperty } from './declaration';
+import { columnOf, foldedColumnOf, foldedNameOf } from '../../src/stores/kit/fields';
+import { declaredAccess, declaredFields, declaredUnique, withResourceProperty } from './declaration';
 import { SpecError } from './field-spec';
 import { nextMigrationNumber, readDeclaration, withMigration, type PlannedFile } from './source-edits';
 import { checkModuleName, moduleNames } from './spec';
@@ -31,7 +31,11 @@ export function planPolicyChange(root: string, module: string | undefined, read:
   const number = nextMigrationNumber(root, module!);
   const name = `${number}-make-catalogue`;
   const constant = `make${camel[0]!.toUpperCase()}${camel.slice(1)}Catalogue`;
+  // The key as its unique index holds it: a case-insensitive field by its folded shadow (column and document path).
+  const folded = new Set(declaredFields(source, file).filter((field) => field.option.caseInsensitive === 'true').map((field) => field.name));
   const unique = declaredUnique(source);
+  const columns = unique.map((key) => key.map((name) => (folded.has(name) ? foldedColumnOf(columnOf(name)) : columnOf(name))));
+  const paths = unique.map((key) => key.map((name) => (folded.has(name) ? foldedNameOf(name) : name)));
   const migration = `import { makeCatalogue, type SqlMigration } from '../../kit';
 
 // ${table} becomes a catalogue (written by ${next.write === 'admin' ? 'admins' : next.write}): every record the catalogue's, so its unique keys hold across all
@@ -39,9 +43,9 @@ export function planPolicyChange(root: string, module: string | undefined, read:
 // (their owners before are not kept). Never edit once run.
 export const ${constant}: SqlMigration = {
   name: '${module}-${name}',
-  up: (queryInterface) => makeCatalogue(queryInterface, '${table}', [${unique.map((key) => quoteList(key.map(columnOf))).join(', ')}]),
+  up: (queryInterface) => makeCatalogue(queryInterface, '${table}', [${columns.map(quoteList).join(', ')}]),
   down: async () => undefined,
-  documents: { collection: '${table}', catalogue: { unique: [${unique.map(quoteList).join(', ')}] } },
+  documents: { collection: '${table}', catalogue: { unique: [${paths.map(quoteList).join(', ')}] } },
 };
 `;
   return [

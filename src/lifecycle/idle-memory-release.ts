@@ -11,10 +11,13 @@ import type { BurstActivity } from './lifecycle';
 
 /** How long without a hash before the collection: long enough that a burst's gaps do not trigger it. */
 export const IDLE_RELEASE_MS = 1_000;
+/** The least time between two collections: sign-ins a second and a half apart (or failed ones sent on purpose) collect twice a minute at most. */
+export const MIN_RELEASE_INTERVAL_MS = 30_000;
 
 export class IdleMemoryRelease implements BurstActivity {
   private inFlight = 0;
   private lastEnded = 0;
+  private lastRelease = -Infinity;
   /** Work came since the last collection. */
   private busy = false;
   private readonly timer: NodeJS.Timeout;
@@ -23,6 +26,7 @@ export class IdleMemoryRelease implements BurstActivity {
     private readonly release: () => number,
     private readonly idleMs = IDLE_RELEASE_MS,
     private readonly released: (ms: number) => void = () => undefined,
+    private readonly minIntervalMs = MIN_RELEASE_INTERVAL_MS,
   ) {
     this.timer = setInterval(() => this.check(), idleMs);
     this.timer.unref();
@@ -45,8 +49,10 @@ export class IdleMemoryRelease implements BurstActivity {
   }
 
   private check(): void {
-    if (!this.busy || this.inFlight > 0 || performance.now() - this.lastEnded < this.idleMs) return;
+    const now = performance.now();
+    if (!this.busy || this.inFlight > 0 || now - this.lastEnded < this.idleMs || now - this.lastRelease < this.minIntervalMs) return;
     this.busy = false;
+    this.lastRelease = now;
     this.released(this.release());
   }
 }

@@ -37,13 +37,14 @@ for (const target of testEngines()) {
 
     it('admins add rooms, users cannot; every user lists them and books one, reading it with its room; bookings stay their owner’s', async () => {
       const name = `Atlas ${Date.now()}`;
-      await http().post('/api/bk-rooms').set('Authorization', as('ada')).send({ name, capacity: 8 }).expect(403);
-      const room = (await http().post('/api/bk-rooms').set('Authorization', as('admin')).send({ name, capacity: 8 }).expect(201)).body.data;
+      await http().post('/api/bk-rooms').set('Authorization', as('ada')).send({ name, capacity: 437 }).expect(403);
+      const room = (await http().post('/api/bk-rooms').set('Authorization', as('admin')).send({ name, capacity: 437 }).expect(201)).body.data;
       expect(room.ownerId).toBe('catalogue');
       const again = await http().post('/api/bk-rooms').set('Authorization', as('admin')).send({ name, capacity: 4 }).expect(409); // across the catalogue
       expect(again.body.message).toBe('A record with this name exists already');
       for (const who of ['ada', 'bo']) {
-        const listed = await http().get('/api/bk-rooms').query({ sort: '-name', limit: 100, 'capacity[gte]': 8 }).set('Authorization', as(who)).expect(200);
+        // An odd capacity: the page holds this room among the few others the database may hold (the contract suites' too).
+        const listed = await http().get('/api/bk-rooms').query({ sort: '-name', limit: 100, 'capacity[gte]': 437, 'capacity[lte]': 437 }).set('Authorization', as(who)).expect(200);
         expect(listed.body.data.items.map((item: { id: string }) => item.id)).toContain(room.id);
       }
       await http().patch(`/api/bk-rooms/${room.id}`).set('Authorization', as('bo')).send({ capacity: 9 }).expect(403);

@@ -36,6 +36,20 @@ describe('search turns', () => {
     expect(turns.load()).toEqual({ running: 0, waiting: 0 });
   });
 
+  it('refuses a caller’s searches past their own waiting bound while others still get in line', async () => {
+    const turns = new SearchTurns(1, 256, 2);
+    const held = turns.enter('someone') as () => void;
+    const waiting = [turns.enter('flood'), turns.enter('flood')];
+    expect(turns.enter('flood')).toBeUndefined();
+    const other = turns.enter('other');
+    expect(other).toBeInstanceOf(Promise);
+    held();
+    (await waiting[0]!)(); // the flood's first
+    (await other!)(); // then the other caller's, before the flood's second
+    (await waiting[1]!)();
+    expect(turns.load()).toEqual({ running: 0, waiting: 0 });
+  });
+
   it('frees the turn when a search fails, and refuses with 429 past the waiting bound', async () => {
     const turns = new SearchTurns(1, 1);
     await expect(inSearchTurn(turns, 'a', async () => Promise.reject(new Error('store down')))).rejects.toThrow('store down');

@@ -7,11 +7,11 @@ describe('the idle memory release', () => {
   beforeEach(() => jest.useFakeTimers({ doNotFake: ['performance'] }));
   afterEach(() => jest.useRealTimers());
 
-  it('collects once after a busy spell, never while a request is in flight, and not again until one comes', () => {
+  it('collects once after a busy spell, never while a hash runs, not again until one comes, and at most every 30 s', () => {
     let collections = 0;
     let now = 0;
     jest.spyOn(performance, 'now').mockImplementation(() => now);
-    const idle = new IdleMemoryRelease(() => ((collections += 1), 5), 1_000);
+    const idle = new IdleMemoryRelease(() => ((collections += 1), 5), 1_000, undefined, 30_000);
     const tick = (ms: number) => {
       now += ms;
       jest.advanceTimersByTime(ms);
@@ -26,12 +26,18 @@ describe('the idle memory release', () => {
     expect(collections).toBe(0); // not idle long enough
     tick(1_000);
     expect(collections).toBe(1);
-    tick(10_000);
+    tick(35_000);
     expect(collections).toBe(1); // idle since: nothing more to give back
     idle.started();
     idle.ended();
     tick(2_000);
     expect(collections).toBe(2);
+    idle.started(); // a sign-in soon after: collected again only 30 s after the last
+    idle.ended();
+    tick(2_000);
+    expect(collections).toBe(2);
+    tick(28_000);
+    expect(collections).toBe(3);
     idle.close();
     jest.restoreAllMocks();
   });

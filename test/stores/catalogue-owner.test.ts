@@ -23,6 +23,7 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
     const owners = async () => ((await qi().sequelize.query(`SELECT owner_id AS "owner" FROM ${TABLE} ORDER BY name`))[0] as { owner: string }[]).map((row) => row.owner);
 
     it('refuses while two owners hold the same name, then makes every record the catalogue’s', async () => {
+      await qi().bulkDelete(TABLE, {}); // a database kept from an earlier run starts empty
       await insert('ada', 'Atlas');
       await insert('bo', 'Atlas');
       await insert('bo', 'Borealis');

@@ -25,6 +25,9 @@ describe('checks across fields', () => {
     expect(keepsCheck(check('endsAt > startsAt'), { startsAt: new Date(2), endsAt: null })).toBe(true);
     expect(keepsCheck(check('high >= low'), { low: 2, high: 2 })).toBe(true);
     expect(keepsCheck(check('code < label'), { code: 'Z', label: 'a' })).toBe(true);
+    // Code points, as the databases order them: U+FF01 comes before U+1F600, whose UTF-16 units start lower.
+    expect(keepsCheck(check('code < label'), { code: '\uFF01', label: '😀' })).toBe(true);
+    expect(keepsCheck(check('code < label'), { code: 'ab', label: 'abc' })).toBe(true);
     expect(keepsCheck(check('open != shut'), { open: true, shut: true })).toBe(false);
   });
 

@@ -7,10 +7,12 @@ import { HttpError } from '../errors';
 // four turns each held twelve of a pool's ten connections, and every other user's read waited behind them
 // (decision 032). With search turns, searches hold at most this many connections, the rest of the pool stays
 // for everything else, and a search waiting for a turn waits in a round: each waiting caller's oldest search
-// goes before any caller's second.
+// goes before any caller's second. A caller may have 8 searches waiting, and the process 256; past either, 429.
 
 /** How many searches may wait for a turn in a process before more are refused (429). */
 const MAX_WAITING = 256;
+/** How many of one caller's searches may wait: a caller without turns of their own (a public read's address) cannot fill the queue. */
+const MAX_WAITING_PER_CALLER = 8;
 
 export class SearchTurns {
   private running = 0;
@@ -21,6 +23,7 @@ export class SearchTurns {
   constructor(
     readonly slots: number,
     private readonly maxWaiting = MAX_WAITING,
+    private readonly maxWaitingPerCaller = MAX_WAITING_PER_CALLER,
   ) {}
 
   /** A release right away, a promise of one once a turn frees for this caller, or undefined when too many wait. */
@@ -29,10 +32,10 @@ export class SearchTurns {
       this.running += 1;
       return this.releaser();
     }
-    if (this.waitingCount >= this.maxWaiting) return undefined;
+    const queue = this.waiting.get(caller);
+    if (this.waitingCount >= this.maxWaiting || (queue?.length ?? 0) >= this.maxWaitingPerCaller) return undefined;
     this.waitingCount += 1;
     return new Promise<Release>((resolve) => {
-      const queue = this.waiting.get(caller);
       if (queue) queue.push(resolve);
       else this.waiting.set(caller, [resolve]);
     });

@@ -66,24 +66,35 @@ export function checksOf(resource: { checks?: readonly string[] }): FieldCheck[]
   return (resource.checks ?? []).map((text) => parseCheck(text)!);
 }
 
+/** Strings in code-point order, as the databases compare them (JavaScript's `<` compares UTF-16 units). */
+function codePointOrder(a: string, b: string): number {
+  const [x, y] = [[...a], [...b]];
+  for (let i = 0; i < Math.min(x.length, y.length); i += 1) {
+    const difference = x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!;
+    if (difference !== 0) return difference;
+  }
+  return x.length - y.length;
+}
+
 /** Whether the values keep the check (an empty side keeps it). */
 export function keepsCheck(check: FieldCheck, values: Record<string, unknown>): boolean {
   const [a, b] = [values[check.left], values[check.right]];
   if (a === null || a === undefined || b === null || b === undefined) return true;
-  const [x, y] = [a instanceof Date ? a.getTime() : a, b instanceof Date ? b.getTime() : b] as [number | string | boolean, number | string | boolean];
+  const [x, y] = [a instanceof Date ? a.getTime() : a, b instanceof Date ? b.getTime() : b];
+  const order = typeof x === 'string' && typeof y === 'string' ? codePointOrder(x, y) : x === y ? 0 : (x as number) < (y as number) ? -1 : 1;
   switch (check.operator) {
     case '<':
-      return x < y;
+      return order < 0;
     case '<=':
-      return x <= y;
+      return order <= 0;
     case '>':
-      return x > y;
+      return order > 0;
     case '>=':
-      return x >= y;
+      return order >= 0;
     case '=':
-      return x === y;
+      return order === 0;
     default:
-      return x !== y;
+      return order !== 0;
   }
 }
 

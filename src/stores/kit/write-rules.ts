@@ -161,7 +161,8 @@ export async function updateUnderRules<T>(resource: Resource, changes: Values, o
     const at = writeTime(stored.updatedAt);
     const values = { ...changes, ...Object.fromEntries((options.stamped ?? []).map((name) => [name, new Date(at)])) };
     const judgement = { stored, changed: Object.keys(values), judge: options.judge };
-    const written = await writeUnderRules(resource, String(stored.ownerId), String(stored.id), { ...stored, ...values }, lookups, () => update.write(stored, values, at), judgement);
+    const next = { ...stored, ...values, updatedAt: at }; // the record as it will be stored
+    const written = await writeUnderRules(resource, String(stored.ownerId), String(stored.id), next, lookups, () => update.write(stored, values, at), judgement);
     if (written !== null) return written;
   }
   throw new WriteContendedError();

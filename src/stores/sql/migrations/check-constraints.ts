@@ -136,9 +136,13 @@ export function crossCheckExpression(queryInterface: QueryInterface, check: Fiel
   return `${queryInterface.quoteIdentifier(check.left)} ${check.operator === '!=' ? '<>' : check.operator} ${queryInterface.quoteIdentifier(check.right)}`;
 }
 
-/** What a check across columns says, however the engine shows it (quotes, brackets, parentheses, spacing, `!=`). */
+/**
+ * What a check across columns says, however the engine shows it: quotes, brackets, parentheses, spacing, `!=`,
+ * and the casts PostgreSQL writes out (`(code)::text < (alt)::text`, `(seats)::double precision >= price`).
+ */
 export function crossCheckSignature(definition: string): string {
-  return definition.toLowerCase().replace(/^\s*check\b/, '').replace(/[`"[\]()\s]/g, '').replace(/!=/g, '<>');
+  const uncast = definition.toLowerCase().replace(/::[a-z_]+(?: [a-z_]+)*(?:\(\d+(?:,\s*\d+)?\))?/g, '');
+  return uncast.replace(/^\s*check\b/, '').replace(/[`"[\]()\s]/g, '').replace(/!=/g, '<>');
 }
 
 /**
