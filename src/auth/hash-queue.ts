@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import type { BurstActivity } from '../lifecycle/lifecycle';
+import type { BurstActivity } from '../lifecycle/burst-activity';
 
 // At most `concurrency` argon2 computations at once, the rest waiting in a bounded queue.
 //

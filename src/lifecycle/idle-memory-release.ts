@@ -1,4 +1,4 @@
-import type { BurstActivity } from './lifecycle';
+import type { BurstActivity } from './burst-activity';
 
 // What a burst of sign-ins leaves committed, given back once it is over. Each argon2 hash holds 19 MiB of
 // malloc'd memory while it runs, and the load around a burst grows V8's young generation to its maximum; when

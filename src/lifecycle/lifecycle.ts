@@ -1,12 +1,8 @@
 import type { Logger } from '../logger';
+import type { BurstActivity } from './burst-activity';
 
 type Closer = () => Promise<void> | void;
 
-/** Told when a burst's unit of work starts and ends (password hashes: idle-memory-release.ts in production). */
-export interface BurstActivity {
-  started(): void;
-  ended(): void;
-}
 
 /**
  * Process-wide run state. Readiness turns 503 once shutdown has begun; resources opened at start-up
