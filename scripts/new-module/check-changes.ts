@@ -1,4 +1,4 @@
-import { crossCheckName, inColumns, parseCheck, type FieldCheck } from '../../src/stores/kit/field-checks';
+import { crossCheckName, inColumns, OPERATOR_NAMES, parseCheck, type FieldCheck } from '../../src/stores/kit/field-checks';
 import type { Fields } from '../../src/stores/kit/fields';
 import { checked, definitionOf } from './check-spec';
 import { declaredFields, declaredList, withListEntry, withoutListEntry, type DeclaredField } from './declaration';
@@ -23,7 +23,7 @@ export function checksNaming(source: string, name: string): string[] {
   });
 }
 
-const kebab = (check: FieldCheck) => `${check.left}-${{ '<': 'lt', '<=': 'le', '>': 'gt', '>=': 'ge', '=': 'eq', '!=': 'ne' }[check.operator]}-${check.right}`.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+const kebab = (check: FieldCheck) => `${check.left}-${OPERATOR_NAMES[check.operator]}-${check.right}`.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /** new:field's `--check` / `--drop-check`: the migration and the edited declaration. */
 export function planCheckChange(root: string, module: string | undefined, text: string, drop: boolean): PlannedFile[] {

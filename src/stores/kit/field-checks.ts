@@ -21,8 +21,8 @@ export interface FieldCheck {
   readonly text: string;
 }
 
-/** The operator's short name, as constraint names carry it. */
-const OPERATOR_NAMES: Record<CheckOperator, string> = { '<': 'lt', '<=': 'le', '>': 'gt', '>=': 'ge', '=': 'eq', '!=': 'ne' };
+/** The operator's short name, as constraint and migration names carry it. */
+export const OPERATOR_NAMES: Record<CheckOperator, string> = { '<': 'lt', '<=': 'le', '>': 'gt', '>=': 'ge', '=': 'eq', '!=': 'ne' };
 /** The operator seen from the other side: `a > b` is `b < a`. */
 const MIRRORED: Record<CheckOperator, CheckOperator> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=', '=': '=', '!=': '!=' };
 const WORDS: Record<CheckOperator, string> = { '<': 'less than', '<=': 'at most', '>': 'greater than', '>=': 'at least', '=': 'equal to', '!=': 'different from' };
@@ -61,9 +61,16 @@ export function checkProblems(fields: Fields, text: string): string[] {
   return problems;
 }
 
-/** The checks of a resource, read. */
-export function checksOf(resource: { checks?: readonly string[] }): FieldCheck[] {
-  return (resource.checks ?? []).map((text) => parseCheck(text)!);
+const parsed = new WeakMap<object, readonly FieldCheck[]>();
+
+/** The checks of a resource, read once (every write judges by them). */
+export function checksOf(resource: { checks?: readonly string[] }): readonly FieldCheck[] {
+  let checks = parsed.get(resource);
+  if (!checks) {
+    checks = (resource.checks ?? []).map((text) => parseCheck(text)!);
+    parsed.set(resource, checks);
+  }
+  return checks;
 }
 
 /** Strings in code-point order, as the databases compare them (JavaScript's `<` compares UTF-16 units). */
@@ -122,4 +129,9 @@ export function inColumns(check: FieldCheck): FieldCheck {
  */
 export function crossCheckName(table: string, check: FieldCheck): string {
   return `${table}_${check.left}_${OPERATOR_NAMES[check.operator]}_${check.right}_check`;
+}
+
+/** The constraint holding a declared check (in field terms) on the relational engines. */
+export function checkConstraintOf(table: string, check: FieldCheck): string {
+  return crossCheckName(table, inColumns(check));
 }

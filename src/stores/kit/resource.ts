@@ -2,7 +2,7 @@ import type { SqlMigration } from '../sql/migrations/migration';
 import { accessProblems, OWNER_ACCESS, type ResourceAccess } from './access-policy';
 import { actionProblems, aKind, kindMatches, type ActionDeclaration } from './actions';
 import { refuseMultipleCascadePaths } from './cascade-paths';
-import { checkProblems, checksOf, crossCheckName, inColumns, type CheckDeclaration } from './field-checks';
+import { checkConstraintOf, checkProblems, checksOf, type CheckDeclaration } from './field-checks';
 import { ruleProblems } from './field-rules';
 import { columnOf, type FieldDefinition, type Fields, type OnDelete, type ReferencedResource } from './fields';
 
@@ -72,7 +72,7 @@ function crossFieldProblems(declaration: { fields: Fields; table: string; checks
   const texts = declaration.checks ?? [];
   const problems = texts.flatMap((text) => checkProblems(declaration.fields, text));
   if (problems.length > 0) return problems;
-  const names = checksOf(declaration).map((check) => crossCheckName(declaration.table, inColumns(check)));
+  const names = checksOf(declaration).map((check) => checkConstraintOf(declaration.table, check));
   if (new Set(names).size !== names.length) problems.push('a check is declared twice');
   for (const name of names.filter((candidate) => candidate.length > 63)) problems.push(`the constraint ${name} is longer than 63 characters: shorten the table or field names`);
   return problems;

@@ -2,7 +2,7 @@ import { CheckViolationError, DuplicateKeyError, ForeignKeyViolationError, Missi
 import { isId } from '../ids';
 import { OWNER_ACCESS, referenceScope } from './access-policy';
 import type { OwnerScope } from './owner-scope';
-import { checkInWords, checksOf, crossCheckName, inColumns, keepsCheck, mirrored, type FieldCheck } from './field-checks';
+import { checkConstraintOf, checkInWords, checksOf, keepsCheck, mirrored, type FieldCheck } from './field-checks';
 import { allowedInWords, checkConstraintName, hasRules, keepsRules, rulesOf } from './field-rules';
 import type { Condition } from './list-query';
 import { columnOf, type ReferencedResource } from './fields';
@@ -114,7 +114,7 @@ function ruleViolation(resource: Resource, values: Values, error: CheckViolation
   const checks = checksOf(resource);
   const ruled = fieldEntries(resource).filter(([, definition]) => hasRules(definition));
   const told = (check: FieldCheck) => new RuleViolationError(check.left, checkInWords(check, resource.fields), { cause: error });
-  const namedCheck = checks.find((check) => error.constraint === crossCheckName(resource.table, inColumns(check)));
+  const namedCheck = checks.find((check) => error.constraint === checkConstraintOf(resource.table, check));
   if (namedCheck) return told(namedCheck);
   const named = ruled.find(([name]) => error.constraint === checkConstraintName(resource.table, columnOf(name))) ?? ruled.find(([field, candidate]) => !keepsRules(rulesOf(candidate), values[field]));
   const brokenCheck = named ? undefined : checks.find((check) => !keepsCheck(check, values));

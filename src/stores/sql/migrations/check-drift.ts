@@ -1,7 +1,7 @@
 import type { QueryInterface } from 'sequelize';
 import { allowedInWords, hasRules, rulesOf, type FieldRules } from '../../kit/field-rules';
 import { fieldEntries, type Resource } from '../../kit/resource';
-import { checksOf, crossCheckName, inColumns } from '../../kit/field-checks';
+import { checkConstraintOf, checksOf, inColumns } from '../../kit/field-checks';
 import { checkConstraintName, checkConstraintsOf, checkedColumn, checkExpression, checkSignature, crossCheckExpression, crossCheckSignature } from './check-constraints';
 
 // The start-up comparison of a table's CHECK constraints with its fields' rules (table-drift.ts runs it):
@@ -37,7 +37,7 @@ export async function checkDifferences(queryInterface: QueryInterface, resource:
     else if (checkSignature(held) !== checkSignature(expression)) problems.push(`the CHECK constraint ${constraint} says ${held}, the declaration says ${allowedInWords(rules)}: ${fix(name, rules)}`);
   }
   for (const check of checksOf(resource)) {
-    const constraint = crossCheckName(resource.table, inColumns(check));
+    const constraint = checkConstraintOf(resource.table, check);
     expected.add(constraint);
     const held = actual.get(constraint);
     const command = `npm run new:field -- ${resource.name} --check '${check.text}' writes the migration that adds it`;
