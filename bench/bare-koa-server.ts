@@ -13,7 +13,12 @@ import Koa from 'koa';
 // security headers, no error handler: the gap to the service is what those cost.
 
 const accessKey = createSecretKey(Buffer.from(process.env.JWT_SECRET ?? ''));
-const verifyOptions = { algorithms: ['HS256' as const], issuer: process.env.JWT_ISSUER, audience: process.env.JWT_AUDIENCE, complete: true as const };
+const verifyOptions = {
+  algorithms: ['HS256' as const],
+  issuer: process.env.JWT_ISSUER,
+  audience: process.env.JWT_AUDIENCE,
+  complete: true as const,
+};
 const WELCOME = { status: 'success', data: { message: 'Welcome to the API' } };
 
 const app = new Koa();
@@ -27,7 +32,8 @@ router.get('/api/bench/protected', (ctx) => {
     if (!header.startsWith('Bearer ')) throw new Error('no bearer token');
     const { header: jose, payload } = jwt.verify(header.slice(7), accessKey, verifyOptions);
     const claims = payload as jwt.JwtPayload;
-    if (claims.typ !== 'access' || jose.typ !== 'at+jwt' || claims.role !== 'user') throw new Error('wrong token type or role');
+    if (claims.typ !== 'access' || jose.typ !== 'at+jwt' || claims.role !== 'user')
+      throw new Error('wrong token type or role');
     ctx.body = { status: 'success', data: { message: 'Welcome to the API', user: claims.sub } };
   } catch {
     ctx.status = 401;

@@ -16,7 +16,12 @@ export function compileEntries(outDir: string): void {
     const { outputText, diagnostics } = ts.transpileModule(source, {
       fileName: entry,
       reportDiagnostics: true,
-      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2023, esModuleInterop: true, isolatedModules: true },
+      compilerOptions: {
+        module: ts.ModuleKind.CommonJS,
+        target: ts.ScriptTarget.ES2023,
+        esModuleInterop: true,
+        isolatedModules: true,
+      },
     });
     if (diagnostics?.length) {
       throw new Error(`${entry}: ${ts.flattenDiagnosticMessageText(diagnostics[0].messageText, '\n')}`);

@@ -32,7 +32,9 @@ async function once(run: number, scratch: string): Promise<void> {
     await sleep(laterSeconds * 1000);
     const later = service.memory();
     const mib = (value: number | undefined) => value?.toFixed(1) ?? 'n/a';
-    process.stdout.write(`run ${run}: idle RSS ${mib(idle?.rssMiB)} MiB after ${settleSeconds} s, ${mib(later?.rssMiB)} MiB after ${settleSeconds + laterSeconds} s, peak ${mib(later?.peakRssMiB)} MiB\n`);
+    process.stdout.write(
+      `run ${run}: idle RSS ${mib(idle?.rssMiB)} MiB after ${settleSeconds} s, ${mib(later?.rssMiB)} MiB after ${settleSeconds + laterSeconds} s, peak ${mib(later?.peakRssMiB)} MiB\n`,
+    );
   } finally {
     await service.stop(5_000);
   }

@@ -21,13 +21,26 @@ function measure(label: string, iterations: number, run: () => unknown): number 
 
 const stringToken = jwt.sign(claims, secret, { algorithm: 'HS256', expiresIn: 900 });
 const keyToken = jwt.sign(claims, key, { algorithm: 'HS256', expiresIn: 900 });
-const service = new TokenService({ accessSecret: secret, refreshSecret: `${secret}-refresh`, accessTtlSeconds: 900, refreshTtlSeconds: 604_800, issuer: 'bench', audience: 'bench' });
+const service = new TokenService({
+  accessSecret: secret,
+  refreshSecret: `${secret}-refresh`,
+  accessTtlSeconds: 900,
+  refreshTtlSeconds: 604_800,
+  issuer: 'bench',
+  audience: 'bench',
+});
 const serviceToken = service.signAccessToken({ id: 'user-1', role: 'user', sessionVersion: 0 });
 
 console.log(`node ${process.version}, jsonwebtoken HS256`);
-const verifyString = measure('verify, string secret', 2_000, () => jwt.verify(stringToken, secret, { algorithms: ['HS256'] }));
+const verifyString = measure('verify, string secret', 2_000, () =>
+  jwt.verify(stringToken, secret, { algorithms: ['HS256'] }),
+);
 const verifyKey = measure('verify, KeyObject', 20_000, () => jwt.verify(keyToken, key, { algorithms: ['HS256'] }));
 measure('TokenService.verifyAccessToken (KeyObject)', 20_000, () => service.verifyAccessToken(serviceToken));
-const signString = measure('sign, string secret', 2_000, () => jwt.sign(claims, secret, { algorithm: 'HS256', expiresIn: 900 }));
+const signString = measure('sign, string secret', 2_000, () =>
+  jwt.sign(claims, secret, { algorithm: 'HS256', expiresIn: 900 }),
+);
 const signKey = measure('sign, KeyObject', 20_000, () => jwt.sign(claims, key, { algorithm: 'HS256', expiresIn: 900 }));
-console.log(`verify: KeyObject is ${(verifyString / verifyKey).toFixed(0)}x faster; sign: ${(signString / signKey).toFixed(0)}x faster`);
+console.log(
+  `verify: KeyObject is ${(verifyString / verifyKey).toFixed(0)}x faster; sign: ${(signString / signKey).toFixed(0)}x faster`,
+);

@@ -64,7 +64,9 @@ export async function loadRun(
       errors: result.errors,
       non2xx: result.non2xx,
       serverCpuMicrosPerRequest:
-        cpuBefore !== undefined && cpuAfter !== undefined && requests > 0 ? ((cpuAfter - cpuBefore) * 1000) / requests : undefined,
+        cpuBefore !== undefined && cpuAfter !== undefined && requests > 0
+          ? ((cpuAfter - cpuBefore) * 1000) / requests
+          : undefined,
       serverPeakRssMiB: peakRss,
     };
   } finally {
@@ -73,7 +75,9 @@ export async function loadRun(
 }
 
 /** autocannon's per-request hook: the next header set each time. */
-export function inTurn(headerSets: readonly Record<string, string>[]): (built: autocannon.Request) => autocannon.Request {
+export function inTurn(
+  headerSets: readonly Record<string, string>[],
+): (built: autocannon.Request) => autocannon.Request {
   let next = 0;
   return (built) => {
     built.headers = { ...built.headers, ...headerSets[next % headerSets.length] };

@@ -33,7 +33,9 @@ async function main(): Promise<void> {
   for (let round = 1; round <= 4; round++) {
     const without = await cpuPerRequest(plain, 300_000);
     const withMetrics = await cpuPerRequest(measured, 300_000);
-    console.log(`round ${round}: handler alone ${without.toFixed(0)} ns, with the metrics middleware ${withMetrics.toFixed(0)} ns: +${(withMetrics - without).toFixed(0)} ns per request`);
+    console.log(
+      `round ${round}: handler alone ${without.toFixed(0)} ns, with the metrics middleware ${withMetrics.toFixed(0)} ns: +${(withMetrics - without).toFixed(0)} ns per request`,
+    );
   }
 }
 

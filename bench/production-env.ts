@@ -13,7 +13,8 @@ export function productionMallocTunables(): string {
   if (process.env.BENCH_GLIBC_TUNABLES !== undefined) return process.env.BENCH_GLIBC_TUNABLES;
   const dockerfile = readFileSync(join(__dirname, '..', 'Dockerfile'), 'utf8');
   const value = /^\s*GLIBC_TUNABLES=(\S+)/m.exec(dockerfile)?.[1];
-  if (!value) throw new Error('Dockerfile sets no GLIBC_TUNABLES: the bench cannot run with the image\'s malloc settings');
+  if (!value)
+    throw new Error("Dockerfile sets no GLIBC_TUNABLES: the bench cannot run with the image's malloc settings");
   return value;
 }
 
@@ -47,4 +48,3 @@ export function serviceEnvironment(databaseFile: string, dist: string, metrics: 
     ...(metrics ? { METRICS_PORT: '9464' } : {}),
   };
 }
-

@@ -44,7 +44,8 @@ function main(): void {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parentOf = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
-  const label = (frame: CallFrame) => `${frame.functionName || '(anonymous)'}  ${owner(frame.url)}${frame.url ? `:${frame.lineNumber + 1}` : ''}`;
+  const label = (frame: CallFrame) =>
+    `${frame.functionName || '(anonymous)'}  ${owner(frame.url)}${frame.url ? `:${frame.lineNumber + 1}` : ''}`;
 
   // Self time: each sample is charged to the node on top of the stack for the delta that follows it.
   // Total time: the same delta is charged once to every distinct function on that stack (synchronous
@@ -82,7 +83,9 @@ function main(): void {
   const print = (title: string, entries: Map<string, number>, limit: number) => {
     process.stdout.write(`\n${title}\n`);
     for (const [name, micros] of [...entries].sort((a, b) => b[1] - a[1]).slice(0, limit)) {
-      process.stdout.write(`${((micros / total) * 100).toFixed(1).padStart(5)}%  ${(micros / 1000).toFixed(0).padStart(7)} ms  ${name}\n`);
+      process.stdout.write(
+        `${((micros / total) * 100).toFixed(1).padStart(5)}%  ${(micros / 1000).toFixed(0).padStart(7)} ms  ${name}\n`,
+      );
     }
   };
   process.stdout.write(`${file}: ${(total / 1e6).toFixed(1)} s busy (idle left out; start-up included)\n`);

@@ -46,7 +46,15 @@ export interface ScenarioSummary {
   id: ScenarioId;
   title: string;
   connections: number;
-  service: { requestsPerSecond: number; latencyP50Ms: number; latencyP99Ms: number; cpuMicrosPerRequest: number | undefined; errors: number; non2xx: number; peakRssMiB: number | undefined };
+  service: {
+    requestsPerSecond: number;
+    latencyP50Ms: number;
+    latencyP99Ms: number;
+    cpuMicrosPerRequest: number | undefined;
+    errors: number;
+    non2xx: number;
+    peakRssMiB: number | undefined;
+  };
   bareKoa: ReferenceFigures;
   raw: ReferenceFigures;
   /** Median over rounds of (service req/s ÷ bare Koa + @koa/router req/s in the same round). */
@@ -105,13 +113,21 @@ export function summarise(id: ScenarioId, title: string, connections: number, ro
     errors: rounds.reduce((sum, round) => sum + pick(round).errors, 0),
     non2xx: rounds.reduce((sum, round) => sum + pick(round).non2xx, 0),
   });
-  const service = { ...side((round) => round.service), peakRssMiB: maxOf(rounds.map((round) => round.service.serverPeakRssMiB)) };
+  const service = {
+    ...side((round) => round.service),
+    peakRssMiB: maxOf(rounds.map((round) => round.service.serverPeakRssMiB)),
+  };
   const bareKoa = side((round) => round.bareKoa);
   const ran = PEERS.filter((peer) => rounds.every((round) => round[peer] !== undefined));
   const peerFigures = ran.length
     ? {
         peers: Object.fromEntries(ran.map((peer) => [peer, side((round) => round[peer]!)])),
-        ratioToPeer: Object.fromEntries(ran.map((peer) => [peer, median(rounds.map((round) => round.service.requestsPerSecond / round[peer]!.requestsPerSecond))])),
+        ratioToPeer: Object.fromEntries(
+          ran.map((peer) => [
+            peer,
+            median(rounds.map((round) => round.service.requestsPerSecond / round[peer]!.requestsPerSecond)),
+          ]),
+        ),
       }
     : {};
   return {
@@ -124,7 +140,9 @@ export function summarise(id: ScenarioId, title: string, connections: number, ro
     raw: side((round) => round.raw),
     ratioToBareKoa: median(rounds.map((round) => round.service.requestsPerSecond / round.bareKoa.requestsPerSecond)),
     cpuRatioToBareKoa:
-      service.cpuMicrosPerRequest !== undefined && bareKoa.cpuMicrosPerRequest !== undefined ? bareKoa.cpuMicrosPerRequest / service.cpuMicrosPerRequest : undefined,
+      service.cpuMicrosPerRequest !== undefined && bareKoa.cpuMicrosPerRequest !== undefined
+        ? bareKoa.cpuMicrosPerRequest / service.cpuMicrosPerRequest
+        : undefined,
     ratioToRaw: median(rounds.map((round) => round.service.requestsPerSecond / round.raw.requestsPerSecond)),
     rounds,
   };
@@ -133,15 +151,27 @@ export function summarise(id: ScenarioId, title: string, connections: number, ro
 const fixed = (value: number | undefined, digits: number) => (value === undefined ? 'n/a' : value.toFixed(digits));
 
 /** The targets of issues 7 and 14, for the scenarios this run measured. */
-export function checkTargets(summaries: ScenarioSummary[], hash: HashCost | undefined, memory: MemoryFigures): TargetCheck[] {
+export function checkTargets(
+  summaries: ScenarioSummary[],
+  hash: HashCost | undefined,
+  memory: MemoryFigures,
+): TargetCheck[] {
   const byId = new Map(summaries.map((summary) => [summary.id, summary]));
   const checks: TargetCheck[] = [];
   const ratioTarget = (id: ScenarioId, minimum: number, reference: 'bare Koa' | 'raw') => {
     const summary = byId.get(id);
     if (!summary) return;
     const ratio = reference === 'raw' ? summary.ratioToRaw : summary.ratioToBareKoa;
-    const byCpu = reference === 'bare Koa' && summary.cpuRatioToBareKoa !== undefined ? ` (by CPU/req ${summary.cpuRatioToBareKoa.toFixed(2)}×)` : '';
-    checks.push({ scenario: id, target: `≥ ${minimum.toFixed(2)}× ${reference}`, measured: `${ratio.toFixed(2)}×${byCpu}`, met: ratio >= minimum });
+    const byCpu =
+      reference === 'bare Koa' && summary.cpuRatioToBareKoa !== undefined
+        ? ` (by CPU/req ${summary.cpuRatioToBareKoa.toFixed(2)}×)`
+        : '';
+    checks.push({
+      scenario: id,
+      target: `≥ ${minimum.toFixed(2)}× ${reference}`,
+      measured: `${ratio.toFixed(2)}×${byCpu}`,
+      met: ratio >= minimum,
+    });
   };
   ratioTarget('get-root', 0.6, 'bare Koa');
   ratioTarget('protected', 0.75, 'bare Koa');
@@ -157,9 +187,19 @@ export function checkTargets(summaries: ScenarioSummary[], hash: HashCost | unde
 
   const refresh = byId.get('refresh');
   const guarded = byId.get('protected');
-  if (refresh && guarded && refresh.service.cpuMicrosPerRequest !== undefined && guarded.service.cpuMicrosPerRequest !== undefined) {
+  if (
+    refresh &&
+    guarded &&
+    refresh.service.cpuMicrosPerRequest !== undefined &&
+    guarded.service.cpuMicrosPerRequest !== undefined
+  ) {
     const cost = refresh.service.cpuMicrosPerRequest / guarded.service.cpuMicrosPerRequest;
-    checks.push({ scenario: 'refresh', target: '≤ 2× the protected GET (server CPU per request)', measured: `${cost.toFixed(2)}×`, met: cost <= 2 });
+    checks.push({
+      scenario: 'refresh',
+      target: '≤ 2× the protected GET (server CPU per request)',
+      measured: `${cost.toFixed(2)}×`,
+      met: cost <= 2,
+    });
   }
 
   const login = byId.get('login');
@@ -178,7 +218,12 @@ export function checkTargets(summaries: ScenarioSummary[], hash: HashCost | unde
   const memoryTarget = (name: keyof MemoryFigures, label: string, maximum: number) => {
     const value = memory[name];
     if (value === undefined) return;
-    checks.push({ scenario: 'memory', target: `${label} ≤ ${maximum} MiB`, measured: `${value.toFixed(1)} MiB`, met: value <= maximum });
+    checks.push({
+      scenario: 'memory',
+      target: `${label} ≤ ${maximum} MiB`,
+      measured: `${value.toFixed(1)} MiB`,
+      met: value <= maximum,
+    });
   };
   memoryTarget('idleRssMiB', 'idle RSS', 90);
   memoryTarget('peakRssMiB', 'peak RSS', 200);
@@ -186,20 +231,51 @@ export function checkTargets(summaries: ScenarioSummary[], hash: HashCost | unde
 
   for (const summary of summaries) {
     const bad = summary.service.errors + summary.service.non2xx;
-    checks.push({ scenario: summary.id, target: 'no errors, no non-2xx', measured: `${summary.service.errors} errors, ${summary.service.non2xx} non-2xx`, met: bad === 0 });
+    checks.push({
+      scenario: summary.id,
+      target: 'no errors, no non-2xx',
+      measured: `${summary.service.errors} errors, ${summary.service.non2xx} non-2xx`,
+      met: bad === 0,
+    });
   }
   return checks;
 }
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
-  const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ');
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))
+      .join('  ');
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
 }
 
-export function renderReport(summaries: ScenarioSummary[], checks: TargetCheck[], extra: { memory: MemoryFigures; hash: HashCost | undefined }): string {
+export function renderReport(
+  summaries: ScenarioSummary[],
+  checks: TargetCheck[],
+  extra: { memory: MemoryFigures; hash: HashCost | undefined },
+): string {
   const figures = table(
-    ['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'err', 'non2xx', 'cpu µs/req', 'koa req/s', 'koa cpu µs/req', '×koa', 'raw req/s', 'raw cpu µs/req', '×raw', 'fastify req/s', '×fastify', 'express req/s', '×express'],
+    [
+      'scenario',
+      'conns',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'err',
+      'non2xx',
+      'cpu µs/req',
+      'koa req/s',
+      'koa cpu µs/req',
+      '×koa',
+      'raw req/s',
+      'raw cpu µs/req',
+      '×raw',
+      'fastify req/s',
+      '×fastify',
+      'express req/s',
+      '×express',
+    ],
     summaries.map((s) => [
       s.id,
       String(s.connections),
@@ -215,7 +291,10 @@ export function renderReport(summaries: ScenarioSummary[], checks: TargetCheck[]
       fixed(s.raw.requestsPerSecond, 0),
       fixed(s.raw.cpuMicrosPerRequest, 0),
       `${fixed(s.ratioToRaw, 2)}×`,
-      ...PEERS.flatMap((peer) => [fixed(s.peers?.[peer]?.requestsPerSecond, 0), s.ratioToPeer?.[peer] === undefined ? '—' : `${fixed(s.ratioToPeer[peer], 2)}×`]),
+      ...PEERS.flatMap((peer) => [
+        fixed(s.peers?.[peer]?.requestsPerSecond, 0),
+        s.ratioToPeer?.[peer] === undefined ? '—' : `${fixed(s.ratioToPeer[peer], 2)}×`,
+      ]),
     ]),
   );
   const targets = table(
@@ -224,7 +303,9 @@ export function renderReport(summaries: ScenarioSummary[], checks: TargetCheck[]
   );
   const notes = [
     `service RSS: idle ${fixed(extra.memory.idleRssMiB, 1)} MiB, peak ${fixed(extra.memory.peakRssMiB, 1)} MiB, after logins ${fixed(extra.memory.afterLoginsRssMiB, 1)} MiB`,
-    extra.hash ? `argon2id verify alone: ${extra.hash.wallMs.toFixed(1)} ms wall, ${extra.hash.cpuMs.toFixed(1)} ms CPU` : undefined,
+    extra.hash
+      ? `argon2id verify alone: ${extra.hash.wallMs.toFixed(1)} ms wall, ${extra.hash.cpuMs.toFixed(1)} ms CPU`
+      : undefined,
   ].filter(Boolean);
   return `${figures}\n\n${targets}\n\n${notes.join('\n')}\n`;
 }

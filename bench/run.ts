@@ -10,7 +10,19 @@ import { killAllChildren, ServerProcess } from './child-process';
 import { compileEntries } from './compile-entries';
 import { loadRun, probe, type LoadRequest } from './load';
 import { serviceEnvironment } from './production-env';
-import { checkTargets, median, PEERS, renderReport, summarise, type HashCost, type MemoryFigures, type PeerName, type RoundFigures, type ServerName, type ScenarioSummary } from './report';
+import {
+  checkTargets,
+  median,
+  PEERS,
+  renderReport,
+  summarise,
+  type HashCost,
+  type MemoryFigures,
+  type PeerName,
+  type RoundFigures,
+  type ServerName,
+  type ScenarioSummary,
+} from './report';
 import { buildScenarios, DEMO_CREDENTIALS, type Scenario } from './scenarios';
 import { readSettings, type BenchSettings } from './settings';
 
@@ -27,14 +39,24 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
  * The peer stacks (bench/peers/), when installed: each in its own child process, production mode, logging
  * to the service's log file as the service does, verifying the same tokens (secret, issuer, audience).
  */
-async function startPeers(env: NodeJS.ProcessEnv, jwt: { issuer: string; audience: string }, logFd: number): Promise<Partial<Record<PeerName, ServerProcess>>> {
+async function startPeers(
+  env: NodeJS.ProcessEnv,
+  jwt: { issuer: string; audience: string },
+  logFd: number,
+): Promise<Partial<Record<PeerName, ServerProcess>>> {
   const peersDir = join(BENCH_DIR, 'peers');
   if (!existsSync(join(peersDir, 'node_modules'))) return {};
   const started = await Promise.all(
     PEERS.map((peer) =>
       ServerProcess.start(peer, {
         script: join(peersDir, `${peer}-server.js`),
-        env: { PATH: process.env.PATH, NODE_ENV: 'production', JWT_SECRET: env.JWT_SECRET, JWT_ISSUER: jwt.issuer, JWT_AUDIENCE: jwt.audience },
+        env: {
+          PATH: process.env.PATH,
+          NODE_ENV: 'production',
+          JWT_SECRET: env.JWT_SECRET,
+          JWT_ISSUER: jwt.issuer,
+          JWT_AUDIENCE: jwt.audience,
+        },
         stdout: logFd,
         startTimeoutMs: 30_000,
       }),
@@ -56,7 +78,8 @@ async function measureHash(): Promise<HashCost> {
   for (let i = 0; i < 8; i++) {
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
-    if (!(await hasher.verify(hash, DEMO_CREDENTIALS.password))) throw new Error('argon2 verify failed on its own hash');
+    if (!(await hasher.verify(hash, DEMO_CREDENTIALS.password)))
+      throw new Error('argon2 verify failed on its own hash');
     walls.push(performance.now() - started);
     const cpu = process.cpuUsage(cpuBefore);
     cpus.push((cpu.user + cpu.system) / 1000);
@@ -66,7 +89,10 @@ async function measureHash(): Promise<HashCost> {
 
 async function expectOk(name: string, port: number, request: LoadRequest): Promise<{ body: string; headers: Headers }> {
   const answer = await probe(port, request);
-  if (answer.status !== 200) throw new Error(`${name}: ${request.method} ${request.path} answered ${answer.status}: ${answer.body.slice(0, 300)}`);
+  if (answer.status !== 200)
+    throw new Error(
+      `${name}: ${request.method} ${request.path} answered ${answer.status}: ${answer.body.slice(0, 300)}`,
+    );
   return answer;
 }
 
@@ -74,35 +100,61 @@ async function expectOk(name: string, port: number, request: LoadRequest): Promi
 const REFRESH_SESSIONS = 64;
 
 /** Checks every scenario answers 200 before any load, and collects the refresh cookies of REFRESH_SESSIONS logins. */
-async function prepare(servers: Servers, accessToken: string): Promise<{ refreshCookies: string[] | undefined; notes: string[] }> {
+async function prepare(
+  servers: Servers,
+  accessToken: string,
+): Promise<{ refreshCookies: string[] | undefined; notes: string[] }> {
   const { service, bareKoa, raw } = servers;
   const notes: string[] = [];
   const root = { method: 'GET', path: '/' } as const;
   const fromService = await expectOk('service', service.port, root);
-  for (const [name, server] of [['raw server', raw], ['bare Koa', bareKoa]] as const) {
+  for (const [name, server] of [
+    ['raw server', raw],
+    ['bare Koa', bareKoa],
+  ] as const) {
     const reference = await expectOk(name, server.port, root);
-    if (fromService.body !== reference.body) throw new Error(`${name} body differs from the service's GET /: ${fromService.body} vs ${reference.body}`);
+    if (fromService.body !== reference.body)
+      throw new Error(`${name} body differs from the service's GET /: ${fromService.body} vs ${reference.body}`);
   }
-  const guarded = { method: 'GET', path: '/api/bench/protected', headers: { authorization: `Bearer ${accessToken}` } } as const;
+  const guarded = {
+    method: 'GET',
+    path: '/api/bench/protected',
+    headers: { authorization: `Bearer ${accessToken}` },
+  } as const;
   const protectedBody = (await expectOk('service', service.port, guarded)).body;
   const koaProtected = (await expectOk('bare Koa', bareKoa.port, guarded)).body;
-  if (protectedBody !== koaProtected) throw new Error(`bare Koa protected body differs from the service's: ${protectedBody} vs ${koaProtected}`);
+  if (protectedBody !== koaProtected)
+    throw new Error(`bare Koa protected body differs from the service's: ${protectedBody} vs ${koaProtected}`);
   for (const peer of PEERS) {
     const server = servers[peer];
     if (!server) continue;
-    for (const [request, expected] of [[root, fromService.body], [guarded, protectedBody]] as const) {
+    for (const [request, expected] of [
+      [root, fromService.body],
+      [guarded, protectedBody],
+    ] as const) {
       const body = (await expectOk(peer, server.port, request)).body;
       if (body !== expected) throw new Error(`${peer}: ${request.path} answers ${body}, the service ${expected}`);
     }
     // The same token checks: a token of another type is refused by the peer as by the service.
-    const refused = await probe(server.port, { ...guarded, headers: { authorization: `Bearer ${accessToken.split('.').slice(0, 2).join('.')}.x` } });
+    const refused = await probe(server.port, {
+      ...guarded,
+      headers: { authorization: `Bearer ${accessToken.split('.').slice(0, 2).join('.')}.x` },
+    });
     if (refused.status !== 401) throw new Error(`${peer}: a tampered token answered ${refused.status}`);
   }
 
-  const logIn = () => probe(service.port, { method: 'POST', path: '/api/auth/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_CREDENTIALS) });
+  const logIn = () =>
+    probe(service.port, {
+      method: 'POST',
+      path: '/api/auth/login',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(DEMO_CREDENTIALS),
+    });
   const login = await logIn();
   if (login.status === 404) {
-    notes.push('POST /api/auth/login answered 404: the auth module is not mounted, login and refresh were not measured');
+    notes.push(
+      'POST /api/auth/login answered 404: the auth module is not mounted, login and refresh were not measured',
+    );
     return { refreshCookies: undefined, notes };
   }
   const refreshCookies = [refreshCookieOf(login)];
@@ -133,21 +185,34 @@ async function runScenario(scenario: Scenario, servers: Servers, settings: Bench
   const RUN_ORDER: ServerName[] = ['service', 'bareKoa', 'raw', ...peers];
   if (settings.warmupSeconds > 0) {
     log(`  warm-up ${settings.warmupSeconds} s each`);
-    for (const name of RUN_ORDER) await loadRun(servers[name]!, scenario.request, { ...options, seconds: settings.warmupSeconds });
+    for (const name of RUN_ORDER)
+      await loadRun(servers[name]!, scenario.request, { ...options, seconds: settings.warmupSeconds });
   }
   const rounds: RoundFigures[] = [];
   for (let round = 1; round <= settings.rounds; round++) {
     // The service runs first in odd rounds and last in even ones, so drift on the machine cancels out.
     const order = round % 2 === 1 ? RUN_ORDER : [...RUN_ORDER].reverse();
     const figures: Partial<Record<ServerName, Awaited<ReturnType<typeof loadRun>>>> = {};
-    for (const name of order) figures[name] = await loadRun(servers[name]!, scenario.request, { ...options, seconds: settings.durationSeconds });
-    const { service, bareKoa, raw, fastify, express } = figures as Record<ServerName, Awaited<ReturnType<typeof loadRun>>>;
+    for (const name of order)
+      figures[name] = await loadRun(servers[name]!, scenario.request, {
+        ...options,
+        seconds: settings.durationSeconds,
+      });
+    const { service, bareKoa, raw, fastify, express } = figures as Record<
+      ServerName,
+      Awaited<ReturnType<typeof loadRun>>
+    >;
     rounds.push({ round, order, service, bareKoa, raw, fastify, express });
     const versus = (name: string, other: { requestsPerSecond: number } | undefined) =>
-      other ? `, ${name} ${other.requestsPerSecond.toFixed(0)} (${(service.requestsPerSecond / other.requestsPerSecond).toFixed(2)}×)` : '';
+      other
+        ? `, ${name} ${other.requestsPerSecond.toFixed(0)} (${(service.requestsPerSecond / other.requestsPerSecond).toFixed(2)}×)`
+        : '';
     log(
       `  round ${round}/${settings.rounds}: service ${service.requestsPerSecond.toFixed(0)} req/s` +
-        versus('bare Koa', bareKoa) + versus('raw', raw) + versus('Fastify', fastify) + versus('Express', express),
+        versus('bare Koa', bareKoa) +
+        versus('raw', raw) +
+        versus('Fastify', fastify) +
+        versus('Express', express),
     );
   }
   return summarise(scenario.id, scenario.title, scenario.connections, rounds);
@@ -168,7 +233,9 @@ async function main(): Promise<number> {
   try {
     const profileDir = join(RESULTS_DIR, 'profiles');
     if (settings.profile) mkdirSync(profileDir, { recursive: true });
-    log(`bench: rounds ${settings.rounds} × ${settings.durationSeconds} s, warm-up ${settings.warmupSeconds} s, ${settings.connections} connections (login ${settings.loginConnections}), pipelining ${settings.pipelining}`);
+    log(
+      `bench: rounds ${settings.rounds} × ${settings.durationSeconds} s, warm-up ${settings.warmupSeconds} s, ${settings.connections} connections (login ${settings.loginConnections}), pipelining ${settings.pipelining}`,
+    );
     log(`bench: service log → ${relative(process.cwd(), logFile)}`);
     log(`bench: metrics ${settings.metrics ? 'on' : 'off'} (BENCH_METRICS)`);
     compileEntries(scratch);
@@ -178,10 +245,17 @@ async function main(): Promise<number> {
         script: join(scratch, 'bench-server.js'),
         env,
         stdout: logFd,
-        nodeFlags: settings.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=service-${stamp}.cpuprofile`] : [],
+        nodeFlags: settings.profile
+          ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=service-${stamp}.cpuprofile`]
+          : [],
         startTimeoutMs: 120_000, // start-up checks the secrets (CPU-bound): minutes on a machine shared with other jobs
       }),
-      ServerProcess.start('raw server', { script: join(scratch, 'raw-server.js'), env: { PATH: process.env.PATH }, stdout: 'ignore', startTimeoutMs: 30_000 }),
+      ServerProcess.start('raw server', {
+        script: join(scratch, 'raw-server.js'),
+        env: { PATH: process.env.PATH },
+        stdout: 'ignore',
+        startTimeoutMs: 30_000,
+      }),
       ServerProcess.start('bare Koa', {
         script: join(scratch, 'bare-koa-server.js'),
         // NODE_PATH: the compiled entry lives in the scratch directory, its packages in the repository.
@@ -198,11 +272,20 @@ async function main(): Promise<number> {
       }),
     ]);
     const servers: Servers = { service, bareKoa, raw, ...(await startPeers(env, jwtSettings, logFd)) };
-    if (!servers.fastify) notes.push('the peer stacks are not installed (npm ci --prefix bench/peers, which make bench runs): not measured');
+    if (!servers.fastify)
+      notes.push(
+        'the peer stacks are not installed (npm ci --prefix bench/peers, which make bench runs): not measured',
+      );
     // Idle: after start-up (which hashes the demo password and the dummy) has settled, before any request.
     await sleep(settings.settleSeconds * 1000);
-    const memory: MemoryFigures = { idleRssMiB: service.memory()?.rssMiB, peakRssMiB: undefined, afterLoginsRssMiB: undefined };
-    log(`bench: service idle RSS ${memory.idleRssMiB?.toFixed(1) ?? 'n/a'} MiB (bare Koa ${bareKoa.memory()?.rssMiB.toFixed(1) ?? 'n/a'} MiB)`);
+    const memory: MemoryFigures = {
+      idleRssMiB: service.memory()?.rssMiB,
+      peakRssMiB: undefined,
+      afterLoginsRssMiB: undefined,
+    };
+    log(
+      `bench: service idle RSS ${memory.idleRssMiB?.toFixed(1) ?? 'n/a'} MiB (bare Koa ${bareKoa.memory()?.rssMiB.toFixed(1) ?? 'n/a'} MiB)`,
+    );
 
     // The token the bench module accepts, minted with the secrets the service was given: for the demo user,
     // who exists in the service's (demo) user store with BENCH_ROLE, at its first session version.
@@ -213,7 +296,12 @@ async function main(): Promise<number> {
     notes.push(...prepared.notes);
     for (const note of notes) log(`bench: NOTE ${note}`);
 
-    const all = buildScenarios({ accessToken, refreshCookies, connections: settings.connections, loginConnections: settings.loginConnections });
+    const all = buildScenarios({
+      accessToken,
+      refreshCookies,
+      connections: settings.connections,
+      loginConnections: settings.loginConnections,
+    });
     const scenarios = settings.scenarios ? all.filter((scenario) => settings.scenarios!.includes(scenario.id)) : all;
     if (scenarios.length === 0) throw new Error(`BENCH_SCENARIOS matches none of: ${all.map((s) => s.id).join(', ')}`);
     const hash = scenarios.some((scenario) => scenario.id === 'login') ? await measureHash() : undefined;
@@ -229,7 +317,12 @@ async function main(): Promise<number> {
       }
     }
     memory.peakRssMiB = service.memory()?.peakRssMiB;
-    await Promise.all([service.stop(15_000), raw.stop(5_000), bareKoa.stop(5_000), ...PEERS.map((peer) => servers[peer]?.stop(5_000))]);
+    await Promise.all([
+      service.stop(15_000),
+      raw.stop(5_000),
+      bareKoa.stop(5_000),
+      ...PEERS.map((peer) => servers[peer]?.stop(5_000)),
+    ]);
 
     const checks = checkTargets(summaries, hash, memory);
     const report = {
@@ -248,8 +341,13 @@ async function main(): Promise<number> {
     writeFileSync(reportFile, `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(`\n${renderReport(summaries, checks, { memory, hash })}`);
     process.stdout.write(`metrics: ${settings.metrics ? 'on' : 'off'} (BENCH_METRICS)\n`);
-    process.stdout.write(`report: ${relative(process.cwd(), reportFile)}\nservice log: ${relative(process.cwd(), logFile)}\n`);
-    if (settings.profile) process.stdout.write(`profile: ${relative(process.cwd(), profileDir)}/service-${stamp}.cpuprofile (read it with: npx tsx bench/profile-top.ts <file>)\n`);
+    process.stdout.write(
+      `report: ${relative(process.cwd(), reportFile)}\nservice log: ${relative(process.cwd(), logFile)}\n`,
+    );
+    if (settings.profile)
+      process.stdout.write(
+        `profile: ${relative(process.cwd(), profileDir)}/service-${stamp}.cpuprofile (read it with: npx tsx bench/profile-top.ts <file>)\n`,
+      );
     for (const note of notes) process.stdout.write(`NOTE: ${note}\n`);
     // Missed speed targets are figures to read, not a failure; errors under load are a failure.
     return summaries.some((summary) => summary.service.errors + summary.service.non2xx > 0) ? 1 : 0;

@@ -37,7 +37,11 @@ export function buildScenarios(inputs: ScenarioInputs): Scenario[] {
     {
       id: 'protected',
       title: 'GET /api/bench/protected (JWT verify + role check)',
-      request: { method: 'GET', path: '/api/bench/protected', headers: { authorization: `Bearer ${inputs.accessToken}` } },
+      request: {
+        method: 'GET',
+        path: '/api/bench/protected',
+        headers: { authorization: `Bearer ${inputs.accessToken}` },
+      },
       connections: inputs.connections,
     },
   ];
@@ -55,7 +59,11 @@ export function buildScenarios(inputs: ScenarioInputs): Scenario[] {
         title: 'POST /api/auth/refresh (cookie → JWT verify → store lookup → new access token)',
         // No Origin header: a non-browser client, which the CSRF check lets through. Each request presents the
         // next session's cookie: a crowd's refreshes look up different tokens.
-        request: { method: 'POST', path: '/api/auth/refresh', headerSets: inputs.refreshCookies.map((cookie) => ({ cookie })) },
+        request: {
+          method: 'POST',
+          path: '/api/auth/refresh',
+          headerSets: inputs.refreshCookies.map((cookie) => ({ cookie })),
+        },
         connections: inputs.connections,
       },
     );

@@ -26,7 +26,9 @@ async function populate(sequelize: Sequelize, rows: number): Promise<void> {
     sequelize.getDialect() === 'postgres'
       ? `SELECT lpad(g::text, 36, '0'), 'bench', 'Note ' || g || ' École', now(), now() FROM generate_series(1, ${rows}) AS g`
       : `SELECT LPAD(seq, 36, '0'), 'bench', CONCAT('Note ', seq, ' École'), NOW(3), NOW(3) FROM seq_1_to_${rows}`;
-  await sequelize.query(`INSERT INTO ${queryInterface.quoteIdentifier(TABLE)} (id, owner_id, title, created_at, updated_at) ${generated}`);
+  await sequelize.query(
+    `INSERT INTO ${queryInterface.quoteIdentifier(TABLE)} (id, owner_id, title, created_at, updated_at) ${generated}`,
+  );
 }
 
 /** Every statement's duration, as the fill sends them. */
@@ -51,8 +53,17 @@ async function perRowFill(sequelize: Sequelize): Promise<void> {
   await sequelize.transaction(async (transaction) => {
     let after = '';
     for (;;) {
-      const [rows] = (await sequelize.query(`SELECT id, title FROM ${queryInterface.quoteIdentifier(TABLE)} WHERE title_search IS NULL AND title IS NOT NULL AND id > :after ORDER BY id LIMIT 500`, { replacements: { after }, transaction })) as [{ id: string; title: string }[], unknown];
-      for (const row of rows) await queryInterface.bulkUpdate(TABLE, { title_search: foldForSearch(row.title) }, { id: row.id, title: row.title, title_search: null }, { transaction });
+      const [rows] = (await sequelize.query(
+        `SELECT id, title FROM ${queryInterface.quoteIdentifier(TABLE)} WHERE title_search IS NULL AND title IS NOT NULL AND id > :after ORDER BY id LIMIT 500`,
+        { replacements: { after }, transaction },
+      )) as [{ id: string; title: string }[], unknown];
+      for (const row of rows)
+        await queryInterface.bulkUpdate(
+          TABLE,
+          { title_search: foldForSearch(row.title) },
+          { id: row.id, title: row.title, title_search: null },
+          { transaction },
+        );
       if (rows.length < 500) return;
       after = rows[rows.length - 1]!.id;
     }
@@ -61,7 +72,13 @@ async function perRowFill(sequelize: Sequelize): Promise<void> {
 
 function report(engine: string, how: string, rows: number, ms: number, statements: number[]): void {
   const slowest = Math.max(...statements);
-  console.log(`${engine.padEnd(9)} ${how.padEnd(26)} rows ${String(rows).padStart(8)}  ${(ms / 1000).toFixed(1).padStart(6)} s  ${Math.round(rows / (ms / 1000)).toString().padStart(7)} rows/s  statements ${String(statements.length).padStart(7)}  slowest ${slowest.toFixed(0)} ms`);
+  console.log(
+    `${engine.padEnd(9)} ${how.padEnd(26)} rows ${String(rows).padStart(8)}  ${(ms / 1000).toFixed(1).padStart(6)} s  ${Math.round(
+      rows / (ms / 1000),
+    )
+      .toString()
+      .padStart(7)} rows/s  statements ${String(statements.length).padStart(7)}  slowest ${slowest.toFixed(0)} ms`,
+  );
 }
 
 async function measure(url: string): Promise<void> {
@@ -82,17 +99,29 @@ async function measure(url: string): Promise<void> {
     await addSearchColumn(sequelize.getQueryInterface(), TABLE, 'title', { kind: 'string', maxLength: 200 });
     report(engine, 'batches of 1,000 (after)', ROWS, performance.now() - start, recorded.statements);
     sequelize.query = Sequelize.prototype.query.bind(sequelize);
-    const [[left]] = (await sequelize.query(`SELECT COUNT(*) AS n FROM ${sequelize.getQueryInterface().quoteIdentifier(TABLE)} WHERE title_search IS NULL`)) as [{ n: number }[], unknown];
+    const [[left]] = (await sequelize.query(
+      `SELECT COUNT(*) AS n FROM ${sequelize.getQueryInterface().quoteIdentifier(TABLE)} WHERE title_search IS NULL`,
+    )) as [{ n: number }[], unknown];
     if (Number(left!.n) !== 0) throw new Error(`${engine}: ${left!.n} rows left unfilled`);
   } finally {
-    await sequelize.getQueryInterface().dropTable(TABLE).catch(() => undefined);
+    await sequelize
+      .getQueryInterface()
+      .dropTable(TABLE)
+      .catch(() => undefined);
     await sequelize.close();
   }
 }
 
 async function main(): Promise<void> {
-  const urls = (process.env.FILL_URLS ?? [process.env.TEST_POSTGRES_URL, process.env.TEST_MYSQL_URL].filter(Boolean).join(' ')).split(/\s+/).filter(Boolean);
-  if (urls.length === 0) throw new Error('FILL_URLS (or TEST_POSTGRES_URL / TEST_MYSQL_URL): the PostgreSQL and MariaDB databases to measure on');
+  const urls = (
+    process.env.FILL_URLS ?? [process.env.TEST_POSTGRES_URL, process.env.TEST_MYSQL_URL].filter(Boolean).join(' ')
+  )
+    .split(/\s+/)
+    .filter(Boolean);
+  if (urls.length === 0)
+    throw new Error(
+      'FILL_URLS (or TEST_POSTGRES_URL / TEST_MYSQL_URL): the PostgreSQL and MariaDB databases to measure on',
+    );
   for (const url of urls) await measure(url);
 }
 

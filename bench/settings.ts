@@ -38,7 +38,9 @@ export function bounded(env: Env, name: string, fallback: number, min: number, m
 }
 
 export function readSettings(env: Env = process.env): BenchSettings {
-  const scenarios = env.BENCH_SCENARIOS?.split(',').map((id) => id.trim()).filter(Boolean);
+  const scenarios = env.BENCH_SCENARIOS?.split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
   return {
     rounds: bounded(env, 'BENCH_ROUNDS', 3, 1, 20),
     durationSeconds: bounded(env, 'BENCH_DURATION', 3, 1, 60),

@@ -20,23 +20,36 @@ async function perLookup(iterations: number, lookup: () => Promise<unknown>): Pr
 async function main(): Promise<void> {
   const iterations = Number(process.argv[2] ?? 5_000);
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: 'sqlite::memory:' });
-  const database = createDatabase(config, createLogger({ env: 'test', logLevel: 'silent' }), [userStore, refreshTokenStore], { cleanupJob: false }) as SqlDatabase;
+  const database = createDatabase(
+    config,
+    createLogger({ env: 'test', logLevel: 'silent' }),
+    [userStore, refreshTokenStore],
+    { cleanupJob: false },
+  ) as SqlDatabase;
   await database.connect();
   await database.migrate();
   const token = createHash('sha256').update(randomBytes(32)).digest('hex');
-  const user = await database.store(userStore).create({ email: 'bench@example.com', passwordHash: 'x', role: 'user', name: null });
-  await database.store(refreshTokenStore).create({ userId: user.id, token, expiresAt: new Date(Date.now() + 3_600_000) });
+  const user = await database
+    .store(userStore)
+    .create({ email: 'bench@example.com', passwordHash: 'x', role: 'user', name: null });
+  await database
+    .store(refreshTokenStore)
+    .create({ userId: user.id, token, expiresAt: new Date(Date.now() + 3_600_000) });
   const RefreshToken = database.sequelize.model('RefreshToken');
   const User = database.sequelize.model('User');
   const rows = [
     ['refresh token, store (raw)', () => database.store(refreshTokenStore).findByToken(token)],
-    ['refresh token, model instance', () => RefreshToken.findOne({ where: { token, expiresAt: { [Op.gt]: new Date() } } })],
+    [
+      'refresh token, model instance',
+      () => RefreshToken.findOne({ where: { token, expiresAt: { [Op.gt]: new Date() } } }),
+    ],
     ['user by id, store (raw)', () => database.store(userStore).findById(user.id)],
     ['user by id, model instance', () => User.findByPk(user.id)],
     ['user by email, store (raw)', () => database.store(userStore).findByEmail('bench@example.com')],
     ['user by email, model instance', () => User.findOne({ where: { email: 'bench@example.com' } })],
   ] as const;
-  for (const [label, lookup] of rows) console.log(`${label.padEnd(32)} ${(await perLookup(iterations, lookup)).toFixed(1)} µs CPU per lookup`);
+  for (const [label, lookup] of rows)
+    console.log(`${label.padEnd(32)} ${(await perLookup(iterations, lookup)).toFixed(1)} µs CPU per lookup`);
   await database.close();
 }
 

@@ -15,14 +15,22 @@ export function judge(report: Report): { failed: boolean; lines: string[] } {
   const counts = report.metadata?.vulnerabilities;
   if (!counts) {
     const why = (report.message ?? report.error?.summary ?? 'no report').split('\n')[0];
-    return { failed: false, lines: [`audit: WARNING: the advisory service did not answer (${why}): production dependencies not checked here`] };
+    return {
+      failed: false,
+      lines: [`audit: WARNING: the advisory service did not answer (${why}): production dependencies not checked here`],
+    };
   }
   const lines = Object.entries(report.vulnerabilities ?? {}).map(
-    ([name, entry]) => `  ${entry.severity}: ${name} (${entry.via.map((via) => (typeof via === 'string' ? via : ((via as { title?: string }).title ?? '?'))).join('; ')})`,
+    ([name, entry]) =>
+      `  ${entry.severity}: ${name} (${entry.via.map((via) => (typeof via === 'string' ? via : ((via as { title?: string }).title ?? '?'))).join('; ')})`,
   );
   const summary = ['critical', 'high', 'moderate', 'low'].map((level) => `${counts[level] ?? 0} ${level}`).join(', ');
   const failed = (counts.critical ?? 0) + (counts.high ?? 0) > 0;
-  lines.push(failed ? `audit: FAIL: ${summary} in production dependencies` : `audit: ${summary} in production dependencies: passes (high and critical fail the build)`);
+  lines.push(
+    failed
+      ? `audit: FAIL: ${summary} in production dependencies`
+      : `audit: ${summary} in production dependencies: passes (high and critical fail the build)`,
+  );
   return { failed, lines };
 }
 

@@ -14,9 +14,18 @@ interface Sbom {
   dependencies?: { ref: string; dependsOn?: string[] }[];
 }
 
-const sbom = JSON.parse(execFileSync('npm', ['sbom', '--package-lock-only', '--sbom-format', 'cyclonedx'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })) as Sbom;
-const kept = new Set(sbom.components.filter((component) => component.scope === 'required').map((component) => component['bom-ref']));
-const root = (sbom as unknown as { metadata?: { component?: { 'bom-ref'?: string } } }).metadata?.component?.['bom-ref'];
+const sbom = JSON.parse(
+  execFileSync('npm', ['sbom', '--package-lock-only', '--sbom-format', 'cyclonedx'], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  }),
+) as Sbom;
+const kept = new Set(
+  sbom.components.filter((component) => component.scope === 'required').map((component) => component['bom-ref']),
+);
+const root = (sbom as unknown as { metadata?: { component?: { 'bom-ref'?: string } } }).metadata?.component?.[
+  'bom-ref'
+];
 sbom.components = sbom.components.filter((component) => kept.has(component['bom-ref']));
 sbom.dependencies = (sbom.dependencies ?? [])
   .filter((entry) => kept.has(entry.ref) || entry.ref === root)

@@ -1,5 +1,11 @@
 import {
-  DATE_PARTS, JARGON, MAX_WORD_SHARE, MIN_WORD_LETTERS, YEARS, secretWords, spellings,
+  DATE_PARTS,
+  JARGON,
+  MAX_WORD_SHARE,
+  MIN_WORD_LETTERS,
+  YEARS,
+  secretWords,
+  spellings,
 } from '../src/config/secret-rule';
 
 // An upper bound on the chance that src/config/secret-rule.ts refuses a secret a random generator printed
@@ -23,7 +29,12 @@ interface Alphabet {
 
 export const ALPHABETS: Alphabet[] = [
   {
-    name: 'base64/base64url', size: 64, characters: /^[A-Za-z0-9+/_-]+$/, separator: 2 / 64, minLength: 43, bias: 16,
+    name: 'base64/base64url',
+    size: 64,
+    characters: /^[A-Za-z0-9+/_-]+$/,
+    separator: 2 / 64,
+    minLength: 43,
+    bias: 16,
     minDistinct: 12,
   },
   { name: 'hex', size: 16, characters: /^[0-9a-f]+$/, separator: 0, minLength: 64, bias: 1, minDistinct: 8 },
@@ -82,7 +93,8 @@ function unitsFor(alphabet: Alphabet): Unit[] {
     [...chanceByLength(alphabet, tokens)].flatMap(([size, chance]): Unit[] => [
       { size, chance, before, after: End.Letter, atEndOnly: wholeToken },
       { size: size + 1, chance: chance * separator, before, after, atEndOnly: false },
-    ]));
+    ]),
+  );
 }
 
 const unitsOf = new WeakMap<Alphabet, Unit[]>();
@@ -195,7 +207,10 @@ export function checkBounds(alphabet: Alphabet, length: number): Record<string, 
     // at most `fewer` distinct characters: they lie in one of C(size, fewer) sets, each holding all L with chance (fewer/size)^L
     distinct: 10 ** (log10Binomial(size, fewer) + length * Math.log10(fewer / size)),
     // one shorter string repeated: a period p ≤ L/2 fixes L − p characters
-    repeated: Array.from({ length: Math.floor(length / 2) }, (_, p) => size ** -(length - p - 1)).reduce((a, b) => a + b, 0),
+    repeated: Array.from({ length: Math.floor(length / 2) }, (_, p) => size ** -(length - p - 1)).reduce(
+      (a, b) => a + b,
+      0,
+    ),
     // base64 made of hex digits only is judged as hex (22 of the 64 characters)
     'hex-only': size === 64 ? (22 / 64) ** length : 0,
     // three published samples, each one string
@@ -204,7 +219,11 @@ export function checkBounds(alphabet: Alphabet, length: number): Record<string, 
 }
 
 /** The largest total over lengths from the minimum to EXACT_UP_TO + 1, bias included. */
-export function refusalBound(alphabet: Alphabet): { total: number; worstLength: number; checks: Record<string, number> } {
+export function refusalBound(alphabet: Alphabet): {
+  total: number;
+  worstLength: number;
+  checks: Record<string, number>;
+} {
   let worst = { total: 0, worstLength: alphabet.minLength, checks: {} as Record<string, number> };
   for (let length = alphabet.minLength; length <= EXACT_UP_TO + 1; length += 1) {
     const checks = checkBounds(alphabet, length);
@@ -215,11 +234,17 @@ export function refusalBound(alphabet: Alphabet): { total: number; worstLength: 
 }
 
 if (require.main === module) {
-  console.log(`words of ${MIN_WORD_LETTERS}+ letters: ${secretWords().size}; jargon as whole tokens: ${JARGON.size}, `
-    + `${YEARS.size} years, ${DATE_PARTS.size} date parts after a year; refused at ${MAX_WORD_SHARE * 100} % cover`);
+  console.log(
+    `words of ${MIN_WORD_LETTERS}+ letters: ${secretWords().size}; jargon as whole tokens: ${JARGON.size}, ` +
+      `${YEARS.size} years, ${DATE_PARTS.size} date parts after a year; refused at ${MAX_WORD_SHARE * 100} % cover`,
+  );
   for (const alphabet of ALPHABETS) {
     const { total, worstLength, checks } = refusalBound(alphabet);
-    const parts = Object.entries(checks).map(([name, value]) => `${name} ${value > 0 ? `10^${Math.log10(value).toFixed(1)}` : '0'}`);
-    console.log(`${alphabet.name}: at most 10^${Math.log10(total).toFixed(1)} (at ${worstLength} characters: ${parts.join(', ')}; ×${alphabet.bias} bias)`);
+    const parts = Object.entries(checks).map(
+      ([name, value]) => `${name} ${value > 0 ? `10^${Math.log10(value).toFixed(1)}` : '0'}`,
+    );
+    console.log(
+      `${alphabet.name}: at most 10^${Math.log10(total).toFixed(1)} (at ${worstLength} characters: ${parts.join(', ')}; ×${alphabet.bias} bias)`,
+    );
   }
 }

@@ -19,15 +19,29 @@ const MAX_CAUSES = 5;
 /** True for an error a database driver (or Sequelize, or mongoose) made: its message and fields may hold values. */
 function fromDatabase(error: Record<string, unknown>, name: string): boolean {
   if (/^(Sequelize|Mongo|Mongoose)/.test(name) || name === 'RequestError' || name === 'ConnectionError') return true;
-  return ['sql', 'parameters', 'sqlMessage', 'sqlState', 'original', 'parent', 'detail', 'errorResponse', 'routine'].some((key) => key in error);
+  return [
+    'sql',
+    'parameters',
+    'sqlMessage',
+    'sqlState',
+    'original',
+    'parent',
+    'detail',
+    'errorResponse',
+    'routine',
+  ].some((key) => key in error);
 }
 
 function describeOne(value: unknown, depth: number): Described {
-  if (!(value instanceof Error) && (typeof value !== 'object' || value === null)) return { type: typeof value, message: String(value) };
+  if (!(value instanceof Error) && (typeof value !== 'object' || value === null))
+    return { type: typeof value, message: String(value) };
   const error = value as Error & Record<string, unknown>;
   const type = error.name || error.constructor?.name || 'Error';
   const database = fromDatabase(error, type);
-  const code = typeof error.code === 'string' || typeof error.code === 'number' ? error.code : (error.number as number | undefined);
+  const code =
+    typeof error.code === 'string' || typeof error.code === 'number'
+      ? error.code
+      : (error.number as number | undefined);
   const described: Described = { type };
   if (typeof error.storeOperation === 'string') described.operation = error.storeOperation;
   if (code !== undefined) described.code = code;

@@ -50,7 +50,14 @@ export interface StartOptions {
 export function userServices(config: Config, database: Services['database']): Pick<Services, 'users' | 'callers'> {
   const users = selectUserStore({ config, database }, new PasswordHasher());
   const verificationRequired = config.mail?.emailVerification === 'required';
-  return { users, callers: new CallerStates(users, { ttlMs: config.callerStateTtlMs, maxEntries: CALLER_STATE_ENTRIES, verificationRequired }) };
+  return {
+    users,
+    callers: new CallerStates(users, {
+      ttlMs: config.callerStateTtlMs,
+      maxEntries: CALLER_STATE_ENTRIES,
+      verificationRequired,
+    }),
+  };
 }
 
 /**
@@ -76,7 +83,9 @@ export async function openApp(
   const lifecycle = new Lifecycle();
   if (config.env === 'production') {
     // After a burst of sign-ins, once it is over, what it grew is given back as at start-up (idle-memory-release.ts).
-    const idle = new IdleMemoryRelease(releaseMemory, IDLE_RELEASE_MS, (ms) => logger.debug({ ms: Math.round(ms) }, 'memory released after sign-ins'));
+    const idle = new IdleMemoryRelease(releaseMemory, IDLE_RELEASE_MS, (ms) =>
+      logger.debug({ ms: Math.round(ms) }, 'memory released after sign-ins'),
+    );
     lifecycle.heavyWork = idle;
     lifecycle.onClose('memory release after sign-ins', () => idle.close());
   }
@@ -91,9 +100,18 @@ export async function openApp(
     await connected.checkSchema(); // a declared sort or filter without its index is refused, naming the migration to write
     logger.info({ engine: connected.engine, database: connected.description }, 'database connected');
     const { metrics, database } = observability(config, connected, stores);
-    const services: Services = { config, logger, database, tokens: new TokenService(config.jwt), ...userServices(config, database), lifecycle, metrics };
+    const services: Services = {
+      config,
+      logger,
+      database,
+      tokens: new TokenService(config.jwt),
+      ...userServices(config, database),
+      lifecycle,
+      metrics,
+    };
     services.requestBudget = createRequestBudget(config, logger, lifecycle);
-    if (config.userRateLimit.searchConcurrency > 0) services.searchTurns = new SearchTurns(config.userRateLimit.searchConcurrency);
+    if (config.userRateLimit.searchConcurrency > 0)
+      services.searchTurns = new SearchTurns(config.userRateLimit.searchConcurrency);
     if (config.oidc) {
       const directory = await discoverOidc(config.oidc, logger);
       lifecycle.onClose('OpenID Connect discovery', async () => directory.close());
@@ -107,7 +125,11 @@ export async function openApp(
 }
 
 /** Wires config, logger, stores and the HTTP server; resolves once the server listens. */
-export async function startService(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningService> {
+export async function startService(
+  config: Config,
+  logger: Logger,
+  options: StartOptions = {},
+): Promise<RunningService> {
   const { app, services } = await openApp(config, logger, options.modules ?? registeredModules);
   // A production process idles long after start-up: give back what start-up's burst left (once, before
   // serving, so no request waits for it). Tests and development start services often and need not.
@@ -132,7 +154,11 @@ export async function startService(config: Config, logger: Logger, options: Star
   let metricsPort: number | undefined;
   if (services.metrics.enabled) {
     try {
-      const listener = await startMetricsServer(services.metrics, options.metricsPort ?? config.metricsPort ?? 0, options.host ?? config.host);
+      const listener = await startMetricsServer(
+        services.metrics,
+        options.metricsPort ?? config.metricsPort ?? 0,
+        options.host ?? config.host,
+      );
       // Closed with the other resources, after the drain: the scraper still sees the last requests.
       services.lifecycle.onClose('metrics listener', listener.close);
       metricsPort = listener.port;

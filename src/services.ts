@@ -47,7 +47,10 @@ export interface ModuleFactory {
 }
 
 /** A module factory that owns these stores (see ModuleFactory). */
-export function defineModule(stores: readonly StoreDefinition<unknown>[], factory: (services: Services) => ModuleDefinition): ModuleFactory {
+export function defineModule(
+  stores: readonly StoreDefinition<unknown>[],
+  factory: (services: Services) => ModuleDefinition,
+): ModuleFactory {
   return Object.assign((services: Services) => factory(services), { stores });
 }
 

@@ -16,15 +16,17 @@ interface Orders {
 process.once('message', (orders: Orders) => {
   const statuses = new Map<number, number>();
   let flooding = true;
-  const loops = orders.authorizations.flatMap((authorization) => Array.from({ length: orders.loops }, async () => {
-    while (flooding) {
-      const status = await get(orders.baseUrl, orders.path, authorization).then(
-        (answer) => answer.status,
-        () => 0, // the connection failed: counted as 0
-      );
-      statuses.set(status, (statuses.get(status) ?? 0) + 1);
-    }
-  }));
+  const loops = orders.authorizations.flatMap((authorization) =>
+    Array.from({ length: orders.loops }, async () => {
+      while (flooding) {
+        const status = await get(orders.baseUrl, orders.path, authorization).then(
+          (answer) => answer.status,
+          () => 0, // the connection failed: counted as 0
+        );
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      }
+    }),
+  );
   process.once('message', () => {
     flooding = false;
     void Promise.all(loops).then(() => process.send?.({ statuses: [...statuses] }, () => process.exit(0)));

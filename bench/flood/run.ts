@@ -27,7 +27,9 @@ import { benchNotes, benchNotesModule } from '../scale/notes-resource';
 // back off). Prints the other user's p50 / max in both phases, their ratio, and what the flood was answered.
 
 const env = process.env;
-const ENGINES = (env.FLOOD_ENGINES ?? 'sqlite,postgres,mysql').split(',').map((engine) => engine.trim()) as ScaleEngine[];
+const ENGINES = (env.FLOOD_ENGINES ?? 'sqlite,postgres,mysql')
+  .split(',')
+  .map((engine) => engine.trim()) as ScaleEngine[];
 const ROWS = Number(env.FLOOD_ROWS ?? 200_000);
 const SAMPLES = Number(env.FLOOD_SAMPLES ?? 30);
 const PAGE = '/api/notes?limit=20';
@@ -39,22 +41,45 @@ const SCENARIOS = [
   { accounts: 3, loops: 8, term: '---' },
 ] as const;
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 
 /** The service's settings from the environment (USER_CONCURRENCY_MAX, DATABASE_TIMEOUT…), production mode. */
 function serviceEnv(url: string): NodeJS.ProcessEnv {
   // The request budget off unless set: every flood request then reaches the store, the worst the turns must hold
   // (with it, 600 a minute an account, a flood is soon answered 429 without touching the database).
-  return { USER_RATE_LIMIT_MAX: '0', ...env, NODE_ENV: 'production', JWT_SECRET: randomBytes(48).toString('base64url'), REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64url'), DATABASE_URL: url, USER_STORE: 'database', LOG_LEVEL: 'info', COOKIE_SECURE: 'false' };
+  return {
+    USER_RATE_LIMIT_MAX: '0',
+    ...env,
+    NODE_ENV: 'production',
+    JWT_SECRET: randomBytes(48).toString('base64url'),
+    REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64url'),
+    DATABASE_URL: url,
+    USER_STORE: 'database',
+    LOG_LEVEL: 'info',
+    COOKIE_SECURE: 'false',
+  };
 }
 
 /** The service in this process, to migrate the database and create the two users; stopped before the measurement. */
 async function setUp(settings: NodeJS.ProcessEnv): Promise<RunningService> {
-  return startService(loadConfig(settings), new CapturingLogger().logger, { modules: [...registeredModules, benchNotesModule], port: 0, host: '127.0.0.1' });
+  return startService(loadConfig(settings), new CapturingLogger().logger, {
+    modules: [...registeredModules, benchNotesModule],
+    port: 0,
+    host: '127.0.0.1',
+  });
 }
 
 async function signIn(service: RunningService, email: string): Promise<{ id: string; authorization: string }> {
-  const user = await service.services.users.create({ email, passwordHash: 'not-a-password-hash', role: 'user', name: null });
+  const user = await service.services.users.create({
+    email,
+    passwordHash: 'not-a-password-hash',
+    role: 'user',
+    name: null,
+  });
   return { id: user.id, authorization: `Bearer ${service.services.tokens.signAccessToken(user)}` };
 }
 
@@ -76,8 +101,15 @@ async function sample(baseUrl: string, authorization: string): Promise<{ times: 
  * one second after they start; answers what `work` gave, the statuses the flood was answered, and how long it
  * ran. The flooding client is stopped, and killed if it has not gone, whatever happens.
  */
-async function whileFlooded<T>(baseUrl: string, flood: { path: string; authorizations: string[]; loops: number }, work: () => Promise<T>): Promise<{ result: T; statuses: Map<number, number>; seconds: number }> {
-  const flooder = fork(join(__dirname, 'flooder.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+async function whileFlooded<T>(
+  baseUrl: string,
+  flood: { path: string; authorizations: string[]; loops: number },
+  work: () => Promise<T>,
+): Promise<{ result: T; statuses: Map<number, number>; seconds: number }> {
+  const flooder = fork(join(__dirname, 'flooder.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const message = <M>(): Promise<M> =>
     new Promise((resolve, reject) => {
       flooder.once('message', (value) => resolve(value as M));
@@ -103,16 +135,33 @@ async function whileFlooded<T>(baseUrl: string, flood: { path: string; authoriza
 function engineUrl(engine: ScaleEngine, scratch: string): string {
   if (engine === 'sqlite') return `sqlite:${join(scratch, 'flood.sqlite')}`;
   const url = engine === 'postgres' ? env.TEST_POSTGRES_URL : env.TEST_MYSQL_URL;
-  if (!url) throw new Error(`${engine}: ${engine === 'postgres' ? 'TEST_POSTGRES_URL' : 'TEST_MYSQL_URL'} is not set (an empty database)`);
+  if (!url)
+    throw new Error(
+      `${engine}: ${engine === 'postgres' ? 'TEST_POSTGRES_URL' : 'TEST_MYSQL_URL'} is not set (an empty database)`,
+    );
   return url;
 }
 
 /** One scenario: the other user's page quiet, then under the accounts' loops; one line of figures. */
-async function measure(engine: ScaleEngine, baseUrl: string, other: string, flooders: string[], scenario: (typeof SCENARIOS)[number], config: Config): Promise<void> {
+async function measure(
+  engine: ScaleEngine,
+  baseUrl: string,
+  other: string,
+  flooders: string[],
+  scenario: (typeof SCENARIOS)[number],
+  config: Config,
+): Promise<void> {
   const quiet = await sample(baseUrl, other);
-  const flood = { path: `/api/notes?limit=20&q=${encodeURIComponent(scenario.term)}`, authorizations: flooders.slice(0, scenario.accounts), loops: scenario.loops };
+  const flood = {
+    path: `/api/notes?limit=20&q=${encodeURIComponent(scenario.term)}`,
+    authorizations: flooders.slice(0, scenario.accounts),
+    loops: scenario.loops,
+  };
   const { result: loaded, statuses, seconds } = await whileFlooded(baseUrl, flood, () => sample(baseUrl, other));
-  const answered = [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ');
+  const answered = [...statuses]
+    .sort(([a], [b]) => a - b)
+    .map(([status, count]) => `${status}×${count}`)
+    .join(' ');
   const [q, l] = [median(quiet.times), median(loaded.times)];
   const limits = `USER_CONCURRENCY_MAX ${config.userRateLimit.concurrency}, SEARCH_CONCURRENCY_MAX ${config.userRateLimit.searchConcurrency}`;
   console.log(
@@ -126,27 +175,47 @@ async function floodEngine(engine: ScaleEngine, scratch: string): Promise<void> 
   const settings = serviceEnv(url);
   const setup = await setUp(settings);
   const config = setup.services.config;
-  const sequelize = engine === 'sqlite' ? new Sequelize({ dialect: 'sqlite', storage: url.slice('sqlite:'.length), logging: false }) : new Sequelize(url, { logging: false, pool: { max: 1 } });
+  const sequelize =
+    engine === 'sqlite'
+      ? new Sequelize({ dialect: 'sqlite', storage: url.slice('sqlite:'.length), logging: false })
+      : new Sequelize(url, { logging: false, pool: { max: 1 } });
   let service: ServerProcess | undefined;
   try {
     const flooders = [];
     for (let i = 0; i < 3; i += 1) flooders.push(await signIn(setup, `flooder-${i}-${Date.now()}@bench.test`));
     const other = await signIn(setup, `other-${Date.now()}@bench.test`);
     await setup.stop();
-    for (const [index, flooder] of flooders.entries()) await seedNotes(sequelize, engine, 'notes', flooder.id, ROWS, index);
+    for (const [index, flooder] of flooders.entries())
+      await seedNotes(sequelize, engine, 'notes', flooder.id, ROWS, index);
     await seedNotes(sequelize, engine, 'notes', other.id, 1_000, flooders.length);
     await sequelize.query('UPDATE notes SET title_search = lower(title)'); // the shadow the store keeps (titles are plain lower-case words)
     await analyze(sequelize, engine, 'notes');
     // The same secrets as the set-up's service: the tokens it signed stay valid.
-    service = await ServerProcess.start('flood service', { script: join(__dirname, 'service.ts'), env: settings, stdout: 'ignore', nodeFlags: ['--import', 'tsx'], startTimeoutMs: 120_000 });
+    service = await ServerProcess.start('flood service', {
+      script: join(__dirname, 'service.ts'),
+      env: settings,
+      stdout: 'ignore',
+      nodeFlags: ['--import', 'tsx'],
+      startTimeoutMs: 120_000,
+    });
     const baseUrl = `http://127.0.0.1:${service.port}`;
     for (let i = 0; i < 3; i += 1) await get(baseUrl, PAGE, other.authorization);
-    for (const scenario of SCENARIOS) await measure(engine, baseUrl, other.authorization, flooders.map((flooder) => flooder.authorization), scenario, config);
+    for (const scenario of SCENARIOS)
+      await measure(
+        engine,
+        baseUrl,
+        other.authorization,
+        flooders.map((flooder) => flooder.authorization),
+        scenario,
+        config,
+      );
   } finally {
     if (engine !== 'sqlite') {
       // Leaves the database as it was given: the table and the record of its migration, so the next run creates it again.
       await sequelize.query('DROP TABLE IF EXISTS notes').catch(() => undefined);
-      await sequelize.query(`DELETE FROM schema_migrations WHERE name = '${benchNotes.migrations[0]!.name}'`).catch(() => undefined);
+      await sequelize
+        .query(`DELETE FROM schema_migrations WHERE name = '${benchNotes.migrations[0]!.name}'`)
+        .catch(() => undefined);
     }
     await sequelize.close();
     await service?.stop(5_000);

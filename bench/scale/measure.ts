@@ -30,7 +30,12 @@ export type Outcome = { figures: Figures } | { skipped: string } | { error: stri
 export interface Answer {
   status: number;
   ms: number;
-  body: { status?: string; message?: string; data?: { nextCursor?: string | null; items?: unknown[] }; errors?: unknown };
+  body: {
+    status?: string;
+    message?: string;
+    data?: { nextCursor?: string | null; items?: unknown[] };
+    errors?: unknown;
+  };
 }
 
 export async function get(baseUrl: string, path: string, authorization: string): Promise<Answer> {
@@ -40,16 +45,22 @@ export async function get(baseUrl: string, path: string, authorization: string):
   return { status: response.status, ms: performance.now() - started, body };
 }
 
-const describe = (answer: Answer) => `${answer.status} ${answer.body.message ?? ''}${answer.body.errors ? ` ${JSON.stringify(answer.body.errors)}` : ''}`.trim();
+const describe = (answer: Answer) =>
+  `${answer.status} ${answer.body.message ?? ''}${answer.body.errors ? ` ${JSON.stringify(answer.body.errors)}` : ''}`.trim();
 
 /** The path of the page measured: the kind's own, or the one after following nextCursor `follow` times. */
-export async function resolvePath(baseUrl: string, kind: PageKind, authorization: string): Promise<{ path: string } | { answer: Answer; error?: string }> {
+export async function resolvePath(
+  baseUrl: string,
+  kind: PageKind,
+  authorization: string,
+): Promise<{ path: string } | { answer: Answer; error?: string }> {
   let path = kind.path;
   for (let page = 0; page < (kind.follow ?? 0); page += 1) {
     const answer = await get(baseUrl, path, authorization);
     if (answer.status !== 200) return { answer };
     const cursor = answer.body.data?.nextCursor;
-    if (cursor === undefined) return { answer, error: 'the answer has no nextCursor: this list does not page by cursor' };
+    if (cursor === undefined)
+      return { answer, error: 'the answer has no nextCursor: this list does not page by cursor' };
     if (cursor === null) return { answer, error: `no page ${page + 2}: the list ends on page ${page + 1}` };
     path = `${kind.path}${kind.path.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor)}`;
   }
@@ -61,11 +72,17 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-export async function measureKind(baseUrl: string, kind: PageKind, authorization: string, settings: ScaleSettings): Promise<Outcome> {
+export async function measureKind(
+  baseUrl: string,
+  kind: PageKind,
+  authorization: string,
+  settings: ScaleSettings,
+): Promise<Outcome> {
   const resolved = await resolvePath(baseUrl, kind, authorization);
   if ('answer' in resolved) {
     if (resolved.error) return { skipped: resolved.error };
-    if (kind.optional && resolved.answer.status === 422) return { skipped: `not offered yet (${describe(resolved.answer)})` };
+    if (kind.optional && resolved.answer.status === 422)
+      return { skipped: `not offered yet (${describe(resolved.answer)})` };
     return { error: describe(resolved.answer) };
   }
   const budgetEnds = performance.now() + settings.kindBudgetSeconds * 1000;
@@ -89,10 +106,19 @@ export async function measureKind(baseUrl: string, kind: PageKind, authorization
   const samples: number[] = [];
   while (samples.length < repetitions && (samples.length < 3 || performance.now() < budgetEnds)) {
     const answer = await get(baseUrl, resolved.path, authorization);
-    if (answer.status < 200 || answer.status > 299) return { error: `${describe(answer)} (after ${samples.length} good answers)` };
+    if (answer.status < 200 || answer.status > 299)
+      return { error: `${describe(answer)} (after ${samples.length} good answers)` };
     samples.push(answer.ms);
   }
-  if (samples.length < repetitions) note = `${note ? `${note}; ` : ''}stopped at the ${settings.kindBudgetSeconds} s budget after ${samples.length} samples`;
+  if (samples.length < repetitions)
+    note = `${note ? `${note}; ` : ''}stopped at the ${settings.kindBudgetSeconds} s budget after ${samples.length} samples`;
   const sorted = [...samples].sort((a, b) => a - b);
-  return { figures: { p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), samples: samples.length, ...(note ? { note } : {}) } };
+  return {
+    figures: {
+      p50Ms: percentile(sorted, 50),
+      p99Ms: percentile(sorted, 99),
+      samples: samples.length,
+      ...(note ? { note } : {}),
+    },
+  };
 }

@@ -1,4 +1,11 @@
-import { createResourceTable, defineResource, field, listIndexColumns, resourceModule, type SqlMigration } from '../../src/modules/kit';
+import {
+  createResourceTable,
+  defineResource,
+  field,
+  listIndexColumns,
+  resourceModule,
+  type SqlMigration,
+} from '../../src/modules/kit';
 
 // The module `make bench-scale` measures: what
 //   npm run new:module -- notes title:string body:text? pinned:boolean --filter pinned,title --sort title,createdAt --search title,body
@@ -34,7 +41,14 @@ const createBenchNotes: SqlMigration = {
   down: (queryInterface) => queryInterface.dropTable('notes'),
 };
 
-export const benchNotes = defineResource({ name: 'notes', table: 'notes', modelName: 'Note', ...declaration, search: [...declaration.search], migrations: [createBenchNotes] });
+export const benchNotes = defineResource({
+  name: 'notes',
+  table: 'notes',
+  modelName: 'Note',
+  ...declaration,
+  search: [...declaration.search],
+  migrations: [createBenchNotes],
+});
 
 /** The search shadows the table holds (their trigram indexes are built after the seed, as the list indexes are). */
 export const BENCH_SEARCH_SHADOWS = ['title_search', 'body_search'];

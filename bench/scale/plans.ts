@@ -57,7 +57,14 @@ function statementOf(logged: string): string {
 /** The SELECTs among `logged` that read `table` (the guards' own lookups of the caller are left out). */
 export function listStatements(logged: readonly string[], table: string): string[] {
   const reads = new RegExp(`\\bFROM\\s+[\`"]?${table}[\`"]?(\\s|$)`, 'i');
-  return logged.map(statementOf).filter((sql) => /^SELECT\b/i.test(sql) && reads.test(sql) && !(table === 'users' && /\bLIMIT 1\b/i.test(sql) && /\bid\b\s*=/.test(sql)));
+  return logged
+    .map(statementOf)
+    .filter(
+      (sql) =>
+        /^SELECT\b/i.test(sql) &&
+        reads.test(sql) &&
+        !(table === 'users' && /\bLIMIT 1\b/i.test(sql) && /\bid\b\s*=/.test(sql)),
+    );
 }
 
 export async function explain(sequelize: Sequelize, engine: ScaleEngine, sql: string): Promise<string[]> {
@@ -67,7 +74,9 @@ export async function explain(sequelize: Sequelize, engine: ScaleEngine, sql: st
   }
   if (engine === 'mysql') {
     const [rows] = await sequelize.query(`EXPLAIN ${sql}`);
-    return (rows as Record<string, unknown>[]).map((row) => `${String(row.table)}: type=${String(row.type)} key=${String(row.key)} rows=${String(row.rows)} ${String(row.Extra ?? '')}`.trim());
+    return (rows as Record<string, unknown>[]).map((row) =>
+      `${String(row.table)}: type=${String(row.type)} key=${String(row.key)} rows=${String(row.rows)} ${String(row.Extra ?? '')}`.trim(),
+    );
   }
   const [rows] = await sequelize.query(`EXPLAIN QUERY PLAN ${sql}`);
   return (rows as { detail: string }[]).map((row) => row.detail);

@@ -11,7 +11,11 @@ import { isId } from '../../src/stores/ids';
 import { encodeCursor } from '../../src/stores/kit/cursor';
 import { ADMIN_ROLE } from '../../src/stores/kit/owner-scope';
 import { get, measureKind, resolvePath, type Outcome, type PageKind } from './measure';
-import { createListIndexes, listIndexColumns, removeListIndexes } from '../../src/stores/sql/migrations/list-index-steps';
+import {
+  createListIndexes,
+  listIndexColumns,
+  removeListIndexes,
+} from '../../src/stores/sql/migrations/list-index-steps';
 import { createSearchIndex, removeSearchIndex } from '../../src/stores/sql/migrations/search-index';
 import { BENCH_SEARCH_SHADOWS, benchNotes, benchNotesModule } from './notes-resource';
 import { CapturingLogger, explain, listStatements } from './plans';
@@ -35,9 +39,22 @@ const seconds = (since: number) => (performance.now() - since) / 1000;
  * there costs its depth unless it is a range of the index.
  */
 function deepCursor(sort: 'title' | '-createdAt'): string {
-  if (sort === 'title') return encodeCursor([{ field: 'title', descending: false }, { field: 'id', descending: false }], { title: 'zinnia', id: '00000000-0000-7000-8000-000000000000' });
+  if (sort === 'title')
+    return encodeCursor(
+      [
+        { field: 'title', descending: false },
+        { field: 'id', descending: false },
+      ],
+      { title: 'zinnia', id: '00000000-0000-7000-8000-000000000000' },
+    );
   const early = new Date(Date.now() - 357 * 86_400_000);
-  return encodeCursor([{ field: 'createdAt', descending: true }, { field: 'id', descending: true }], { createdAt: early, id: 'ffffffff-ffff-7fff-bfff-ffffffffffff' });
+  return encodeCursor(
+    [
+      { field: 'createdAt', descending: true },
+      { field: 'id', descending: true },
+    ],
+    { createdAt: early, id: 'ffffffff-ffff-7fff-bfff-ffffffffffff' },
+  );
 }
 
 function noteKinds(pageSize: number): PageKind[] {
@@ -49,8 +66,16 @@ function noteKinds(pageSize: number): PageKind[] {
     { id: 'title-cursor-3', title: 'third page by cursor, by title', path: `${base}&sort=title`, follow: 2 },
     { id: 'pinned', title: 'filtered pinned=true, newest first', path: `${base}&pinned=true` },
     { id: 'title-desc', title: 'first page sorted by -title', path: `${base}&sort=-title` },
-    { id: 'deep', title: 'a page by cursor 98 % deep, newest first', path: `${base}&cursor=${deepCursor('-createdAt')}` },
-    { id: 'title-deep', title: 'a page by cursor 98 % deep, by title', path: `${base}&sort=title&cursor=${deepCursor('title')}` },
+    {
+      id: 'deep',
+      title: 'a page by cursor 98 % deep, newest first',
+      path: `${base}&cursor=${deepCursor('-createdAt')}`,
+    },
+    {
+      id: 'title-deep',
+      title: 'a page by cursor 98 % deep, by title',
+      path: `${base}&sort=title&cursor=${deepCursor('title')}`,
+    },
     { id: 'count', title: 'first page with ?count=true', path: `${base}&count=true`, optional: true },
     ...searchKinds(base),
   ];
@@ -65,15 +90,25 @@ function searchKinds(base: string): PageKind[] {
     { id: 'q-none', title: `?q= in no row ('${SEARCH_TERMS.none}')`, path: q(SEARCH_TERMS.none) },
     { id: 'q-rare', title: `?q= in one row of 10^4 ('${SEARCH_TERMS.oneIn10k}')`, path: q(SEARCH_TERMS.oneIn10k) },
     { id: 'q-short', title: `?q= of 2 characters, in no row ('${SEARCH_TERMS.short}')`, path: q(SEARCH_TERMS.short) },
-    { id: 'q-symbols', title: `?q= of symbols only, no trigram, in no row ('${SEARCH_TERMS.symbols}')`, path: q(SEARCH_TERMS.symbols) },
+    {
+      id: 'q-symbols',
+      title: `?q= of symbols only, no trigram, in no row ('${SEARCH_TERMS.symbols}')`,
+      path: q(SEARCH_TERMS.symbols),
+    },
     { id: 'q-none-count', title: `?q= in no row, with ?count=true`, path: `${q(SEARCH_TERMS.none)}&count=true` },
-    { id: 'q-rare-count', title: `?q= in one row of 10^4, with ?count=true`, path: `${q(SEARCH_TERMS.oneIn10k)}&count=true` },
+    {
+      id: 'q-rare-count',
+      title: `?q= in one row of 10^4, with ?count=true`,
+      path: `${q(SEARCH_TERMS.oneIn10k)}&count=true`,
+    },
   ];
 }
 
 /** The kinds BENCH_SCALE_KINDS selects (every kind when it names none). */
 function selected(kinds: readonly PageKind[], settings: ScaleSettings): PageKind[] {
-  return settings.kinds.length === 0 ? [...kinds] : kinds.filter((kind) => settings.kinds.some((prefix) => kind.id.startsWith(prefix)));
+  return settings.kinds.length === 0
+    ? [...kinds]
+    : kinds.filter((kind) => settings.kinds.some((prefix) => kind.id.startsWith(prefix)));
 }
 
 function userKinds(pageSize: number): PageKind[] {
@@ -97,12 +132,17 @@ function databaseUrl(engine: ScaleEngine, scratch: string): string {
 
 /** The bench's own connection: seeding, statistics and plans, beside the service's pool. */
 function openConnection(engine: ScaleEngine, url: string): Sequelize {
-  if (engine === 'sqlite') return new Sequelize({ dialect: 'sqlite', storage: url.slice('sqlite:'.length), logging: false });
+  if (engine === 'sqlite')
+    return new Sequelize({ dialect: 'sqlite', storage: url.slice('sqlite:'.length), logging: false });
   return new Sequelize(url, { logging: false, timezone: '+00:00', pool: { max: 1 } });
 }
 
 async function engineVersion(sequelize: Sequelize, engine: ScaleEngine): Promise<string> {
-  const sql = { sqlite: 'SELECT sqlite_version() AS v', postgres: 'SHOW server_version', mysql: 'SELECT VERSION() AS v' }[engine];
+  const sql = {
+    sqlite: 'SELECT sqlite_version() AS v',
+    postgres: 'SHOW server_version',
+    mysql: 'SELECT VERSION() AS v',
+  }[engine];
   const row = (await sequelize.query(sql, { plain: true })) as Record<string, unknown> | null;
   return String(Object.values(row ?? {})[0] ?? '?');
 }
@@ -120,11 +160,19 @@ async function startApp(url: string, settings: ScaleSettings, logger: CapturingL
     USER_RATE_LIMIT_MAX: '1000000000', // one owner's requests, back to back: measured, not budgeted
     ...(settings.searchScanLimit ? { LIST_SEARCH_SCAN_LIMIT: settings.searchScanLimit } : {}),
   });
-  return startService(config, logger.logger, { modules: [...registeredModules, benchNotesModule], port: 0, host: '127.0.0.1' });
+  return startService(config, logger.logger, {
+    modules: [...registeredModules, benchNotesModule],
+    port: 0,
+    host: '127.0.0.1',
+  });
 }
 
 /** A user in the service's store with this role, and a bearer token for them. */
-async function signIn(service: RunningService, email: string, role: string): Promise<{ id: string; authorization: string }> {
+async function signIn(
+  service: RunningService,
+  email: string,
+  role: string,
+): Promise<{ id: string; authorization: string }> {
   const user = await service.services.users.create({ email, passwordHash: 'not-a-password-hash', role, name: null });
   return { id: user.id, authorization: `Bearer ${service.services.tokens.signAccessToken(user)}` };
 }
@@ -138,14 +186,21 @@ interface Context {
 }
 
 /** Measures the kinds for each (size, token), kind by kind, smallest size first. */
-async function measureRows(ctx: Context, kinds: readonly PageKind[], tokens: readonly [number, string][], label: string): Promise<KindRow[]> {
+async function measureRows(
+  ctx: Context,
+  kinds: readonly PageKind[],
+  tokens: readonly [number, string][],
+  label: string,
+): Promise<KindRow[]> {
   const rows: KindRow[] = [];
   for (const kind of kinds) {
     const bySize: Record<number, Outcome> = {};
     for (const [size, token] of tokens) {
       const started = performance.now();
       bySize[size] = await measureKind(ctx.baseUrl, kind, token, ctx.settings);
-      log(`${ctx.engine}: ${label} ${kind.id} @ ${size}: ${JSON.stringify(bySize[size])} (${seconds(started).toFixed(1)} s)`);
+      log(
+        `${ctx.engine}: ${label} ${kind.id} @ ${size}: ${JSON.stringify(bySize[size])} (${seconds(started).toFixed(1)} s)`,
+      );
     }
     rows.push({ id: kind.id, title: kind.title, bySize });
   }
@@ -160,20 +215,35 @@ async function checkSeeded(ctx: Context, owners: readonly [number, string][]): P
   for (const [size, token] of owners) {
     const answer = await get(ctx.baseUrl, `/api/notes?limit=${ctx.settings.pageSize}`, token);
     const items = (answer.body.data?.items ?? []) as { id?: unknown; createdAt?: string }[];
-    const ordered = items.every((item, index) => index === 0 || String(items[index - 1]!.createdAt) >= String(item.createdAt));
-    if (answer.status !== 200 || items.length !== Math.min(size, ctx.settings.pageSize) || !items.every((item) => isId(item.id)) || !ordered) {
-      throw new Error(`${ctx.engine}: the seeded notes of the ${size}-row owner do not read back as the service's (${answer.status}, ${JSON.stringify(items.slice(0, 2))})`);
+    const ordered = items.every(
+      (item, index) => index === 0 || String(items[index - 1]!.createdAt) >= String(item.createdAt),
+    );
+    if (
+      answer.status !== 200 ||
+      items.length !== Math.min(size, ctx.settings.pageSize) ||
+      !items.every((item) => isId(item.id)) ||
+      !ordered
+    ) {
+      throw new Error(
+        `${ctx.engine}: the seeded notes of the ${size}-row owner do not read back as the service's (${answer.status}, ${JSON.stringify(items.slice(0, 2))})`,
+      );
     }
   }
 }
 
 /** The statements one request of `kind` makes the store run on `table`, with their plans. */
-async function planOf(ctx: Context, kind: PageKind, token: string, table: string): Promise<EngineReport['plans'][number] | undefined> {
+async function planOf(
+  ctx: Context,
+  kind: PageKind,
+  token: string,
+  table: string,
+): Promise<EngineReport['plans'][number] | undefined> {
   const resolved = await resolvePath(ctx.baseUrl, kind, token);
   if (!('path' in resolved)) return undefined;
   const logged = await ctx.logger.capture(() => get(ctx.baseUrl, resolved.path, token));
   const statements = [];
-  for (const sql of listStatements(logged, table)) statements.push({ sql, plan: await explain(ctx.sequelize, ctx.engine, sql) });
+  for (const sql of listStatements(logged, table))
+    statements.push({ sql, plan: await explain(ctx.sequelize, ctx.engine, sql) });
   return statements.length > 0 ? { kind: kind.title, statements } : undefined; // e.g. a 422: nothing ran
 }
 
@@ -183,8 +253,12 @@ async function benchEngine(engine: ScaleEngine, settings: ScaleSettings, scratch
   const service = await startApp(url, settings, logger); // runs the migrations: the seed lands in indexed tables
   const sequelize = openConnection(engine, url);
   try {
-    const [held] = (await sequelize.query('SELECT COUNT(*) AS n FROM notes', { plain: false })) as [{ n: number | string }[], unknown];
-    if (Number(held[0]?.n) > 0) throw new Error(`${engine}: the notes table already holds rows: point the bench at an empty database`);
+    const [held] = (await sequelize.query('SELECT COUNT(*) AS n FROM notes', { plain: false })) as [
+      { n: number | string }[],
+      unknown,
+    ];
+    if (Number(held[0]?.n) > 0)
+      throw new Error(`${engine}: the notes table already holds rows: point the bench at an empty database`);
     const ctx: Context = { engine, sequelize, baseUrl: `http://127.0.0.1:${service.port}`, settings, logger };
     const version = await engineVersion(sequelize, engine);
     log(`${engine}: ${version}, service on ${ctx.baseUrl}`);
@@ -209,7 +283,9 @@ async function benchEngine(engine: ScaleEngine, settings: ScaleSettings, scratch
     await createListIndexes(sequelize.getQueryInterface(), 'notes', listIndexes);
     await createSearchIndex(sequelize.getQueryInterface(), 'notes', BENCH_SEARCH_SHADOWS);
     seedingSeconds.notes.indexes = seconds(indexing);
-    log(`${engine}: built the ${listIndexes.length} list indexes and the search indexes over the seeded notes in ${seedingSeconds.notes.indexes.toFixed(1)} s`);
+    log(
+      `${engine}: built the ${listIndexes.length} list indexes and the search indexes over the seeded notes in ${seedingSeconds.notes.indexes.toFixed(1)} s`,
+    );
     await analyze(sequelize, engine, 'notes');
     await checkSeeded(ctx, owners);
     const kinds = selected(noteKinds(settings.pageSize), settings);
@@ -252,7 +328,16 @@ async function benchEngine(engine: ScaleEngine, settings: ScaleSettings, scratch
         if (plan) plans.push({ ...plan, kind: `users: ${plan.kind}` });
       }
     }
-    return { engine, version, sizes, seedingSeconds, notes, admin: { rows: total, outcome: adminOutcome }, users, plans };
+    return {
+      engine,
+      version,
+      sizes,
+      seedingSeconds,
+      notes,
+      admin: { rows: total, outcome: adminOutcome },
+      users,
+      plans,
+    };
   } finally {
     await sequelize.close();
     await service.stop();
@@ -281,13 +366,27 @@ async function main(): Promise<void> {
   }
   mkdirSync(RESULTS_DIR, { recursive: true });
   const file = join(RESULTS_DIR, `scale-${started.toISOString().replace(/[:.]/g, '-')}.json`);
-  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, platform: process.platform };
-  writeFileSync(file, `${JSON.stringify({ startedAt: started.toISOString(), settings, machine, engines: reports, failures }, null, 2)}\n`);
+  const machine = {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    node: process.version,
+    platform: process.platform,
+  };
+  writeFileSync(
+    file,
+    `${JSON.stringify({ startedAt: started.toISOString(), settings, machine, engines: reports, failures }, null, 2)}\n`,
+  );
   process.stdout.write(`\nreport: ${relative(process.cwd(), file)}\n`);
   // A non-2xx answer fails the run as an engine that could not run does (the figures are still written).
   const errors = reports.flatMap((report) =>
-    [...report.notes, ...report.users, { title: 'admin first page', bySize: { [report.admin.rows]: report.admin.outcome } }].flatMap((row) =>
-      Object.entries(row.bySize).flatMap(([size, outcome]) => ('error' in outcome ? [`${report.engine} ${row.title} @ ${size}: ${outcome.error}`] : [])),
+    [
+      ...report.notes,
+      ...report.users,
+      { title: 'admin first page', bySize: { [report.admin.rows]: report.admin.outcome } },
+    ].flatMap((row) =>
+      Object.entries(row.bySize).flatMap(([size, outcome]) =>
+        'error' in outcome ? [`${report.engine} ${row.title} @ ${size}: ${outcome.error}`] : [],
+      ),
     ),
   );
   if (failures.length > 0 || errors.length > 0) {

@@ -12,11 +12,56 @@ const SPAN_MS = 365 * DAY_MS;
 /** Multiplicative hashing (Knuth): a well-spread pseudo-random 32-bit number per row, the same on every engine. */
 const HASH = '2654435761';
 const WORDS = [
-  'amber', 'basil', 'cedar', 'delta', 'ember', 'fjord', 'garnet', 'harbor', 'indigo', 'juniper',
-  'kettle', 'lantern', 'meadow', 'nectar', 'orchid', 'pebble', 'quartz', 'raven', 'saffron', 'timber',
-  'umber', 'velvet', 'willow', 'xenon', 'yarrow', 'zephyr', 'atlas', 'bramble', 'copper', 'dune',
-  'echo', 'flint', 'glacier', 'hazel', 'iris', 'jade', 'kelp', 'lichen', 'maple', 'nova',
-  'onyx', 'prairie', 'quill', 'ridge', 'sorrel', 'thistle', 'upland', 'vapor', 'wren', 'zinnia',
+  'amber',
+  'basil',
+  'cedar',
+  'delta',
+  'ember',
+  'fjord',
+  'garnet',
+  'harbor',
+  'indigo',
+  'juniper',
+  'kettle',
+  'lantern',
+  'meadow',
+  'nectar',
+  'orchid',
+  'pebble',
+  'quartz',
+  'raven',
+  'saffron',
+  'timber',
+  'umber',
+  'velvet',
+  'willow',
+  'xenon',
+  'yarrow',
+  'zephyr',
+  'atlas',
+  'bramble',
+  'copper',
+  'dune',
+  'echo',
+  'flint',
+  'glacier',
+  'hazel',
+  'iris',
+  'jade',
+  'kelp',
+  'lichen',
+  'maple',
+  'nova',
+  'onyx',
+  'prairie',
+  'quill',
+  'ridge',
+  'sorrel',
+  'thistle',
+  'upland',
+  'vapor',
+  'wren',
+  'zinnia',
 ];
 
 /** The SQL spellings that differ between the three engines. */
@@ -59,7 +104,10 @@ const DIALECTS: Record<ScaleEngine, Dialect> = {
     digits7: (value) => `LPAD(${value}, 7, '0')`,
   },
   sqlite: {
-    series: (count) => ({ prefix: `WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < ${count}) `, from: 's' }),
+    series: (count) => ({
+      prefix: `WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < ${count}) `,
+      from: 's',
+    }),
     idiv: (a, b) => `((${a}) / ${b})`,
     hex12: (value) => `printf('%012x', ${value})`,
     concat: (...parts) => `(${parts.join(' || ')})`,
@@ -76,7 +124,14 @@ const DIALECTS: Record<ScaleEngine, Dialect> = {
  * with `scale bench`; each holds `ref <n, 7 digits>,` (one row per owner: the middle one of the smallest);
  * one row in 10^4 (n a multiple of 10,000) holds `kingfisher`; nothing holds `quokka`.
  */
-export const SEARCH_TERMS = { everyRow: 'scale bench', oneRow: 'ref 0000500,', none: 'quokka', oneIn10k: 'kingfisher', short: 'zq', symbols: '---' } as const;
+export const SEARCH_TERMS = {
+  everyRow: 'scale bench',
+  oneRow: 'ref 0000500,',
+  none: 'quokka',
+  oneIn10k: 'kingfisher',
+  short: 'zq',
+  symbols: '---',
+} as const;
 
 /**
  * The row expressions shared by both tables, over `n` (1..count) and `h` (its hash): created_at in epoch
@@ -98,12 +153,33 @@ function rowBasics(d: Dialect, count: number, now: number, tag: number) {
  * from 50 (some repeat), ~10% pinned, each with a body holding the SEARCH_TERMS; all lower case, so each
  * search shadow (`title_search`, `body_search`) is the value itself, as the store's fold makes it.
  */
-export async function seedNotes(sequelize: Sequelize, engine: ScaleEngine, table: string, ownerId: string, count: number, ownerIndex: number): Promise<void> {
+export async function seedNotes(
+  sequelize: Sequelize,
+  engine: ScaleEngine,
+  table: string,
+  ownerId: string,
+  count: number,
+  ownerIndex: number,
+): Promise<void> {
   const d = DIALECTS[engine];
   const { ms, id } = rowBasics(d, count, Date.now(), ownerIndex);
-  const title = d.concat(d.word('h % 50'), "' '", d.word(`${d.idiv('h', 50)} % 50`), "' '", d.word(`${d.idiv('h', 2500)} % 50`));
+  const title = d.concat(
+    d.word('h % 50'),
+    "' '",
+    d.word(`${d.idiv('h', 50)} % 50`),
+    "' '",
+    d.word(`${d.idiv('h', 2500)} % 50`),
+  );
   const rare = `(CASE WHEN n % 10000 = 0 THEN ' ${SEARCH_TERMS.oneIn10k}' ELSE '' END)`;
-  const body = d.concat("'notes on '", title, "', ref '", d.digits7('n'), "','", rare, "' written for the scale bench'");
+  const body = d.concat(
+    "'notes on '",
+    title,
+    "', ref '",
+    d.digits7('n'),
+    "','",
+    rare,
+    "' written for the scale bench'",
+  );
   const pinned = d.boolean(`${d.idiv('h', 125000)} % 10 = 0`);
   const { prefix, from } = d.series(count);
   await sequelize.query(
@@ -120,8 +196,16 @@ const USER_COLUMNS = ['id', 'email', 'password_hash', 'role', 'name', 'created_a
 /** Refuses to seed users when a migration added a required column without a default that the seed does not fill. */
 export async function checkUserColumns(sequelize: Sequelize): Promise<void> {
   const columns = await sequelize.getQueryInterface().describeTable('users');
-  const unfilled = Object.entries(columns).filter(([name, column]) => !USER_COLUMNS.includes(name) && !column.allowNull && (column.defaultValue === undefined || column.defaultValue === null));
-  if (unfilled.length > 0) throw new Error(`users has required columns the seed does not fill: ${unfilled.map(([name]) => name).join(', ')} (bench/scale/seed.ts)`);
+  const unfilled = Object.entries(columns).filter(
+    ([name, column]) =>
+      !USER_COLUMNS.includes(name) &&
+      !column.allowNull &&
+      (column.defaultValue === undefined || column.defaultValue === null),
+  );
+  if (unfilled.length > 0)
+    throw new Error(
+      `users has required columns the seed does not fill: ${unfilled.map(([name]) => name).join(', ')} (bench/scale/seed.ts)`,
+    );
 }
 
 /**

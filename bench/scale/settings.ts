@@ -28,7 +28,6 @@ export interface ScaleSettings {
   searchScanLimit: string | undefined;
 }
 
-
 function list(env: Env, name: string, fallback: string): string[] {
   return (env[name]?.trim() || fallback)
     .split(',')
@@ -39,14 +38,17 @@ function list(env: Env, name: string, fallback: string): string[] {
 export function readScaleSettings(env: Env = process.env): ScaleSettings {
   const engines = list(env, 'BENCH_SCALE_ENGINES', SCALE_ENGINES.join(','));
   for (const engine of engines) {
-    if (!SCALE_ENGINES.includes(engine as ScaleEngine)) throw new Error(`BENCH_SCALE_ENGINES: '${engine}' is not one of ${SCALE_ENGINES.join(', ')}`);
+    if (!SCALE_ENGINES.includes(engine as ScaleEngine))
+      throw new Error(`BENCH_SCALE_ENGINES: '${engine}' is not one of ${SCALE_ENGINES.join(', ')}`);
   }
   const sizes = list(env, 'BENCH_SCALE_SIZES', '1000,100000,1000000').map((raw) => {
     const size = Number(raw);
-    if (!Number.isInteger(size) || size < 100 || size > 10_000_000) throw new Error(`BENCH_SCALE_SIZES: '${raw}' must be a whole number from 100 to 10000000`);
+    if (!Number.isInteger(size) || size < 100 || size > 10_000_000)
+      throw new Error(`BENCH_SCALE_SIZES: '${raw}' must be a whole number from 100 to 10000000`);
     return size;
   });
-  if (new Set(sizes).size !== sizes.length || sizes.length < 2) throw new Error('BENCH_SCALE_SIZES: at least two different sizes (the smallest is the reference of the ratios)');
+  if (new Set(sizes).size !== sizes.length || sizes.length < 2)
+    throw new Error('BENCH_SCALE_SIZES: at least two different sizes (the smallest is the reference of the ratios)');
   return {
     engines: engines as ScaleEngine[],
     sizes: [...sizes].sort((a, b) => a - b),

@@ -10,7 +10,11 @@ if (!scratch) throw new Error('usage: doc-samples.ts <scratch copy of the reposi
 
 function markdownFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? markdownFiles(path.join(dir, entry.name)) : entry.name.endsWith('.md') ? [path.join(dir, entry.name)] : [],
+    entry.isDirectory()
+      ? markdownFiles(path.join(dir, entry.name))
+      : entry.name.endsWith('.md')
+        ? [path.join(dir, entry.name)]
+        : [],
   );
 }
 
@@ -23,7 +27,9 @@ for (const file of ['README.md', ...markdownFiles('docs')]) {
     const code = block[1] ?? '';
     const target = /^\/\/ ((?:src|test|scripts)\/[\w./-]+\.ts)\s*$/m.exec(code.split('\n')[0] ?? '')?.[1];
     if (!target) {
-      problems.push(`${file}: TypeScript sample ${index + 1} does not start with a comment naming its file (// src/...ts)`);
+      problems.push(
+        `${file}: TypeScript sample ${index + 1} does not start with a comment naming its file (// src/...ts)`,
+      );
       return;
     }
     let destination = path.join(scratch, target);

@@ -81,7 +81,7 @@ generate
 ls src/modules/labels/migrations
 on fill populated
 on fill fresh
-npx eslint src/modules test/modules
+npx eslint src/modules test/modules && npx prettier --check --log-level warn src/modules test/modules
 npm run --silent typecheck
 
 echo "module-removal check passed in $(( $(date +%s) - started )) s"

@@ -25,7 +25,9 @@ async function emptied(url: string): Promise<void> {
       await sequelize.query('CREATE SCHEMA public');
       return;
     }
-    const [rows] = await sequelize.query('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE()');
+    const [rows] = await sequelize.query(
+      'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE()',
+    );
     await sequelize.query('SET FOREIGN_KEY_CHECKS = 0');
     for (const { name } of rows as { name: string }[]) await sequelize.query(`DROP TABLE \`${name}\``);
   } finally {
@@ -48,7 +50,14 @@ async function started(url: string): Promise<{ child: ChildProcess; base: string
   const port = await freePort();
   // tsx as a loader of this node (no tsx process between): the SIGTERM reaches the service itself.
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...process.env, NODE_ENV: 'development', DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      DATABASE_URL: url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -57,8 +66,12 @@ async function started(url: string): Promise<{ child: ChildProcess; base: string
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode} at start-up:\n${output.slice(-3000)}`);
-    const answered = await fetch(`${base}/`).then((response) => response.ok, () => false);
+    if (child.exitCode !== null)
+      throw new Error(`the service exited with ${child.exitCode} at start-up:\n${output.slice(-3000)}`);
+    const answered = await fetch(`${base}/`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (answered) return { child, base, output: () => output };
     await new Promise((resolve) => setTimeout(resolve, 300));
   }
@@ -69,25 +82,42 @@ async function started(url: string): Promise<{ child: ChildProcess; base: string
 async function stopped(child: ChildProcess, output: () => string): Promise<void> {
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.kill('SIGTERM');
-  const code = await Promise.race([exited, new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 20_000))]);
+  const code = await Promise.race([
+    exited,
+    new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 20_000)),
+  ]);
   if (code !== 0) throw new Error(`the service did not stop cleanly (${code}):\n${output().slice(-3000)}`);
 }
 
-async function call(base: string, token: string, method: string, route: string, body?: unknown): Promise<{ status: number; data: Record<string, unknown> }> {
-  const response = await fetch(`${base}${route}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+async function call(
+  base: string,
+  token: string,
+  method: string,
+  route: string,
+  body?: unknown,
+): Promise<{ status: number; data: Record<string, unknown> }> {
+  const response = await fetch(`${base}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = (await response.json().catch(() => ({}))) as { data?: Record<string, unknown> };
   return { status: response.status, data: json.data ?? {} };
 }
 
 function expectStatus(what: string, got: { status: number; data: unknown }, status: number): void {
-  if (got.status !== status) throw new Error(`${what}: expected ${status}, got ${got.status} ${JSON.stringify(got.data)}`);
+  if (got.status !== status)
+    throw new Error(`${what}: expected ${status}, got ${got.status} ${JSON.stringify(got.data)}`);
 }
 
 async function filled(base: string, token: string): Promise<string> {
   const stamp = `${Date.now()}`;
   const project = await call(base, token, 'POST', '/api/projects', { name: `project ${stamp}` });
   expectStatus('POST /api/projects', project, 201);
-  const ticket = await call(base, token, 'POST', '/api/tickets', { title: `ticket ${stamp}`, project: project.data.id });
+  const ticket = await call(base, token, 'POST', '/api/tickets', {
+    title: `ticket ${stamp}`,
+    project: project.data.id,
+  });
   expectStatus('POST /api/tickets', ticket, 201);
   const label = await call(base, token, 'POST', '/api/labels', { name: `label ${stamp}` });
   expectStatus('POST /api/labels', label, 201);
@@ -97,7 +127,8 @@ async function filled(base: string, token: string): Promise<string> {
   const listed = await call(base, token, 'GET', `/api/ticket-labels?ticket=${String(ticket.data.id)}&include=label`);
   expectStatus('GET /api/ticket-labels', listed, 200);
   const items = listed.data.items as { included?: { label?: { name?: string } } }[];
-  if (items.length !== 1 || items[0]!.included?.label?.name !== `label ${stamp}`) throw new Error(`the ticket's label did not read back: ${JSON.stringify(listed.data)}`);
+  if (items.length !== 1 || items[0]!.included?.label?.name !== `label ${stamp}`)
+    throw new Error(`the ticket's label did not read back: ${JSON.stringify(listed.data)}`);
   const count = await call(base, token, 'GET', '/api/tickets?count=true');
   return `a project, a ticket, a label and their link written and read back (${String(count.data.total ?? '?')} tickets there)`;
 }
@@ -105,12 +136,17 @@ async function filled(base: string, token: string): Promise<string> {
 async function checked(mode: string, url: string): Promise<void> {
   const { child, base, output } = await started(url);
   try {
-    const login = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'demo@example.com', password: 'demo-password' }) });
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'demo@example.com', password: 'demo-password' }),
+    });
     const token = ((await login.json()) as { data: { accessToken: string } }).data.accessToken;
     let said: string;
     if (mode === 'fill') said = await filled(base, token);
     else {
-      for (const module of TRACKER) expectStatus(`GET /api/${module} after its removal`, await call(base, token, 'GET', `/api/${module}`), 404);
+      for (const module of TRACKER)
+        expectStatus(`GET /api/${module} after its removal`, await call(base, token, 'GET', `/api/${module}`), 404);
       said = 'the removed modules answer 404';
     }
     console.log(`module-removal: ${url.replace(/:[^:@/]*@/, ':***@')}: started; ${said}`);
@@ -122,7 +158,8 @@ async function checked(mode: string, url: string): Promise<void> {
 async function main([mode = '', ...rest]: string[]): Promise<void> {
   const fresh = rest.includes('--fresh');
   const urls = rest.filter((argument) => argument !== '--fresh');
-  if (!['empty', 'fill', 'removed'].includes(mode) || urls.length === 0) throw new Error(`usage: module-removal.ts empty|fill|removed [--fresh] <database url>...`);
+  if (!['empty', 'fill', 'removed'].includes(mode) || urls.length === 0)
+    throw new Error(`usage: module-removal.ts empty|fill|removed [--fresh] <database url>...`);
   for (const url of urls) {
     if (mode === 'empty' || fresh) await emptied(url);
     if (mode !== 'empty') await checked(mode, url);

@@ -44,7 +44,7 @@ npm run --silent new:module -- notes title:string body:text? pinned:boolean=fals
 npm run --silent new:module -- tags name:string note:ref:notes:cascade --unique note,name --filter note,name --sort name,createdAt
 
 echo "== lint, typecheck and the API document with the generated modules"
-npx eslint src/modules test/modules
+npx eslint src/modules test/modules && npx prettier --check --log-level warn src/modules test/modules
 typecheck
 npm run --silent openapi -- --check
 
@@ -74,7 +74,7 @@ npm run --silent new:field -- notes title --search
 npm run --silent new:field -- notes rank --default 0
 npm run --silent new:field -- notes --action close:status=closed,closedAt=now --from open
 npm run --silent new:field -- notes --action reopen:status=open,closedAt=null --from closed
-npx eslint src/modules test/modules
+npx eslint src/modules test/modules && npx prettier --check --log-level warn src/modules test/modules
 typecheck
 npm run --silent openapi -- --check
 npx tsx scripts/ci/populated-field.ts verify "${databases[@]}"
@@ -91,7 +91,7 @@ npx tsx scripts/ci/populated-change.ts verify "${databases[@]}"
 
 echo "== a join module (references only), ?include=, then remove:module"
 npm run --silent new:module -- note-tags note:ref:notes:cascade tag:ref:tags:cascade --unique note,tag --filter note,tag
-npx eslint src/modules test/modules
+npx eslint src/modules test/modules && npx prettier --check --log-level warn src/modules test/modules
 typecheck
 npm run --silent openapi -- --check
 npx jest --runInBand test/modules test/stores/store-contract.test.ts
@@ -105,7 +105,7 @@ echo "== rules: allowed values and ranges by new:module, then added, widened and
 npm run --silent new:module -- projects name:string --sort name
 npm run --silent new:module -- tickets title:string status:enum:open,in_progress,closed=open priority:integer:1..5=3 \
   project:ref:projects:cascade --filter status,project --sort priority,createdAt --search title
-npx eslint src/modules test/modules
+npx eslint src/modules test/modules && npx prettier --check --log-level warn src/modules test/modules
 typecheck
 npm run --silent openapi -- --check
 npx jest --runInBand test/modules/projects test/modules/tickets
@@ -117,7 +117,7 @@ npx jest --runInBand test/modules/tickets
 npm run --silent new:field -- tickets priority --range 1..3
 npx tsx scripts/ci/populated-rules.ts narrow-refused "${databases[@]}"
 npx tsx scripts/ci/populated-rules.ts narrowed "${databases[@]}"
-npx eslint src/modules test/modules
+npx eslint src/modules test/modules && npx prettier --check --log-level warn src/modules test/modules
 typecheck
 npm run --silent openapi -- --check
 npx jest --runInBand test/modules/tickets
@@ -129,7 +129,7 @@ npm run --silent new:module -- bookings room:ref:rooms startsAt:datetime endsAt:
   --filter room,status --sort startsAt,createdAt --action confirm:status=confirmed --from requested
 npm run --silent new:field -- bookings --action cancel:status=cancelled --from requested,confirmed
 npm run --silent new:field -- bookings --action reopen:status=requested --from cancelled
-npx eslint src/modules test/modules
+npx eslint src/modules test/modules && npx prettier --check --log-level warn src/modules test/modules
 typecheck
 npm run --silent openapi -- --check
 grep -q "checks: \['endsAt > startsAt'\]" src/modules/bookings/resource.ts

@@ -16,29 +16,64 @@ function cookie(response: Response, cookieName: string): string {
 }
 
 async function expectStatus(response: Response, status: number, what: string): Promise<Response> {
-  if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status}: ${(await response.text()).slice(0, 500)}`);
+  if (response.status !== status)
+    throw new Error(`${what}: expected ${status}, got ${response.status}: ${(await response.text()).slice(0, 500)}`);
   return response;
 }
 
 async function main(): Promise<void> {
-  const login = await expectStatus(await fetch(`${app}/api/auth/oidc/dev/login?returnTo=/welcome`, { redirect: 'manual' }), 302, 'login');
+  const login = await expectStatus(
+    await fetch(`${app}/api/auth/oidc/dev/login?returnTo=/welcome`, { redirect: 'manual' }),
+    302,
+    'login',
+  );
   const authorizationUrl = login.headers.get('location')!;
   const issuer = new URL(authorizationUrl);
-  if (issuer.hostname !== 'oidc-dev.localhost') throw new Error(`the login sent the browser to ${issuer.origin}, not the profile's provider`);
+  if (issuer.hostname !== 'oidc-dev.localhost')
+    throw new Error(`the login sent the browser to ${issuer.origin}, not the profile's provider`);
   // What a browser does for a *.localhost name (RFC 6761): this machine's loopback, the published port.
   const reach = (url: string) => url.replace(`//oidc-dev.localhost:${issuer.port}`, `//127.0.0.1:${issuer.port}`);
-  const back = await new ProviderBrowser(`${publicUrl}/api/auth/oidc/dev/callback`, reach).signIn(authorizationUrl, { account: name });
+  const back = await new ProviderBrowser(`${publicUrl}/api/auth/oidc/dev/callback`, reach).signIn(authorizationUrl, {
+    account: name,
+  });
 
-  const callback = await expectStatus(await fetch(`${app}/api/auth/oidc/dev/callback${back.search}`, { redirect: 'manual', headers: { cookie: cookie(login, 'oidcFlow') } }), 302, 'callback');
-  if (callback.headers.get('location') !== `${publicUrl}/welcome`) throw new Error(`the callback sent the browser to ${callback.headers.get('location')}`);
-  const refreshed = await expectStatus(await fetch(`${app}/api/auth/refresh`, { method: 'POST', headers: { cookie: cookie(callback, 'refreshToken'), origin: publicUrl } }), 200, 'refresh');
+  const callback = await expectStatus(
+    await fetch(`${app}/api/auth/oidc/dev/callback${back.search}`, {
+      redirect: 'manual',
+      headers: { cookie: cookie(login, 'oidcFlow') },
+    }),
+    302,
+    'callback',
+  );
+  if (callback.headers.get('location') !== `${publicUrl}/welcome`)
+    throw new Error(`the callback sent the browser to ${callback.headers.get('location')}`);
+  const refreshed = await expectStatus(
+    await fetch(`${app}/api/auth/refresh`, {
+      method: 'POST',
+      headers: { cookie: cookie(callback, 'refreshToken'), origin: publicUrl },
+    }),
+    200,
+    'refresh',
+  );
   const { accessToken } = ((await refreshed.json()) as { data: { accessToken: string } }).data;
-  const me = await expectStatus(await fetch(`${app}/api/users/me`, { headers: { authorization: `Bearer ${accessToken}` } }), 200, 'GET /api/users/me');
-  const user = ((await me.json()) as { data: { email: string; hasPassword: boolean; linkedProviders: { provider: string }[] } }).data;
-  if (user.email !== `${name}@example.com` || user.hasPassword || user.linkedProviders.map((linked) => linked.provider).join() !== 'dev') {
+  const me = await expectStatus(
+    await fetch(`${app}/api/users/me`, { headers: { authorization: `Bearer ${accessToken}` } }),
+    200,
+    'GET /api/users/me',
+  );
+  const user = (
+    (await me.json()) as { data: { email: string; hasPassword: boolean; linkedProviders: { provider: string }[] } }
+  ).data;
+  if (
+    user.email !== `${name}@example.com` ||
+    user.hasPassword ||
+    user.linkedProviders.map((linked) => linked.provider).join() !== 'dev'
+  ) {
     throw new Error(`unexpected user after the sign-in: ${JSON.stringify(user)}`);
   }
-  console.log(`oidc-profile: signed in as ${name} through the oidc profile's provider (${issuer.origin}): a session, an access token, the provider linked`);
+  console.log(
+    `oidc-profile: signed in as ${name} through the oidc profile's provider (${issuer.origin}): a session, an access token, the provider linked`,
+  );
 }
 
 main().catch((error: unknown) => {

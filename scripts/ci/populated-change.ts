@@ -18,10 +18,19 @@ const OWNER = 'ci-populated-change';
 
 async function main(mode: string, url: string): Promise<void> {
   // Loaded at run time: the scratch copy's modules, as the generator left them.
-  const { notesResource } = (await import(`${process.cwd()}/src/modules/notes/resource`)) as { notesResource: AnyResource };
-  const { tagsResource } = (await import(`${process.cwd()}/src/modules/tags/resource`)) as { tagsResource: AnyResource };
+  const { notesResource } = (await import(`${process.cwd()}/src/modules/notes/resource`)) as {
+    notesResource: AnyResource;
+  };
+  const { tagsResource } = (await import(`${process.cwd()}/src/modules/tags/resource`)) as {
+    tagsResource: AnyResource;
+  };
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: url });
-  const database = createDatabase(config, createLogger({ env: 'test', logLevel: 'silent' }), [resourceStore(notesResource), resourceStore(tagsResource)], { cleanupJob: false, connectAttempts: 3 });
+  const database = createDatabase(
+    config,
+    createLogger({ env: 'test', logLevel: 'silent' }),
+    [resourceStore(notesResource), resourceStore(tagsResource)],
+    { cleanupJob: false, connectAttempts: 3 },
+  );
   await database.connect();
   try {
     if (mode === 'verify') {
@@ -33,12 +42,17 @@ async function main(mode: string, url: string): Promise<void> {
         },
       );
       // The first verify follows the drop of tags.note (values): start-up refuses it; later verifies have nothing destructive pending.
-      if (refusal) console.log(`populated-change: ${config.database.engine}: start-up refused the drop (${refusal.refused.map((entry) => entry.migration).join(', ')}); running it as the operator would`);
+      if (refusal)
+        console.log(
+          `populated-change: ${config.database.engine}: start-up refused the drop (${refusal.refused.map((entry) => entry.migration).join(', ')}); running it as the operator would`,
+        );
     }
     await database.migrate({ allowDestructive: mode === 'verify' });
     const tags = database.store(resourceStore(tagsResource));
     if (mode === 'populate') {
-      const note = await database.store(resourceStore(notesResource)).create(OWNER, { title: `populated-change-${Date.now()}` });
+      const note = await database
+        .store(resourceStore(notesResource))
+        .create(OWNER, { title: `populated-change-${Date.now()}` });
       for (const name of ['Dup', 'dup']) await tags.create(OWNER, { name, note: note.id });
       console.log(`populated-change: ${config.database.engine}: 2 tags written`);
       return;
@@ -46,11 +60,18 @@ async function main(mode: string, url: string): Promise<void> {
     await database.checkSchema(); // throws SchemaDriftError naming each difference
     const page = await tags.list({ ownerId: OWNER }, { where: [], sort: [], limit: 100, offset: 0 });
     const labels = page.items.map((item) => item.label).sort();
-    if (labels.join() !== 'Dup,dup' || page.items.some((item) => 'name' in item || 'note' in item)) throw new Error(`expected the tags renamed and without note, got ${JSON.stringify(page.items)}`);
+    if (labels.join() !== 'Dup,dup' || page.items.some((item) => 'name' in item || 'note' in item))
+      throw new Error(`expected the tags renamed and without note, got ${JSON.stringify(page.items)}`);
     // The binary collation survived: 'dup' finds one tag, not 'Dup' too (MariaDB's default collation would find both).
-    const exact = await tags.list({ ownerId: OWNER }, { where: [{ field: 'label', comparison: 'eq', value: 'dup' }], sort: [], limit: 100, offset: 0 });
-    if (exact.items.length !== 1) throw new Error(`label = 'dup' found ${exact.items.length} tags: the column lost its binary collation`);
-    console.log(`populated-change: ${config.database.engine}: the renamed and dropped table matches its declaration; rows kept; collation intact`);
+    const exact = await tags.list(
+      { ownerId: OWNER },
+      { where: [{ field: 'label', comparison: 'eq', value: 'dup' }], sort: [], limit: 100, offset: 0 },
+    );
+    if (exact.items.length !== 1)
+      throw new Error(`label = 'dup' found ${exact.items.length} tags: the column lost its binary collation`);
+    console.log(
+      `populated-change: ${config.database.engine}: the renamed and dropped table matches its declaration; rows kept; collation intact`,
+    );
   } finally {
     await database.close();
   }

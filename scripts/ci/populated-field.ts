@@ -13,9 +13,16 @@ const OWNER = 'ci-populated-field';
 
 async function main(mode: string, url: string): Promise<void> {
   // Loaded at run time: the scratch copy's module, as new:field left it.
-  const { notesResource } = (await import(`${process.cwd()}/src/modules/notes/resource`)) as { notesResource: AnyResource };
+  const { notesResource } = (await import(`${process.cwd()}/src/modules/notes/resource`)) as {
+    notesResource: AnyResource;
+  };
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: url });
-  const database = createDatabase(config, createLogger({ env: 'test', logLevel: 'silent' }), [resourceStore(notesResource)], { cleanupJob: false, connectAttempts: 3 });
+  const database = createDatabase(
+    config,
+    createLogger({ env: 'test', logLevel: 'silent' }),
+    [resourceStore(notesResource)],
+    { cleanupJob: false, connectAttempts: 3 },
+  );
   await database.connect();
   try {
     await database.migrate();
@@ -27,19 +34,35 @@ async function main(mode: string, url: string): Promise<void> {
     }
     const page = await store.list({ ownerId: OWNER }, { where: [], sort: [], limit: 100, offset: 0 });
     const kept = page.items.filter((item) => item.priority === null);
-    if (page.items.length < 3 || kept.length !== page.items.length) throw new Error(`expected the populated notes with priority null, got ${JSON.stringify(page.items)}`);
+    if (page.items.length < 3 || kept.length !== page.items.length)
+      throw new Error(`expected the populated notes with priority null, got ${JSON.stringify(page.items)}`);
     const changed = await store.update(page.items[0]!.id, { ownerId: OWNER }, { priority: 7 });
     if (changed?.priority !== 7) throw new Error(`priority was not kept: ${JSON.stringify(changed)}`);
     // --filter --sort: its list indexes were added to the populated table (online), so the start-up check passes and the list sorts by it.
     await database.checkSchema();
-    const sorted = await store.list({ ownerId: OWNER }, { where: [{ field: 'priority', comparison: 'eq', value: 7 }], sort: [{ field: 'priority', descending: true }], limit: 100, offset: 0 });
-    if (sorted.items.length !== 1 || sorted.items[0]!.id !== changed.id) throw new Error(`the list by priority is wrong: ${JSON.stringify(sorted.items)}`);
+    const sorted = await store.list(
+      { ownerId: OWNER },
+      {
+        where: [{ field: 'priority', comparison: 'eq', value: 7 }],
+        sort: [{ field: 'priority', descending: true }],
+        limit: 100,
+        offset: 0,
+      },
+    );
+    if (sorted.items.length !== 1 || sorted.items[0]!.id !== changed.id)
+      throw new Error(`the list by priority is wrong: ${JSON.stringify(sorted.items)}`);
     // `new:field -- notes title --search`: the search shadow was filled from the earlier rows; `rank --default 0`: a new note gets it.
-    const found = await store.list({ ownerId: OWNER }, { where: [], sort: [], limit: 100, offset: 0, search: 'POPULATED-' });
-    if (found.items.length !== page.items.length) throw new Error(`?q= does not find the earlier notes: ${JSON.stringify(found.items)}`);
+    const found = await store.list(
+      { ownerId: OWNER },
+      { where: [], sort: [], limit: 100, offset: 0, search: 'POPULATED-' },
+    );
+    if (found.items.length !== page.items.length)
+      throw new Error(`?q= does not find the earlier notes: ${JSON.stringify(found.items)}`);
     const fresh = await store.create(OWNER, { title: `populated-${Date.now()}-fresh` });
     if (fresh.rank !== 0) throw new Error(`rank's default was not given: ${JSON.stringify(fresh)}`);
-    console.log(`populated-field: ${config.database.engine}: ${page.items.length} earlier notes read priority null, one now holds 7, ?q= finds them; its list indexes are there`);
+    console.log(
+      `populated-field: ${config.database.engine}: ${page.items.length} earlier notes read priority null, one now holds 7, ?q= finds them; its list indexes are there`,
+    );
   } finally {
     await database.close();
   }

@@ -26,10 +26,19 @@ function check(condition: boolean, message: string): void {
 
 async function main(mode: string, url: string): Promise<void> {
   // Loaded at run time: the scratch copy's modules, as the generator left them.
-  const { ticketsResource } = (await import(`${process.cwd()}/src/modules/tickets/resource`)) as { ticketsResource: AnyResource };
-  const { projectsResource } = (await import(`${process.cwd()}/src/modules/projects/resource`)) as { projectsResource: AnyResource };
+  const { ticketsResource } = (await import(`${process.cwd()}/src/modules/tickets/resource`)) as {
+    ticketsResource: AnyResource;
+  };
+  const { projectsResource } = (await import(`${process.cwd()}/src/modules/projects/resource`)) as {
+    projectsResource: AnyResource;
+  };
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: url });
-  const database = createDatabase(config, createLogger({ env: 'test', logLevel: 'silent' }), [resourceStore(ticketsResource)], { cleanupJob: false, connectAttempts: 3 });
+  const database = createDatabase(
+    config,
+    createLogger({ env: 'test', logLevel: 'silent' }),
+    [resourceStore(ticketsResource)],
+    { cleanupJob: false, connectAttempts: 3 },
+  );
   const engine = config.database.engine;
   await database.connect();
   try {
@@ -38,24 +47,59 @@ async function main(mode: string, url: string): Promise<void> {
       (error: unknown) => error as Error,
     );
     const tickets = database.store(resourceStore(ticketsResource)) as ResourceStore<Record<string, never>>;
-    const mine = async () => (await tickets.list({ ownerId: OWNER }, { where: [], sort: [], limit: 100, offset: 0 })).items as unknown as Record<string, unknown>[];
+    const mine = async () =>
+      (await tickets.list({ ownerId: OWNER }, { where: [], sort: [], limit: 100, offset: 0 }))
+        .items as unknown as Record<string, unknown>[];
     const rawInsert = (values: Record<string, unknown>) =>
-      (database as SqlDatabase).queryInterface().bulkInsert('tickets', [{ id: newId(), owner_id: OWNER, title: 'raw', status: 'open', priority: 1, project: values.project, created_at: new Date(), updated_at: new Date(), ...values }]);
+      (database as SqlDatabase)
+        .queryInterface()
+        .bulkInsert('tickets', [
+          {
+            id: newId(),
+            owner_id: OWNER,
+            title: 'raw',
+            status: 'open',
+            priority: 1,
+            project: values.project,
+            created_at: new Date(),
+            updated_at: new Date(),
+            ...values,
+          },
+        ]);
     if (mode === 'narrow-refused') {
       // Every owner's (the modules' tests write tickets into the same database).
-      const above = { where: [{ field: 'priority', comparison: 'gt' as const, value: 3 }], sort: [], limit: 100, offset: 0, countUpTo: 100_000 };
+      const above = {
+        where: [{ field: 'priority', comparison: 'gt' as const, value: 3 }],
+        sort: [],
+        limit: 100,
+        offset: 0,
+        countUpTo: 100_000,
+      };
       const breaking = (await tickets.list({}, above)).total ?? 0;
-      check(migrated !== undefined && migrated.message.includes(`${breaking} rows of tickets hold a priority that is not from 1 to 3`), `expected the narrowing refused naming ${breaking} rows, got ${migrated?.message ?? 'no refusal'}`);
+      check(
+        migrated !== undefined &&
+          migrated.message.includes(`${breaking} rows of tickets hold a priority that is not from 1 to 3`),
+        `expected the narrowing refused naming ${breaking} rows, got ${migrated?.message ?? 'no refusal'}`,
+      );
       const some = (await mine())[0]!;
-      check((await tickets.update(String(some.id), { ownerId: OWNER }, { priority: 9 } as never)) !== null, 'the refused migration changed the rule');
-      for (let page = await tickets.list({}, above); page.items.length > 0; page = await tickets.list({}, above)) for (const ticket of page.items) await tickets.delete(ticket.id, {});
-      console.log(`populated-rules: ${engine}: narrowing refused naming ${breaking} rows, nothing changed; those tickets deleted`);
+      check(
+        (await tickets.update(String(some.id), { ownerId: OWNER }, { priority: 9 } as never)) !== null,
+        'the refused migration changed the rule',
+      );
+      for (let page = await tickets.list({}, above); page.items.length > 0; page = await tickets.list({}, above))
+        for (const ticket of page.items) await tickets.delete(ticket.id, {});
+      console.log(
+        `populated-rules: ${engine}: narrowing refused naming ${breaking} rows, nothing changed; those tickets deleted`,
+      );
       return;
     }
     if (migrated) throw migrated;
     if (mode === 'populate') {
-      const project = await database.store(resourceStore(projectsResource)).create(OWNER, { name: `populated-${Date.now()}` } as never);
-      for (let priority = 1; priority <= 5; priority += 1) await tickets.create(OWNER, { title: `ticket ${priority}`, priority, project: project.id } as never);
+      const project = await database
+        .store(resourceStore(projectsResource))
+        .create(OWNER, { name: `populated-${Date.now()}` } as never);
+      for (let priority = 1; priority <= 5; priority += 1)
+        await tickets.create(OWNER, { title: `ticket ${priority}`, priority, project: project.id } as never);
       console.log(`populated-rules: ${engine}: 5 tickets written`);
       return;
     }
@@ -63,17 +107,25 @@ async function main(mode: string, url: string): Promise<void> {
     const earlier = await mine();
     const project = earlier[0]!.project;
     if (mode === 'widened') {
-      check(earlier.length === 5 && earlier.every((ticket) => ticket.severity === 'normal'), `expected the earlier tickets with severity normal: ${JSON.stringify(earlier)}`);
+      check(
+        earlier.length === 5 && earlier.every((ticket) => ticket.severity === 'normal'),
+        `expected the earlier tickets with severity normal: ${JSON.stringify(earlier)}`,
+      );
       const nine = await tickets.update(String(earlier[0]!.id), { ownerId: OWNER }, { priority: 9 } as never);
       check((nine as Record<string, unknown> | null)?.priority === 9, 'a priority of 9 was not taken after widening');
       await rawInsert({ project, severity: 'bogus' }).then(
         () => check(false, 'the database took a severity outside the rule'),
         () => undefined,
       );
-      console.log(`populated-rules: ${engine}: earlier tickets read severity normal, priority 9 taken, a raw bad severity refused`);
+      console.log(
+        `populated-rules: ${engine}: earlier tickets read severity normal, priority 9 taken, a raw bad severity refused`,
+      );
       return;
     }
-    check(earlier.every((ticket) => Number(ticket.priority) <= 3), 'tickets above 3 are left');
+    check(
+      earlier.every((ticket) => Number(ticket.priority) <= 3),
+      'tickets above 3 are left',
+    );
     await rawInsert({ project, severity: 'normal', priority: 4 }).then(
       () => check(false, 'the database took a priority of 4 after narrowing to 1..3'),
       () => undefined,

@@ -18,7 +18,10 @@ interface Step {
 
 export function walkthroughSteps(readme: string): Step[] {
   const steps: Step[] = [];
-  const blocks = readme.split('<!-- walkthrough -->\n```sh\n').slice(1).map((rest) => rest.slice(0, rest.indexOf('\n```')));
+  const blocks = readme
+    .split('<!-- walkthrough -->\n```sh\n')
+    .slice(1)
+    .map((rest) => rest.slice(0, rest.indexOf('\n```')));
   for (const block of blocks) {
     let current: Step | undefined;
     let continuing = false;
@@ -42,7 +45,10 @@ export function walkthroughSteps(readme: string): Step[] {
 
 /** The expected text with `…` as "anything", as a whole-text regular expression. */
 function pattern(expected: string[]): RegExp {
-  const escaped = expected.join('\n').split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const escaped = expected
+    .join('\n')
+    .split('…')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   return new RegExp(`^${escaped.join('[\\s\\S]*?')}$`);
 }
 
@@ -51,7 +57,8 @@ const PORT = 3000;
 async function waitForService(child: ChildProcess, log: string): Promise<void> {
   const deadline = Date.now() + 600_000; // `make run` may install and build first
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`make run exited with ${child.exitCode}:\n${readFileSync(log, 'utf8').slice(-2000)}`);
+    if (child.exitCode !== null)
+      throw new Error(`make run exited with ${child.exitCode}:\n${readFileSync(log, 'utf8').slice(-2000)}`);
     try {
       if ((await fetch(`http://127.0.0.1:${PORT}/`)).ok) return;
     } catch {

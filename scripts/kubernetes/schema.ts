@@ -69,7 +69,8 @@ function typeProblems(objects: KubeObject[]): string[] {
   };
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (name, version, ...rest) => (name === fileName ? ts.createSourceFile(name, source, version) : getSourceFile(name, version, ...rest));
+  host.getSourceFile = (name, version, ...rest) =>
+    name === fileName ? ts.createSourceFile(name, source, version) : getSourceFile(name, version, ...rest);
   const fileExists = host.fileExists.bind(host);
   host.fileExists = (name) => name === fileName || fileExists(name);
   const readFile = host.readFile.bind(host);
@@ -78,11 +79,14 @@ function typeProblems(objects: KubeObject[]): string[] {
   const file = program.getSourceFile(fileName);
   const diagnostics = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
   return diagnostics.map((diagnostic) => {
-    const line = diagnostic.start === undefined || !file ? -1 : file.getLineAndCharacterOfPosition(diagnostic.start).line;
+    const line =
+      diagnostic.start === undefined || !file ? -1 : file.getLineAndCharacterOfPosition(diagnostic.start).line;
     const object = owner[line];
     const where = object ? label(object) : dirname(fileName);
     const text = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');
-    return line >= 0 && line < firstObjectLine ? `${where}: no model for ${object?.apiVersion} ${object?.kind} (${text})` : `${where}: ${text}`;
+    return line >= 0 && line < firstObjectLine
+      ? `${where}: no model for ${object?.apiVersion} ${object?.kind} (${text})`
+      : `${where}: ${text}`;
   });
 }
 

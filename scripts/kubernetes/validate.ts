@@ -14,7 +14,10 @@ import { schemaProblems } from './schema';
 const root = resolve(__dirname, '../..');
 
 function render(dir: string): string {
-  return execFileSync(process.env.KUBECTL || 'kubectl', ['kustomize', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return execFileSync(process.env.KUBECTL || 'kubectl', ['kustomize', dir], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
 }
 
 function parse(text: string): KubeObject[] {
@@ -38,7 +41,10 @@ async function main(): Promise<number> {
   let failed = 0;
   for (const { name, yaml } of releases) {
     const objects = parse(yaml);
-    const problems = [...(await schemaProblems(objects)).map((p) => `schema: ${p}`), ...policyViolations(objects).map((p) => `policy: ${p}`)];
+    const problems = [
+      ...(await schemaProblems(objects)).map((p) => `schema: ${p}`),
+      ...policyViolations(objects).map((p) => `policy: ${p}`),
+    ];
     const kinds = objects.map((o) => o.kind).join(', ');
     if (problems.length) {
       failed += 1;

@@ -14,7 +14,11 @@ type Walked = ReferencedResource & { fields: Fields };
 
 /** A module as the kit's check walks it: its name and its references, each resolving to the module it names, read on demand. */
 function walked(root: string, module: string, source: string | undefined): Walked {
-  const text = source ?? (existsSync(path.join(root, `src/modules/${module}/resource.ts`)) ? readFileSync(path.join(root, `src/modules/${module}/resource.ts`), 'utf8') : '');
+  const text =
+    source ??
+    (existsSync(path.join(root, `src/modules/${module}/resource.ts`))
+      ? readFileSync(path.join(root, `src/modules/${module}/resource.ts`), 'utf8')
+      : '');
   const fields: Record<string, unknown> = {};
   for (const field of text ? declaredFields(text) : []) {
     const target = field.reference?.module;

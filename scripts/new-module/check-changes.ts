@@ -1,4 +1,10 @@
-import { crossCheckName, inColumns, OPERATOR_NAMES, parseCheck, type FieldCheck } from '../../src/stores/kit/field-checks';
+import {
+  crossCheckName,
+  inColumns,
+  OPERATOR_NAMES,
+  parseCheck,
+  type FieldCheck,
+} from '../../src/stores/kit/field-checks';
 import type { Fields } from '../../src/stores/kit/fields';
 import { checked, definitionOf } from './check-spec';
 import { declaredFields, declaredList, withListEntry, withoutListEntry, type DeclaredField } from './declaration';
@@ -12,7 +18,12 @@ import { checkModuleName, moduleNames } from './spec';
 
 /** The fields as resource.ts declares them, for judging a check. */
 function declaredDefinitions(fields: readonly DeclaredField[]): Fields {
-  return Object.fromEntries(fields.map((field) => [field.name, definitionOf(field.type, field.option.optional === 'true', field.option.caseInsensitive === 'true')]));
+  return Object.fromEntries(
+    fields.map((field) => [
+      field.name,
+      definitionOf(field.type, field.option.optional === 'true', field.option.caseInsensitive === 'true'),
+    ]),
+  );
 }
 
 /** The checks of a declaration naming a field (a rename or a drop of it is refused while one does). */
@@ -23,15 +34,21 @@ export function checksNaming(source: string, name: string): string[] {
   });
 }
 
-const kebab = (check: FieldCheck) => `${check.left}-${OPERATOR_NAMES[check.operator]}-${check.right}`.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+const kebab = (check: FieldCheck) =>
+  `${check.left}-${OPERATOR_NAMES[check.operator]}-${check.right}`.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /** new:field's `--check` / `--drop-check`: the migration and the edited declaration. */
 export function planCheckChange(root: string, module: string | undefined, text: string, drop: boolean): PlannedFile[] {
   checkModuleName(module);
   const { file, source } = readDeclaration(root, module);
   const declared = declaredList(source, 'checks');
-  const [normal] = drop ? [parseCheck(text)?.text ?? text] : checked([text], declaredDefinitions(declaredFields(source, file)));
-  if (drop && !declared.includes(normal!)) throw new SpecError(`--drop-check '${text}': ${module} declares no such check (its checks: ${declared.join(', ') || 'none'})`);
+  const [normal] = drop
+    ? [parseCheck(text)?.text ?? text]
+    : checked([text], declaredDefinitions(declaredFields(source, file)));
+  if (drop && !declared.includes(normal!))
+    throw new SpecError(
+      `--drop-check '${text}': ${module} declares no such check (its checks: ${declared.join(', ') || 'none'})`,
+    );
   if (!drop && declared.includes(normal!)) throw new SpecError(`--check '${text}': ${module} declares it already`);
   const check = parseCheck(normal!)!;
   const columns = inColumns(check);

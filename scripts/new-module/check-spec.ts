@@ -13,7 +13,9 @@ export function definitionOf(kind: string, optional: boolean, caseInsensitive: b
 
 /** new:module's `--check` values, judged against the module's fields. */
 export function parseChecks(values: readonly string[], fields: readonly FieldSpec[]): string[] {
-  const known: Fields = Object.fromEntries(fields.map((field) => [field.name, definitionOf(field.type, field.optional, false)]));
+  const known: Fields = Object.fromEntries(
+    fields.map((field) => [field.name, definitionOf(field.type, field.optional, false)]),
+  );
   return checked(values, known);
 }
 
@@ -27,4 +29,3 @@ export function checked(values: readonly string[], fields: Fields): string[] {
   if (new Set(texts).size !== texts.length) throw new SpecError('a --check is given twice');
   return texts;
 }
-

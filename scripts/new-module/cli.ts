@@ -60,7 +60,11 @@ export const quickLoop = (name: string) =>
 const namesIn = (values: readonly string[]) => values.flatMap((value) => value.split(',')).filter(Boolean);
 
 /** new:field's field argument and its changes: `--filter`, `--sort`, `--search` bare (the field named) or naming fields. */
-function fieldChange(fields: string[], options: ReturnType<typeof splitArguments>['options'], flags: Set<string>): { fieldArgument: string | undefined; listed: FieldChange } {
+function fieldChange(
+  fields: string[],
+  options: ReturnType<typeof splitArguments>['options'],
+  flags: Set<string>,
+): { fieldArgument: string | undefined; listed: FieldChange } {
   if (fields.length > 1) throw new SpecError('one field at a time');
   if (options.default.length > 1) throw new SpecError('one --default at a time');
   const named = [...new Set([...namesIn(options.filter), ...namesIn(options.sort), ...namesIn(options.search)])];
@@ -68,9 +72,22 @@ function fieldChange(fields: string[], options: ReturnType<typeof splitArguments
   const fieldArgument = fields[0] ?? (named.length === 1 ? named[0] : undefined);
   const fieldName = fieldArgument?.split(/[:=?]/)[0];
   const searched = namesIn(options.search);
-  if (searched.some((name) => name !== fieldName)) throw new SpecError(`--search ${searched.join(',')}: new:field makes the field it adds or names searchable (npm run new:field -- <module> ${searched[0]} --search)`);
+  if (searched.some((name) => name !== fieldName))
+    throw new SpecError(
+      `--search ${searched.join(',')}: new:field makes the field it adds or names searchable (npm run new:field -- <module> ${searched[0]} --search)`,
+    );
   const list = (values: string[], flag: string) => (values.length > 0 ? namesIn(values) : flags.has(flag));
-  return { fieldArgument, listed: { filter: list(options.filter, '--filter'), sort: list(options.sort, '--sort'), search: flags.has('--search'), default: options.default[0], actions: options.action, from: options.from } };
+  return {
+    fieldArgument,
+    listed: {
+      filter: list(options.filter, '--filter'),
+      sort: list(options.sort, '--sort'),
+      search: flags.has('--search'),
+      default: options.default[0],
+      actions: options.action,
+      from: options.from,
+    },
+  };
 }
 
 /** The list indexes the edited declaration needs (after --filter / --sort), written after the field's own files. */
@@ -80,7 +97,9 @@ async function listIndexes(module: string): Promise<PlannedFile[]> {
     write(process.cwd(), files);
     return files;
   } catch (error) {
-    process.stderr.write(`new:field: the field is written, but its list indexes were not (${(error as Error).message}): run \`npm run new:indexes -- ${module}\` after fixing it\n`);
+    process.stderr.write(
+      `new:field: the field is written, but its list indexes were not (${(error as Error).message}): run \`npm run new:indexes -- ${module}\` after fixing it\n`,
+    );
     return [];
   }
 }
@@ -89,50 +108,101 @@ export async function main(command: 'module' | 'field', argv: string[]): Promise
   try {
     const { positional, options, dryRun, flags } = splitArguments(
       argv,
-      command === 'module' ? ['--unique', '--filter', '--sort', '--search', '--action', '--from', '--read', '--write', '--check'] : ['--default', '--action', '--from', '--rename', '--check', '--drop-check', '--read', '--write', ...RULE_OPTIONS],
+      command === 'module'
+        ? ['--unique', '--filter', '--sort', '--search', '--action', '--from', '--read', '--write', '--check']
+        : [
+            '--default',
+            '--action',
+            '--from',
+            '--rename',
+            '--check',
+            '--drop-check',
+            '--read',
+            '--write',
+            ...RULE_OPTIONS,
+          ],
       command === 'field' ? ['--filter', '--sort', '--search', '--drop', '--required', '--optional', '--no-rules'] : [],
       command === 'field' ? ['--filter', '--sort', '--search'] : [],
     );
     const [name, ...fields] = positional;
-    const { fieldArgument, listed } = command === 'field' ? fieldChange(fields, options, flags) : { fieldArgument: undefined, listed: {} as FieldChange };
+    const { fieldArgument, listed } =
+      command === 'field'
+        ? fieldChange(fields, options, flags)
+        : { fieldArgument: undefined, listed: {} as FieldChange };
     const rename = argv.includes('--rename') ? argv[argv.indexOf('--rename') + 1] : undefined;
     const required = flags.has('--required') ? true : flags.has('--optional') ? false : undefined;
     const valueOf = (option: string) => (argv.includes(option) ? argv[argv.indexOf(option) + 1] : undefined);
-    const rules: RuleChange = { enum: valueOf('--enum'), range: valueOf('--range'), minLength: valueOf('--min-length'), pattern: valueOf('--pattern'), none: flags.has('--no-rules') };
+    const rules: RuleChange = {
+      enum: valueOf('--enum'),
+      range: valueOf('--range'),
+      minLength: valueOf('--min-length'),
+      pattern: valueOf('--pattern'),
+      none: flags.has('--no-rules'),
+    };
     const check = command === 'field' ? (valueOf('--check') ?? valueOf('--drop-check')) : undefined;
     const policy = command === 'field' && (argv.includes('--read') || argv.includes('--write'));
-    const changes = [rename !== undefined, flags.has('--drop'), flags.has('--required'), flags.has('--optional'), givesRuleChange(rules), check !== undefined, policy].filter(Boolean).length;
-    const others = listed.filter || listed.sort || listed.search || listed.default !== undefined || (listed.actions ?? []).length > 0;
-    if (changes > 1 || (changes === 1 && others)) throw new SpecError('--rename, --drop, --required and --optional go alone, as do a rule change (--enum, --range, --min-length, --pattern, --no-rules) and --check / --drop-check');
-    if ((check !== undefined || policy) && fields.length > 0) throw new SpecError(`--check, --drop-check, --read and --write name the module only: npm run new:field -- ${name} --check '<field> <op> <field>'`);
+    const changes = [
+      rename !== undefined,
+      flags.has('--drop'),
+      flags.has('--required'),
+      flags.has('--optional'),
+      givesRuleChange(rules),
+      check !== undefined,
+      policy,
+    ].filter(Boolean).length;
+    const others =
+      listed.filter ||
+      listed.sort ||
+      listed.search ||
+      listed.default !== undefined ||
+      (listed.actions ?? []).length > 0;
+    if (changes > 1 || (changes === 1 && others))
+      throw new SpecError(
+        '--rename, --drop, --required and --optional go alone, as do a rule change (--enum, --range, --min-length, --pattern, --no-rules) and --check / --drop-check',
+      );
+    if ((check !== undefined || policy) && fields.length > 0)
+      throw new SpecError(
+        `--check, --drop-check, --read and --write name the module only: npm run new:field -- ${name} --check '<field> <op> <field>'`,
+      );
     const files: PlannedFile[] =
       command === 'module'
         ? plan(process.cwd(), name, fields, options)
         : policy
           ? planPolicyChange(process.cwd(), name, valueOf('--read'), valueOf('--write'))
           : check !== undefined
-          ? planCheckChange(process.cwd(), name, check, argv.includes('--drop-check'))
-          : givesRuleChange(rules)
-          ? planRuleChange(process.cwd(), name, fieldArgument, rules)
-          : changes === 1
-          ? planColumnChange(process.cwd(), name, fieldArgument, { rename, drop: flags.has('--drop'), required })
-          : planField(process.cwd(), name, fieldArgument, listed);
+            ? planCheckChange(process.cwd(), name, check, argv.includes('--drop-check'))
+            : givesRuleChange(rules)
+              ? planRuleChange(process.cwd(), name, fieldArgument, rules)
+              : changes === 1
+                ? planColumnChange(process.cwd(), name, fieldArgument, { rename, drop: flags.has('--drop'), required })
+                : planField(process.cwd(), name, fieldArgument, listed);
     const indexed = command === 'field' && Boolean(listed.filter || listed.sort);
     if (dryRun) {
-      const then = indexed ? '\n  then   the migration adding the list indexes the edited declaration needs, if any (npm run new:indexes)' : '';
-      process.stdout.write(`would write (dry run, nothing written):\n${files.map((f) => `  ${f.edit ? 'edit  ' : 'create'} ${f.path}`).join('\n')}${then}\n`);
+      const then = indexed
+        ? '\n  then   the migration adding the list indexes the edited declaration needs, if any (npm run new:indexes)'
+        : '';
+      process.stdout.write(
+        `would write (dry run, nothing written):\n${files.map((f) => `  ${f.edit ? 'edit  ' : 'create'} ${f.path}`).join('\n')}${then}\n`,
+      );
       return 0;
     }
     write(process.cwd(), files);
     // A new sort key or filter needs its list indexes: derived from the edited declaration, in the next migration.
     const written = indexed ? [...files, ...(await listIndexes(name!))] : files;
     // In the order written; a file written twice (the declaration) where it was last written.
-    const listing = written.filter((file, index) => !written.slice(index + 1).some((later) => later.path === file.path));
+    const listing = written.filter(
+      (file, index) => !written.slice(index + 1).some((later) => later.path === file.path),
+    );
     process.stdout.write(`${listing.map((f) => `${f.edit ? 'edited ' : 'created'} ${f.path}`).join('\n')}\n`);
     // The committed API document follows the routes (make lint fails while it is stale).
     if (existsSync('src/cli/openapi.ts')) {
-      const openapi = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'src/cli/openapi.ts'], { stdio: 'inherit' });
-      if (openapi.status !== 0) process.stderr.write(`new:${command}: the files are written, but \`npm run openapi\` failed: run it after fixing the error above\n`);
+      const openapi = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'src/cli/openapi.ts'], {
+        stdio: 'inherit',
+      });
+      if (openapi.status !== 0)
+        process.stderr.write(
+          `new:${command}: the files are written, but \`npm run openapi\` failed: run it after fixing the error above\n`,
+        );
     }
     process.stdout.write(`${quickLoop(name!)}\n`);
     return 0;

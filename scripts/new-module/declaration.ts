@@ -1,6 +1,19 @@
 import ts from 'typescript';
 import { SpecError, type FieldType } from './field-spec';
-import { appendElement, callArgumentObject, insertBefore, namedImports, parse, prependElement, propertyName, propertyOf, quoted, removeElement, replaceNode, stringValue } from './syntax-tree';
+import {
+  appendElement,
+  callArgumentObject,
+  insertBefore,
+  namedImports,
+  parse,
+  prependElement,
+  propertyName,
+  propertyOf,
+  quoted,
+  removeElement,
+  replaceNode,
+  stringValue,
+} from './syntax-tree';
 
 // A kit module's resource.ts read and edited through its syntax tree: the object given to defineResource,
 // its `fields` (each `name: field.<kind>(…)`), its lists (filters, sort, search, unique), its actions and
@@ -47,16 +60,22 @@ function fieldsObject(declaration: Parsed, where = 'resource.ts'): ts.ObjectLite
 function readField(property: ts.ObjectLiteralElementLike, imports: Map<string, string>, where: string): DeclaredField {
   const name = propertyName(property);
   const call = ts.isPropertyAssignment(property) ? property.initializer : undefined;
-  if (!name || !call || !ts.isCallExpression(call) || !ts.isPropertyAccessExpression(call.expression)) throw new SpecError(`${where}: cannot read the field declared as '${property.getText()}'`);
+  if (!name || !call || !ts.isCallExpression(call) || !ts.isPropertyAccessExpression(call.expression))
+    throw new SpecError(`${where}: cannot read the field declared as '${property.getText()}'`);
   const type = call.expression.name.text as FieldType;
   const options = call.arguments.find(ts.isObjectLiteralExpression);
-  const assignments = options ? options.properties.filter((item): item is ts.PropertyAssignment => ts.isPropertyAssignment(item)) : [];
+  const assignments = options
+    ? options.properties.filter((item): item is ts.PropertyAssignment => ts.isPropertyAssignment(item))
+    : [];
   const option = Object.fromEntries(assignments.map((item) => [propertyName(item) ?? '', item.initializer.getText()]));
   const field: DeclaredField = { name, type, options: options?.getText() ?? '', option };
   const target = call.arguments[0];
   if (type === 'reference' && target && ts.isArrowFunction(target) && ts.isIdentifier(target.body)) {
     const specifier = imports.get(target.body.text);
-    field.reference = { resource: target.body.text, module: /^\.\.\/([a-z0-9-]+)\/resource$/.exec(specifier ?? '')?.[1] };
+    field.reference = {
+      resource: target.body.text,
+      module: /^\.\.\/([a-z0-9-]+)\/resource$/.exec(specifier ?? '')?.[1],
+    };
   }
   return field;
 }
@@ -77,17 +96,25 @@ export function declaredList(source: string, key: DeclaredList): string[] {
 /** The unique keys, each a list of field names. */
 export function declaredUnique(source: string): string[][] {
   const list = entry(parsed(source), 'unique', ts.isArrayLiteralExpression);
-  return (list?.elements ?? []).map((key) => (ts.isArrayLiteralExpression(key) ? key.elements.map((element) => stringValue(element) ?? element.getText()) : []));
+  return (list?.elements ?? []).map((key) =>
+    ts.isArrayLiteralExpression(key) ? key.elements.map((element) => stringValue(element) ?? element.getText()) : [],
+  );
 }
 
 /** The actions' names and text (`close: { … }`). */
 export function declaredActions(source: string): { name: string; text: string }[] {
   const actions = entry(parsed(source), 'actions', ts.isObjectLiteralExpression);
-  return (actions?.properties ?? []).map((property) => ({ name: propertyName(property) ?? '', text: property.getText() }));
+  return (actions?.properties ?? []).map((property) => ({
+    name: propertyName(property) ?? '',
+    text: property.getText(),
+  }));
 }
 
 /** The migrations listed, in order, each with the file it is imported from (`./migrations/0001-create-notes`). */
-export function declaredMigrations(source: string, where = 'resource.ts'): { constant: string; from: string | undefined }[] {
+export function declaredMigrations(
+  source: string,
+  where = 'resource.ts',
+): { constant: string; from: string | undefined }[] {
   const declaration = parsed(source, where);
   const list = entry(declaration, 'migrations', ts.isArrayLiteralExpression);
   if (!list) throw new SpecError(`${where}: cannot find its 'migrations: [ … ]' list`);
@@ -99,7 +126,9 @@ export function declaredMigrations(source: string, where = 'resource.ts'): { con
 function withProperty(source: string, key: string, value: string): string {
   const declaration = parsed(source);
   const migrations = propertyOf(declaration.resource, 'migrations');
-  return migrations ? insertBefore(source, declaration.resource, migrations, `${key}: ${value}`) : appendElement(source, declaration.resource, `${key}: ${value}`);
+  return migrations
+    ? insertBefore(source, declaration.resource, migrations, `${key}: ${value}`)
+    : appendElement(source, declaration.resource, `${key}: ${value}`);
 }
 
 /** The source without one of the resource object's properties. */
@@ -114,7 +143,10 @@ export function withField(source: string, name: string, declaration: string): st
   return appendElement(source, fieldsObject(parsed(source)), `${name}: ${declaration}`);
 }
 
-function fieldProperty(source: string, name: string): { fields: ts.ObjectLiteralExpression; property: ts.PropertyAssignment } {
+function fieldProperty(
+  source: string,
+  name: string,
+): { fields: ts.ObjectLiteralExpression; property: ts.PropertyAssignment } {
   const fields = fieldsObject(parsed(source));
   const property = propertyOf(fields, name);
   if (!property) throw new SpecError(`resource.ts declares no field '${name}'`);
@@ -134,7 +166,13 @@ export function withFieldRenamed(source: string, from: string, to: string): stri
  * The field with one option set to `value` (a TypeScript expression), or removed when `value` is undefined;
  * a new option goes first or last among the others; an options object left empty goes too.
  */
-export function withFieldOption(source: string, name: string, key: string, value: string | undefined, position: 'first' | 'last' = 'last'): string {
+export function withFieldOption(
+  source: string,
+  name: string,
+  key: string,
+  value: string | undefined,
+  position: 'first' | 'last' = 'last',
+): string {
   const call = fieldProperty(source, name).property.initializer as ts.CallExpression;
   const options = call.arguments.find(ts.isObjectLiteralExpression);
   const present = options ? propertyOf(options, key) : undefined;
@@ -143,10 +181,16 @@ export function withFieldOption(source: string, name: string, key: string, value
     if (options.properties.length > 1) return removeElement(source, options, present);
     const index = call.arguments.indexOf(options);
     const start = index > 0 ? call.arguments[index - 1]!.getEnd() : options.getStart();
-    return source.slice(0, start) + source.slice(call.arguments.hasTrailingComma ? source.indexOf(',', options.getEnd()) + 1 : options.getEnd());
+    return (
+      source.slice(0, start) +
+      source.slice(call.arguments.hasTrailingComma ? source.indexOf(',', options.getEnd()) + 1 : options.getEnd())
+    );
   }
   if (present) return replaceNode(source, present.initializer, value);
-  if (options) return position === 'first' ? prependElement(source, options, `${key}: ${value}`) : appendElement(source, options, `${key}: ${value}`);
+  if (options)
+    return position === 'first'
+      ? prependElement(source, options, `${key}: ${value}`)
+      : appendElement(source, options, `${key}: ${value}`);
   const last = call.arguments.at(-1);
   const at = last ? last.getEnd() : call.arguments.pos;
   return source.slice(0, at) + `${last ? ', ' : ''}{ ${key}: ${value} }` + source.slice(at);
@@ -174,8 +218,15 @@ export function withListsRenamed(source: string, from: string, to: string): stri
   let edited = source;
   for (;;) {
     const declaration = parsed(edited);
-    const lists = ['filters', 'sort', 'search', 'unique'].map((key) => entry(declaration, key, ts.isArrayLiteralExpression)).filter((list) => list !== undefined);
-    const mention = lists.flatMap((list) => [...list.elements, ...list.elements.flatMap((element) => (ts.isArrayLiteralExpression(element) ? [...element.elements] : []))]).find((element) => stringValue(element) === from);
+    const lists = ['filters', 'sort', 'search', 'unique']
+      .map((key) => entry(declaration, key, ts.isArrayLiteralExpression))
+      .filter((list) => list !== undefined);
+    const mention = lists
+      .flatMap((list) => [
+        ...list.elements,
+        ...list.elements.flatMap((element) => (ts.isArrayLiteralExpression(element) ? [...element.elements] : [])),
+      ])
+      .find((element) => stringValue(element) === from);
     if (!mention) return edited;
     edited = replaceNode(edited, mention, quoted(declaration.file, to));
   }
@@ -187,9 +238,16 @@ export function withoutListed(source: string, name: string): string {
   for (const key of ['filters', 'sort', 'search', 'unique']) {
     for (;;) {
       const list = entry(parsed(edited), key, ts.isArrayLiteralExpression);
-      const element = list?.elements.find((candidate) => stringValue(candidate) === name || (ts.isArrayLiteralExpression(candidate) && candidate.elements.some((part) => stringValue(part) === name)));
+      const element = list?.elements.find(
+        (candidate) =>
+          stringValue(candidate) === name ||
+          (ts.isArrayLiteralExpression(candidate) && candidate.elements.some((part) => stringValue(part) === name)),
+      );
       if (!list || !element) break;
-      edited = list.elements.length === 1 && (key === 'unique' || key === 'search') ? withoutProperty(edited, key) : removeElement(edited, list, element);
+      edited =
+        list.elements.length === 1 && (key === 'unique' || key === 'search')
+          ? withoutProperty(edited, key)
+          : removeElement(edited, list, element);
     }
   }
   return edited;
@@ -206,7 +264,11 @@ export function withAction(source: string, action: string): string {
 /** The `access` object as written (`{ read: 'authenticated', write: 'admin' }`): each key's string value. */
 export function declaredAccess(source: string): Record<string, string | undefined> {
   const access = entry(parsed(source), 'access', ts.isObjectLiteralExpression);
-  return Object.fromEntries((access?.properties ?? []).flatMap((property) => (ts.isPropertyAssignment(property) ? [[propertyName(property) ?? '', stringValue(property.initializer)]] : [])));
+  return Object.fromEntries(
+    (access?.properties ?? []).flatMap((property) =>
+      ts.isPropertyAssignment(property) ? [[propertyName(property) ?? '', stringValue(property.initializer)]] : [],
+    ),
+  );
 }
 
 /** The declaration with a property of the resource object set to `value` (replaced where it is, else added before `migrations`), or removed. */

@@ -4,7 +4,15 @@ import { columnOf } from '../../src/stores/kit/fields';
 import { searchColumnOf } from '../../src/stores/kit/shadows';
 import { columns, declaration } from './field-types';
 import { literal, parseDefault, SpecError, type FieldSpec } from './field-spec';
-import { declaredActions, declaredFields, declaredList, withAction, withField, withFieldOption, withListEntry } from './declaration';
+import {
+  declaredActions,
+  declaredFields,
+  declaredList,
+  withAction,
+  withField,
+  withFieldOption,
+  withListEntry,
+} from './declaration';
 import { declarationFile, nextMigrationNumber, withMigration, type PlannedFile } from './source-edits';
 import { actionLine, parseAction } from './action-spec';
 import { checkModuleName, moduleNames } from './spec';
@@ -32,7 +40,17 @@ export function withSearched(source: string, name: string): string {
 }
 
 /** A migration's text; its down drops with dropFieldColumn, which keeps the table's other indexes on SQLite (removeColumn rebuilds the table without them). */
-function migrationText(module: string, constant: string, name: string, comment: string, imports: string, up: string, down: string, documents?: string, outsideTransaction = false): string {
+function migrationText(
+  module: string,
+  constant: string,
+  name: string,
+  comment: string,
+  imports: string,
+  up: string,
+  down: string,
+  documents?: string,
+  outsideTransaction = false,
+): string {
   return `import { ${imports}, type SqlMigration } from '../../kit';
 
 // ${comment} Never edit once run.
@@ -48,7 +66,14 @@ const pascal = (word: string) => word[0]!.toUpperCase() + word.slice(1);
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /** The migrations and the edited declaration of a change to an existing field and/or new actions. */
-export function planFieldChange(root: string, module: string | undefined, fieldName: string | undefined, change: FieldChange, numbered = 0, given?: string): { files: PlannedFile[]; source: string } {
+export function planFieldChange(
+  root: string,
+  module: string | undefined,
+  fieldName: string | undefined,
+  change: FieldChange,
+  numbered = 0,
+  given?: string,
+): { files: PlannedFile[]; source: string } {
   checkModuleName(module);
   const file = declarationFile(root, module);
   let source = given ?? readFileSync(path.join(root, file), 'utf8');
@@ -62,37 +87,98 @@ export function planFieldChange(root: string, module: string | undefined, fieldN
   const fields = declaredFields(source);
   if (fieldName !== undefined) {
     const field = fields.find((candidate) => candidate.name === fieldName);
-    if (!field) throw new SpecError(`'${fieldName}' is not a field of ${module} (a new field is <name>:<type>, e.g. ${fieldName}:boolean=false)`);
+    if (!field)
+      throw new SpecError(
+        `'${fieldName}' is not a field of ${module} (a new field is <name>:<type>, e.g. ${fieldName}:boolean=false)`,
+      );
     const column = columnOf(fieldName);
     const shadows = `{ caseInsensitive: ${field.option.caseInsensitive === 'true'}, search: ${declaredList(source, 'search').includes(fieldName) || change.search === true} }`;
     if (change.default !== undefined) {
       const value = literal(parseDefault(fieldName, field.type, change.default), field.type);
       const previous = field.option.default ?? 'null';
       const n = number();
-      migration(`default${pascal(fieldName)}${n}`, `${n}-default-${kebab(fieldName)}`, migrationText(module!, `default${pascal(fieldName)}${n}`, `${n}-default-${kebab(fieldName)}`, `The column DEFAULT of ${fieldName} (SQLite keeps the first one: the store gives the default on create, on every engine).`, 'setFieldDefault', `setFieldDefault(queryInterface, '${table}', '${column}', ${value}, ${shadows})`, `setFieldDefault(queryInterface, '${table}', '${column}', ${previous}, ${shadows})`));
+      migration(
+        `default${pascal(fieldName)}${n}`,
+        `${n}-default-${kebab(fieldName)}`,
+        migrationText(
+          module!,
+          `default${pascal(fieldName)}${n}`,
+          `${n}-default-${kebab(fieldName)}`,
+          `The column DEFAULT of ${fieldName} (SQLite keeps the first one: the store gives the default on create, on every engine).`,
+          'setFieldDefault',
+          `setFieldDefault(queryInterface, '${table}', '${column}', ${value}, ${shadows})`,
+          `setFieldDefault(queryInterface, '${table}', '${column}', ${previous}, ${shadows})`,
+        ),
+      );
       source = withFieldOption(source, fieldName, 'default', value);
     }
     if (change.search) {
-      if (field.type !== 'string' && field.type !== 'text') throw new SpecError(`--search: '${fieldName}' (${field.type}) is not a string or text field: only those are searched`);
+      if (field.type !== 'string' && field.type !== 'text')
+        throw new SpecError(
+          `--search: '${fieldName}' (${field.type}) is not a string or text field: only those are searched`,
+        );
       const maxLength = field.option.maxLength;
       const n = number();
-      migration(`search${pascal(fieldName)}`, `${n}-search-${kebab(fieldName)}`, migrationText(module!, `search${pascal(fieldName)}`, `${n}-search-${kebab(fieldName)}`, `${fieldName}_search, the shadow ?q= matches, added and filled from the rows (MongoDB's documents given theirs), then its trigram index built online (PostgreSQL CONCURRENTLY, outside a transaction).`, 'addSearchColumn, addSearchIndex, dropFieldColumn, removeSearchIndex', `addSearchColumn(queryInterface, '${table}', '${column}', { kind: '${field.type}'${maxLength ? `, maxLength: ${maxLength}` : ''} }).then(() => addSearchIndex(queryInterface, '${table}', ['${searchColumnOf(column)}']))`, `removeSearchIndex(queryInterface, '${table}', ['${searchColumnOf(column)}']).then(() => dropFieldColumn(queryInterface, '${table}', '${searchColumnOf(column)}'))`, `{ collection: '${table}', fill: [{ field: '${fieldName}', search: true }] }`, true));
+      migration(
+        `search${pascal(fieldName)}`,
+        `${n}-search-${kebab(fieldName)}`,
+        migrationText(
+          module!,
+          `search${pascal(fieldName)}`,
+          `${n}-search-${kebab(fieldName)}`,
+          `${fieldName}_search, the shadow ?q= matches, added and filled from the rows (MongoDB's documents given theirs), then its trigram index built online (PostgreSQL CONCURRENTLY, outside a transaction).`,
+          'addSearchColumn, addSearchIndex, dropFieldColumn, removeSearchIndex',
+          `addSearchColumn(queryInterface, '${table}', '${column}', { kind: '${field.type}'${maxLength ? `, maxLength: ${maxLength}` : ''} }).then(() => addSearchIndex(queryInterface, '${table}', ['${searchColumnOf(column)}']))`,
+          `removeSearchIndex(queryInterface, '${table}', ['${searchColumnOf(column)}']).then(() => dropFieldColumn(queryInterface, '${table}', '${searchColumnOf(column)}'))`,
+          `{ collection: '${table}', fill: [{ field: '${fieldName}', search: true }] }`,
+          true,
+        ),
+      );
       source = withSearched(source, fieldName);
     }
   }
-  if ((change.from ?? []).length > 0 && (change.actions ?? []).length !== 1) throw new SpecError('--from goes with exactly one --action');
+  if ((change.from ?? []).length > 0 && (change.actions ?? []).length !== 1)
+    throw new SpecError('--from goes with exactly one --action');
   for (const value of change.actions ?? []) {
-    const specs: FieldSpec[] = declaredFields(source).map((field) => ({ name: field.name, column: field.name, type: field.type, optional: field.option.optional === 'true', readOnly: field.option.readOnly === 'true', default: field.option.default }));
-    const { action, added: adding } = parseAction(value, specs, new Set(specs.map((field) => field.name)), change.from?.[0]);
-    if (declaredActions(source).some((declared) => declared.name === action.name)) throw new SpecError(`--action ${value}: ${module} has an action '${action.name}' already`);
+    const specs: FieldSpec[] = declaredFields(source).map((field) => ({
+      name: field.name,
+      column: field.name,
+      type: field.type,
+      optional: field.option.optional === 'true',
+      readOnly: field.option.readOnly === 'true',
+      default: field.option.default,
+    }));
+    const { action, added: adding } = parseAction(
+      value,
+      specs,
+      new Set(specs.map((field) => field.name)),
+      change.from?.[0],
+    );
+    if (declaredActions(source).some((declared) => declared.name === action.name))
+      throw new SpecError(`--action ${value}: ${module} has an action '${action.name}' already`);
     for (const added of adding) {
       const n = number();
       const constant = `add${pascal(added.name)}`;
-      migration(constant, `${n}-add-${kebab(added.name)}`, migrationText(module!, constant, `${n}-add-${kebab(added.name)}`, `${added.name} on ${table}, set by the ${action.name} action only: rows read it as null.`, 'addFieldColumns, dropFieldColumn', `addFieldColumns(queryInterface, '${table}', (c) => ${columns(added)})`, `dropFieldColumn(queryInterface, '${table}', '${added.column}')`));
+      migration(
+        constant,
+        `${n}-add-${kebab(added.name)}`,
+        migrationText(
+          module!,
+          constant,
+          `${n}-add-${kebab(added.name)}`,
+          `${added.name} on ${table}, set by the ${action.name} action only: rows read it as null.`,
+          'addFieldColumns, dropFieldColumn',
+          `addFieldColumns(queryInterface, '${table}', (c) => ${columns(added)})`,
+          `dropFieldColumn(queryInterface, '${table}', '${added.column}')`,
+        ),
+      );
       source = withField(source, added.name, declaration(added));
     }
     source = withAction(source, actionLine(action));
   }
-  if (files.length === 0 && !change.filter && !change.sort && (change.actions ?? []).length === 0) throw new SpecError('nothing to change: give --default <value>, --search, --filter, --sort or --action <name>:<field>');
+  if (files.length === 0 && !change.filter && !change.sort && (change.actions ?? []).length === 0)
+    throw new SpecError(
+      'nothing to change: give --default <value>, --search, --filter, --sort or --action <name>:<field>',
+    );
   return { files: [...files, { path: file, content: source, edit: true }], source };
 }

@@ -54,7 +54,8 @@ export function parseDefault(name: string, type: FieldType, text: string): Defau
       if (!/^-?\d+(\.\d+)?$/.test(text)) throw bad('a number');
       return Number(text);
     case 'datetime':
-      if (!/^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/.test(text) || Number.isNaN(Date.parse(text))) throw bad('an ISO 8601 instant (e.g. 2030-01-01T00:00:00Z)');
+      if (!/^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/.test(text) || Number.isNaN(Date.parse(text)))
+        throw bad('an ISO 8601 instant (e.g. 2030-01-01T00:00:00Z)');
       return new Date(text).toISOString();
     case 'string':
       if (text.length === 0 || text.length > 200) throw bad('1 to 200 characters');

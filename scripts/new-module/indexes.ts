@@ -31,7 +31,15 @@ const USAGE = 'usage: npm run new:indexes -- <module> [--dry-run]\n  e.g.   npm 
  */
 async function missingIndexes(resource: AnyResource): Promise<{ indexes: string[][]; shadows: string[] }> {
   const database = new SqlDatabase(
-    { url: 'sqlite::memory:', engine: 'sqlite', timeoutMs: 10_000, migrationTimeoutMs: 60_000, connectAttempts: 1, cleanupIntervalMs: 0, stores: [resourceStore(resource)] },
+    {
+      url: 'sqlite::memory:',
+      engine: 'sqlite',
+      timeoutMs: 10_000,
+      migrationTimeoutMs: 60_000,
+      connectAttempts: 1,
+      cleanupIntervalMs: 0,
+      stores: [resourceStore(resource)],
+    },
     pino({ level: 'silent' }),
   );
   const indexed = new Set<string>();
@@ -42,7 +50,9 @@ async function missingIndexes(resource: AnyResource): Promise<{ indexes: string[
     await database.connect();
     await database.migrate();
     const indexes = (await missingListIndexes(database.queryInterface(), resource)).map(({ columns }) => columns);
-    const shadows = resource.search.map((name) => searchColumnOf(columnOf(name))).filter((column) => !indexed.has(column));
+    const shadows = resource.search
+      .map((name) => searchColumnOf(columnOf(name)))
+      .filter((column) => !indexed.has(column));
     return { indexes, shadows };
   } finally {
     stop();
@@ -50,15 +60,28 @@ async function missingIndexes(resource: AnyResource): Promise<{ indexes: string[
   }
 }
 
-function migrationText(module: string, table: string, number: string, constant: string, indexes: string[][], shadows: string[]): string {
+function migrationText(
+  module: string,
+  table: string,
+  number: string,
+  constant: string,
+  indexes: string[][],
+  shadows: string[],
+): string {
   const list = indexes.map((columns) => `  [${columns.map((column) => `'${column}'`).join(', ')}],`).join('\n');
   const searched = `[${shadows.map((column) => `'${column}'`).join(', ')}]`;
   const imports = ['addListIndexes', 'removeListIndexes', ...(shadows.length > 0 ? ['addSearchIndex'] : [])].join(', ');
-  const up = shadows.length > 0 ? `addListIndexes(queryInterface, '${table}', indexes).then(() => addSearchIndex(queryInterface, '${table}', ${searched}))` : `addListIndexes(queryInterface, '${table}', indexes)`;
+  const up =
+    shadows.length > 0
+      ? `addListIndexes(queryInterface, '${table}', indexes).then(() => addSearchIndex(queryInterface, '${table}', ${searched}))`
+      : `addListIndexes(queryInterface, '${table}', indexes)`;
   // The trigram index stays on the way down: a table whose first migration built its searched columns has it from
   // there (this up then finds it and adds nothing), and an index the up did add costs nothing to keep.
   const down = `removeListIndexes(queryInterface, '${table}', indexes)`;
-  const what = shadows.length > 0 ? `The list indexes ${table} lacked for its declared sorts and filters, and the trigram index of ${shadows.join(', ')} for ?q=,` : `The list indexes ${table} lacked for its declared sorts and filters,`;
+  const what =
+    shadows.length > 0
+      ? `The list indexes ${table} lacked for its declared sorts and filters, and the trigram index of ${shadows.join(', ')} for ?q=,`
+      : `The list indexes ${table} lacked for its declared sorts and filters,`;
   return `import { ${imports}, type SqlMigration } from '../../kit';
 
 // ${what} built without blocking writes where the
@@ -84,7 +107,10 @@ export async function planIndexes(root: string, module: string | undefined): Pro
   declaredMigrations(source, file);
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the module's declaration, as the service loads it
   const exported = require(path.join(root, file)) as Record<string, unknown>;
-  const resource = Object.values(exported).find((value): value is AnyResource => typeof value === 'object' && value !== null && 'table' in value && 'fields' in value);
+  const resource = Object.values(exported).find(
+    (value): value is AnyResource =>
+      typeof value === 'object' && value !== null && 'table' in value && 'fields' in value,
+  );
   if (!resource) throw new SpecError(`${file} exports no resource (defineResource)`);
   const { indexes, shadows } = await missingIndexes(resource);
   if (indexes.length === 0 && shadows.length === 0) return [];
@@ -94,7 +120,11 @@ export async function planIndexes(root: string, module: string | undefined): Pro
   const migration = `${number}-add-list-indexes`;
   const edited = withMigration(source, constant, migration);
   return [
-    { path: `${folder}/${migration}.ts`, content: migrationText(module!, moduleNames(module!).table, number, constant, indexes, shadows), edit: false },
+    {
+      path: `${folder}/${migration}.ts`,
+      content: migrationText(module!, moduleNames(module!).table, number, constant, indexes, shadows),
+      edit: false,
+    },
     { path: file, content: edited, edit: true },
   ];
 }
@@ -106,15 +136,21 @@ async function main(argv: string[]): Promise<number> {
     if (rest.length > 0) throw new SpecError(`unexpected ${rest.join(' ')}`);
     const files = await planIndexes(process.cwd(), module);
     if (files.length === 0) {
-      process.stdout.write(`new:indexes: ${module}'s migrations create every list index its declaration needs; nothing to write\n`);
+      process.stdout.write(
+        `new:indexes: ${module}'s migrations create every list index its declaration needs; nothing to write\n`,
+      );
       return 0;
     }
     if (dryRun) {
-      process.stdout.write(`would write (dry run, nothing written):\n${files.map((f) => `  ${f.edit ? 'edit  ' : 'create'} ${f.path}`).join('\n')}\n`);
+      process.stdout.write(
+        `would write (dry run, nothing written):\n${files.map((f) => `  ${f.edit ? 'edit  ' : 'create'} ${f.path}`).join('\n')}\n`,
+      );
       return 0;
     }
     write(process.cwd(), files);
-    process.stdout.write(`${files.map((f) => `${f.edit ? 'edited ' : 'created'} ${f.path}`).join('\n')}\nnext: make test, then run the migrations (the service does at start-up)\n`);
+    process.stdout.write(
+      `${files.map((f) => `${f.edit ? 'edited ' : 'created'} ${f.path}`).join('\n')}\nnext: make test, then run the migrations (the service does at start-up)\n`,
+    );
     return 0;
   } catch (error) {
     if (!(error instanceof SpecError)) throw error;

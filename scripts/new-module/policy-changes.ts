@@ -15,7 +15,12 @@ import { checkModuleName, moduleNames } from './spec';
 const quoteList = (items: readonly string[]) => `[${items.map((item) => `'${item}'`).join(', ')}]`;
 
 /** The migration (when the records change owner) and the edited declaration of a policy change. */
-export function planPolicyChange(root: string, module: string | undefined, read: string | undefined, write: string | undefined): PlannedFile[] {
+export function planPolicyChange(
+  root: string,
+  module: string | undefined,
+  read: string | undefined,
+  write: string | undefined,
+): PlannedFile[] {
   checkModuleName(module);
   const { file, source } = readDeclaration(root, module);
   const written = declaredAccess(source);
@@ -23,8 +28,10 @@ export function planPolicyChange(root: string, module: string | undefined, read:
   const next = { read: read ?? current.read, write: write ?? current.write } as ResourceAccess;
   const problems = accessProblems(next);
   if (problems.length > 0) throw new SpecError(`--read ${next.read} --write ${next.write}: ${problems.join('; ')}`);
-  if (next.read === current.read && next.write === current.write) throw new SpecError(`${module} has --read ${current.read} --write ${current.write} already`);
-  const policy = next.read === 'owner' && next.write === 'owner' ? undefined : `{ read: '${next.read}', write: '${next.write}' }`;
+  if (next.read === current.read && next.write === current.write)
+    throw new SpecError(`${module} has --read ${current.read} --write ${current.write} already`);
+  const policy =
+    next.read === 'owner' && next.write === 'owner' ? undefined : `{ read: '${next.read}', write: '${next.write}' }`;
   const edited = withResourceProperty(source, 'access', policy);
   if (isCatalogue(current) || !isCatalogue(next)) return [{ path: file, content: edited, edit: true }];
   const { table, camel } = moduleNames(module!);
@@ -32,9 +39,15 @@ export function planPolicyChange(root: string, module: string | undefined, read:
   const name = `${number}-make-catalogue`;
   const constant = `make${camel[0]!.toUpperCase()}${camel.slice(1)}Catalogue`;
   // The key as its unique index holds it: a case-insensitive field by its folded shadow (column and document path).
-  const folded = new Set(declaredFields(source, file).filter((field) => field.option.caseInsensitive === 'true').map((field) => field.name));
+  const folded = new Set(
+    declaredFields(source, file)
+      .filter((field) => field.option.caseInsensitive === 'true')
+      .map((field) => field.name),
+  );
   const unique = declaredUnique(source);
-  const columns = unique.map((key) => key.map((name) => (folded.has(name) ? foldedColumnOf(columnOf(name)) : columnOf(name))));
+  const columns = unique.map((key) =>
+    key.map((name) => (folded.has(name) ? foldedColumnOf(columnOf(name)) : columnOf(name))),
+  );
   const paths = unique.map((key) => key.map((name) => (folded.has(name) ? foldedNameOf(name) : name)));
   const migration = `import { makeCatalogue, type SqlMigration } from '../../kit';
 

@@ -14,7 +14,15 @@ import { checkModuleName, moduleNames } from './spec';
 import ts from 'typescript';
 import { declaredFields, declaredMigrations } from './declaration';
 import { declarationFile, nextMigrationNumber, withImport, type PlannedFile } from './source-edits';
-import { appendElement, constantArray, findNode, namedImports, parse, removeElement, withoutImport } from './syntax-tree';
+import {
+  appendElement,
+  constantArray,
+  findNode,
+  namedImports,
+  parse,
+  removeElement,
+  withoutImport,
+} from './syntax-tree';
 
 const USAGE = 'usage: npm run remove:module -- <name> [--dry-run]\n  e.g.   npm run remove:module -- tags';
 const REGISTRY = 'src/modules/index.ts';
@@ -29,7 +37,9 @@ export interface Removal {
 /** The kit modules under src/modules (each folder with a resource.ts), but `except`. */
 function kitModules(root: string, except?: string): string[] {
   const folder = path.join(root, 'src/modules');
-  return readdirSync(folder).filter((other) => other !== except && other !== 'removed' && existsSync(path.join(folder, other, 'resource.ts')));
+  return readdirSync(folder).filter(
+    (other) => other !== except && other !== 'removed' && existsSync(path.join(folder, other, 'resource.ts')),
+  );
 }
 
 /** The other kit modules' fields that point at `module`: module → its referencing fields. */
@@ -37,8 +47,14 @@ function referrers(root: string, module: string): Map<string, string[]> {
   const pointing = new Map<string, string[]>();
   for (const other of kitModules(root, module)) {
     const file = `src/modules/${other}/resource.ts`;
-    const fields = declaredFields(readFileSync(path.join(root, file), 'utf8'), file).filter((field) => field.reference?.module === module);
-    if (fields.length > 0) pointing.set(other, fields.map((field) => field.name));
+    const fields = declaredFields(readFileSync(path.join(root, file), 'utf8'), file).filter(
+      (field) => field.reference?.module === module,
+    );
+    if (fields.length > 0)
+      pointing.set(
+        other,
+        fields.map((field) => field.name),
+      );
   }
   return pointing;
 }
@@ -68,14 +84,23 @@ function refusal(root: string, module: string, pointing: Map<string, string[]>):
 
 /** The tables a module's migrations point foreign keys at (`c.reference('note', 'notes')`), its own left out. */
 function referencedTables(migrations: string[], own: string): string[] {
-  const tables = migrations.flatMap((text) => [...text.matchAll(/\breference\(\s*'[^']*',\s*'([a-z0-9_]+)'/g)].map((match) => match[1]!));
+  const tables = migrations.flatMap((text) =>
+    [...text.matchAll(/\breference\(\s*'[^']*',\s*'([a-z0-9_]+)'/g)].map((match) => match[1]!),
+  );
   return [...new Set(tables)].filter((table) => table !== own);
 }
 
 /** The exported resource constant of a module's resource.ts (`notesResource`). */
 function resourceConstant(root: string, module: string): string {
   const file = parse(readFileSync(path.join(root, `src/modules/${module}/resource.ts`), 'utf8'));
-  const declared = findNode(file, (node): node is ts.VariableDeclaration => ts.isVariableDeclaration(node) && node.initializer !== undefined && ts.isCallExpression(node.initializer) && node.initializer.expression.getText() === 'defineResource');
+  const declared = findNode(
+    file,
+    (node): node is ts.VariableDeclaration =>
+      ts.isVariableDeclaration(node) &&
+      node.initializer !== undefined &&
+      ts.isCallExpression(node.initializer) &&
+      node.initializer.expression.getText() === 'defineResource',
+  );
   return declared?.name.getText() ?? moduleNames(module).resource;
 }
 
@@ -89,7 +114,9 @@ function removedIndex(root: string, modules: string[], removing: string): string
   const tables = new Set(modules.map((name) => moduleNames(name).table));
   const live = new Map(kitModules(root, removing).map((name) => [moduleNames(name).table, name]));
   const referenced = modules.flatMap((name) => historyReferences(root, name, removing));
-  const depended = [...new Set(referenced.filter((table) => !tables.has(table) && live.has(table)).map((table) => live.get(table)!))];
+  const depended = [
+    ...new Set(referenced.filter((table) => !tables.has(table) && live.has(table)).map((table) => live.get(table)!)),
+  ];
   const resources = depended.map((name) => ({ name, constant: resourceConstant(root, name) }));
   return `import { defineModule, defineStore, removedMigrations${resources.length > 0 ? ', resourceStore' : ''} } from '../kit';
 ${resources.map(({ name, constant }) => `import { ${constant} } from '../${name}/resource';\n`).join('')}${modules.map((name) => `import { ${history(name)} } from './${name}';\n`).join('')}
@@ -110,7 +137,9 @@ export const removedModules = defineModule([removedModulesStore], () => ({ name:
 /** The tables a removed module's migrations point at, read from its history's folder (or, being removed, its own). */
 function historyReferences(root: string, module: string, removing: string): string[] {
   const folder = module === removing ? `src/modules/${module}/migrations` : `${REMOVED}/${module}/migrations`;
-  const texts = readdirSync(path.join(root, folder)).filter((name) => name.endsWith('.ts')).map((name) => readFileSync(path.join(root, folder, name), 'utf8'));
+  const texts = readdirSync(path.join(root, folder))
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => readFileSync(path.join(root, folder, name), 'utf8'));
   return referencedTables(texts, moduleNames(module).table);
 }
 
@@ -136,7 +165,10 @@ export function planRemoval(root: string, module: string | undefined): Removal {
   const files: PlannedFile[] = [];
   // Moved one folder deeper: imports that climb out of the module climb one more level.
   for (const migration of new Set(imports.values())) {
-    const text = readFileSync(path.join(root, folder, 'migrations', `${migration}.ts`), 'utf8').replace(/from '\.\.\/\.\.\//g, "from '../../../");
+    const text = readFileSync(path.join(root, folder, 'migrations', `${migration}.ts`), 'utf8').replace(
+      /from '\.\.\/\.\.\//g,
+      "from '../../../",
+    );
     files.push({ path: `${target}/migrations/${migration}.ts`, content: text, edit: false });
   }
   const number = nextMigrationNumber(root, module!);
@@ -180,9 +212,21 @@ export const ${camel}History: RemovedHistory = {
   });
   // Listed in the order they were removed; removedMigrations orders what a fresh database runs.
   const index = path.join(root, REMOVED, 'index.ts');
-  const earlier = existsSync(index) ? [...namedImports(parse(readFileSync(index, 'utf8'))).values()].flatMap((from) => /^\.\/([a-z0-9-]+)$/.exec(from)?.[1] ?? []) : [];
-  files.push({ path: `${REMOVED}/index.ts`, content: removedIndex(root, [...earlier, module!], module!), edit: existsSync(index) });
-  files.push({ path: REGISTRY, content: registryWithout(readFileSync(path.join(root, REGISTRY), 'utf8'), module!), edit: true });
+  const earlier = existsSync(index)
+    ? [...namedImports(parse(readFileSync(index, 'utf8'))).values()].flatMap(
+        (from) => /^\.\/([a-z0-9-]+)$/.exec(from)?.[1] ?? [],
+      )
+    : [];
+  files.push({
+    path: `${REMOVED}/index.ts`,
+    content: removedIndex(root, [...earlier, module!], module!),
+    edit: existsSync(index),
+  });
+  files.push({
+    path: REGISTRY,
+    content: registryWithout(readFileSync(path.join(root, REGISTRY), 'utf8'), module!),
+    edit: true,
+  });
   return { files, deleted: [folder, `test/modules/${module}`].filter((name) => existsSync(path.join(root, name))) };
 }
 
@@ -195,8 +239,11 @@ function registryWithout(source: string, module: string): string {
   let edited = listed ? removeElement(source, list, listed) : source;
   edited = withoutImport(edited, factory);
   const after = constantArray(parse(edited), 'modules')!;
-  if (!after.elements.some((element) => element.getText() === 'removedModules')) edited = appendElement(edited, after, 'removedModules');
-  return namedImports(parse(edited)).has('removedModules') ? edited : withImport(edited, "import { removedModules } from './removed';");
+  if (!after.elements.some((element) => element.getText() === 'removedModules'))
+    edited = appendElement(edited, after, 'removedModules');
+  return namedImports(parse(edited)).has('removedModules')
+    ? edited
+    : withImport(edited, "import { removedModules } from './removed';");
 }
 
 function main(argv: string[]): number {
@@ -205,7 +252,10 @@ function main(argv: string[]): number {
   try {
     if (rest.length > 0) throw new SpecError(`unexpected ${rest.join(' ')}`);
     const { files, deleted } = planRemoval(process.cwd(), module);
-    const listing = [...files.map((f) => `${f.edit ? 'edit  ' : 'create'} ${f.path}`), ...deleted.map((folder) => `delete ${folder}/`)];
+    const listing = [
+      ...files.map((f) => `${f.edit ? 'edit  ' : 'create'} ${f.path}`),
+      ...deleted.map((folder) => `delete ${folder}/`),
+    ];
     if (dryRun) {
       process.stdout.write(`would (dry run, nothing written):\n${listing.map((line) => `  ${line}`).join('\n')}\n`);
       return 0;
@@ -214,8 +264,13 @@ function main(argv: string[]): number {
     for (const folder of deleted) rmSync(path.join(process.cwd(), folder), { recursive: true, force: true });
     // The committed API document follows the routes (make lint fails while it is stale).
     if (existsSync('src/cli/openapi.ts')) {
-      const openapi = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'src/cli/openapi.ts'], { stdio: 'inherit' });
-      if (openapi.status !== 0) process.stderr.write('remove:module: the files are written, but `npm run openapi` failed: run it after fixing the error above\n');
+      const openapi = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'src/cli/openapi.ts'], {
+        stdio: 'inherit',
+      });
+      if (openapi.status !== 0)
+        process.stderr.write(
+          'remove:module: the files are written, but `npm run openapi` failed: run it after fixing the error above\n',
+        );
     }
     // What start-up will do: the drop is a destructive migration, run alone only on an empty table.
     process.stdout.write(

@@ -29,7 +29,10 @@ export interface RuleChange {
 export const RULE_OPTIONS = ['--enum', '--range', '--min-length', '--pattern'] as const;
 
 export function givesRuleChange(change: RuleChange): boolean {
-  return change.none === true || [change.enum, change.range, change.minLength, change.pattern].some((value) => value !== undefined);
+  return (
+    change.none === true ||
+    [change.enum, change.range, change.minLength, change.pattern].some((value) => value !== undefined)
+  );
 }
 
 const pascal = (word: string) => word[0]!.toUpperCase() + word.slice(1);
@@ -42,13 +45,15 @@ function changedRules(name: string, type: string, current: FieldRules, change: R
   const next: Record<string, unknown> = { ...current };
   if (change.enum !== undefined) Object.assign(next, parseEnum(name, change.enum));
   if (change.range !== undefined) {
-    if (type !== 'integer' && type !== 'number') throw new SpecError(`--range: '${name}' (${type}) is not an integer or number field`);
+    if (type !== 'integer' && type !== 'number')
+      throw new SpecError(`--range: '${name}' (${type}) is not an integer or number field`);
     delete next.minimum;
     delete next.maximum;
     Object.assign(next, parseRange(name, change.range, type));
   }
   if (change.minLength !== undefined) {
-    if (!/^\d+$/.test(change.minLength)) throw new SpecError(`--min-length ${change.minLength}: a whole number of characters`);
+    if (!/^\d+$/.test(change.minLength))
+      throw new SpecError(`--min-length ${change.minLength}: a whole number of characters`);
     next.minLength = Number(change.minLength);
   }
   if (change.pattern !== undefined) next.pattern = change.pattern;
@@ -62,7 +67,12 @@ export function literalValue(text: string): unknown {
   while (node && ts.isParenthesizedExpression(node)) node = node.expression;
   if (!node) return undefined;
   if (ts.isArrayLiteralExpression(node)) return node.elements.map((element) => stringValue(element));
-  if (ts.isPrefixUnaryExpression(node) && node.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(node.operand)) return -Number(node.operand.text);
+  if (
+    ts.isPrefixUnaryExpression(node) &&
+    node.operator === ts.SyntaxKind.MinusToken &&
+    ts.isNumericLiteral(node.operand)
+  )
+    return -Number(node.operand.text);
   if (ts.isNumericLiteral(node)) return Number(node.text);
   if (node.kind === ts.SyntaxKind.TrueKeyword) return true;
   if (node.kind === ts.SyntaxKind.FalseKeyword) return false;
@@ -72,12 +82,17 @@ export function literalValue(text: string): unknown {
 /** The rules of a declared field, from its options as written (DeclaredField.option). */
 export function declaredRules(option: Record<string, string>): FieldRules {
   const read = (key: (typeof RULE_KEYS)[number]) => (option[key] === undefined ? undefined : literalValue(option[key]));
-  return Object.fromEntries(RULE_KEYS.flatMap((key) => (read(key) === undefined ? [] : [[key, read(key)]]))) as FieldRules;
+  return Object.fromEntries(
+    RULE_KEYS.flatMap((key) => (read(key) === undefined ? [] : [[key, read(key)]])),
+  ) as FieldRules;
 }
 
 /** The declaration with a field's rules set to `rules` (each rule option written, replaced or removed in place). */
 export function withRules(source: string, name: string, rules: FieldRules): string {
-  return Object.entries(ruleValues(rules)).reduce((edited, [key, value]) => withFieldOption(edited, name, key, value), source);
+  return Object.entries(ruleValues(rules)).reduce(
+    (edited, [key, value]) => withFieldOption(edited, name, key, value),
+    source,
+  );
 }
 
 function defaultOf(written: string | undefined): DefaultValue | undefined {
@@ -86,15 +101,26 @@ function defaultOf(written: string | undefined): DefaultValue | undefined {
 }
 
 /** The migration and the edited declaration of a rule change on an existing field. */
-export function planRuleChange(root: string, module: string | undefined, fieldName: string | undefined, change: RuleChange): PlannedFile[] {
+export function planRuleChange(
+  root: string,
+  module: string | undefined,
+  fieldName: string | undefined,
+  change: RuleChange,
+): PlannedFile[] {
   checkModuleName(module);
-  if (fieldName === undefined || fieldName.includes(':')) throw new SpecError('a rule change names an existing field: npm run new:field -- <module> <field> --enum a,b | --range 1..5 | --min-length 3 | --pattern <re> | --no-rules');
+  if (fieldName === undefined || fieldName.includes(':'))
+    throw new SpecError(
+      'a rule change names an existing field: npm run new:field -- <module> <field> --enum a,b | --range 1..5 | --min-length 3 | --pattern <re> | --no-rules',
+    );
   const file = declarationFile(root, module);
   const source = readFileSync(path.join(root, file), 'utf8');
   const field = declaredFields(source).find((candidate) => candidate.name === fieldName);
   if (!field) throw new SpecError(`'${fieldName}' is not a field of ${module}`);
   const current = declaredRules(field.option);
-  const rules = checkRules({ name: fieldName, type: field.type, default: defaultOf(field.option.default) }, changedRules(fieldName, field.type, current, change));
+  const rules = checkRules(
+    { name: fieldName, type: field.type, default: defaultOf(field.option.default) },
+    changedRules(fieldName, field.type, current, change),
+  );
   if (JSON.stringify(rules) === JSON.stringify(current)) throw new SpecError(`'${fieldName}' has these rules already`);
   const { table } = moduleNames(module!);
   const number = nextMigrationNumber(root, module!);

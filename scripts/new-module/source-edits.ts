@@ -29,12 +29,19 @@ export function declarationFile(root: string, module: string | undefined): strin
  * A kit module's declaration as text with the text of its fields' entries, or a SpecError when either the file or
  * the `fields` object and `migrations` list the generator edits are missing.
  */
-export function readDeclaration(root: string, module: string | undefined): { file: string; source: string; fieldsBody: string } {
+export function readDeclaration(
+  root: string,
+  module: string | undefined,
+): { file: string; source: string; fieldsBody: string } {
   const file = declarationFile(root, module);
   const source = readFileSync(path.join(root, file), 'utf8');
   const fields = declaredFields(source, file);
   declaredMigrations(source, file);
-  return { file, source, fieldsBody: fields.map((field) => `${field.name}: field.${field.type}(${field.options})`).join('\n') };
+  return {
+    file,
+    source,
+    fieldsBody: fields.map((field) => `${field.name}: field.${field.type}(${field.options})`).join('\n'),
+  };
 }
 
 /** The source with an import line added after its last import. */
@@ -43,8 +50,15 @@ export function withImport(source: string, line: string): string {
 }
 
 /** The number of a module's next migration (`0003`): after the highest one there, `start` files after those written already. */
-export function nextMigrationNumber(root: string, module: string, start = 0, folder = path.join(root, `src/modules/${module}/migrations`)): string {
-  const numbers = readdirSync(folder).flatMap((name) => /^(\d{4})-.*\.ts$/.exec(name)?.[1] ?? []).map(Number);
+export function nextMigrationNumber(
+  root: string,
+  module: string,
+  start = 0,
+  folder = path.join(root, `src/modules/${module}/migrations`),
+): string {
+  const numbers = readdirSync(folder)
+    .flatMap((name) => /^(\d{4})-.*\.ts$/.exec(name)?.[1] ?? [])
+    .map(Number);
   return String(Math.max(0, ...numbers) + 1 + start).padStart(4, '0');
 }
 

@@ -21,25 +21,37 @@ export function propertyName(property: ts.ObjectLiteralElementLike): string | un
 
 /** The `key: value` property of an object literal. */
 export function propertyOf(object: ts.ObjectLiteralExpression, key: string): ts.PropertyAssignment | undefined {
-  return object.properties.find((property): property is ts.PropertyAssignment => ts.isPropertyAssignment(property) && propertyName(property) === key);
+  return object.properties.find(
+    (property): property is ts.PropertyAssignment =>
+      ts.isPropertyAssignment(property) && propertyName(property) === key,
+  );
 }
 
 /** The first node below `node` (itself included) that `test` accepts, depth first. */
-export function findNode<T extends ts.Node>(node: ts.Node, test: (candidate: ts.Node) => candidate is T): T | undefined {
+export function findNode<T extends ts.Node>(
+  node: ts.Node,
+  test: (candidate: ts.Node) => candidate is T,
+): T | undefined {
   if (test(node)) return node;
   return ts.forEachChild(node, (child) => findNode(child, test));
 }
 
 /** The object literal given to the first call of `callee` (`defineResource({ … })`). */
 export function callArgumentObject(file: ts.SourceFile, callee: string): ts.ObjectLiteralExpression | undefined {
-  const call = findNode(file, (node): node is ts.CallExpression => ts.isCallExpression(node) && node.expression.getText() === callee);
+  const call = findNode(
+    file,
+    (node): node is ts.CallExpression => ts.isCallExpression(node) && node.expression.getText() === callee,
+  );
   const argument = call?.arguments[0];
   return argument && ts.isObjectLiteralExpression(argument) ? argument : undefined;
 }
 
 /** The initializer of `const <name> … = …` at the top level, if it is an array literal. */
 export function constantArray(file: ts.SourceFile, name: string): ts.ArrayLiteralExpression | undefined {
-  const declaration = findNode(file, (node): node is ts.VariableDeclaration => ts.isVariableDeclaration(node) && node.name.getText() === name);
+  const declaration = findNode(
+    file,
+    (node): node is ts.VariableDeclaration => ts.isVariableDeclaration(node) && node.name.getText() === name,
+  );
   const initializer = declaration?.initializer;
   return initializer && ts.isArrayLiteralExpression(initializer) ? initializer : undefined;
 }
@@ -51,7 +63,12 @@ export function stringValue(node: ts.Node): string | undefined {
 
 /** A string as a literal in the file's own quote style (single quotes unless it writes double ones). */
 export function quoted(file: ts.SourceFile, text: string): string {
-  const double = findNode(file, (node): node is ts.StringLiteral => ts.isStringLiteral(node) && !ts.isImportDeclaration(node.parent))?.getText().startsWith('"');
+  const double = findNode(
+    file,
+    (node): node is ts.StringLiteral => ts.isStringLiteral(node) && !ts.isImportDeclaration(node.parent),
+  )
+    ?.getText()
+    .startsWith('"');
   return double ? JSON.stringify(text) : `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
@@ -73,7 +90,8 @@ function indentOf(source: string, node: ts.Node): string | undefined {
   return /^\s*$/.test(before) ? before : undefined;
 }
 
-const elementsOf = (list: ListNode): ts.NodeArray<ts.Node> => (ts.isArrayLiteralExpression(list) ? list.elements : list.properties);
+const elementsOf = (list: ListNode): ts.NodeArray<ts.Node> =>
+  ts.isArrayLiteralExpression(list) ? list.elements : list.properties;
 
 /** Whether a list puts its elements on lines of their own. */
 function multiline(source: string, list: ListNode): boolean {
@@ -95,7 +113,8 @@ export function appendElement(source: string, list: ListNode, text: string): str
   // On a line of its own below the last element, after that one's comma and the comment that may end its line.
   const lineEnd = source.indexOf('\n', last.getEnd());
   const rest = lineEnd < 0 ? undefined : source.slice(last.getEnd(), lineEnd);
-  if (rest === undefined || !/^\s*,?\s*(\/\/.*|\/\*.*\*\/\s*)?$/.test(rest)) return splice(source, { start: last.getEnd(), end: last.getEnd(), text: `,\n${indent}${text}` });
+  if (rest === undefined || !/^\s*,?\s*(\/\/.*|\/\*.*\*\/\s*)?$/.test(rest))
+    return splice(source, { start: last.getEnd(), end: last.getEnd(), text: `,\n${indent}${text}` });
   const trailing = elements.hasTrailingComma;
   const edited = splice(source, { start: lineEnd, end: lineEnd, text: `\n${indent}${text}${trailing ? ',' : ''}` });
   return trailing ? edited : splice(edited, { start: last.getEnd(), end: last.getEnd(), text: ',' });
@@ -106,7 +125,11 @@ export function prependElement(source: string, list: ListNode, text: string): st
   const first = elementsOf(list)[0];
   if (!first) return appendElement(source, list, text);
   const indent = multiline(source, list) ? indentOf(source, first) : undefined;
-  return splice(source, { start: first.getStart(), end: first.getStart(), text: indent !== undefined ? `${text},\n${indent}` : `${text}, ` });
+  return splice(source, {
+    start: first.getStart(),
+    end: first.getStart(),
+    text: indent !== undefined ? `${text},\n${indent}` : `${text}, `,
+  });
 }
 
 /** The source with `text` inserted as an element just before `element` (its leading comments stay with it). */
@@ -120,7 +143,9 @@ export function insertBefore(source: string, list: ListNode, element: ts.Node, t
 
 /** The start of the line `node` begins on, or of the first line of the comments right above it. */
 function lineOf(source: string, node: ts.Node): number {
-  const comments = (ts.getLeadingCommentRanges(source, node.getFullStart()) ?? []).filter((comment) => /^[ \t]*$/.test(source.slice(source.lastIndexOf('\n', comment.pos - 1) + 1, comment.pos)));
+  const comments = (ts.getLeadingCommentRanges(source, node.getFullStart()) ?? []).filter((comment) =>
+    /^[ \t]*$/.test(source.slice(source.lastIndexOf('\n', comment.pos - 1) + 1, comment.pos)),
+  );
   return source.lastIndexOf('\n', (comments[0]?.pos ?? node.getStart()) - 1) + 1;
 }
 
@@ -150,7 +175,8 @@ export function namedImports(file: ts.SourceFile): Map<string, string> {
   for (const statement of file.statements) {
     if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
     const bindings = statement.importClause?.namedBindings;
-    if (bindings && ts.isNamedImports(bindings)) for (const element of bindings.elements) imports.set(element.name.text, statement.moduleSpecifier.text);
+    if (bindings && ts.isNamedImports(bindings))
+      for (const element of bindings.elements) imports.set(element.name.text, statement.moduleSpecifier.text);
   }
   return imports;
 }

@@ -26,7 +26,9 @@ export function names(spec: ModuleSpec) {
 
 export function resourceFile(spec: ModuleSpec): string {
   const n = names(spec);
-  const references = [...new Map(spec.fields.filter((f) => f.reference).map((f) => [f.reference!.module, f.reference!])).values()];
+  const references = [
+    ...new Map(spec.fields.filter((f) => f.reference).map((f) => [f.reference!.module, f.reference!])).values(),
+  ];
   const unique = spec.unique.length > 0 ? `  unique: [${spec.unique.map(list).join(', ')}],\n` : '';
   const search = spec.search.length > 0 ? `  search: ${list(spec.search)},\n` : '';
   const actions = spec.actions.length > 0 ? `  actions: {\n${lines(spec.actions.map(actionLine), '    ')}\n  },\n` : '';
@@ -46,7 +48,10 @@ export const ${n.resource} = defineResource({
   table: '${spec.table}',
   modelName: '${spec.singular}',
   fields: {
-${lines(spec.fields.map((f) => `${f.name}: ${declaration(f)},`), '    ')}
+${lines(
+  spec.fields.map((f) => `${f.name}: ${declaration(f)},`),
+  '    ',
+)}
   },
 ${unique}  filters: ${list(spec.filters)},
   sort: ${list(spec.sort)},
@@ -67,7 +72,17 @@ export const ${n.module} = resourceModule(${n.resource});
 
 /** The list indexes a declaration of these fields, filters and sort keys needs, as column lists (createRecordTable's own left out). */
 export function declaredIndexColumns(spec: Pick<ModuleSpec, 'fields' | 'filters' | 'sort'>): string[][] {
-  const fields = Object.fromEntries(spec.fields.map((f) => [f.name, { kind: f.type, optional: f.optional, omittable: f.optional, caseInsensitive: 'caseInsensitive' in f && f.caseInsensitive === true }]));
+  const fields = Object.fromEntries(
+    spec.fields.map((f) => [
+      f.name,
+      {
+        kind: f.type,
+        optional: f.optional,
+        omittable: f.optional,
+        caseInsensitive: 'caseInsensitive' in f && f.caseInsensitive === true,
+      },
+    ]),
+  );
   return listIndexColumns({ fields, filters: spec.filters, sort: spec.sort });
 }
 
@@ -77,9 +92,14 @@ export function migrationFile(spec: ModuleSpec): string {
   const options = [
     ...(spec.unique.length > 0 ? [`unique: [${spec.unique.map((key) => list(key.map(column))).join(', ')}]`] : []),
     // The indexes of its lists (each sort key, each filter with each sort key): derived from the declaration when generated, frozen here.
-    `indexes: [\n${lines(declaredIndexColumns(spec).map((columns) => `${list(columns)},`), '        ')}\n      ]`,
+    `indexes: [\n${lines(
+      declaredIndexColumns(spec).map((columns) => `${list(columns)},`),
+      '        ',
+    )}\n      ]`,
     // Each check across fields in column terms: its CHECK constraint is made with the table.
-    ...(spec.checks.length > 0 ? [`checks: ${list(spec.checks.map((text) => inColumns(parseCheck(text)!).text))}`] : []),
+    ...(spec.checks.length > 0
+      ? [`checks: ${list(spec.checks.map((text) => inColumns(parseCheck(text)!).text))}`]
+      : []),
   ];
   const unique = `, {\n      ${options.join(',\n      ')},\n    }`;
   return `import { createResourceTable, type SqlMigration } from '../../kit';
@@ -90,7 +110,10 @@ export const ${n.migration}: SqlMigration = {
   name: '${spec.name}-${n.migrationFile}',
   up: (queryInterface) =>
     createResourceTable(queryInterface, '${spec.table}', (c) => ({
-${lines(spec.fields.map((f) => `...${columns(f)},`), '      ')}
+${lines(
+  spec.fields.map((f) => `...${columns(f)},`),
+  '      ',
+)}
     })${unique}),
   down: (queryInterface) => queryInterface.dropTable('${spec.table}'),
 };
@@ -112,7 +135,12 @@ describeResourceRoutes(${n.resource}, ${n.module});
 }
 
 /** A migration adding one field to a table that may hold rows (npm run new:field). */
-export function addFieldMigrationFile(spec: { name: string; table: string }, field: FieldSpec, number: string, constant: string): string {
+export function addFieldMigrationFile(
+  spec: { name: string; table: string },
+  field: FieldSpec,
+  number: string,
+  constant: string,
+): string {
   return `import { addFieldColumns, dropFieldColumn, type SqlMigration } from '../../kit';
 
 // ${field.name} on ${spec.table}, which may hold rows: they read it as ${field.default === undefined ? 'null' : "its default (MongoDB's documents are given it too)"}. Never edit once run.

@@ -27,9 +27,14 @@ const json = { 'content-type': 'application/json' };
 async function preOutageSessions(port: number, count: number): Promise<string[]> {
   const cookies: string[] = [];
   for (const address of sourceAddresses(count).map((a) => a.replace(/^127\.0\.0\./, '127.0.1.'))) {
-    const login = await send({ port, localAddress: address }, { method: 'POST', path: '/api/auth/login', headers: json, body: JSON.stringify(DEMO) }, 10_000);
+    const login = await send(
+      { port, localAddress: address },
+      { method: 'POST', path: '/api/auth/login', headers: json, body: JSON.stringify(DEMO) },
+      10_000,
+    );
     const cookie = refreshCookieFrom(login.headers);
-    if (login.status !== 200 || !cookie) throw new Error(`login before the outage failed: ${login.status ?? login.error}`);
+    if (login.status !== 200 || !cookie)
+      throw new Error(`login before the outage failed: ${login.status ?? login.error}`);
     cookies.push(cookie);
   }
   return cookies;
@@ -38,7 +43,11 @@ async function preOutageSessions(port: number, count: number): Promise<string[]>
 async function refreshAll(port: number, cookies: string[]): Promise<number> {
   let ok = 0;
   for (const cookie of cookies) {
-    const res = await send({ port, localAddress: '127.0.1.200' }, { method: 'POST', path: '/api/auth/refresh', headers: { cookie: `refreshToken=${cookie}` } }, 10_000);
+    const res = await send(
+      { port, localAddress: '127.0.1.200' },
+      { method: 'POST', path: '/api/auth/refresh', headers: { cookie: `refreshToken=${cookie}` } },
+      10_000,
+    );
     if (res.status === 200) ok += 1;
   }
   return ok;
@@ -46,7 +55,9 @@ async function refreshAll(port: number, cookies: string[]): Promise<number> {
 
 function report(name: string, result: OutageResult, extra: string[] = []): void {
   console.log(`\n=== ${name} (${new Date().toISOString()}) ===`);
-  console.log(`time to 503 ${result.timeTo503Ms} ms (bound ${REFUSE_WITHIN_MS}); time to recover ${result.timeToRecoverMs} ms after the restart command (bound ${RECOVER_WITHIN_MS}; the dependency itself took ${result.dependencyStartMs} ms to start)`);
+  console.log(
+    `time to 503 ${result.timeTo503Ms} ms (bound ${REFUSE_WITHIN_MS}); time to recover ${result.timeToRecoverMs} ms after the restart command (bound ${RECOVER_WITHIN_MS}; the dependency itself took ${result.dependencyStartMs} ms to start)`,
+  );
   console.log(`slowest answer during the outage ${result.maxOutageLatencyMs} ms`);
   console.log(result.stats.summary());
   for (const line of extra) console.log(line);
@@ -54,17 +65,33 @@ function report(name: string, result: OutageResult, extra: string[] = []): void 
 }
 
 /** The same outage timings and bounds for every dependency. */
-const TIMINGS = { outageMs: OUTAGE_MS, settleMs: SETTLE_MS, refuseWithinMs: REFUSE_WITHIN_MS, recoverWithinMs: RECOVER_WITHIN_MS };
+const TIMINGS = {
+  outageMs: OUTAGE_MS,
+  settleMs: SETTLE_MS,
+  refuseWithinMs: REFUSE_WITHIN_MS,
+  recoverWithinMs: RECOVER_WITHIN_MS,
+};
 
 function users(port: number): VirtualUser[] {
-  return sourceAddresses(3).flatMap((address) => [new VirtualUser(port, address, 15_000), new VirtualUser(port, address, 15_000)]);
+  return sourceAddresses(3).flatMap((address) => [
+    new VirtualUser(port, address, 15_000),
+    new VirtualUser(port, address, 15_000),
+  ]);
 }
 
 /** Login and refresh: both need the store and the limiter, so both must answer 503 during either outage. */
 function authProbes(refreshToken: string): Probe[] {
   return [
-    { name: 'POST /api/auth/login', call: { method: 'POST', path: '/api/auth/login', headers: json, body: JSON.stringify(DEMO) }, duringOutage: 503 },
-    { name: 'POST /api/auth/refresh', call: { method: 'POST', path: '/api/auth/refresh', headers: { cookie: `refreshToken=${refreshToken}` } }, duringOutage: 503 },
+    {
+      name: 'POST /api/auth/login',
+      call: { method: 'POST', path: '/api/auth/login', headers: json, body: JSON.stringify(DEMO) },
+      duringOutage: 503,
+    },
+    {
+      name: 'POST /api/auth/refresh',
+      call: { method: 'POST', path: '/api/auth/refresh', headers: { cookie: `refreshToken=${refreshToken}` } },
+      duringOutage: 503,
+    },
   ];
 }
 
@@ -91,7 +118,8 @@ async function databaseOutage(dir: string, postgres: PostgresCluster): Promise<s
   });
   for (const user of traffic) user.close();
   const survived = await refreshAll(service.port, cookies);
-  if (survived !== cookies.length) result.failures.push(`only ${survived} of ${cookies.length} refresh tokens issued before the outage still work`);
+  if (survived !== cookies.length)
+    result.failures.push(`only ${survived} of ${cookies.length} refresh tokens issued before the outage still work`);
   if (service.pid !== pid || !service.alive) result.failures.push('the service was restarted or died');
   const exit = await service.terminate(30_000);
   if (exit.code !== 0) result.failures.push(`exit ${exit.code ?? exit.signal} on SIGTERM`);
@@ -104,7 +132,10 @@ async function databaseOutage(dir: string, postgres: PostgresCluster): Promise<s
 
 async function redisOutage(dir: string, postgres: PostgresCluster): Promise<string[]> {
   const redis = await RedisServer.create();
-  const service = await ServiceProcess.start({ DATABASE_URL: postgres.url, REDIS_URL: redis.url }, join(dir, 'service-redis-outage.log'));
+  const service = await ServiceProcess.start(
+    { DATABASE_URL: postgres.url, REDIS_URL: redis.url },
+    join(dir, 'service-redis-outage.log'),
+  );
   const cookies = await preOutageSessions(service.port, 3);
   const probes: Probe[] = [
     ...authProbes(cookies[0]),
@@ -124,7 +155,8 @@ async function redisOutage(dir: string, postgres: PostgresCluster): Promise<stri
   });
   for (const user of traffic) user.close();
   const survived = await refreshAll(service.port, cookies);
-  if (survived !== cookies.length) result.failures.push(`only ${survived} of ${cookies.length} sessions work after the Redis outage`);
+  if (survived !== cookies.length)
+    result.failures.push(`only ${survived} of ${cookies.length} sessions work after the Redis outage`);
   const exit = await service.terminate(30_000);
   if (exit.code !== 0) result.failures.push(`exit ${exit.code ?? exit.signal} on SIGTERM`);
   report('Redis outage (redis-server SIGKILL, then started again on the same port); limiter fails closed', result, [

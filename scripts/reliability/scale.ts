@@ -58,7 +58,16 @@ interface Window {
 }
 
 const login = (port: number, requestId: string, headers: Record<string, string> = {}): Promise<Outcome> =>
-  send({ port }, { method: 'POST', path: '/api/auth/login', headers: { ...JSON_TYPE, ...headers, 'x-request-id': requestId }, body: JSON.stringify(DEMO) }, 10_000);
+  send(
+    { port },
+    {
+      method: 'POST',
+      path: '/api/auth/login',
+      headers: { ...JSON_TYPE, ...headers, 'x-request-id': requestId },
+      body: JSON.stringify(DEMO),
+    },
+    10_000,
+  );
 
 /** Which replica logged each request id (the request log line carries it). */
 async function answeredBy(stack: ComposeStack): Promise<Map<string, string>> {
@@ -82,21 +91,32 @@ async function rateLimitCheck(stack: ComposeStack, lbPort: number): Promise<stri
   const run = `scale-rl-${Date.now()}`;
   const outcomes: { id: string; outcome: Outcome }[] = [];
   // Sequential attempts on fresh connections: round-robin sends consecutive ones to different replicas.
-  for (let i = 1; i <= LIMIT + 3; i += 1) outcomes.push({ id: `${run}-${i}`, outcome: await login(lbPort, `${run}-${i}`) });
-  const forged = { id: `${run}-forged`, outcome: await login(lbPort, `${run}-forged`, { 'x-forwarded-for': '203.0.113.7' }) };
+  for (let i = 1; i <= LIMIT + 3; i += 1)
+    outcomes.push({ id: `${run}-${i}`, outcome: await login(lbPort, `${run}-${i}`) });
+  const forged = {
+    id: `${run}-forged`,
+    outcome: await login(lbPort, `${run}-forged`, { 'x-forwarded-for': '203.0.113.7' }),
+  };
   const byId = await answeredBy(stack);
   const admittedBy = new Set<string>();
   const refusedBy = new Set<string>();
   outcomes.forEach(({ id, outcome }, index) => {
     const attempt = index + 1;
     const want = attempt <= LIMIT ? 200 : 429;
-    if (outcome.status !== want) failures.push(`rate limit: attempt ${attempt} answered ${outcome.status ?? outcome.error}, expected ${want}`);
-    if (want === 429 && !outcome.headers['retry-after']) failures.push(`rate limit: attempt ${attempt} has no Retry-After`);
+    if (outcome.status !== want)
+      failures.push(`rate limit: attempt ${attempt} answered ${outcome.status ?? outcome.error}, expected ${want}`);
+    if (want === 429 && !outcome.headers['retry-after'])
+      failures.push(`rate limit: attempt ${attempt} has no Retry-After`);
     (attempt <= LIMIT ? admittedBy : refusedBy).add(byId.get(id) ?? '?');
   });
-  if (forged.outcome.status !== 429) failures.push(`rate limit: a forged X-Forwarded-For got ${forged.outcome.status ?? forged.outcome.error}, expected 429`);
-  if (admittedBy.size < 2) failures.push(`rate limit: the admitted attempts reached only ${[...admittedBy].join(', ')}`);
-  if (REPLICAS.some((name) => !refusedBy.has(name))) failures.push(`rate limit: 429 seen from ${[...refusedBy].join(', ')} only, expected every replica`);
+  if (forged.outcome.status !== 429)
+    failures.push(
+      `rate limit: a forged X-Forwarded-For got ${forged.outcome.status ?? forged.outcome.error}, expected 429`,
+    );
+  if (admittedBy.size < 2)
+    failures.push(`rate limit: the admitted attempts reached only ${[...admittedBy].join(', ')}`);
+  if (REPLICAS.some((name) => !refusedBy.has(name)))
+    failures.push(`rate limit: 429 seen from ${[...refusedBy].join(', ')} only, expected every replica`);
   console.log(
     `rate limit (AUTH_RATE_LIMIT_MAX=${LIMIT}): attempts ${outcomes.map(({ id, outcome }) => `${outcome.status ?? outcome.error}@${byId.get(id) ?? '?'}`).join(' ')}; ` +
       `forged X-Forwarded-For ${forged.outcome.status ?? forged.outcome.error}@${byId.get(forged.id) ?? '?'}`,
@@ -122,11 +142,23 @@ async function main(): Promise<number> {
     AUTH_RATE_LIMIT_MAX: String(LIMIT),
     LOG_LEVEL: 'info', // the request log says which replica answered
   });
-  console.log(`scale: ${stack.client}, project ${stack.project}, balancer 127.0.0.1:${lbPort}, stats 127.0.0.1:${statsPort}/stats`);
+  console.log(
+    `scale: ${stack.client}, project ${stack.project}, balancer 127.0.0.1:${lbPort}, stats 127.0.0.1:${statsPort}/stats`,
+  );
 
   await stack.compose(['up', '-d', '--no-build']);
   console.log(`stack up, all replicas UP in HAProxy after ${await waitAllUp(statsPort)} ms more`);
-  await stack.compose(['exec', '-T', 'app1', 'node', 'dist/cli/user-create.js', '--email', DEMO.email, '--password', DEMO.password]);
+  await stack.compose([
+    'exec',
+    '-T',
+    'app1',
+    'node',
+    'dist/cli/user-create.js',
+    '--email',
+    DEMO.email,
+    '--password',
+    DEMO.password,
+  ]);
   const failures = await rateLimitCheck(stack, lbPort);
 
   stack.setEnv({ AUTH_RATE_LIMIT_MAX: '1000000000', USER_RATE_LIMIT_MAX: '1000000000' });
@@ -139,7 +171,8 @@ async function main(): Promise<number> {
     const cookie = refreshCookieFrom((await login(lbPort, `scale-session-${i}`)).headers);
     if (cookie) cookies.push(cookie);
   }
-  if (cookies.length !== SESSIONS_BEFORE) failures.push(`only ${cookies.length} of ${SESSIONS_BEFORE} sessions opened before the restarts`);
+  if (cookies.length !== SESSIONS_BEFORE)
+    failures.push(`only ${cookies.length} of ${SESSIONS_BEFORE} sessions opened before the restarts`);
 
   const windows: Window[] = [];
   const open = (name: string) => windows.push({ name, start: Date.now(), end: Infinity, stats: new Stats() });
@@ -147,7 +180,9 @@ async function main(): Promise<number> {
   const total = new Stats();
   const onRecord = (record: Record_) => {
     total.record(record);
-    windows.findLast((w) => record.outcome.startedAt >= w.start && record.outcome.startedAt < w.end)?.stats.record(record);
+    windows
+      .findLast((w) => record.outcome.startedAt >= w.start && record.outcome.startedAt < w.end)
+      ?.stats.record(record);
   };
   let stopped = false;
   const users = sourceAddresses(USERS).map((address) => new VirtualUser(lbPort, address, 10_000));
@@ -157,18 +192,27 @@ async function main(): Promise<number> {
   // docs/security.md, which a real deployment's distinct clients do not meet.)
   for (const user of users) {
     const record = await user.login();
-    if (record.outcome.status !== 200) failures.push(`warm-up login answered ${record.outcome.status ?? record.outcome.error}`);
+    if (record.outcome.status !== 200)
+      failures.push(`warm-up login answered ${record.outcome.status ?? record.outcome.error}`);
   }
   const trafficUntil = Date.now() + (BOUND_S - 60) * 1000;
   const traffic = Promise.all(
     users.map(async (user) => {
-      for (let i = 0; i < 1_000_000 && !stopped && Date.now() < trafficUntil; i += 1) for (const record of await user.step(pick())) onRecord(record);
+      for (let i = 0; i < 1_000_000 && !stopped && Date.now() < trafficUntil; i += 1)
+        for (const record of await user.step(pick())) onRecord(record);
     }),
   );
 
   open('before');
   await sleep(SETTLE_MS + 1_000);
-  const restarts: { service: string; outAfter: number; exitCode: string; stopMs: number; upMs: number; window: Window }[] = [];
+  const restarts: {
+    service: string;
+    outAfter: number;
+    exitCode: string;
+    stopMs: number;
+    upMs: number;
+    window: Window;
+  }[] = [];
   for (const service of REPLICAS) {
     close();
     open(`restart ${service}`);
@@ -187,15 +231,22 @@ async function main(): Promise<number> {
     await watching;
     const exitCode = await stack.inspect(id, '{{.State.ExitCode}}');
     await stack.docker(['start', id]);
-    const upMs = await waitFor(`${service} UP in HAProxy`, 120_000, async () => (await serverStates(statsPort, BACKEND)).get(service) === 'UP');
+    const upMs = await waitFor(
+      `${service} UP in HAProxy`,
+      120_000,
+      async () => (await serverStates(statsPort, BACKEND)).get(service) === 'UP',
+    );
     close();
     const w = windows[windows.length - 1];
     const logs = await stack.docker(['logs', id]);
     if (exitCode !== '0') failures.push(`${service} exited ${exitCode} after SIGTERM`);
-    if (outAfter < 0 || outAfter >= stopMs) failures.push(`${service}: HAProxy did not take it out of rotation before it exited`);
+    if (outAfter < 0 || outAfter >= stopMs)
+      failures.push(`${service}: HAProxy did not take it out of rotation before it exited`);
     if (logs.includes('drain timed out')) failures.push(`${service}: the drain timed out`);
     if (w.stats.requests === 0) failures.push(`${service}: no traffic during its restart`);
-    console.log(`restarted ${service}: out of rotation after ${outAfter} ms, exit ${exitCode} after ${stopMs} ms, UP again ${upMs} ms after start`);
+    console.log(
+      `restarted ${service}: out of rotation after ${outAfter} ms, exit ${exitCode} after ${stopMs} ms, UP again ${upMs} ms after start`,
+    );
     restarts.push({ service, outAfter, exitCode, stopMs, upMs, window: w });
     open(`after ${service}`);
     await sleep(SETTLE_MS);
@@ -208,18 +259,35 @@ async function main(): Promise<number> {
 
   let refreshed = 0;
   for (const [i, cookie] of cookies.entries()) {
-    const outcome = await send({ port: lbPort }, { method: 'POST', path: '/api/auth/refresh', headers: { cookie: `refreshToken=${cookie}`, 'x-request-id': `scale-after-${i}` } }, 10_000);
+    const outcome = await send(
+      { port: lbPort },
+      {
+        method: 'POST',
+        path: '/api/auth/refresh',
+        headers: { cookie: `refreshToken=${cookie}`, 'x-request-id': `scale-after-${i}` },
+      },
+      10_000,
+    );
     if (outcome.status === 200) refreshed += 1;
     else failures.push(`pre-restart session ${i}: refresh answered ${outcome.status ?? outcome.error}`);
   }
   if (total.failureCount) failures.push(`${total.failureCount} requests failed during the rolling restart`);
 
   const backend = (await haproxyStats(statsPort)).find((row) => row.pxname === BACKEND && row.svname === 'BACKEND');
-  const memory = await stack.docker(['stats', '--no-stream', '--format', '{{.Name}} {{.MemUsage}}', ...(await Promise.all(REPLICAS.map((s) => stack.containerId(s))))]);
+  const memory = await stack.docker([
+    'stats',
+    '--no-stream',
+    '--format',
+    '{{.Name}} {{.MemUsage}}',
+    ...(await Promise.all(REPLICAS.map((s) => stack.containerId(s)))),
+  ]);
 
   console.log(`\n=== rolling restart of ${REPLICAS.length} replicas behind HAProxy (${new Date().toISOString()}) ===`);
   console.log(total.summary());
-  for (const w of windows) console.log(`  ${w.name.padEnd(14)} requests ${String(w.stats.requests).padStart(6)}, failures ${w.stats.failureCount}, p99 ${w.stats.percentile(99)} ms`);
+  for (const w of windows)
+    console.log(
+      `  ${w.name.padEnd(14)} requests ${String(w.stats.requests).padStart(6)}, failures ${w.stats.failureCount}, p99 ${w.stats.percentile(99)} ms`,
+    );
   for (const { service, outAfter, exitCode, stopMs, upMs, window: w } of restarts) {
     console.log(
       `restart ${service}: SIGTERM → out of rotation ${outAfter} ms → exit ${exitCode} at ${stopMs} ms; start → UP in HAProxy ${upMs} ms; ` +
@@ -227,12 +295,16 @@ async function main(): Promise<number> {
     );
   }
   console.log(`pre-restart refresh cookies working after the restarts: ${refreshed}/${cookies.length}`);
-  console.log(`HAProxy backend: retries ${backend?.wretr ?? '?'}, redispatches ${backend?.wredis ?? '?'}, 5xx ${backend?.hrsp_5xx ?? '?'}, connection errors ${backend?.econ ?? '?'}`);
+  console.log(
+    `HAProxy backend: retries ${backend?.wretr ?? '?'}, redispatches ${backend?.wredis ?? '?'}, 5xx ${backend?.hrsp_5xx ?? '?'}, connection errors ${backend?.econ ?? '?'}`,
+  );
   console.log(`replica memory after the run:\n${memory.trim().replace(/^/gm, '  ')}`);
   console.log(`scale test took ${Math.round((Date.now() - started) / 1000)} s (stack removal follows)`);
   if (failures.length) {
     // HAProxy logs one line per request (server, timings, status, retries): where a failure happened.
-    const balancerLog = await stack.compose(['logs', '--no-color', '--tail', '40', 'haproxy']).catch((error: Error) => error.message);
+    const balancerLog = await stack
+      .compose(['logs', '--no-color', '--tail', '40', 'haproxy'])
+      .catch((error: Error) => error.message);
     console.log(`\nSCALE TEST FAILED:\n  ${failures.join('\n  ')}\nHAProxy log tail:\n${balancerLog}`);
     return 1;
   }

@@ -33,9 +33,21 @@ async function main(): Promise<number> {
   console.log(`shutdown under load; logs in ${dir}`);
   const postgres = await PostgresCluster.create();
   // LOG_LEVEL=info: the request log (one line per handled request, with its id) is the evidence of what the app received.
-  const service = await ServiceProcess.start({ DATABASE_URL: postgres.url, LOG_LEVEL: 'info', SHUTDOWN_DELAY: `${SHUTDOWN_DELAY_S}s`, SHUTDOWN_TIMEOUT: `${SHUTDOWN_TIMEOUT_S}s` }, join(dir, 'service.log'));
-  const users = sourceAddresses(4).flatMap((address) => [0, 1, 2].map(() => new VirtualUser(service.port, address, 20_000)));
-  const observers = sourceAddresses(6).map((address) => new VirtualUser(service.port, address.replace(/^127\.0\.0\./, '127.0.2.'), 20_000));
+  const service = await ServiceProcess.start(
+    {
+      DATABASE_URL: postgres.url,
+      LOG_LEVEL: 'info',
+      SHUTDOWN_DELAY: `${SHUTDOWN_DELAY_S}s`,
+      SHUTDOWN_TIMEOUT: `${SHUTDOWN_TIMEOUT_S}s`,
+    },
+    join(dir, 'service.log'),
+  );
+  const users = sourceAddresses(4).flatMap((address) =>
+    [0, 1, 2].map(() => new VirtualUser(service.port, address, 20_000)),
+  );
+  const observers = sourceAddresses(6).map(
+    (address) => new VirtualUser(service.port, address.replace(/^127\.0\.0\./, '127.0.2.'), 20_000),
+  );
 
   const records: Record_[] = [];
   const stopped = () => !service.alive;
@@ -83,8 +95,18 @@ async function main(): Promise<number> {
     const answeredAt = outcome.startedAt + outcome.ms;
     if (outcome.status === undefined) {
       if (outcome.error === 'ECONNREFUSED' && outcome.startedAt >= t0) refused += 1;
-      else if (!outcome.gotHead && outcome.error !== 'TIMEOUT' && outcome.startedAt >= t0 - 1_000 && !handled.has(record.requestId)) neverReached += 1;
-      else stats.fail(`cut off (${outcome.error})`, `${record.action} ${record.requestId} sent ${outcome.startedAt - t0} ms after SIGTERM: ${outcome.error}`);
+      else if (
+        !outcome.gotHead &&
+        outcome.error !== 'TIMEOUT' &&
+        outcome.startedAt >= t0 - 1_000 &&
+        !handled.has(record.requestId)
+      )
+        neverReached += 1;
+      else
+        stats.fail(
+          `cut off (${outcome.error})`,
+          `${record.action} ${record.requestId} sent ${outcome.startedAt - t0} ms after SIGTERM: ${outcome.error}`,
+        );
       continue;
     }
     if (answeredAt >= t0) answeredAfterSignal += 1;
@@ -100,15 +122,20 @@ async function main(): Promise<number> {
   if (stats.failureCount) failures.push(`${stats.failureCount} requests failed or were cut off`);
   if (readyDuringDrain === 0) failures.push('readiness was never observed answering 503 during the drain');
   if (exitCode !== 0) failures.push(`exit code ${exitCode}`);
-  if (exitMs < 0 || exitMs > (SHUTDOWN_DELAY_S + SHUTDOWN_TIMEOUT_S) * 1000 + 1_000) failures.push(`exit took ${exitMs} ms (bound ${SHUTDOWN_DELAY_S} + ${SHUTDOWN_TIMEOUT_S} s)`);
+  if (exitMs < 0 || exitMs > (SHUTDOWN_DELAY_S + SHUTDOWN_TIMEOUT_S) * 1000 + 1_000)
+    failures.push(`exit took ${exitMs} ms (bound ${SHUTDOWN_DELAY_S} + ${SHUTDOWN_TIMEOUT_S} s)`);
   if (log.includes('drain timed out')) failures.push('the drain timed out and cut connections');
   if (!log.includes('"msg":"stopped"')) failures.push('no "stopped" line in the service log');
 
   console.log(`\n=== shutdown under load (${new Date().toISOString()}) ===`);
   console.log(`requests before SIGTERM ${inFlightAtSignal}, answered after SIGTERM (drained) ${answeredAfterSignal}`);
   console.log(stats.summary());
-  console.log(`readiness 503 during the drain: ${readyDuringDrain}; refused after the listener closed: ${refused}; closed idle keep-alive before the app read them: ${neverReached}`);
-  console.log(`SIGTERM → exit ${exitCode} in ${exitMs} ms (SHUTDOWN_DELAY ${SHUTDOWN_DELAY_S} s, SHUTDOWN_TIMEOUT ${SHUTDOWN_TIMEOUT_S} s)`);
+  console.log(
+    `readiness 503 during the drain: ${readyDuringDrain}; refused after the listener closed: ${refused}; closed idle keep-alive before the app read them: ${neverReached}`,
+  );
+  console.log(
+    `SIGTERM → exit ${exitCode} in ${exitMs} ms (SHUTDOWN_DELAY ${SHUTDOWN_DELAY_S} s, SHUTDOWN_TIMEOUT ${SHUTDOWN_TIMEOUT_S} s)`,
+  );
   if (failures.length) {
     console.log(`\nSHUTDOWN TEST FAILED: ${failures.join('; ')}\nservice log tail:\n${service.logTail(2_000)}`);
     return 1;

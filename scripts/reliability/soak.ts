@@ -47,14 +47,25 @@ interface MemorySample {
 
 async function main(): Promise<number> {
   const dir = runDirectory('soak');
-  console.log(`soak: ${DURATION_S} s after ${WARMUP_S} s warm-up, ${ADDRESSES} source addresses x ${USERS_PER_ADDRESS} users; logs in ${dir}`);
+  console.log(
+    `soak: ${DURATION_S} s after ${WARMUP_S} s warm-up, ${ADDRESSES} source addresses x ${USERS_PER_ADDRESS} users; logs in ${dir}`,
+  );
   const postgres = await PostgresCluster.create();
-  const service = await ServiceProcess.start({ DATABASE_URL: postgres.url }, join(dir, 'service.log'), { measurable: true });
+  const service = await ServiceProcess.start({ DATABASE_URL: postgres.url }, join(dir, 'service.log'), {
+    measurable: true,
+  });
   console.log(`service pid ${service.pid} on port ${service.port}, PostgreSQL on port ${postgres.port}`);
 
-  const users = sourceAddresses(ADDRESSES).flatMap((address) => Array.from({ length: USERS_PER_ADDRESS }, () => new VirtualUser(service.port, address, REQUEST_TIMEOUT_MS)));
+  const users = sourceAddresses(ADDRESSES).flatMap((address) =>
+    Array.from({ length: USERS_PER_ADDRESS }, () => new VirtualUser(service.port, address, REQUEST_TIMEOUT_MS)),
+  );
   const warmStats = new Stats();
-  await runTraffic({ users, until: Date.now() + WARMUP_S * 1000, maxActions: MAX_ACTIONS, onRecord: (r) => warmStats.record(r) });
+  await runTraffic({
+    users,
+    until: Date.now() + WARMUP_S * 1000,
+    maxActions: MAX_ACTIONS,
+    onRecord: (r) => warmStats.record(r),
+  });
   await sleep(2_000);
   const rssWarm = service.rssKiB();
   console.log(`warm-up: ${warmStats.requests} requests, ${warmStats.failureCount} failures; RSS ${mib(rssWarm)} MiB`);
@@ -66,11 +77,23 @@ async function main(): Promise<number> {
   const memory: MemorySample[] = [];
   const sampleMemory = async () => {
     const measured = await service.measureAfterGc();
-    memory.push({ atS: (Date.now() - started) / 1000, rss: measured.rss, heapUsed: measured.heapUsed, heapTotal: measured.heapTotal, external: measured.external, spaces: measured.spaces });
+    memory.push({
+      atS: (Date.now() - started) / 1000,
+      rss: measured.rss,
+      heapUsed: measured.heapUsed,
+      heapTotal: measured.heapTotal,
+      external: measured.external,
+      spaces: measured.spaces,
+    });
   };
   await sampleMemory();
   const gcSampler = setInterval(() => void sampleMemory().catch(() => undefined), MEMORY_SAMPLE_S * 1000);
-  await runTraffic({ users, until: started + DURATION_S * 1000, maxActions: MAX_ACTIONS, onRecord: (r) => stats.record(r) });
+  await runTraffic({
+    users,
+    until: started + DURATION_S * 1000,
+    maxActions: MAX_ACTIONS,
+    onRecord: (r) => stats.record(r),
+  });
   clearInterval(gcSampler);
   await sampleMemory();
   const elapsedS = (Date.now() - started) / 1000;
@@ -103,14 +126,22 @@ async function main(): Promise<number> {
   if (warmStats.failureCount) failures.push(`${warmStats.failureCount} failures during warm-up`);
   if (stats.failureCount) failures.push(`${stats.failureCount} failures during the run`);
   const percent = (value: number) => `${value >= 0 ? '+' : ''}${(value * 100).toFixed(1)}%`;
-  if (rssWindows.growth > MEMORY_TOLERANCE) failures.push(`RSS grew ${percent(rssWindows.growth)} from the first to the last window (limit ${MEMORY_TOLERANCE * 100}%)`);
-  if (heapWindows.growth > MEMORY_TOLERANCE) failures.push(`heap after GC grew ${percent(heapWindows.growth)} from the first to the last window (limit ${MEMORY_TOLERANCE * 100}%)`);
+  if (rssWindows.growth > MEMORY_TOLERANCE)
+    failures.push(
+      `RSS grew ${percent(rssWindows.growth)} from the first to the last window (limit ${MEMORY_TOLERANCE * 100}%)`,
+    );
+  if (heapWindows.growth > MEMORY_TOLERANCE)
+    failures.push(
+      `heap after GC grew ${percent(heapWindows.growth)} from the first to the last window (limit ${MEMORY_TOLERANCE * 100}%)`,
+    );
   if (exit.code !== 0) failures.push(`the service exited with ${exit.code ?? exit.signal} on SIGTERM`);
 
   console.log(`\n=== soak figures (${new Date().toISOString()}) ===`);
   console.log(stats.summary());
   console.log(`throughput ${(stats.requests / elapsedS).toFixed(0)} req/s over ${elapsedS.toFixed(1)} s`);
-  console.log(`RSS after warm-up ${mib(rssWarm)} MiB, after the run ${mib(rssEnd)} MiB (${percent(growth)}), range during the run ${mib(Math.min(...samples))}-${mib(Math.max(...samples))} MiB`);
+  console.log(
+    `RSS after warm-up ${mib(rssWarm)} MiB, after the run ${mib(rssEnd)} MiB (${percent(growth)}), range during the run ${mib(Math.min(...samples))}-${mib(Math.max(...samples))} MiB`,
+  );
   const inMiB = (bytes: number) => (bytes / 1_048_576).toFixed(1);
   console.log(
     `memory after a full GC, median of the first vs the last ${windowS.toFixed(0)} s (${first.length} / ${last.length} samples every ${MEMORY_SAMPLE_S} s):` +

@@ -37,12 +37,24 @@ export class AccountLinks {
 
   /** Mails a new link of this kind to the user; false when the address had too many lately (nothing sent). */
   async send(user: UserRecord, kind: LinkKind): Promise<boolean> {
-    const blocked = await this.counter.reserve([{ key: `${kind.purpose}-mail:${this.addressKey(user.email)}`, limit: MAILS_PER_ADDRESS }], MAIL_WINDOW_MS);
+    const blocked = await this.counter.reserve(
+      [{ key: `${kind.purpose}-mail:${this.addressKey(user.email)}`, limit: MAILS_PER_ADDRESS }],
+      MAIL_WINDOW_MS,
+    );
     if (blocked > 0) return false;
     const token = randomBytes(32).toString('base64url');
     await this.tokens.deleteForUser(user.id, kind.purpose);
-    await this.tokens.create({ digest: digestOf(token), userId: user.id, purpose: kind.purpose, expiresAt: new Date(Date.now() + kind.ttlMs) });
-    this.outbox.send({ kind: kind.purpose, to: user.email, ...kind.render(`${this.linkBase}${kind.path}?token=${token}`, kind.ttlMs) });
+    await this.tokens.create({
+      digest: digestOf(token),
+      userId: user.id,
+      purpose: kind.purpose,
+      expiresAt: new Date(Date.now() + kind.ttlMs),
+    });
+    this.outbox.send({
+      kind: kind.purpose,
+      to: user.email,
+      ...kind.render(`${this.linkBase}${kind.path}?token=${token}`, kind.ttlMs),
+    });
     return true;
   }
 

@@ -1,5 +1,11 @@
 import type { MailOutbox } from '../mail/outbox';
-import { registrationAttemptMail, signInMethodMail, twoFactorDisabledMail, twoFactorEnabledMail, type RenderedMail } from '../mail/templates';
+import {
+  registrationAttemptMail,
+  signInMethodMail,
+  twoFactorDisabledMail,
+  twoFactorEnabledMail,
+  type RenderedMail,
+} from '../mail/templates';
 import type { FailureCounter } from './failure-counter';
 
 /** Notices of one kind one address may be sent per window, whoever triggers them (a mailbox is not a target to flood). */
@@ -45,7 +51,10 @@ export class AccountNotices {
   }
 
   private async queue(user: { email: string }, kind: string, mail: RenderedMail): Promise<boolean> {
-    const blocked = await this.counter.reserve([{ key: `${kind}-mail:${this.addressKey(user.email)}`, limit: NOTICES_PER_ADDRESS }], NOTICE_WINDOW_MS);
+    const blocked = await this.counter.reserve(
+      [{ key: `${kind}-mail:${this.addressKey(user.email)}`, limit: NOTICES_PER_ADDRESS }],
+      NOTICE_WINDOW_MS,
+    );
     if (blocked > 0) return false;
     this.outbox.send({ kind, to: user.email, ...mail });
     return true;

@@ -32,7 +32,10 @@ export class AccountSessions {
    * the session version went from the caller's (`user.sessionVersion`) to the next: if another change (a logout
    * everywhere, another removal) ended the sessions meanwhile, the caller gets none either, as when the user is gone.
    */
-  async restart(user: { id: string; sessionVersion: number }, proof: SessionProof): Promise<IssuedRefreshToken | undefined> {
+  async restart(
+    user: { id: string; sessionVersion: number },
+    proof: SessionProof,
+  ): Promise<IssuedRefreshToken | undefined> {
     await this.endAll(user.id);
     const now = await this.users.findById(user.id);
     return now && now.sessionVersion === user.sessionVersion + 1 ? this.refresh.issue(now, proof) : undefined;
@@ -42,9 +45,15 @@ export class AccountSessions {
    * Sets a new password hash and ends every session, in one statement; then the caller's next session, as
    * `restart` does (none when another change ended the sessions meanwhile, or the user is gone).
    */
-  async changePassword(user: { id: string; sessionVersion: number }, passwordHash: string, proof: SessionProof): Promise<IssuedRefreshToken | undefined> {
+  async changePassword(
+    user: { id: string; sessionVersion: number },
+    passwordHash: string,
+    proof: SessionProof,
+  ): Promise<IssuedRefreshToken | undefined> {
     const sessionVersion = await this.setPassword(user.id, passwordHash);
-    return sessionVersion === user.sessionVersion + 1 ? this.refresh.issue({ id: user.id, sessionVersion }, proof) : undefined;
+    return sessionVersion === user.sessionVersion + 1
+      ? this.refresh.issue({ id: user.id, sessionVersion }, proof)
+      : undefined;
   }
 
   /** Sets a new password hash and ends every session, in one statement (a reset: no session follows); the new session version. */

@@ -82,7 +82,11 @@ export class CallerStates {
     if (entry && entry.until > now) return entry.state;
     if (this.settings.ttlMs <= 0) return this.read(userId);
     // Concurrent requests of one user share one read; a failed read is not remembered.
-    const state = this.users.findById(userId).then((user) => user && { role: user.role, sessionVersion: user.sessionVersion, emailVerified: user.emailVerified });
+    const state = this.users
+      .findById(userId)
+      .then(
+        (user) => user && { role: user.role, sessionVersion: user.sessionVersion, emailVerified: user.emailVerified },
+      );
     this.remember(userId, state);
     state.catch(() => this.cache.get(userId)?.state === state && this.cache.delete(userId));
     return state;

@@ -17,7 +17,10 @@ export const DEMO_USER_ID = 'demo';
 export function checkDemoPassword(config: Pick<Config, 'env' | 'demoUser' | 'passwordMinLength'>): void {
   if (config.env !== 'production') return;
   const { password, email } = config.demoUser;
-  const refusal = password.length < config.passwordMinLength ? `must be at least ${config.passwordMinLength} characters (PASSWORD_MIN_LENGTH)` : refusalsInChild([{ kind: 'password', password, email }])[0];
+  const refusal =
+    password.length < config.passwordMinLength
+      ? `must be at least ${config.passwordMinLength} characters (PASSWORD_MIN_LENGTH)`
+      : refusalsInChild([{ kind: 'password', password, email }])[0];
   if (refusal) throw new ConfigError('DEMO_USER_PASSWORD', `${refusal}: use a long passphrase of unrelated words`);
 }
 
@@ -75,6 +78,14 @@ export class DemoUserStore implements UserStore {
   }
 
   private async record(): Promise<UserRecord> {
-    return { id: DEMO_USER_ID, email: this.email, passwordHash: await this.passwordHash, role: this.demo.role, name: 'Demo User', sessionVersion: this.sessionVersion, emailVerified: true };
+    return {
+      id: DEMO_USER_ID,
+      email: this.email,
+      passwordHash: await this.passwordHash,
+      role: this.demo.role,
+      name: 'Demo User',
+      sessionVersion: this.sessionVersion,
+      emailVerified: true,
+    };
   }
 }

@@ -43,7 +43,8 @@ class MemoryFailureCounter implements FailureCounter {
       if (entry && entry.count >= limit) blockedMs = Math.max(blockedMs, entry.reset - now);
     }
     if (blockedMs > 0) return blockedMs;
-    for (const { key } of limits) this.entries.set(key, { count: (this.live(key, now)?.count ?? 0) + 1, reset: now + windowMs });
+    for (const { key } of limits)
+      this.entries.set(key, { count: (this.live(key, now)?.count ?? 0) + 1, reset: now + windowMs });
     return 0;
   }
 
@@ -90,7 +91,9 @@ class RedisFailureCounter implements FailureCounter {
 
   async reserve(limits: readonly Limit[], windowMs: number): Promise<number> {
     const keys = limits.map((entry) => entry.key);
-    return Number(await this.redis.eval(RESERVE, keys.length, ...keys, windowMs, ...limits.map((entry) => entry.limit)));
+    return Number(
+      await this.redis.eval(RESERVE, keys.length, ...keys, windowMs, ...limits.map((entry) => entry.limit)),
+    );
   }
 
   async release(clear: readonly string[], giveBack: readonly string[]): Promise<void> {

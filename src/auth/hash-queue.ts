@@ -33,7 +33,8 @@ export class HashQueue {
     /** Told as each computation starts and ends (the memory release after a burst: idle-memory-release.ts). */
     private readonly activity?: BurstActivity,
   ) {
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be a whole number ≥ 1');
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new RangeError('concurrency must be a whole number ≥ 1');
     if (!Number.isInteger(maxQueued) || maxQueued < 0) throw new RangeError('maxQueued must be a whole number ≥ 0');
   }
 
@@ -57,7 +58,8 @@ export class HashQueue {
     } finally {
       this.activity?.ended();
       const next = this.waiting.shift();
-      if (next) next(); // hand the slot over directly, so a new arrival cannot overtake the queue
+      if (next)
+        next(); // hand the slot over directly, so a new arrival cannot overtake the queue
       else this.running--;
     }
   }

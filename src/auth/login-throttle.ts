@@ -66,7 +66,8 @@ export class LoginThrottle {
     try {
       return await check();
     } catch (error) {
-      if (attempt.allowed) await this.counter.release([], [...attempt.clear, ...attempt.giveBack]).catch(() => undefined);
+      if (attempt.allowed)
+        await this.counter.release([], [...attempt.clear, ...attempt.giveBack]).catch(() => undefined);
       throw error;
     }
   }

@@ -4,7 +4,10 @@ import { passwordRefusal } from './password-policy';
 import type { PasswordHasher } from './passwords';
 import type { IssuedRefreshToken } from './tokens';
 
-export type PasswordChangeOutcome = { ok: true; session: IssuedRefreshToken } | { ok: false; refused: 'user-gone' } | { ok: false; refused: 'policy'; message: string };
+export type PasswordChangeOutcome =
+  | { ok: true; session: IssuedRefreshToken }
+  | { ok: false; refused: 'user-gone' }
+  | { ok: false; refused: 'policy'; message: string };
 
 /**
  * The signed-in owner sets or changes their password (POST /api/auth/password), once proven (OwnerProofs: the
@@ -18,7 +21,11 @@ export class PasswordChange {
     private readonly accounts: AccountSessions,
   ) {}
 
-  async change(owner: ProvenOwner, newPassword: string, currentPassword: string | undefined): Promise<PasswordChangeOutcome> {
+  async change(
+    owner: ProvenOwner,
+    newPassword: string,
+    currentPassword: string | undefined,
+  ): Promise<PasswordChangeOutcome> {
     const { user, proof } = owner;
     const refusal = passwordRefusal(newPassword, { email: user.email, name: user.name, currentPassword });
     if (refusal) return { ok: false, refused: 'policy', message: refusal };

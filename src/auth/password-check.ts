@@ -11,7 +11,10 @@ export interface AttemptOrigin {
 /** Wraps each call to the throttle's counters (the module turns their outage into a 503, as for login). */
 export type Counting = <T>(work: Promise<T>) => Promise<T>;
 
-export type PasswordRecheck = { ok: true } | { ok: false; refused: 'wrong-password' } | { ok: false; refused: 'throttled'; retryAfterSeconds: number };
+export type PasswordRecheck =
+  | { ok: true }
+  | { ok: false; refused: 'wrong-password' }
+  | { ok: false; refused: 'throttled'; retryAfterSeconds: number };
 
 /**
  * The signed-in user's password asked again, before anything that changes how one signs in (password change,

@@ -17,7 +17,24 @@ const MIN_BASE = 3;
 const COMMON_WORDS = 20_000;
 
 /** l33t spellings rule sets undo first. */
-const L33T: Record<string, string> = { '4': 'a', '@': 'a', '8': 'b', '(': 'c', '3': 'e', '6': 'g', '9': 'g', '1': 'i', '!': 'i', '|': 'l', '0': 'o', '5': 's', $: 's', '7': 't', '+': 't', '2': 'z' };
+const L33T: Record<string, string> = {
+  '4': 'a',
+  '@': 'a',
+  '8': 'b',
+  '(': 'c',
+  '3': 'e',
+  '6': 'g',
+  '9': 'g',
+  '1': 'i',
+  '!': 'i',
+  '|': 'l',
+  '0': 'o',
+  '5': 's',
+  $: 's',
+  '7': 't',
+  '+': 't',
+  '2': 'z',
+};
 
 let common: Set<string> | undefined;
 let bases: Set<string> | undefined;
@@ -30,7 +47,8 @@ let bases: Set<string> | undefined;
 export function commonPasswords(): Set<string> {
   if (!common) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- deliberately lazy, see above
-    common = new Set((require('@zxcvbn-ts/language-common') as typeof LanguageCommon).dictionary['passwords-common'] as string[]);
+    const language = require('@zxcvbn-ts/language-common') as typeof LanguageCommon;
+    common = new Set(language.dictionary['passwords-common'] as string[]);
   }
   return common;
 }
@@ -67,7 +85,8 @@ function plain(core: string): string | undefined {
 /** True for a base word: listed, or one of the user's own words, or either said twice (`summersummer`). */
 function isBase(word: string, own: ReadonlySet<string>): boolean {
   if (word.length < MIN_BASE) return false;
-  const known = (candidate: string) => commonPasswords().has(candidate) || baseWords().has(candidate) || own.has(candidate);
+  const known = (candidate: string) =>
+    commonPasswords().has(candidate) || baseWords().has(candidate) || own.has(candidate);
   if (known(word)) return true;
   const half = word.length / 2;
   return Number.isInteger(half) && word.slice(0, half) === word.slice(half) && known(word.slice(0, half));
@@ -81,7 +100,9 @@ function isBase(word: string, own: ReadonlySet<string>): boolean {
 export function decoratedWord(password: string, userWords: readonly string[]): string | undefined {
   const own = new Set(userWords.map((word) => word.toLowerCase()).filter((word) => word.length >= MIN_BASE));
   const characters = [...password];
-  const letters = characters.map((character, index) => (isLetter(character) ? index : -1)).filter((index) => index >= 0);
+  const letters = characters
+    .map((character, index) => (isLetter(character) ? index : -1))
+    .filter((index) => index >= 0);
   if (letters.length === 0) return undefined;
   const [first, last] = [letters[0], letters[letters.length - 1]];
   // Every way to cut the decoration off: l33t digits and symbols at the word's ends may belong to it (`Lov3`).
@@ -114,7 +135,8 @@ export function keyboardWalkShare(password: string): number {
   let best = 0;
   for (const graph of Object.values(keyboardGraphs())) {
     let adjacent = 0;
-    for (let i = 1; i < characters.length; i += 1) if (graph.neighbours(characters[i - 1], characters[i])) adjacent += 1;
+    for (let i = 1; i < characters.length; i += 1)
+      if (graph.neighbours(characters[i - 1], characters[i])) adjacent += 1;
     best = Math.max(best, adjacent / (characters.length - 1));
   }
   return best;

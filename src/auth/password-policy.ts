@@ -15,7 +15,13 @@ export const PASSWORD_MAX_LENGTH = 128;
 export const NO_NUL_PATTERN = '^[^\\u0000]*$';
 
 /** A password as login and every check of the current one accept it: the bounds, no NUL. */
-export const PASSWORD_INPUT = { type: 'string', minLength: 1, maxLength: PASSWORD_MAX_LENGTH, pattern: NO_NUL_PATTERN, examples: ['lantern harbour quiet seven'] } as const;
+export const PASSWORD_INPUT = {
+  type: 'string',
+  minLength: 1,
+  maxLength: PASSWORD_MAX_LENGTH,
+  pattern: NO_NUL_PATTERN,
+  examples: ['lantern harbour quiet seven'],
+} as const;
 
 /**
  * The JSON Schema of a password a user chooses (registration, password change). The length and NUL rules are
@@ -50,7 +56,8 @@ export interface PasswordContext {
 }
 
 /** The 422 a route that lets a user choose a password declares for the rules beyond its schema. */
-export const PASSWORD_POLICY_REFUSAL = 'The password breaks the policy (`password`): the account\'s email, the current password, common or too easy to guess';
+export const PASSWORD_POLICY_REFUSAL =
+  "The password breaks the policy (`password`): the account's email, the current password, common or too easy to guess";
 
 /** Why this password may not be chosen for this account, or undefined when it may. */
 export function passwordRefusal(password: string, context: PasswordContext): string | undefined {
@@ -58,11 +65,13 @@ export function passwordRefusal(password: string, context: PasswordContext): str
   const address = normaliseEmail(context.email);
   const [local] = address.split('@');
   if (lowered === address || lowered === local) return 'must not be your email address';
-  if (context.currentPassword !== undefined && lowered === context.currentPassword.toLowerCase()) return 'must differ from the current password';
+  if (context.currentPassword !== undefined && lowered === context.currentPassword.toLowerCase())
+    return 'must differ from the current password';
   if (commonPasswords().has(lowered)) return 'is too common: it appears in lists of breached passwords';
   const name = context.name ?? '';
   const inputs = [address, local, ...local.split(/[._+-]/), name, ...name.split(/\s+/), context.currentPassword ?? ''];
-  if (keyboardWalkShare(password) >= KEYBOARD_WALK_SHARE) return 'is a walk along the keyboard (like 1qaz2wsx3edc): password crackers try those first';
+  if (keyboardWalkShare(password) >= KEYBOARD_WALK_SHARE)
+    return 'is a walk along the keyboard (like 1qaz2wsx3edc): password crackers try those first';
   if (decoratedWord(password, inputs) !== undefined) {
     return 'is a common word or name with digits or symbols added (like Summer2024!): password crackers try those first';
   }

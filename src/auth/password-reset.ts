@@ -27,7 +27,14 @@ export class PasswordReset {
   /** Sends a reset link when the address has an account (and has not had too many lately); true when one went. */
   async request(email: string): Promise<boolean> {
     const user = await this.users.findByEmail(email);
-    return user ? this.links.send(user, { purpose: 'password-reset', path: '/reset-password', ttlMs: this.ttlMs, render: passwordResetMail }) : false;
+    return user
+      ? this.links.send(user, {
+          purpose: 'password-reset',
+          path: '/reset-password',
+          ttlMs: this.ttlMs,
+          render: passwordResetMail,
+        })
+      : false;
   }
 
   /** Sets the new password and ends every session; the user's id, or what to fix. */

@@ -25,7 +25,11 @@ function zxcvbn(): ZxcvbnFactory {
     /* eslint-enable @typescript-eslint/no-require-imports */
     estimator = new Factory({
       graphs: common.adjacencyGraphs,
-      dictionary: { ...common.dictionary, 'commonWords-en': en.dictionary['commonWords-en'], 'firstnames-en': en.dictionary['firstnames-en'] },
+      dictionary: {
+        ...common.dictionary,
+        'commonWords-en': en.dictionary['commonWords-en'],
+        'firstnames-en': en.dictionary['firstnames-en'],
+      },
       maxLength: ESTIMATED_LENGTH,
     });
   }

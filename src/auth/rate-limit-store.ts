@@ -45,8 +45,7 @@ export class BoundedMap<K, V extends CounterEntry> extends Map<K, V> {
 }
 
 export type RateLimitStore =
-  | { driver: 'memory'; db: BoundedMap<string, CounterEntry> }
-  | { driver: 'redis'; db: Redis };
+  { driver: 'memory'; db: BoundedMap<string, CounterEntry> } | { driver: 'redis'; db: Redis };
 
 /**
  * The Redis client is tuned so that a Redis outage never hangs a request: each command (including one
@@ -78,7 +77,11 @@ function redisClient(url: string, logger: Logger): Redis {
 }
 
 /** Opens the configured store; a Redis client is closed by the lifecycle at shutdown. */
-export function createRateLimitStore(config: Pick<Config, 'redisUrl'>, logger: Logger, lifecycle: Lifecycle): RateLimitStore {
+export function createRateLimitStore(
+  config: Pick<Config, 'redisUrl'>,
+  logger: Logger,
+  lifecycle: Lifecycle,
+): RateLimitStore {
   if (!config.redisUrl) return { driver: 'memory', db: new BoundedMap(MEMORY_STORE_MAX_ENTRIES) };
   const client = redisClient(config.redisUrl, logger);
   lifecycle.onClose('rate-limit redis', async () => {

@@ -5,7 +5,14 @@ import type { SessionProof } from './owner-proof/proofs';
 import type { IssuedRefreshToken, RefreshClaims, TokenService } from './tokens';
 
 /** Why a refresh was refused; the client sees one 401 for all of them, the log tells them apart. */
-export type RefreshRefusal = 'missing-cookie' | 'invalid-token' | 'unknown-session' | 'reused-token' | 'user-gone' | 'session-ended' | 'unverified';
+export type RefreshRefusal =
+  | 'missing-cookie'
+  | 'invalid-token'
+  | 'unknown-session'
+  | 'reused-token'
+  | 'user-gone'
+  | 'session-ended'
+  | 'unverified';
 
 /** What the store keeps instead of the token: its SHA-256 digest (hex), so a database dump holds no usable token. */
 export function digestRefreshToken(token: string): string {
@@ -57,12 +64,19 @@ export class RefreshSessions {
    */
   async issue(user: { id: string; sessionVersion: number }, proof: SessionProof): Promise<IssuedRefreshToken> {
     const issued = this.tokens.signRefreshToken({ userId: user.id, sessionVersion: user.sessionVersion, proof });
-    await this.store.create({ userId: user.id, token: digestRefreshToken(issued.token), expiresAt: issued.expiresAt, familyId: newId() });
+    await this.store.create({
+      userId: user.id,
+      token: digestRefreshToken(issued.token),
+      expiresAt: issued.expiresAt,
+      familyId: newId(),
+    });
     return issued;
   }
 
   /** The stored record the token names, when its signature and claims are right and the record is its own. */
-  private async recordOf(token: string): Promise<{ record: RefreshTokenRecord; claims: RefreshClaims } | RefreshRefusal> {
+  private async recordOf(
+    token: string,
+  ): Promise<{ record: RefreshTokenRecord; claims: RefreshClaims } | RefreshRefusal> {
     const subject = this.tokens.verifyRefreshToken(token);
     if (!subject) return 'invalid-token';
     // No expired record comes back from any store (they filter in the query, before the cleanup job runs).
@@ -84,10 +98,12 @@ export class RefreshSessions {
       // them would leave the client a retired token with no successor (a forced logout once the grace ends).
       const successor = this.tokens.signRefreshToken(claims, this.rotation.sliding ? undefined : record.expiresAt);
       const stored = { userId, token: digestRefreshToken(successor.token), expiresAt: successor.expiresAt, familyId };
-      if (await this.store.rotate(record.token, stored, now)) return { ok: true, userId, sessionVersion, proof, rotated: successor };
+      if (await this.store.rotate(record.token, stored, now))
+        return { ok: true, userId, sessionVersion, proof, rotated: successor };
       retiredAt = now; // a concurrent refresh retired it a moment ago: the grace window covers this one
     }
-    if (!retiredAt || now.getTime() - retiredAt.getTime() <= this.rotation.graceMs) return { ok: true, userId, sessionVersion, proof };
+    if (!retiredAt || now.getTime() - retiredAt.getTime() <= this.rotation.graceMs)
+      return { ok: true, userId, sessionVersion, proof };
     if (this.rotation.enabled) await this.store.deleteFamily(familyId);
     return { ok: false, refused: 'reused-token', userId, familyId };
   }

@@ -12,7 +12,8 @@ export interface Applicant {
   password: string;
 }
 
-export type RegistrationOutcome = { outcome: 'registered'; user: UserRecord } | { outcome: 'taken' } | { outcome: 'refused'; message: string };
+export type RegistrationOutcome =
+  { outcome: 'registered'; user: UserRecord } | { outcome: 'taken' } | { outcome: 'refused'; message: string };
 
 /**
  * Self-registration (AUTH_REGISTRATION=true, docs/accounts.md): the password policy (with the applicant's
@@ -41,7 +42,11 @@ export class Registration {
     const refusal = passwordRefusal(password, { email, name });
     if (refusal) return { outcome: 'refused', message: refusal };
     const passwordHash = await this.hasher.hash(password);
-    return this.enrol(email, () => this.users.create({ email, passwordHash, role: 'user', name: name.trim(), emailVerified: false }), requestId);
+    return this.enrol(
+      email,
+      () => this.users.create({ email, passwordHash, role: 'user', name: name.trim(), emailVerified: false }),
+      requestId,
+    );
   }
 
   /**
@@ -49,7 +54,11 @@ export class Registration {
    * makes the account and throws DuplicateKeyError for a taken address; the mails go beside the answer — the
    * verification link to a new address, the "someone tried" notice to the owner of a taken one.
    */
-  async enrol(email: string, create: () => Promise<UserRecord>, requestId?: string): Promise<{ outcome: 'registered'; user: UserRecord } | { outcome: 'taken' }> {
+  async enrol(
+    email: string,
+    create: () => Promise<UserRecord>,
+    requestId?: string,
+  ): Promise<{ outcome: 'registered'; user: UserRecord } | { outcome: 'taken' }> {
     let user: UserRecord;
     try {
       user = await create();

@@ -58,20 +58,28 @@ function memoryBudget(settings: RequestBudgetSettings): RequestBudget {
 }
 
 // One round trip: the count, and the window's expiry set by the request that opened it.
-const TAKE_SCRIPT = "local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return {n, redis.call('PTTL', KEYS[1])}";
+const TAKE_SCRIPT =
+  "local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return {n, redis.call('PTTL', KEYS[1])}";
 
 function redisBudget(settings: RequestBudgetSettings, client: Redis): RequestBudget {
   return {
     settings,
     async take(userId) {
-      const [count, ttl] = (await client.eval(TAKE_SCRIPT, 1, `user-rate-limit:${userId}`, settings.windowMs)) as [number, number];
+      const [count, ttl] = (await client.eval(TAKE_SCRIPT, 1, `user-rate-limit:${userId}`, settings.windowMs)) as [
+        number,
+        number,
+      ];
       return taken(settings, count, ttl > 0 ? ttl : settings.windowMs);
     },
   };
 }
 
 /** The configured budget, or undefined when USER_RATE_LIMIT_MAX is 0. A Redis client is closed by the lifecycle. */
-export function createRequestBudget(config: Pick<Config, 'redisUrl' | 'userRateLimit'>, logger: Logger, lifecycle: Lifecycle): RequestBudget | undefined {
+export function createRequestBudget(
+  config: Pick<Config, 'redisUrl' | 'userRateLimit'>,
+  logger: Logger,
+  lifecycle: Lifecycle,
+): RequestBudget | undefined {
   const settings = config.userRateLimit;
   if (settings.max === 0) return undefined;
   if (!config.redisUrl) return memoryBudget(settings);

@@ -23,10 +23,17 @@ export class SessionRefresh {
   async refresh(token: string | undefined): Promise<RefreshOutcome> {
     if (!token) return { ok: false, refused: 'missing-cookie' };
     const session = await this.sessions.refresh(token);
-    if (!session.ok) return session.refused === 'reused-token' ? { ok: false, refused: 'reused-token', userId: session.userId, familyId: session.familyId } : { ok: false, refused: session.refused, userId: session.userId };
+    if (!session.ok)
+      return session.refused === 'reused-token'
+        ? { ok: false, refused: 'reused-token', userId: session.userId, familyId: session.familyId }
+        : { ok: false, refused: session.refused, userId: session.userId };
     const state = await this.callers.current(session.userId);
     const refusal = this.callers.refusal(state, session.sessionVersion);
     if (refusal || !state) return { ok: false, refused: refusal ?? 'user-gone', userId: session.userId };
-    return { ok: true, user: { id: session.userId, role: state.role, sessionVersion: state.sessionVersion, proof: session.proof }, rotated: session.rotated };
+    return {
+      ok: true,
+      user: { id: session.userId, role: state.role, sessionVersion: state.sessionVersion, proof: session.proof },
+      rotated: session.rotated,
+    };
   }
 }

@@ -30,7 +30,6 @@ export interface IssuedRefreshToken {
   expiresAt: Date;
 }
 
-
 // HS256 only, on both sides: verification pins the algorithm (RFC 8725 §3.1), so `none`, HS384/HS512
 // and any asymmetric algorithm are refused whatever the token's header claims.
 export const JWT_ALGORITHM = 'HS256';
@@ -56,8 +55,19 @@ export class TokenService {
     // The longest each may live: what this service issues, plus the clock skew. Refresh tokens are
     // addressed to the issuer: only this service reads them.
     const { issuer, audience } = settings;
-    this.expectedAccess = { type: 'access', headerType: ACCESS_HEADER_TYPE, issuer, audience, maxLifetimeSeconds: settings.accessTtlSeconds + CLOCK_SKEW_SECONDS };
-    this.expectedRefresh = { type: 'refresh', issuer, audience: issuer, maxLifetimeSeconds: settings.refreshTtlSeconds + CLOCK_SKEW_SECONDS };
+    this.expectedAccess = {
+      type: 'access',
+      headerType: ACCESS_HEADER_TYPE,
+      issuer,
+      audience,
+      maxLifetimeSeconds: settings.accessTtlSeconds + CLOCK_SKEW_SECONDS,
+    };
+    this.expectedRefresh = {
+      type: 'refresh',
+      issuer,
+      audience: issuer,
+      maxLifetimeSeconds: settings.refreshTtlSeconds + CLOCK_SKEW_SECONDS,
+    };
   }
 
   get accessTtlSeconds(): number {
@@ -66,15 +76,19 @@ export class TokenService {
 
   /** An access token; one issued without a proof (a tool's, a test's) proves no owner: `auth_time` 0. */
   signAccessToken(user: Omit<AccessClaims, 'proof'> & { proof?: SessionProof }): string {
-    return jwt.sign({ role: user.role, sv: user.sessionVersion, typ: 'access', ...proofClaims(user.proof ?? NO_PROOF) }, this.accessKey, {
-      algorithm: JWT_ALGORITHM,
-      header: { alg: JWT_ALGORITHM, typ: ACCESS_HEADER_TYPE },
-      issuer: this.settings.issuer,
-      audience: this.settings.audience,
-      subject: user.id,
-      jwtid: randomUUID(),
-      expiresIn: this.settings.accessTtlSeconds,
-    });
+    return jwt.sign(
+      { role: user.role, sv: user.sessionVersion, typ: 'access', ...proofClaims(user.proof ?? NO_PROOF) },
+      this.accessKey,
+      {
+        algorithm: JWT_ALGORITHM,
+        header: { alg: JWT_ALGORITHM, typ: ACCESS_HEADER_TYPE },
+        issuer: this.settings.issuer,
+        audience: this.settings.audience,
+        subject: user.id,
+        jwtid: randomUUID(),
+        expiresIn: this.settings.accessTtlSeconds,
+      },
+    );
   }
 
   /**
@@ -101,7 +115,10 @@ export class TokenService {
    * it even before (or without) its record being deleted; and the session's proof, which every access token
    * it gives carries on.
    */
-  signRefreshToken(session: RefreshClaims, expiresAt = new Date(Date.now() + this.settings.refreshTtlSeconds * 1000)): IssuedRefreshToken {
+  signRefreshToken(
+    session: RefreshClaims,
+    expiresAt = new Date(Date.now() + this.settings.refreshTtlSeconds * 1000),
+  ): IssuedRefreshToken {
     const { userId, sessionVersion, proof } = session;
     const token = jwt.sign({ typ: 'refresh', sv: sessionVersion, ...proofClaims(proof) }, this.refreshKey, {
       algorithm: JWT_ALGORITHM,
@@ -121,7 +138,6 @@ export class TokenService {
     if (!claims || typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) return undefined;
     return { userId: claims.sub as string, sessionVersion: version, proof: proofOf(claims) };
   }
-
 }
 
 /** RFC 9470 §3's claims: when the owner last proved it, and how. */
@@ -133,8 +149,19 @@ const proofClaims = (proof: SessionProof) => ({ auth_time: proof.authTime, amr: 
  */
 function proofOf(claims: JwtPayload): SessionProof {
   const { auth_time: authTime, amr } = claims as { auth_time?: unknown; amr?: unknown };
-  if (typeof authTime !== 'number' || !Number.isSafeInteger(authTime) || authTime < 0 || authTime > Date.now() / 1000 + CLOCK_SKEW_SECONDS) return NO_PROOF;
-  if (!Array.isArray(amr) || amr.length > 8 || !amr.every((method) => typeof method === 'string' && method.length <= 16)) return NO_PROOF;
+  if (
+    typeof authTime !== 'number' ||
+    !Number.isSafeInteger(authTime) ||
+    authTime < 0 ||
+    authTime > Date.now() / 1000 + CLOCK_SKEW_SECONDS
+  )
+    return NO_PROOF;
+  if (
+    !Array.isArray(amr) ||
+    amr.length > 8 ||
+    !amr.every((method) => typeof method === 'string' && method.length <= 16)
+  )
+    return NO_PROOF;
   return { authTime, amr: amr as string[] };
 }
 
@@ -157,13 +184,20 @@ export interface ExpectedToken {
  */
 export function verifiedClaims(token: string, key: KeyObject, expected: ExpectedToken): JwtPayload | undefined {
   try {
-    const { header, payload: claims } = jwt.verify(token, key, { algorithms: [JWT_ALGORITHM], issuer: expected.issuer, audience: expected.audience, complete: true });
-    if (typeof claims === 'string' || claims.typ !== expected.type || typeof claims.sub !== 'string' || !claims.sub) return undefined;
+    const { header, payload: claims } = jwt.verify(token, key, {
+      algorithms: [JWT_ALGORITHM],
+      issuer: expected.issuer,
+      audience: expected.audience,
+      complete: true,
+    });
+    if (typeof claims === 'string' || claims.typ !== expected.type || typeof claims.sub !== 'string' || !claims.sub)
+      return undefined;
     if (expected.headerType !== undefined && header.typ !== expected.headerType) return undefined;
     if (typeof claims.exp !== 'number' || typeof claims.iat !== 'number') return undefined;
     const now = Date.now() / 1000;
     if (claims.iat > now + CLOCK_SKEW_SECONDS) return undefined;
-    if (claims.exp - claims.iat > expected.maxLifetimeSeconds || now - claims.iat > expected.maxLifetimeSeconds) return undefined;
+    if (claims.exp - claims.iat > expected.maxLifetimeSeconds || now - claims.iat > expected.maxLifetimeSeconds)
+      return undefined;
     return claims;
   } catch {
     return undefined; // every failure is the same to the caller: not a valid token of this type

@@ -18,7 +18,10 @@ async function main(args: readonly string[]): Promise<number> {
   const command = args[0] === undefined || args[0] === '--allow-destructive' ? 'up' : args[0];
   const flags = args.filter((arg) => arg.startsWith('--'));
   const allowDestructive = flags.includes('--allow-destructive');
-  const known = ['up', 'down', 'status'].includes(command) && flags.every((flag) => flag === '--allow-destructive') && (!allowDestructive || command === 'up');
+  const known =
+    ['up', 'down', 'status'].includes(command) &&
+    flags.every((flag) => flag === '--allow-destructive') &&
+    (!allowDestructive || command === 'up');
   if (!known || args.filter((arg) => !arg.startsWith('--')).length > 1) {
     process.stderr.write(`${USAGE}\n`);
     return 2;
@@ -33,7 +36,9 @@ async function main(args: readonly string[]): Promise<number> {
       // MongoDB: "up" applies the document changes and creates the indexes; "down" reverts the last document
       // change (a rename), refusing one whose data is gone (a dropped field or collection).
       if (command === 'status') {
-        process.stderr.write('db-migrate status: not applicable to MongoDB (its document changes are listed in the schema_migrations collection)\n');
+        process.stderr.write(
+          'db-migrate status: not applicable to MongoDB (its document changes are listed in the schema_migrations collection)\n',
+        );
         return 2;
       }
       if (command === 'up') await database.migrate({ allowDestructive });
@@ -50,7 +55,9 @@ async function main(args: readonly string[]): Promise<number> {
     }
     if (command === 'status') {
       const { executed, pending } = await database.migrator().status();
-      process.stdout.write(`${[...executed.map((name) => `applied  ${name}`), ...pending.map((name) => `pending  ${name}`)].join('\n')}\n`);
+      process.stdout.write(
+        `${[...executed.map((name) => `applied  ${name}`), ...pending.map((name) => `pending  ${name}`)].join('\n')}\n`,
+      );
     }
     return 0;
   } finally {

@@ -33,15 +33,38 @@ const DOCUMENT_ENV = {
 export function generateDocument(): string {
   // Mail on too (its routes in the document), without PUBLIC_URL, which would become the document's server:
   // the settings are set here rather than read (SMTP_URL needs PUBLIC_URL). Nothing is ever sent.
-  const mail = { smtpUrl: 'smtp://127.0.0.1:25', from: 'no-reply@example.com', attempts: 1, queueLimit: 1, drainTimeoutMs: 0, linkBase: 'https://example.com', passwordResetTtlMs: 30 * 60_000, emailVerification: 'required' as const, emailVerificationTtlMs: 24 * 3_600_000 };
+  const mail = {
+    smtpUrl: 'smtp://127.0.0.1:25',
+    from: 'no-reply@example.com',
+    attempts: 1,
+    queueLimit: 1,
+    drainTimeoutMs: 0,
+    linkBase: 'https://example.com',
+    passwordResetTtlMs: 30 * 60_000,
+    emailVerification: 'required' as const,
+    emailVerificationTtlMs: 24 * 3_600_000,
+  };
   // OpenID Connect sign-in likewise (its routes take the provider as a path parameter): no provider is discovered.
   const oidc = { providers: [], publicUrl: 'https://example.com' };
   // Passkeys likewise (PASSKEYS needs PUBLIC_URL or WEBAUTHN_ORIGINS): nothing is loaded until a ceremony runs.
-  const passkeys = { rpId: 'example.com', rpName: 'example.com', origins: ['https://example.com'], challengeTtlMs: 5 * 60_000 };
+  const passkeys = {
+    rpId: 'example.com',
+    rpName: 'example.com',
+    origins: ['https://example.com'],
+    challengeTtlMs: 5 * 60_000,
+  };
   const config = { ...loadConfig(DOCUMENT_ENV), mail, oidc, passkeys };
   const logger = pino({ level: 'silent' });
   const database = createDatabase(config, logger, storesOf(modules), { cleanupJob: false, connectAttempts: 1 }); // never connected
-  const services = { config, logger, database, tokens: new TokenService(config.jwt), ...userServices(config, database), lifecycle: new Lifecycle(), metrics: metricsOff };
+  const services = {
+    config,
+    logger,
+    database,
+    tokens: new TokenService(config.jwt),
+    ...userServices(config, database),
+    lifecycle: new Lifecycle(),
+    metrics: metricsOff,
+  };
   return `${JSON.stringify(declareApi(services, modules).document, null, 2)}\n`;
 }
 
@@ -56,7 +79,9 @@ function main(args: string[]): number {
       // missing: reported below like any difference
     }
     if (committed === generated) return 0;
-    process.stderr.write('openapi.json differs from the routes the code declares: run `npm run openapi` and commit the result\n');
+    process.stderr.write(
+      'openapi.json differs from the routes the code declares: run `npm run openapi` and commit the result\n',
+    );
     return 1;
   }
   writeFileSync(file, generated);

@@ -15,7 +15,9 @@ export class UsageError extends Error {}
 
 /** Opens the configured database with every registered store, applies the migrations, runs `work`, closes it. */
 export async function withDatabase<T>(config: Config, work: (database: Database) => Promise<T>): Promise<T> {
-  const database = createDatabase(config, createLogger({ env: config.env, logLevel: 'warn' }), storesOf(modules), { cleanupJob: false });
+  const database = createDatabase(config, createLogger({ env: config.env, logLevel: 'warn' }), storesOf(modules), {
+    cleanupJob: false,
+  });
   await database.connect();
   try {
     await database.migrate();

@@ -13,7 +13,8 @@ import { loadConfig } from '../config/config';
 import { emailSchema } from '../modules/auth/schemas';
 import { runUserCommand, UsageError, withDatabase } from './user-cli';
 
-const USAGE = 'usage: npm run user:create -- --email <email> [--role <role>] [--name <name>] [--password <password> | password on stdin]';
+const USAGE =
+  'usage: npm run user:create -- --email <email> [--role <role>] [--name <name>] [--password <password> | password on stdin]';
 
 async function readStdinLine(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write('Password (input is echoed; prefer piping it in): ');
@@ -53,7 +54,9 @@ async function main(): Promise<void> {
   if (refusal) throw new UsageError(`the password ${refusal}`);
 
   const passwordHash = await new PasswordHasher().hash(password);
-  const user = await withDatabase(config, (database) => database.store(userStore).create({ email, passwordHash, role, name: values.name?.trim() || null }));
+  const user = await withDatabase(config, (database) =>
+    database.store(userStore).create({ email, passwordHash, role, name: values.name?.trim() || null }),
+  );
   process.stdout.write(`${user.id}\n`);
 }
 

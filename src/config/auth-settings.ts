@@ -30,7 +30,8 @@ const LONG_ACCESS_TTL_SECONDS = 3600;
 
 export function accessTtlSeconds(env: Env, production: boolean, warnings: string[]): number {
   const seconds = durationSeconds(env, 'JWT_EXPIRES_IN', '15m');
-  if (seconds > MAX_ACCESS_TTL_SECONDS) throw new ConfigError('JWT_EXPIRES_IN', 'must be at most 7d (an access token cannot be revoked before it expires)');
+  if (seconds > MAX_ACCESS_TTL_SECONDS)
+    throw new ConfigError('JWT_EXPIRES_IN', 'must be at most 7d (an access token cannot be revoked before it expires)');
   if (production && seconds > LONG_ACCESS_TTL_SECONDS) {
     warnings.push('JWT_EXPIRES_IN is above 1h: an access token stays valid that long after logout or a role change');
   }
@@ -40,7 +41,8 @@ export function accessTtlSeconds(env: Env, production: boolean, warnings: string
 /** A token claim value (JWT_ISSUER, JWT_AUDIENCE): printable, no spaces, at most 200 characters. */
 export function claim(env: Env, name: string, fallback: string): string {
   const value = read(env, name) ?? fallback;
-  if (!/^[\x21-\x7e]{1,200}$/.test(value)) throw new ConfigError(name, 'must be 1 to 200 printable characters without spaces');
+  if (!/^[\x21-\x7e]{1,200}$/.test(value))
+    throw new ConfigError(name, 'must be 1 to 200 printable characters without spaces');
   return value;
 }
 
@@ -65,12 +67,20 @@ export function demoUser(env: Env, production: boolean, demoStore: boolean): Dem
 const REQUIRED_ROLES = ['user', 'admin'];
 
 export function roles(env: Env): string[] {
-  const list = [...new Set((read(env, 'ROLES') ?? REQUIRED_ROLES.join(',')).split(',').map((role) => role.trim()).filter(Boolean))];
+  const list = [
+    ...new Set(
+      (read(env, 'ROLES') ?? REQUIRED_ROLES.join(','))
+        .split(',')
+        .map((role) => role.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (!list.every((role) => /^[A-Za-z0-9_-]{1,64}$/.test(role))) {
     throw new ConfigError('ROLES', 'must be a comma-separated list of names made of letters, digits, - and _');
   }
   // New users get `user`; the user-management routes require `admin`.
-  if (!REQUIRED_ROLES.every((role) => list.includes(role))) throw new ConfigError('ROLES', 'must include user and admin');
+  if (!REQUIRED_ROLES.every((role) => list.includes(role)))
+    throw new ConfigError('ROLES', 'must include user and admin');
   return list;
 }
 
@@ -99,7 +109,10 @@ const MAX_CALLER_STATE_TTL_MS = 60_000;
 export function callerStateTtlMs(env: Env): number {
   const ttlMs = timerMs(env, 'AUTH_STATE_CACHE_TTL', '5s', true);
   if (ttlMs > MAX_CALLER_STATE_TTL_MS) {
-    throw new ConfigError('AUTH_STATE_CACHE_TTL', 'must be at most 60s (a deleted or logged-out user keeps access that long)');
+    throw new ConfigError(
+      'AUTH_STATE_CACHE_TTL',
+      'must be at most 60s (a deleted or logged-out user keeps access that long)',
+    );
   }
   return ttlMs;
 }
@@ -123,6 +136,7 @@ const MAX_REAUTH_AGE_SECONDS = 3600;
  */
 export function reauthMaxAgeSeconds(env: Env): number {
   const seconds = durationSeconds(env, 'REAUTH_MAX_AGE', '5m');
-  if (seconds > MAX_REAUTH_AGE_SECONDS) throw new ConfigError('REAUTH_MAX_AGE', 'must be at most 1h (a change to the ways in asks for a recent proof)');
+  if (seconds > MAX_REAUTH_AGE_SECONDS)
+    throw new ConfigError('REAUTH_MAX_AGE', 'must be at most 1h (a change to the ways in asks for a recent proof)');
   return seconds;
 }

@@ -17,7 +17,9 @@ function refusal(check: ChildCheck): string | undefined {
     case 'secret':
       return (require('./secret-rule') as typeof SecretRule).secretRefusal(check.value);
     case 'password':
-      return (require('../auth/password-policy') as typeof PasswordPolicy).passwordRefusal(check.password, { email: check.email });
+      return (require('../auth/password-policy') as typeof PasswordPolicy).passwordRefusal(check.password, {
+        email: check.email,
+      });
     default:
       throw new Error(`unknown check ${JSON.stringify((check as { kind?: unknown }).kind)}`);
   }

@@ -42,10 +42,13 @@ export function refusalsInChild(checks: readonly ChildCheck[]): (string | undefi
       env: { PATH: process.env.PATH ?? '' }, // nothing of this process's environment (its secrets) beyond the input
     });
     if (child.status !== 0) {
-      throw new Error(`the start-up checks could not run: ${child.error?.message ?? (child.stderr.trim().split('\n')[0] || `exit ${child.status ?? child.signal}`)}`);
+      throw new Error(
+        `the start-up checks could not run: ${child.error?.message ?? (child.stderr.trim().split('\n')[0] || `exit ${child.status ?? child.signal}`)}`,
+      );
     }
     const refusals = JSON.parse(child.stdout) as (string | null)[];
-    if (!Array.isArray(refusals) || refusals.length !== missing.length) throw new Error('the start-up checks answered something unexpected');
+    if (!Array.isArray(refusals) || refusals.length !== missing.length)
+      throw new Error('the start-up checks answered something unexpected');
     missing.forEach((check, index) => answered.set(keyOf(check), refusals[index]));
   }
   return checks.map((check) => answered.get(keyOf(check)) ?? undefined);

@@ -1,6 +1,18 @@
 import { isIP } from 'node:net';
 import { DEFAULT_HASH_CONCURRENCY, DEFAULT_HASH_QUEUE } from '../auth/hash-queue';
-import { accessTtlSeconds, callerStateTtlMs, claim, demoUser, loginThrottle, reauthMaxAgeSeconds, refreshRotation, roles, type DemoUserSettings, type LoginThrottleSettings, type RefreshRotationSettings } from './auth-settings';
+import {
+  accessTtlSeconds,
+  callerStateTtlMs,
+  claim,
+  demoUser,
+  loginThrottle,
+  reauthMaxAgeSeconds,
+  refreshRotation,
+  roles,
+  type DemoUserSettings,
+  type LoginThrottleSettings,
+  type RefreshRotationSettings,
+} from './auth-settings';
 import { DEFAULT_LIST_SETTINGS, MAX_PAGE_OFFSET, type ListSettings } from '../stores/kit/pagination';
 import { ConfigError } from './errors';
 import { mailSettings, type MailSettings } from './mail-settings';
@@ -125,7 +137,8 @@ function database(env: Env, mode: RunMode): { url: string; engine: DatabaseEngin
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0].toLowerCase();
   const engine = scheme ? ENGINE_BY_SCHEME[scheme] : undefined;
   if (!engine) throw new ConfigError(name, `must start with one of: ${Object.keys(ENGINE_BY_SCHEME).join(' ')}`);
-  if (name === 'MONGO_URI' && engine !== 'mongodb') throw new ConfigError(name, 'must be a mongodb:// or mongodb+srv:// URI');
+  if (name === 'MONGO_URI' && engine !== 'mongodb')
+    throw new ConfigError(name, 'must be a mongodb:// or mongodb+srv:// URI');
   return { url, engine };
 }
 
@@ -138,14 +151,27 @@ function publicUrl(env: Env): string | undefined {
   } catch {
     parsed = undefined;
   }
-  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.username || parsed.password || parsed.search || parsed.hash) {
-    throw new ConfigError('PUBLIC_URL', 'must be the absolute http(s) URL clients use, such as https://api.example.com');
+  if (
+    !parsed ||
+    !['http:', 'https:'].includes(parsed.protocol) ||
+    parsed.username ||
+    parsed.password ||
+    parsed.search ||
+    parsed.hash
+  ) {
+    throw new ConfigError(
+      'PUBLIC_URL',
+      'must be the absolute http(s) URL clients use, such as https://api.example.com',
+    );
   }
   return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
 }
 
 function origins(env: Env): string[] {
-  const list = (read(env, 'CORS_ORIGINS') ?? '').split(',').map((origin) => origin.trim()).filter(Boolean);
+  const list = (read(env, 'CORS_ORIGINS') ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
   for (const origin of list) {
     let parsed: URL | undefined;
     try {
@@ -154,7 +180,10 @@ function origins(env: Env): string[] {
       parsed = undefined;
     }
     if (!parsed || parsed.origin !== origin) {
-      throw new ConfigError('CORS_ORIGINS', 'must be a comma-separated list of origins such as https://app.example.com');
+      throw new ConfigError(
+        'CORS_ORIGINS',
+        'must be a comma-separated list of origins such as https://app.example.com',
+      );
     }
   }
   return list;
@@ -178,11 +207,13 @@ function tracing(env: Env): boolean {
   if (!tracingRequested(env)) return false;
   for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) {
     const value = read(env, name);
-    if (value !== undefined && !/^https?:\/\/[^/\s]+/i.test(value)) throw new ConfigError(name, 'must be an http:// or https:// URL');
+    if (value !== undefined && !/^https?:\/\/[^/\s]+/i.test(value))
+      throw new ConfigError(name, 'must be an http:// or https:// URL');
   }
   for (const name of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL']) {
     const value = read(env, name);
-    if (value !== undefined && !OTLP_PROTOCOLS.includes(value)) throw new ConfigError(name, `must be one of: ${OTLP_PROTOCOLS.join(', ')}`);
+    if (value !== undefined && !OTLP_PROTOCOLS.includes(value))
+      throw new ConfigError(name, `must be one of: ${OTLP_PROTOCOLS.join(', ')}`);
   }
   return true;
 }
@@ -190,7 +221,8 @@ function tracing(env: Env): boolean {
 function metricsPort(env: Env, port: number): number | undefined {
   if (read(env, 'METRICS_PORT') === undefined) return undefined;
   const value = integer(env, 'METRICS_PORT', 0, 1, 65_535);
-  if (value === port) throw new ConfigError('METRICS_PORT', 'must differ from PORT: metrics are never served on the public port');
+  if (value === port)
+    throw new ConfigError('METRICS_PORT', 'must differ from PORT: metrics are never served on the public port');
   return value;
 }
 
@@ -225,7 +257,9 @@ export function loadConfig(env: Env = process.env): Config {
   const trustProxy = integer(env, 'TRUST_PROXY', 0, 0, 10);
   const ownUrl = publicUrl(env);
   if (mode === 'production' && trustProxy > 0 && !ownUrl) {
-    warnings.push('TRUST_PROXY is set without PUBLIC_URL: the CSRF check takes the service origin from X-Forwarded-Host');
+    warnings.push(
+      'TRUST_PROXY is set without PUBLIC_URL: the CSRF check takes the service origin from X-Forwarded-Host',
+    );
   }
   if (mode === 'production' && !read(env, 'REDIS_URL')) warnings.push(PER_REPLICA_WITHOUT_REDIS);
   const issuer = claim(env, 'JWT_ISSUER', 'koa-api-service');
@@ -263,7 +297,10 @@ export function loadConfig(env: Env = process.env): Config {
       max: integer(env, 'AUTH_RATE_LIMIT_MAX', 10, 1, 1_000_000_000),
       windowMs: timerMs(env, 'AUTH_RATE_LIMIT_WINDOW', '15m'),
     },
-    userRateLimit: requestBudgetSettings(env, roleList, { testing: mode === 'test', oneConnection: store.engine === 'sqlite' }),
+    userRateLimit: requestBudgetSettings(env, roleList, {
+      testing: mode === 'test',
+      oneConnection: store.engine === 'sqlite',
+    }),
     loginThrottle: loginThrottle(env),
     reauthMaxAgeSeconds: reauthMaxAgeSeconds(env),
     refreshRotation: refreshRotation(env, REFRESH_TTL_SECONDS),

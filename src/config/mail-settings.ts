@@ -35,7 +35,8 @@ const ONE_DAY = 24 * 60 * 60_000;
 export function mailSettings(env: Env, publicUrl: string | undefined, userStore: string): MailSettings | undefined {
   const smtpUrl = read(env, 'SMTP_URL');
   const emailVerification = oneOf(env, 'EMAIL_VERIFICATION', EMAIL_VERIFICATION_MODES, 'off');
-  if (!smtpUrl && emailVerification !== 'off') throw new ConfigError('EMAIL_VERIFICATION', 'needs SMTP_URL: the links go by mail');
+  if (!smtpUrl && emailVerification !== 'off')
+    throw new ConfigError('EMAIL_VERIFICATION', 'needs SMTP_URL: the links go by mail');
   if (!smtpUrl) return undefined;
   let url: URL;
   try {
@@ -43,19 +44,27 @@ export function mailSettings(env: Env, publicUrl: string | undefined, userStore:
   } catch {
     throw new ConfigError('SMTP_URL', 'must be a URL such as smtp://user:password@mail.example.com:587');
   }
-  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError('SMTP_URL', 'must start with smtp:// or smtps://');
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
+    throw new ConfigError('SMTP_URL', 'must start with smtp:// or smtps://');
   if (!publicUrl) throw new ConfigError('PUBLIC_URL', 'is needed with SMTP_URL: the links in mails point at it');
-  if (userStore !== 'database') throw new ConfigError('SMTP_URL', 'needs USER_STORE=database (mails reset and verify stored accounts)');
+  if (userStore !== 'database')
+    throw new ConfigError('SMTP_URL', 'needs USER_STORE=database (mails reset and verify stored accounts)');
   const from = read(env, 'MAIL_FROM') ?? `no-reply@${new URL(publicUrl).hostname}`;
   if (!/^[^\s@<>]+@[^\s@<>]+$/.test(from) && !/^[^<>]*<[^\s@<>]+@[^\s@<>]+>$/.test(from)) {
-    throw new ConfigError('MAIL_FROM', 'must be an address (a@example.com) or a name and address (Service <a@example.com>)');
+    throw new ConfigError(
+      'MAIL_FROM',
+      'must be an address (a@example.com) or a name and address (Service <a@example.com>)',
+    );
   }
   const passwordResetTtlMs = timerMs(env, 'PASSWORD_RESET_TTL', '30m');
-  if (passwordResetTtlMs < FIVE_MINUTES || passwordResetTtlMs > ONE_DAY) throw new ConfigError('PASSWORD_RESET_TTL', 'must be between 5m and 24h');
+  if (passwordResetTtlMs < FIVE_MINUTES || passwordResetTtlMs > ONE_DAY)
+    throw new ConfigError('PASSWORD_RESET_TTL', 'must be between 5m and 24h');
   const emailVerificationTtlMs = timerMs(env, 'EMAIL_VERIFICATION_TTL', '24h');
-  if (emailVerificationTtlMs < 60 * 60_000 || emailVerificationTtlMs > 7 * ONE_DAY) throw new ConfigError('EMAIL_VERIFICATION_TTL', 'must be between 1h and 7d');
+  if (emailVerificationTtlMs < 60 * 60_000 || emailVerificationTtlMs > 7 * ONE_DAY)
+    throw new ConfigError('EMAIL_VERIFICATION_TTL', 'must be between 1h and 7d');
   const drainTimeoutMs = timerMs(env, 'MAIL_DRAIN_TIMEOUT', '5s', true);
-  if (drainTimeoutMs > 60_000) throw new ConfigError('MAIL_DRAIN_TIMEOUT', 'must be at most 60s (the platform stops a slow shutdown anyway)');
+  if (drainTimeoutMs > 60_000)
+    throw new ConfigError('MAIL_DRAIN_TIMEOUT', 'must be at most 60s (the platform stops a slow shutdown anyway)');
   return {
     smtpUrl,
     from,

@@ -38,14 +38,19 @@ const isLocal = (hostname: string) => LOOPBACK.has(hostname) || hostname.endsWit
 
 function issuerUrl(env: Env, variable: string, production: boolean): URL {
   const value = read(env, variable);
-  if (!value) throw new ConfigError(variable, 'is required for each provider in OIDC_PROVIDERS (the issuer URL, such as https://accounts.google.com)');
+  if (!value)
+    throw new ConfigError(
+      variable,
+      'is required for each provider in OIDC_PROVIDERS (the issuer URL, such as https://accounts.google.com)',
+    );
   let url: URL | undefined;
   try {
     url = new URL(value);
   } catch {
     url = undefined;
   }
-  if (!url || url.search || url.hash || url.username || url.password || url.href.length > 255) throw new ConfigError(variable, 'must be the issuer URL, such as https://accounts.google.com');
+  if (!url || url.search || url.hash || url.username || url.password || url.href.length > 255)
+    throw new ConfigError(variable, 'must be the issuer URL, such as https://accounts.google.com');
   // Plain HTTP only to this machine (a provider for development or tests), never in production.
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLocal(url.hostname) && !production)) {
     throw new ConfigError(variable, 'must be an https:// URL (http:// only to localhost outside production)');
@@ -62,7 +67,8 @@ function provider(env: Env, name: string, production: boolean, registrationDefau
   };
   const scopes = (read(env, `${prefix}SCOPES`) ?? 'openid email profile').split(/[\s,]+/).filter(Boolean);
   if (!scopes.includes('openid')) throw new ConfigError(`${prefix}SCOPES`, 'must include openid');
-  if (scopes.some((scope) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope))) throw new ConfigError(`${prefix}SCOPES`, 'must be scope names separated by spaces');
+  if (scopes.some((scope) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)))
+    throw new ConfigError(`${prefix}SCOPES`, 'must be scope names separated by spaces');
   return {
     name,
     prefix,
@@ -76,13 +82,32 @@ function provider(env: Env, name: string, production: boolean, registrationDefau
 }
 
 /** The OIDC settings, or undefined when OIDC_PROVIDERS is unset (no OIDC routes, openid-client never loaded). */
-export function oidcSettings(env: Env, production: boolean, userStore: string, publicUrl: string | undefined, registrationEnabled: boolean): OidcSettings | undefined {
+export function oidcSettings(
+  env: Env,
+  production: boolean,
+  userStore: string,
+  publicUrl: string | undefined,
+  registrationEnabled: boolean,
+): OidcSettings | undefined {
   const list = read(env, 'OIDC_PROVIDERS');
   if (!list) return undefined;
-  const names = list.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
-  for (const name of names) if (!NAME.test(name)) throw new ConfigError('OIDC_PROVIDERS', 'must be a comma-separated list of names of letters and digits, such as corp,google');
+  const names = list
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
+  for (const name of names)
+    if (!NAME.test(name))
+      throw new ConfigError(
+        'OIDC_PROVIDERS',
+        'must be a comma-separated list of names of letters and digits, such as corp,google',
+      );
   if (new Set(names).size !== names.length) throw new ConfigError('OIDC_PROVIDERS', 'lists the same provider twice');
-  if (userStore !== 'database') throw new ConfigError('OIDC_PROVIDERS', 'needs USER_STORE=database (identities are linked to stored accounts)');
-  if (!publicUrl) throw new ConfigError('OIDC_PROVIDERS', 'needs PUBLIC_URL (the providers send the browser back to PUBLIC_URL/api/auth/oidc/<name>/callback)');
+  if (userStore !== 'database')
+    throw new ConfigError('OIDC_PROVIDERS', 'needs USER_STORE=database (identities are linked to stored accounts)');
+  if (!publicUrl)
+    throw new ConfigError(
+      'OIDC_PROVIDERS',
+      'needs PUBLIC_URL (the providers send the browser back to PUBLIC_URL/api/auth/oidc/<name>/callback)',
+    );
   return { providers: names.map((name) => provider(env, name, production, registrationEnabled)), publicUrl };
 }

@@ -15,7 +15,8 @@ export function read(env: Env, name: string): string | undefined {
 export function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
   const value = read(env, name);
   if (value === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(value)) throw new ConfigError(name, `must be one of: ${allowed.join(', ')}`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new ConfigError(name, `must be one of: ${allowed.join(', ')}`);
   return value as T;
 }
 
@@ -38,7 +39,8 @@ export function boolean(env: Env, name: string, fallback: boolean): boolean {
 
 export function durationSeconds(env: Env, name: string, fallback: string): number {
   const seconds = parseDurationSeconds(read(env, name) ?? fallback);
-  if (seconds === undefined) throw new ConfigError(name, 'must be a duration such as 15m, 1h, 7d, 900s or a number of seconds');
+  if (seconds === undefined)
+    throw new ConfigError(name, 'must be a duration such as 15m, 1h, 7d, 900s or a number of seconds');
   return seconds;
 }
 
@@ -59,7 +61,10 @@ export function timerMs(env: Env, name: string, fallback: string, allowZero = fa
 
 export function byteSize(env: Env, name: string, fallback: string): number {
   const match = /^(\d+)\s*(b|kb|mb)?$/i.exec(read(env, name) ?? fallback);
-  const bytes = match ? Number(match[1]) * { b: 1, kb: 1024, mb: 1024 * 1024 }[(match[2] ?? 'b').toLowerCase() as 'b' | 'kb' | 'mb'] : 0;
-  if (bytes < 1 || bytes > 64 * 1024 * 1024) throw new ConfigError(name, 'must be a size such as 100kb or 1mb (at most 64mb)');
+  const bytes = match
+    ? Number(match[1]) * { b: 1, kb: 1024, mb: 1024 * 1024 }[(match[2] ?? 'b').toLowerCase() as 'b' | 'kb' | 'mb']
+    : 0;
+  if (bytes < 1 || bytes > 64 * 1024 * 1024)
+    throw new ConfigError(name, 'must be a size such as 100kb or 1mb (at most 64mb)');
   return bytes;
 }

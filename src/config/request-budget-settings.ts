@@ -28,18 +28,37 @@ const SEARCHES_ONE_CONNECTION = 1;
  * On SQLite the database runs one statement at a time whatever the user sends, so one turn per user costs
  * them nothing and keeps the connection's queue shared between users rather than first come first served.
  */
-export function requestBudgetSettings(env: Env, roles: readonly string[], store: { testing: boolean; oneConnection: boolean }): RequestBudgetSettings {
+export function requestBudgetSettings(
+  env: Env,
+  roles: readonly string[],
+  store: { testing: boolean; oneConnection: boolean },
+): RequestBudgetSettings {
   const { testing } = store;
   // Set but empty: nobody is exempt. Unset: admins are.
   const given = env.USER_RATE_LIMIT_EXEMPT_ROLES;
-  const exemptRoles = (given === undefined ? 'admin' : given).split(',').map((role) => role.trim()).filter(Boolean);
+  const exemptRoles = (given === undefined ? 'admin' : given)
+    .split(',')
+    .map((role) => role.trim())
+    .filter(Boolean);
   const unknown = exemptRoles.find((role) => !roles.includes(role));
   if (unknown) throw new ConfigError('USER_RATE_LIMIT_EXEMPT_ROLES', `names ${unknown}, which is not one of ROLES`);
   return {
     max: integer(env, 'USER_RATE_LIMIT_MAX', testing ? 0 : 600, 0, 1_000_000_000),
     windowMs: timerMs(env, 'USER_RATE_LIMIT_WINDOW', '1m'),
     exemptRoles,
-    concurrency: integer(env, 'USER_CONCURRENCY_MAX', testing ? 0 : store.oneConnection ? CONCURRENCY_ONE_CONNECTION : CONCURRENCY_POOLED, 0, 10_000),
-    searchConcurrency: integer(env, 'SEARCH_CONCURRENCY_MAX', testing ? 0 : store.oneConnection ? SEARCHES_ONE_CONNECTION : SEARCHES_POOLED, 0, 10_000),
+    concurrency: integer(
+      env,
+      'USER_CONCURRENCY_MAX',
+      testing ? 0 : store.oneConnection ? CONCURRENCY_ONE_CONNECTION : CONCURRENCY_POOLED,
+      0,
+      10_000,
+    ),
+    searchConcurrency: integer(
+      env,
+      'SEARCH_CONCURRENCY_MAX',
+      testing ? 0 : store.oneConnection ? SEARCHES_ONE_CONNECTION : SEARCHES_POOLED,
+      0,
+      10_000,
+    ),
   };
 }

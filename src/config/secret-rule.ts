@@ -40,7 +40,8 @@ const JARGON_NAMES = [
 ];
 /** Version tags: `v` and one to three digits, leading zeros included (`v2`, `v01`, `v100`). */
 const VERSIONS = [1, 2, 3].flatMap((digits) =>
-  Array.from({ length: 10 ** digits }, (_, n) => `v${String(n).padStart(digits, '0')}`));
+  Array.from({ length: 10 ** digits }, (_, n) => `v${String(n).padStart(digits, '0')}`),
+);
 /** A whole token of these counts like a word. */
 export const JARGON: ReadonlySet<string> = new Set([...JARGON_NAMES, ...VERSIONS]);
 /** Years 1900–2099: jargon that may start a date. */
@@ -64,7 +65,12 @@ export function secretWords(): ReadonlySet<string> {
     const common = (require('@zxcvbn-ts/language-common') as typeof LanguageCommon).dictionary;
     /* eslint-enable @typescript-eslint/no-require-imports */
     const lists = [en['commonWords-en'], en['firstnames-en'], common['diceware-common']] as unknown as string[][];
-    dictionary = new Set(lists.flat().map((word) => String(word).toLowerCase()).filter((word) => /^[a-z]+$/.test(word) && word.length >= MIN_WORD_LETTERS));
+    dictionary = new Set(
+      lists
+        .flat()
+        .map((word) => String(word).toLowerCase())
+        .filter((word) => /^[a-z]+$/.test(word) && word.length >= MIN_WORD_LETTERS),
+    );
   }
   return dictionary;
 }
@@ -169,9 +175,14 @@ function periodic(text: string): boolean {
 /** Why production refuses this secret (said without the value), or undefined when it takes it. */
 export function secretRefusal(secret: string, words?: ReadonlySet<string>): string | undefined {
   const text = secret.replace(/={1,2}$/, '');
-  const form = /^[0-9a-f]+$/i.test(text) ? 'hex' : /^[A-Za-z0-9+/]+$/.test(text) || /^[A-Za-z0-9_-]+$/.test(text) ? 'base64' : undefined;
+  const form = /^[0-9a-f]+$/i.test(text)
+    ? 'hex'
+    : /^[A-Za-z0-9+/]+$/.test(text) || /^[A-Za-z0-9_-]+$/.test(text)
+      ? 'base64'
+      : undefined;
   if (!form) return 'must be hex, base64 or base64url';
-  if (text.length < (form === 'hex' ? MIN_HEX_DIGITS : MIN_BASE64_CHARACTERS)) return `must be at least ${MIN_SECRET_BYTES} bytes written out (${form === 'hex' ? MIN_HEX_DIGITS : MIN_BASE64_CHARACTERS} ${form === 'hex' ? 'hex digits' : 'base64 characters'})`;
+  if (text.length < (form === 'hex' ? MIN_HEX_DIGITS : MIN_BASE64_CHARACTERS))
+    return `must be at least ${MIN_SECRET_BYTES} bytes written out (${form === 'hex' ? MIN_HEX_DIGITS : MIN_BASE64_CHARACTERS} ${form === 'hex' ? 'hex digits' : 'base64 characters'})`;
   if (KNOWN_SAMPLES.has(text) || KNOWN_SAMPLES.has(secret)) return 'is a published sample value';
   if (new Set(text).size < MIN_DISTINCT[form] || periodic(text)) return 'is a repeated pattern';
   if (wordCover(text, words) >= MAX_WORD_SHARE * text.length) return 'is made of words';

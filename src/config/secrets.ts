@@ -19,7 +19,11 @@ export function requireRandomSecrets(secrets: readonly (readonly [name: string, 
   const refusals = refusalsInChild(secrets.map(([, value]) => ({ kind: 'secret', value })));
   secrets.forEach(([name], index) => {
     const refusal = refusals[index];
-    if (refusal) throw new ConfigError(name, `${refusal}: in production it must be at least ${MIN_SECRET_BYTES} random bytes in hex, base64 or base64url; ${MAKE_A_SECRET}`);
+    if (refusal)
+      throw new ConfigError(
+        name,
+        `${refusal}: in production it must be at least ${MIN_SECRET_BYTES} random bytes in hex, base64 or base64url; ${MAKE_A_SECRET}`,
+      );
   });
 }
 
@@ -40,9 +44,13 @@ export function readSecrets(
     accessSecret ??= randomBytes(48).toString('base64url');
     refreshSecret ??= randomBytes(48).toString('base64url');
   }
-  const secrets = [['JWT_SECRET', accessSecret], ['REFRESH_TOKEN_SECRET', refreshSecret]] as const;
+  const secrets = [
+    ['JWT_SECRET', accessSecret],
+    ['REFRESH_TOKEN_SECRET', refreshSecret],
+  ] as const;
   for (const [name, value] of secrets) {
-    if (Buffer.byteLength(value) < MIN_SECRET_BYTES) throw new ConfigError(name, `must be at least ${MIN_SECRET_BYTES} bytes long`);
+    if (Buffer.byteLength(value) < MIN_SECRET_BYTES)
+      throw new ConfigError(name, `must be at least ${MIN_SECRET_BYTES} bytes long`);
   }
   if (production) requireRandomSecrets(secrets);
   if (accessSecret === refreshSecret) throw new ConfigError('REFRESH_TOKEN_SECRET', 'must differ from JWT_SECRET');

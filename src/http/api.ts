@@ -30,6 +30,10 @@ export function declareApi(services: Services, factories: readonly ModuleFactory
     routes.push(...declareRoutes(prefix, module.routes, module, (factory.stores?.length ?? 0) > 0));
   }
   // Built whether or not API_DOCS serves it, so a declaration the document cannot take fails everywhere alike.
-  const document = buildOpenApiDocument(routes, { package: readPackageInfo(), publicUrl: services.config.publicUrl, requestBudget: services.config.userRateLimit.max > 0 || services.config.userRateLimit.concurrency > 0 });
+  const document = buildOpenApiDocument(routes, {
+    package: readPackageInfo(),
+    publicUrl: services.config.publicUrl,
+    requestBudget: services.config.userRateLimit.max > 0 || services.config.userRateLimit.concurrency > 0,
+  });
   return { routes, modules, document };
 }

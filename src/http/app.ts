@@ -30,14 +30,23 @@ export function createApp(services: Services, modules: readonly ModuleFactory[])
   const api = declareApi(services, modules); // a bad declaration throws here, naming the route
 
   if (services.metrics.enabled) app.use(requestMetrics(services.metrics.http, router));
-  app.use(requestContext(logger, services.lifecycle, { headers: securityHeaders(), cors: corsPolicy(config.corsOrigins), errors: errorAnswers(logger) }));
+  app.use(
+    requestContext(logger, services.lifecycle, {
+      headers: securityHeaders(),
+      cors: corsPolicy(config.corsOrigins),
+      errors: errorAnswers(logger),
+    }),
+  );
   for (const module of api.modules) {
     if (module.middleware?.length) app.use(underPrefix(modulePrefix(module), module.middleware.map(middlewareOf)));
   }
 
   const admit = services.requestBudget && admission(services.requestBudget, logger);
   const takeTurn = turnTaker(config.userRateLimit);
-  const chains = mountRoutes(router, api.routes, { auth: { tokens, callers, admit, takeTurn }, bodyLimitBytes: config.bodyLimitBytes });
+  const chains = mountRoutes(router, api.routes, {
+    auth: { tokens, callers, admit, takeTurn },
+    bodyLimitBytes: config.bodyLimitBytes,
+  });
   if (config.apiDocs) mountApiDocs(router, api.document, config.publicUrl);
   if (config.passkeys && config.env !== 'production') mountPasskeyPage(router);
   // Tracing's route spans come from the router's layers: with tracing on, every request goes through it.

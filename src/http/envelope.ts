@@ -5,7 +5,10 @@ import { Type, type Static } from '@sinclair/typebox';
 
 export const FieldErrorSchema = Type.Object(
   {
-    field: Type.String({ description: "Path of the offending value: `email`, `address.city`, `query.limit`, `params.id`; for a missing property, its name" }),
+    field: Type.String({
+      description:
+        'Path of the offending value: `email`, `address.city`, `query.limit`, `params.id`; for a missing property, its name',
+    }),
     message: Type.String(),
   },
   { additionalProperties: false },

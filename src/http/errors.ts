@@ -23,4 +23,6 @@ export const conflict = (message: string) => new HttpError(409, message);
 export const unprocessable = (errors: FieldError[]) => new HttpError(422, 'Validation failed', { errors });
 /** 503 for a dependency that is down (not the database: StoreUnavailableError covers that), with Retry-After. */
 export const unavailable = (retryAfterSeconds: number) =>
-  new HttpError(503, 'Service temporarily unavailable, try again shortly', { headers: { 'Retry-After': String(retryAfterSeconds) } });
+  new HttpError(503, 'Service temporarily unavailable, try again shortly', {
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  });

@@ -4,7 +4,11 @@ import { HttpError } from './errors';
 import { route, type AnyRoute } from './routing/route';
 
 /** The service's own routes, outside /api: the base endpoint and the health probes. */
-export function systemRoutes({ database, lifecycle, oidc }: Pick<Services, 'database' | 'lifecycle' | 'oidc'>): AnyRoute[] {
+export function systemRoutes({
+  database,
+  lifecycle,
+  oidc,
+}: Pick<Services, 'database' | 'lifecycle' | 'oidc'>): AnyRoute[] {
   return [
     route({
       method: 'GET',
@@ -33,7 +37,12 @@ export function systemRoutes({ database, lifecycle, oidc }: Pick<Services, 'data
         200: Type.Object({
           status: Type.Literal('ready'),
           database: Type.String({ description: 'The database engine' }),
-          oidcPending: Type.Optional(Type.Array(Type.String(), { description: 'OpenID Connect providers not discovered yet (their sign-in answers 503; still ready: the rest of the service works)' })),
+          oidcPending: Type.Optional(
+            Type.Array(Type.String(), {
+              description:
+                'OpenID Connect providers not discovered yet (their sign-in answers 503; still ready: the rest of the service works)',
+            }),
+          ),
         }),
       },
       errors: { 503: 'Shutting down, or the database is unreachable' },
@@ -48,7 +57,11 @@ export function systemRoutes({ database, lifecycle, oidc }: Pick<Services, 'data
         // Again after the ping: a shutdown that began meanwhile must not be answered "ready".
         if (lifecycle.shuttingDown) throw new HttpError(503, 'Shutting down');
         const oidcPending = oidc?.pending() ?? [];
-        return { status: 'ready' as const, database: database.engine, ...(oidcPending.length > 0 ? { oidcPending } : {}) };
+        return {
+          status: 'ready' as const,
+          database: database.engine,
+          ...(oidcPending.length > 0 ? { oidcPending } : {}),
+        };
       },
     }),
   ];

@@ -50,7 +50,13 @@ export class IdleMemoryRelease implements BurstActivity {
 
   private check(): void {
     const now = performance.now();
-    if (!this.busy || this.inFlight > 0 || now - this.lastEnded < this.idleMs || now - this.lastRelease < this.minIntervalMs) return;
+    if (
+      !this.busy ||
+      this.inFlight > 0 ||
+      now - this.lastEnded < this.idleMs ||
+      now - this.lastRelease < this.minIntervalMs
+    )
+      return;
     this.busy = false;
     this.lastRelease = now;
     this.released(this.release());

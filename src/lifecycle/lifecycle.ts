@@ -3,7 +3,6 @@ import type { BurstActivity } from './burst-activity';
 
 type Closer = () => Promise<void> | void;
 
-
 /**
  * Process-wide run state. Readiness turns 503 once shutdown has begun; resources opened at start-up
  * (database, Redis, timers) register a closer here and are closed in reverse order of opening.

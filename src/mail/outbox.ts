@@ -49,7 +49,8 @@ export class MailOutbox {
     private readonly logger: Logger,
     private readonly options: OutboxOptions,
   ) {
-    if (!Number.isInteger(options.attempts) || options.attempts < 1) throw new Error('the mail outbox needs at least one attempt');
+    if (!Number.isInteger(options.attempts) || options.attempts < 1)
+      throw new Error('the mail outbox needs at least one attempt');
     this.firstPauseMs = options.firstPauseMs ?? 1000;
     this.closing = new Promise((resolve) => (this.wakeAll = resolve));
   }
@@ -91,12 +92,17 @@ export class MailOutbox {
     this.closed = true;
     this.wakeAll?.();
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), deadlineMs).unref()));
+    const deadline = new Promise<'deadline'>(
+      (resolve) => (timer = setTimeout(() => resolve('deadline'), deadlineMs).unref()),
+    );
     const outcome = await Promise.race([this.idle().then(() => 'drained' as const), deadline]);
     clearTimeout(timer);
     if (outcome === 'drained') return;
     for (const entry of this.pending.values()) {
-      this.logger.error({ mail: entry.kind, domain: entry.domain, attempt: entry.attempt }, 'mail dropped at shutdown: not delivered before the drain deadline');
+      this.logger.error(
+        { mail: entry.kind, domain: entry.domain, attempt: entry.attempt },
+        'mail dropped at shutdown: not delivered before the drain deadline',
+      );
     }
   }
 

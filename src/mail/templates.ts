@@ -8,7 +8,8 @@ export interface RenderedMail {
   html: string;
 }
 
-const escape = (value: string) => value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escape = (value: string) =>
+  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function minutes(ms: number): string {
   const value = Math.round(ms / 60_000);
@@ -37,7 +38,12 @@ export function emailVerificationMail(link: string, validForMs: number): Rendere
   const valid = minutes(validForMs);
   return {
     subject: 'Confirm your email address',
-    text: ['Confirm that this address is yours by opening this link within ' + valid + ':', link, '', 'If you did not create an account, ignore this mail.'].join('\n'),
+    text: [
+      'Confirm that this address is yours by opening this link within ' + valid + ':',
+      link,
+      '',
+      'If you did not create an account, ignore this mail.',
+    ].join('\n'),
     html: `<p>Confirm that this address is yours by opening this link within ${escape(valid)}:<br><a href="${escape(link)}">${escape(link)}</a></p>
 <p>If you did not create an account, ignore this mail.</p>`,
   };
@@ -50,7 +56,11 @@ export function registrationAttemptMail(): RenderedMail {
     'If it was you: log in with your password, or ask for a password reset if you forgot it.',
     'If it was not you, ignore this mail: nobody can use the address without access to this mailbox.',
   ];
-  return { subject: 'Someone tried to register with your address', text: lines.join('\n\n'), html: lines.map((line) => `<p>${escape(line)}</p>`).join('\n') };
+  return {
+    subject: 'Someone tried to register with your address',
+    text: lines.join('\n\n'),
+    html: lines.map((line) => `<p>${escape(line)}</p>`).join('\n'),
+  };
 }
 
 /** To a user whose account just got two-factor login: every other session has ended. */
@@ -60,7 +70,11 @@ export function twoFactorEnabledMail(): RenderedMail {
     'Every other session of the account was ended.',
     'If you did not do this, someone else knows your password: reset it at once and contact the administrators.',
   ];
-  return { subject: 'Two-factor login was turned on', text: lines.join('\n\n'), html: lines.map((line) => `<p>${escape(line)}</p>`).join('\n') };
+  return {
+    subject: 'Two-factor login was turned on',
+    text: lines.join('\n\n'),
+    html: lines.map((line) => `<p>${escape(line)}</p>`).join('\n'),
+  };
 }
 
 /** To a user whose account no longer asks for a second factor. */
@@ -69,14 +83,28 @@ export function twoFactorDisabledMail(): RenderedMail {
     'Two-factor login was turned off for your account: logging in asks for the password alone again.',
     'If you did not do this, someone else knows your password and has your authenticator or a recovery code: reset your password at once and contact the administrators.',
   ];
-  return { subject: 'Two-factor login was turned off', text: lines.join('\n\n'), html: lines.map((line) => `<p>${escape(line)}</p>`).join('\n') };
+  return {
+    subject: 'Two-factor login was turned off',
+    text: lines.join('\n\n'),
+    html: lines.map((line) => `<p>${escape(line)}</p>`).join('\n'),
+  };
 }
 
 /** To a user whose account gained or lost a way to sign in (a provider linked or unlinked, a passkey added or removed). */
 export function signInMethodMail(change: 'added' | 'removed', method: string): RenderedMail {
-  const lines = change === 'added'
-    ? [`A new way to sign in was added to your account: ${method}.`, 'If you did not do this, someone else can sign in to your account: remove it, reset your password at once and contact the administrators.']
-    : [`A way to sign in was removed from your account: ${method}.`, 'If you did not do this, someone else has access to your account: reset your password at once and contact the administrators.'];
-  const subject = change === 'added' ? 'A way to sign in was added to your account' : 'A way to sign in was removed from your account';
+  const lines =
+    change === 'added'
+      ? [
+          `A new way to sign in was added to your account: ${method}.`,
+          'If you did not do this, someone else can sign in to your account: remove it, reset your password at once and contact the administrators.',
+        ]
+      : [
+          `A way to sign in was removed from your account: ${method}.`,
+          'If you did not do this, someone else has access to your account: reset your password at once and contact the administrators.',
+        ];
+  const subject =
+    change === 'added'
+      ? 'A way to sign in was added to your account'
+      : 'A way to sign in was removed from your account';
   return { subject, text: lines.join('\n\n'), html: lines.map((line) => `<p>${escape(line)}</p>`).join('\n') };
 }

@@ -9,13 +9,38 @@ export { Type, type Static } from '@sinclair/typebox';
 export { HttpError, badRequest, conflict, forbidden, notFound, unauthorized, unprocessable } from '../http/errors';
 export { callerOf } from '../http/routing/caller';
 export { idParams, ownedRecordSchema, pageQuery, pageSchema, timestamp } from '../http/routing/record-schemas';
-export { route, type Access, type AnyRoute, type ErrorDoc, type ErrorResponses, type HeaderDoc, type JsonSchema, type ModuleDefinition, type RouteContext, type RouteDefinition } from '../http/routing/route';
+export {
+  route,
+  type Access,
+  type AnyRoute,
+  type ErrorDoc,
+  type ErrorResponses,
+  type HeaderDoc,
+  type JsonSchema,
+  type ModuleDefinition,
+  type RouteContext,
+  type RouteDefinition,
+} from '../http/routing/route';
 export { defineModule, type ModuleFactory, type Services } from '../services';
 export { DuplicateKeyError, StoreUnavailableError } from '../stores/errors';
 export { isId, newId } from '../stores/ids';
-export { defineStore, type MongoStoreContext, type SqlStoreContext, type StoreDefinition } from '../stores/kit/definition';
+export {
+  defineStore,
+  type MongoStoreContext,
+  type SqlStoreContext,
+  type StoreDefinition,
+} from '../stores/kit/definition';
 export { ADMIN_ROLE, ownerScope, type OwnerScope } from '../stores/kit/owner-scope';
-export { field, type FieldDefinition, type FieldKind, type Fields, type FieldsOf, type OnDelete, type RecordOf, type ValuesOf } from '../stores/kit/fields';
+export {
+  field,
+  type FieldDefinition,
+  type FieldKind,
+  type Fields,
+  type FieldsOf,
+  type OnDelete,
+  type RecordOf,
+  type ValuesOf,
+} from '../stores/kit/fields';
 export type { ActionDeclaration, ActionValue, StateValue } from '../stores/kit/actions';
 export type { FieldRules } from '../stores/kit/field-rules';
 export type { Include, JoinInclude, ReferenceInclude } from '../stores/kit/includes';
@@ -28,16 +53,34 @@ export { resourceModule } from './resource-module';
 export type { FieldErrors, RecordReader, WriteCheck, WriteCheckInput } from '../http/routing/write-check';
 export type { CheckDeclaration, CheckOperator } from '../stores/kit/field-checks';
 export type { UpdateOptions } from '../stores/kit/write-rules';
-export { addFieldColumns, createResourceTable, fieldColumns, indexReferences } from '../stores/sql/migrations/resource-columns';
+export {
+  addFieldColumns,
+  createResourceTable,
+  fieldColumns,
+  indexReferences,
+} from '../stores/sql/migrations/resource-columns';
 export { addUniqueKey, removeUniqueKey } from '../stores/sql/migrations/unique-key';
 export { addSearchColumn, setFieldDefault } from '../stores/sql/migrations/field-changes';
 export { dropFieldColumn, renameFieldColumn, restoreFieldColumns } from '../stores/sql/migrations/field-rename-drop';
 export { setFieldRequired } from '../stores/sql/migrations/field-nullability';
 export { addFieldCheck, removeFieldCheck, setFieldRules } from '../stores/sql/migrations/check-constraints';
 export { makeCatalogue } from '../stores/sql/migrations/catalogue-owner';
-export { addListIndexes, createListIndexes, listIndexColumns, removeListIndexes } from '../stores/sql/migrations/list-index-steps';
+export {
+  addListIndexes,
+  createListIndexes,
+  listIndexColumns,
+  removeListIndexes,
+} from '../stores/sql/migrations/list-index-steps';
 export { addSearchIndex, removeSearchIndex } from '../stores/sql/migrations/search-index';
-export { DEFAULT_LIST_SETTINGS, DEFAULT_PAGE_SIZE, MAX_PAGE_OFFSET, MAX_PAGE_SIZE, type ListSettings, type Page, type PageRequest } from '../stores/kit/pagination';
+export {
+  DEFAULT_LIST_SETTINGS,
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_OFFSET,
+  MAX_PAGE_SIZE,
+  type ListSettings,
+  type Page,
+  type PageRequest,
+} from '../stores/kit/pagination';
 export type { OwnedRecord } from '../stores/kit/record-store';
 export { dataTypesOf, millisecondTimestamp } from '../stores/sql/migrations/column-types';
 export type { SqlMigration } from '../stores/sql/migrations/migration';

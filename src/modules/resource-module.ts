@@ -12,7 +12,12 @@ import type { WriteCheck } from '../http/routing/write-check';
 function policyWords(access: ResourceAccess): string {
   if (access.read === 'owner') return 'each signed-in user works on their own records, role admin on all of them';
   const readers = access.read === 'public' ? 'anyone reads them (no token)' : 'every signed-in user reads them';
-  const writers = access.write === 'owner' ? 'each writes their own' : access.write === 'admin' ? 'admins write them' : `role ${access.write.slice(5)} and admins write them`;
+  const writers =
+    access.write === 'owner'
+      ? 'each writes their own'
+      : access.write === 'admin'
+        ? 'admins write them'
+        : `role ${access.write.slice(5)} and admins write them`;
   return `${readers}; ${writers}`;
 }
 
@@ -31,7 +36,15 @@ export function resourceModule<F extends Fields>(
       name: resource.name,
       description: options.description ?? `The ${resource.name.replace(/-/g, ' ')}: ${policyWords(resource.access)}`,
       // ?include= reads the referenced resources' stores (opened with this one: they are its dependencies) and those of mounted join modules.
-      routes: [...resourceRoutes(resource, opened, { lists: config.lists, storeOf: (target) => database.store(resourceStore(target)), users, searchTurns }, options.checkWrite), ...(options.routes?.(opened) ?? [])],
+      routes: [
+        ...resourceRoutes(
+          resource,
+          opened,
+          { lists: config.lists, storeOf: (target) => database.store(resourceStore(target)), users, searchTurns },
+          options.checkWrite,
+        ),
+        ...(options.routes?.(opened) ?? []),
+      ],
     };
   });
 }

@@ -6,13 +6,27 @@
 /** Login attempts that reached the handler: tokens issued, credentials refused, or throttled before checking. */
 export type LoginOutcome = 'success' | 'failure' | 'throttled' | 'unverified' | 'mfa-required';
 /** Refresh attempts that reached the handler: a new access token, or why the cookie was refused (401). */
-export type RefreshOutcome = 'success' | 'missing-cookie' | 'invalid-token' | 'unknown-session' | 'reused-token' | 'user-gone' | 'session-ended' | 'unverified';
+export type RefreshOutcome =
+  | 'success'
+  | 'missing-cookie'
+  | 'invalid-token'
+  | 'unknown-session'
+  | 'reused-token'
+  | 'user-gone'
+  | 'session-ended'
+  | 'unverified';
 /** Password changes that reached the check of the current password. */
 export type PasswordChangeOutcome = 'success' | 'failure';
 /** How a store call ended, when it failed: the store's own error classes (src/stores/errors.ts). */
 export type StoreErrorKind = 'unavailable' | 'duplicate_key' | 'other';
 
-export const LOGIN_OUTCOMES: readonly LoginOutcome[] = ['success', 'failure', 'throttled', 'unverified', 'mfa-required'];
+export const LOGIN_OUTCOMES: readonly LoginOutcome[] = [
+  'success',
+  'failure',
+  'throttled',
+  'unverified',
+  'mfa-required',
+];
 /** Two-factor login: second factors accepted (a code, a recovery code) or refused (why), enrolments and removals. */
 export type MfaOutcome =
   | 'success'
@@ -28,24 +42,120 @@ export type MfaOutcome =
   | 'enabled'
   | 'disabled'
   | 'recovery-codes-renewed';
-export const MFA_OUTCOMES: readonly MfaOutcome[] = ['success', 'recovery-code', 'invalid-token', 'session-ended', 'wrong-code', 'replayed-code', 'spent-token', 'not-enrolled', 'throttled', 'enrolment-started', 'enabled', 'disabled', 'recovery-codes-renewed'];
+export const MFA_OUTCOMES: readonly MfaOutcome[] = [
+  'success',
+  'recovery-code',
+  'invalid-token',
+  'session-ended',
+  'wrong-code',
+  'replayed-code',
+  'spent-token',
+  'not-enrolled',
+  'throttled',
+  'enrolment-started',
+  'enabled',
+  'disabled',
+  'recovery-codes-renewed',
+];
 /** Why an OpenID Connect sign-in was refused: the flow (state), the provider, or the account rules. */
-export type OidcRefusal = 'bad-state' | 'denied' | 'exchange-failed' | 'unreachable' | 'unverified-email' | 'account-unverified' | 'account-exists' | 'registration-closed' | 'link-taken' | 'link-session-ended' | 'not-discovered' | 'stale-sign-in';
+export type OidcRefusal =
+  | 'bad-state'
+  | 'denied'
+  | 'exchange-failed'
+  | 'unreachable'
+  | 'unverified-email'
+  | 'account-unverified'
+  | 'account-exists'
+  | 'registration-closed'
+  | 'link-taken'
+  | 'link-session-ended'
+  | 'not-discovered'
+  | 'stale-sign-in';
 /** OpenID Connect sign-ins (sessions issued, second factor asked, refused: why) and unlinking. */
 export type OidcOutcome = 'success' | 'mfa-required' | OidcRefusal | 'linked' | 'unlinked' | 'unlink-refused';
-export const OIDC_OUTCOMES: readonly OidcOutcome[] = ['success', 'mfa-required', 'bad-state', 'denied', 'exchange-failed', 'unreachable', 'unverified-email', 'account-unverified', 'account-exists', 'registration-closed', 'link-taken', 'link-session-ended', 'not-discovered', 'stale-sign-in', 'linked', 'unlinked', 'unlink-refused'];
+export const OIDC_OUTCOMES: readonly OidcOutcome[] = [
+  'success',
+  'mfa-required',
+  'bad-state',
+  'denied',
+  'exchange-failed',
+  'unreachable',
+  'unverified-email',
+  'account-unverified',
+  'account-exists',
+  'registration-closed',
+  'link-taken',
+  'link-session-ended',
+  'not-discovered',
+  'stale-sign-in',
+  'linked',
+  'unlinked',
+  'unlink-refused',
+];
 /** Passkeys: sign-ins (success, refusals: why), passkeys added, removed, and refused additions and removals. */
-export type PasskeyOutcome = 'success' | 'bad-challenge' | 'unknown-credential' | 'invalid-credential' | 'counter' | 'user-gone' | 'added' | 'add-refused' | 'removed' | 'remove-refused';
-export const PASSKEY_OUTCOMES: readonly PasskeyOutcome[] = ['success', 'bad-challenge', 'unknown-credential', 'invalid-credential', 'counter', 'user-gone', 'added', 'add-refused', 'removed', 'remove-refused'];
-export const REFRESH_OUTCOMES: readonly RefreshOutcome[] = ['success', 'missing-cookie', 'invalid-token', 'unknown-session', 'reused-token', 'user-gone', 'session-ended', 'unverified'];
+export type PasskeyOutcome =
+  | 'success'
+  | 'bad-challenge'
+  | 'unknown-credential'
+  | 'invalid-credential'
+  | 'counter'
+  | 'user-gone'
+  | 'added'
+  | 'add-refused'
+  | 'removed'
+  | 'remove-refused';
+export const PASSKEY_OUTCOMES: readonly PasskeyOutcome[] = [
+  'success',
+  'bad-challenge',
+  'unknown-credential',
+  'invalid-credential',
+  'counter',
+  'user-gone',
+  'added',
+  'add-refused',
+  'removed',
+  'remove-refused',
+];
+export const REFRESH_OUTCOMES: readonly RefreshOutcome[] = [
+  'success',
+  'missing-cookie',
+  'invalid-token',
+  'unknown-session',
+  'reused-token',
+  'user-gone',
+  'session-ended',
+  'unverified',
+];
 export const PASSWORD_CHANGE_OUTCOMES: readonly PasswordChangeOutcome[] = ['success', 'failure'];
 export type PasswordResetOutcome = 'link-sent' | 'link-ignored' | 'success' | 'refused';
 /** The same outcomes for email verification: a link asked for (sent or ignored), a token accepted or refused. */
 export type EmailVerificationOutcome = PasswordResetOutcome;
-export const PASSWORD_RESET_OUTCOMES: readonly PasswordResetOutcome[] = ['link-sent', 'link-ignored', 'success', 'refused'];
+export const PASSWORD_RESET_OUTCOMES: readonly PasswordResetOutcome[] = [
+  'link-sent',
+  'link-ignored',
+  'success',
+  'refused',
+];
 /** Proving the owner again: a re-authentication, and the gate of the changes to the ways in (refusals: why). */
-export type OwnerProofOutcome = 'reauthenticated' | 'reauth-refused' | 'step-up' | 'wrong-password' | 'wrong-code' | 'throttled' | 'session-ended' | 'user-gone';
-export const OWNER_PROOF_OUTCOMES: readonly OwnerProofOutcome[] = ['reauthenticated', 'reauth-refused', 'step-up', 'wrong-password', 'wrong-code', 'throttled', 'session-ended', 'user-gone'];
+export type OwnerProofOutcome =
+  | 'reauthenticated'
+  | 'reauth-refused'
+  | 'step-up'
+  | 'wrong-password'
+  | 'wrong-code'
+  | 'throttled'
+  | 'session-ended'
+  | 'user-gone';
+export const OWNER_PROOF_OUTCOMES: readonly OwnerProofOutcome[] = [
+  'reauthenticated',
+  'reauth-refused',
+  'step-up',
+  'wrong-password',
+  'wrong-code',
+  'throttled',
+  'session-ended',
+  'user-gone',
+];
 export const STORE_ERROR_KINDS: readonly StoreErrorKind[] = ['unavailable', 'duplicate_key', 'other'];
 
 /**
@@ -102,7 +212,22 @@ const nothing = () => undefined;
 export const metricsOff: Metrics = {
   enabled: false,
   http: { request: nothing },
-  auth: { login: nothing, refresh: nothing, logout: nothing, logoutAll: nothing, refreshReuseDetected: nothing, passwordChange: nothing, passwordReset: nothing, emailVerification: nothing, mfa: nothing, oidc: nothing, passkey: nothing, ownerProof: nothing, registration: nothing, rateLimited: nothing },
+  auth: {
+    login: nothing,
+    refresh: nothing,
+    logout: nothing,
+    logoutAll: nothing,
+    refreshReuseDetected: nothing,
+    passwordChange: nothing,
+    passwordReset: nothing,
+    emailVerification: nothing,
+    mfa: nothing,
+    oidc: nothing,
+    passkey: nothing,
+    ownerProof: nothing,
+    registration: nothing,
+    rateLimited: nothing,
+  },
   store: { call: nothing },
   render: () => Promise.reject(new Error('metrics are off (METRICS_PORT is not set)')),
 };

@@ -1,6 +1,11 @@
 import type { Config } from '../config/config';
 import type { AnyStoreDefinition } from '../stores/kit/registry';
-import { nameFailedOperations, observeDatabase, storeOperations, type StoreCallObserver } from '../stores/observed-database';
+import {
+  nameFailedOperations,
+  observeDatabase,
+  storeOperations,
+  type StoreCallObserver,
+} from '../stores/observed-database';
 import type { Database } from '../stores/types';
 import { metricsOff, type Metrics } from './metrics';
 import type * as PrometheusMetrics from './prometheus-metrics';
@@ -23,7 +28,10 @@ export function observability(
     // Required here, not imported at the top: prom-client is loaded only when metrics are on.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createPrometheusMetrics } = require('./prometheus-metrics') as typeof PrometheusMetrics;
-    metrics = createPrometheusMetrics({ storeOperations: storeOperations(database, stores), poolStats: () => database.poolStats?.() });
+    metrics = createPrometheusMetrics({
+      storeOperations: storeOperations(database, stores),
+      poolStats: () => database.poolStats?.(),
+    });
     observers.push(storeMetricsObserver(metrics.store));
   }
   if (config.tracing) {
@@ -34,6 +42,10 @@ export function observability(
   // Innermost, always: a failed store call is named on its error for the log line.
   observers.push(nameFailedOperations);
   // The first observer is the outermost: metrics time the call including its span.
-  const observe = observers.reduce((outer, inner): StoreCallObserver => (operation, call) => outer(operation, () => inner(operation, call)));
+  const observe = observers.reduce(
+    (outer, inner): StoreCallObserver =>
+      (operation, call) =>
+        outer(operation, () => inner(operation, call)),
+  );
   return { metrics, database: observeDatabase(database, observe) };
 }

@@ -62,7 +62,11 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
     registers: [registry],
   });
   const logouts = new Counter({ name: 'auth_logouts_total', help: 'Successful logouts', registers: [registry] });
-  const logoutsAll = new Counter({ name: 'auth_logout_all_total', help: 'Logouts from every device (POST /api/auth/logout-all)', registers: [registry] });
+  const logoutsAll = new Counter({
+    name: 'auth_logout_all_total',
+    help: 'Logouts from every device (POST /api/auth/logout-all)',
+    registers: [registry],
+  });
   const reuseDetected = new Counter({
     name: 'auth_refresh_reuse_detected_total',
     help: 'Retired refresh tokens presented after the grace window (REFRESH_ROTATION): each revoked a session family',
@@ -110,7 +114,11 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Metr
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
-  const registrations = new Counter({ name: 'auth_registrations_total', help: 'Users registered (AUTH_REGISTRATION)', registers: [registry] });
+  const registrations = new Counter({
+    name: 'auth_registrations_total',
+    help: 'Users registered (AUTH_REGISTRATION)',
+    registers: [registry],
+  });
   const rateLimited = new Counter({
     name: 'auth_rate_limited_total',
     help: 'Requests under /api/auth refused with 429 by the shared per-client rate limit',

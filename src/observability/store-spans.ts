@@ -20,15 +20,19 @@ export function storeSpans(engine: DatabaseEngine): StoreCallObserver {
   const tracer = trace.getTracer('koa-api-service/stores');
   const system = SYSTEM[engine];
   return (operation, call) =>
-    tracer.startActiveSpan(`store ${operation}`, { attributes: { 'db.system.name': system, 'db.operation.name': operation } }, async (span) => {
-      try {
-        return await call();
-      } catch (error) {
-        span.recordException(error as Error);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' });
-        throw error;
-      } finally {
-        span.end();
-      }
-    });
+    tracer.startActiveSpan(
+      `store ${operation}`,
+      { attributes: { 'db.system.name': system, 'db.operation.name': operation } },
+      async (span) => {
+        try {
+          return await call();
+        } catch (error) {
+          span.recordException(error as Error);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' });
+          throw error;
+        } finally {
+          span.end();
+        }
+      },
+    );
 }

@@ -35,7 +35,9 @@ export async function connectWithRetry(
     } catch (error) {
       const reason = describeFailure(error);
       if (attempt >= attempts) {
-        throw new StoreUnavailableError(`Could not connect to ${description} after ${attempts} attempt(s): ${reason}`, { cause: error });
+        throw new StoreUnavailableError(`Could not connect to ${description} after ${attempts} attempt(s): ${reason}`, {
+          cause: error,
+        });
       }
       logger.warn({ attempt, attempts, retryInMs: delayMs, reason }, `database not reachable yet (${description})`);
       await new Promise((resolve) => setTimeout(resolve, delayMs));

@@ -37,7 +37,15 @@ export function createDatabase(
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { SqlDatabase } = require('./sql/sql-database') as typeof SqlModule;
   return new SqlDatabase(
-    { url, engine, timeoutMs, migrationTimeoutMs, connectAttempts, stores, cleanupIntervalMs: options.cleanupJob === false ? 0 : refreshTokenCleanupIntervalMs },
+    {
+      url,
+      engine,
+      timeoutMs,
+      migrationTimeoutMs,
+      connectAttempts,
+      stores,
+      cleanupIntervalMs: options.cleanupJob === false ? 0 : refreshTokenCleanupIntervalMs,
+    },
     logger,
   );
 }

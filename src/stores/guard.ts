@@ -12,7 +12,10 @@ export function guarded<T>(
 ): Promise<T> {
   // One promise and one timer per call (this wraps every store call): no Promise.race, no async frame.
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new StoreUnavailableError(`The database did not answer within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new StoreUnavailableError(`The database did not answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     // Through a promise, so even an operation that throws synchronously settles here and clears the timer.
     // If the deadline won, the operation's late outcome is ignored (a settled promise stays as it is).
     Promise.resolve()

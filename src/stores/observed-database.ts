@@ -11,7 +11,11 @@ export type StoreCallObserver = <T>(operation: string, call: () => Promise<T>) =
 /** The methods a store offers: those of its class and the classes it extends (the constructor aside). */
 function methodNames(store: object): string[] {
   const names = new Set<string>();
-  for (let proto = Object.getPrototypeOf(store) as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
+  for (
+    let proto = Object.getPrototypeOf(store) as object | null;
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto) as object | null
+  ) {
     for (const name of Object.getOwnPropertyNames(proto)) {
       if (name !== 'constructor' && typeof (store as Record<string, unknown>)[name] === 'function') names.add(name);
     }
@@ -24,7 +28,9 @@ function methodNames(store: object): string[] {
  * registered store, and `ping`. A closed set derived from the stores themselves, so it can be a metric label.
  */
 export function storeOperations(database: Database, definitions: readonly AnyStoreDefinition[]): string[] {
-  const operations = definitions.flatMap((definition) => methodNames(database.store(definition) as object).map((method) => `${definition.name}.${method}`));
+  const operations = definitions.flatMap((definition) =>
+    methodNames(database.store(definition) as object).map((method) => `${definition.name}.${method}`),
+  );
   return [...operations, 'ping'];
 }
 
@@ -35,7 +41,11 @@ function observed<S extends object>(store: S, name: string, observe: StoreCallOb
     const operation = `${name}.${method}`;
     // The store's own calls between its methods go to the store itself: only what the app calls is observed.
     // Writable, like a method of the store itself (tests replace one to simulate a failure).
-    Object.defineProperty(wrapper, method, { value: (...args: unknown[]) => observe(operation, () => original.apply(store, args)), writable: true, configurable: true });
+    Object.defineProperty(wrapper, method, {
+      value: (...args: unknown[]) => observe(operation, () => original.apply(store, args)),
+      writable: true,
+      configurable: true,
+    });
   }
   return wrapper;
 }
@@ -65,7 +75,8 @@ export function observeDatabase(database: Database, observe: StoreCallObserver):
     engine: database.engine,
     description: database.description,
     store<Store>(definition: StoreDefinition<Store>): Store {
-      if (!wrapped.has(definition)) wrapped.set(definition, observed(database.store(definition) as object, definition.name, observe));
+      if (!wrapped.has(definition))
+        wrapped.set(definition, observed(database.store(definition) as object, definition.name, observe));
       return wrapped.get(definition) as Store;
     },
     connect: () => database.connect(),

@@ -11,7 +11,8 @@ const ADA = { name: 'Ada', email: 'ada@example.com', password: 'analytical engin
 describe('POST /api/auth/password', () => {
   let app: TestApp;
   const http = () => request(app.app.callback());
-  const change = (token: string, body: object) => http().post('/api/auth/password').set('Authorization', `Bearer ${token}`).send(body);
+  const change = (token: string, body: object) =>
+    http().post('/api/auth/password').set('Authorization', `Bearer ${token}`).send(body);
 
   beforeEach(async () => {
     app = await buildTestApp({ env: ENV, modules });
@@ -22,10 +23,14 @@ describe('POST /api/auth/password', () => {
   it('changes the password, ends every other session and sets a new cookie for the caller', async () => {
     const phone = await login(app, ADA);
     const laptop = await login(app, ADA);
-    const response = await change(laptop.accessToken, { currentPassword: ADA.password, newPassword: 'a brand new passphrase' }).expect(204);
+    const response = await change(laptop.accessToken, {
+      currentPassword: ADA.password,
+      newPassword: 'a brand new passphrase',
+    }).expect(204);
     const fresh = refreshTokenFrom(response);
     expect(fresh).toBeDefined();
-    for (const old of [phone, laptop]) await http().post('/api/auth/refresh').set('Cookie', `refreshToken=${old.refreshToken}`).expect(401);
+    for (const old of [phone, laptop])
+      await http().post('/api/auth/refresh').set('Cookie', `refreshToken=${old.refreshToken}`).expect(401);
     await http().post('/api/auth/refresh').set('Cookie', `refreshToken=${fresh}`).expect(200);
     await http().post('/api/auth/login').send(ADA).expect(401);
     await login(app, { email: ADA.email, password: 'a brand new passphrase' });
@@ -34,7 +39,11 @@ describe('POST /api/auth/password', () => {
   it('a wrong current password is 401 and counted by the login throttle', async () => {
     const session = await login(app, ADA);
     const statuses = [];
-    for (let i = 0; i < 6; i += 1) statuses.push((await change(session.accessToken, { currentPassword: `wrong-${i}`, newPassword: 'another passphrase 1' })).status);
+    for (let i = 0; i < 6; i += 1)
+      statuses.push(
+        (await change(session.accessToken, { currentPassword: `wrong-${i}`, newPassword: 'another passphrase 1' }))
+          .status,
+      );
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
     await http().post('/api/auth/login').send(ADA).expect(429); // the same counters as login
   });
@@ -63,7 +72,10 @@ describe('refresh without REFRESH_ROTATION (the specification’s behaviour)', (
       await request(app.app.callback()).post('/api/auth/register').send(ADA).expect(201);
       const session = await login(app, ADA);
       for (let i = 0; i < 3; i += 1) {
-        const response = await request(app.app.callback()).post('/api/auth/refresh').set('Cookie', `refreshToken=${session.refreshToken}`).expect(200);
+        const response = await request(app.app.callback())
+          .post('/api/auth/refresh')
+          .set('Cookie', `refreshToken=${session.refreshToken}`)
+          .expect(200);
         expect(refreshTokenFrom(response)).toBeUndefined();
       }
     } finally {

@@ -15,14 +15,18 @@ describe('CSRF defence on the cookie routes (refresh, logout)', () => {
   });
   afterAll(() => app.close());
 
-  const refresh = (cookie: string, headers: Record<string, string>) => http.post('/api/auth/refresh').set('Cookie', `refreshToken=${cookie}`).set(headers);
+  const refresh = (cookie: string, headers: Record<string, string>) =>
+    http.post('/api/auth/refresh').set('Cookie', `refreshToken=${cookie}`).set(headers);
 
   it.each([
     ['a cross-site Origin', { Origin: 'https://evil.example' }],
     ['Origin: null', { Origin: 'null' }],
     ['the same host on another scheme', { Origin: 'https://127.0.0.1' }],
     ['Sec-Fetch-Site: cross-site without Origin', { 'Sec-Fetch-Site': 'cross-site' }],
-    ['Sec-Fetch-Site: same-site from an unlisted sibling', { 'Sec-Fetch-Site': 'same-site', Origin: 'https://sibling.example.com' }],
+    [
+      'Sec-Fetch-Site: same-site from an unlisted sibling',
+      { 'Sec-Fetch-Site': 'same-site', Origin: 'https://sibling.example.com' },
+    ],
   ])('refresh with %s → 403, no token, cookie untouched', async (_case, headers) => {
     const session = await login(app);
     const response = await refresh(session.refreshToken, headers).expect(403);
@@ -40,7 +44,11 @@ describe('CSRF defence on the cookie routes (refresh, logout)', () => {
     await new Promise((resolve) => server.once('listening', resolve));
     try {
       const port = (server.address() as { port: number }).port;
-      await request(server).post('/api/auth/refresh').set('Cookie', `refreshToken=${session.refreshToken}`).set('Origin', `http://127.0.0.1:${port}`).expect(200);
+      await request(server)
+        .post('/api/auth/refresh')
+        .set('Cookie', `refreshToken=${session.refreshToken}`)
+        .set('Origin', `http://127.0.0.1:${port}`)
+        .expect(200);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
@@ -54,11 +62,17 @@ describe('CSRF defence on the cookie routes (refresh, logout)', () => {
       .set('Cookie', `refreshToken=${session.refreshToken}`)
       .set('Origin', 'https://evil.example')
       .expect(403);
-    expect(await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(session.refreshToken))).not.toBeNull();
+    expect(
+      await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(session.refreshToken)),
+    ).not.toBeNull();
   });
 
   it('login is not a cookie route: a listed or unlisted Origin can log in (CORS decides what a browser may read)', async () => {
-    await http.post('/api/auth/login').set('Origin', 'https://evil.example').send({ email: 'demo@example.com', password: 'demo-password' }).expect(200);
+    await http
+      .post('/api/auth/login')
+      .set('Origin', 'https://evil.example')
+      .send({ email: 'demo@example.com', password: 'demo-password' })
+      .expect(200);
   });
 
   it('behind a trusted TLS proxy (TRUST_PROXY=1) the own origin is the forwarded scheme and host', async () => {

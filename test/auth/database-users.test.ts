@@ -30,7 +30,10 @@ describe('USER_STORE=database with AUTH_REGISTRATION=true', () => {
   });
 
   it('a taken email (in any case) → 409', async () => {
-    const response = await http.post('/api/auth/register').send({ ...ada, email: 'ADA@example.COM' }).expect(409);
+    const response = await http
+      .post('/api/auth/register')
+      .send({ ...ada, email: 'ADA@example.COM' })
+      .expect(409);
     expect(response.body).toEqual({ status: 'fail', message: 'This email is already registered' });
   });
 
@@ -61,7 +64,9 @@ describe('USER_STORE=database with AUTH_REGISTRATION=true', () => {
       .set('Cookie', `refreshToken=${bobSession.refreshToken}`)
       .expect(204);
     expect(clearsRefreshCookie(response)).toBe(true);
-    expect(await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(bobSession.refreshToken))).not.toBeNull();
+    expect(
+      await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(bobSession.refreshToken)),
+    ).not.toBeNull();
     await http.post('/api/auth/refresh').set('Cookie', `refreshToken=${bobSession.refreshToken}`).expect(200);
 
     await http
@@ -69,7 +74,10 @@ describe('USER_STORE=database with AUTH_REGISTRATION=true', () => {
       .set('Authorization', `Bearer ${bobSession.accessToken}`)
       .set('Cookie', `refreshToken=${bobSession.refreshToken}`)
       .expect(204);
-    const refused = await http.post('/api/auth/refresh').set('Cookie', `refreshToken=${bobSession.refreshToken}`).expect(401);
+    const refused = await http
+      .post('/api/auth/refresh')
+      .set('Cookie', `refreshToken=${bobSession.refreshToken}`)
+      .expect(401);
     expect(clearsRefreshCookie(refused)).toBe(true);
     await http.post('/api/auth/refresh').set('Cookie', `refreshToken=${adaSession.refreshToken}`).expect(200);
   });
@@ -77,19 +85,34 @@ describe('USER_STORE=database with AUTH_REGISTRATION=true', () => {
   it("refresh carries the user's current role", async () => {
     const user = await app.services.database.store(userStore).create({
       email: 'ops@example.com',
-      passwordHash: await argon2.hash('ops-password', { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 }),
+      passwordHash: await argon2.hash('ops-password', {
+        type: argon2.argon2id,
+        memoryCost: 19_456,
+        timeCost: 2,
+        parallelism: 1,
+      }),
       role: 'admin',
       name: 'Ops',
     });
     const session = await login(app, { email: 'ops@example.com', password: 'ops-password' });
-    const refreshed = await http.post('/api/auth/refresh').set('Cookie', `refreshToken=${session.refreshToken}`).expect(200);
+    const refreshed = await http
+      .post('/api/auth/refresh')
+      .set('Cookie', `refreshToken=${session.refreshToken}`)
+      .expect(200);
     const claims = JSON.parse(Buffer.from(refreshed.body.data.accessToken.split('.')[1], 'base64url').toString());
     expect(claims).toMatchObject({ sub: user.id, role: 'admin', typ: 'access' });
   });
 
   it('rehashes on login when the stored hash has older parameters', async () => {
-    const weak = await argon2.hash('legacy-password', { type: argon2.argon2id, memoryCost: 8_192, timeCost: 1, parallelism: 1 });
-    const user = await app.services.database.store(userStore).create({ email: 'legacy@example.com', passwordHash: weak, role: 'user', name: null });
+    const weak = await argon2.hash('legacy-password', {
+      type: argon2.argon2id,
+      memoryCost: 8_192,
+      timeCost: 1,
+      parallelism: 1,
+    });
+    const user = await app.services.database
+      .store(userStore)
+      .create({ email: 'legacy@example.com', passwordHash: weak, role: 'user', name: null });
     await login(app, { email: 'legacy@example.com', password: 'legacy-password' });
     const upgraded = (await app.services.database.store(userStore).findById(user.id))!.passwordHash;
     expect(upgraded).not.toBe(weak);
@@ -99,8 +122,13 @@ describe('USER_STORE=database with AUTH_REGISTRATION=true', () => {
   });
 
   it('a corrupt stored hash reads as a wrong password (401), not a 500', async () => {
-    await app.services.database.store(userStore).create({ email: 'corrupt@example.com', passwordHash: 'not-a-hash', role: 'user', name: null });
-    const response = await http.post('/api/auth/login').send({ email: 'corrupt@example.com', password: 'anything' }).expect(401);
+    await app.services.database
+      .store(userStore)
+      .create({ email: 'corrupt@example.com', passwordHash: 'not-a-hash', role: 'user', name: null });
+    const response = await http
+      .post('/api/auth/login')
+      .send({ email: 'corrupt@example.com', password: 'anything' })
+      .expect(401);
     expect(setCookies(response)).toEqual([]);
   });
 });

@@ -24,11 +24,17 @@ describe('login burst over a real socket (concurrency 1, queue 2)', () => {
   });
 
   const login = (password = DEMO.password) =>
-    fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...DEMO, password }) });
+    fetch(`${base}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...DEMO, password }),
+    });
 
   it('answers one running + two queued, refuses the rest with 503 + Retry-After, then serves again', async () => {
     await login(); // the start-up hashes (demo user, dummy) are done: the queue starts empty
-    const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => login(i % 2 ? 'wrong-password' : DEMO.password)));
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => login(i % 2 ? 'wrong-password' : DEMO.password)),
+    );
     const refused = answers.filter((answer) => answer.status === 503).length;
     // Sent at once: one takes the slot, two wait, the rest find the queue full, except any that arrive
     // after a hash finished (each takes ~30 ms, so on a loaded machine a few may get through).
@@ -38,7 +44,10 @@ describe('login burst over a real socket (concurrency 1, queue 2)', () => {
       if (answer.status === 503) {
         expect(answer.headers.get('retry-after')).toBe('1');
         expect(answer.headers.get('x-request-id')).toBeTruthy();
-        expect(await answer.json()).toEqual({ status: 'fail', message: 'Too many sign-ins at once, try again shortly' });
+        expect(await answer.json()).toEqual({
+          status: 'fail',
+          message: 'Too many sign-ins at once, try again shortly',
+        });
       } else {
         expect([200, 401]).toContain(answer.status);
         await answer.arrayBuffer();

@@ -27,14 +27,20 @@ describe('login → refresh → logout (demo user store, real SQLite refresh-tok
     const refreshToken = refreshTokenFrom(response)!;
     expect(setCookies(response)).toEqual([
       `refreshToken=${refreshToken}; Path=/api/auth; Max-Age=604800; HttpOnly; SameSite=Strict`,
-      expect.stringMatching(/^loginDevice=[0-9a-f]{32}\.\d+\.[\w-]{22}\.[\w-]{43}; Path=\/api\/auth; Max-Age=15552000; HttpOnly; SameSite=Strict$/),
+      expect.stringMatching(
+        /^loginDevice=[0-9a-f]{32}\.\d+\.[\w-]{22}\.[\w-]{43}; Path=\/api\/auth; Max-Age=15552000; HttpOnly; SameSite=Strict$/,
+      ),
     ]);
     expect(JSON.stringify(response.body)).not.toContain(refreshToken);
 
-    const access = jwt.verify(response.body.data.accessToken, TEST_SECRETS.JWT_SECRET, { algorithms: ['HS256'] }) as jwt.JwtPayload;
+    const access = jwt.verify(response.body.data.accessToken, TEST_SECRETS.JWT_SECRET, {
+      algorithms: ['HS256'],
+    }) as jwt.JwtPayload;
     expect(access).toMatchObject({ sub: 'demo', role: 'user', typ: 'access' });
     expect(access.exp! - access.iat!).toBe(900);
-    const refresh = jwt.verify(refreshToken, TEST_SECRETS.REFRESH_TOKEN_SECRET, { algorithms: ['HS256'] }) as jwt.JwtPayload;
+    const refresh = jwt.verify(refreshToken, TEST_SECRETS.REFRESH_TOKEN_SECRET, {
+      algorithms: ['HS256'],
+    }) as jwt.JwtPayload;
     expect(refresh).toMatchObject({ sub: 'demo', typ: 'refresh' });
     expect(Buffer.from(refresh.jti!, 'base64url').length).toBeGreaterThanOrEqual(16);
     expect(refresh.exp! - refresh.iat!).toBe(7 * 24 * 3600);
@@ -52,14 +58,24 @@ describe('login → refresh → logout (demo user store, real SQLite refresh-tok
 
   it('refreshes with the cookie, leaving the record unchanged; logs out; refresh then fails', async () => {
     const session = await login(app);
-    const before = await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(session.refreshToken));
+    const before = await app.services.database
+      .store(refreshTokenStore)
+      .findByToken(digestRefreshToken(session.refreshToken));
 
-    const refreshed = await http.post('/api/auth/refresh').set('Cookie', `refreshToken=${session.refreshToken}`).expect(200);
-    expect(refreshed.body).toEqual({ status: 'success', data: { accessToken: expect.any(String), tokenType: 'Bearer', expiresIn: 900 } });
+    const refreshed = await http
+      .post('/api/auth/refresh')
+      .set('Cookie', `refreshToken=${session.refreshToken}`)
+      .expect(200);
+    expect(refreshed.body).toEqual({
+      status: 'success',
+      data: { accessToken: expect.any(String), tokenType: 'Bearer', expiresIn: 900 },
+    });
     expect(refreshed.headers['cache-control']).toBe('no-store');
     expect(refreshed.body.data.accessToken).not.toBe(session.accessToken);
     expect(setCookies(refreshed)).toEqual([]);
-    expect(await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(session.refreshToken))).toEqual(before);
+    expect(
+      await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(session.refreshToken)),
+    ).toEqual(before);
 
     // The new access token works on an authenticated route.
     const loggedOut = await http
@@ -68,10 +84,17 @@ describe('login → refresh → logout (demo user store, real SQLite refresh-tok
       .set('Cookie', `refreshToken=${session.refreshToken}`)
       .expect(204);
     expect(loggedOut.text).toBe('');
-    expect(setCookies(loggedOut)).toEqual(['refreshToken=; Path=/api/auth; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict']);
-    expect(await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(session.refreshToken))).toBeNull();
+    expect(setCookies(loggedOut)).toEqual([
+      'refreshToken=; Path=/api/auth; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict',
+    ]);
+    expect(
+      await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(session.refreshToken)),
+    ).toBeNull();
 
-    const after = await http.post('/api/auth/refresh').set('Cookie', `refreshToken=${session.refreshToken}`).expect(401);
+    const after = await http
+      .post('/api/auth/refresh')
+      .set('Cookie', `refreshToken=${session.refreshToken}`)
+      .expect(401);
     expect(after.body).toEqual({ status: 'fail', message: expect.any(String) });
     expect(clearsRefreshCookie(after)).toBe(true);
 
@@ -88,23 +111,32 @@ describe('login → refresh → logout (demo user store, real SQLite refresh-tok
     const [first, second] = [await login(app), await login(app)];
     expect(first.refreshToken).not.toBe(second.refreshToken);
     for (const session of [first, second]) {
-      expect(await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(session.refreshToken))).not.toBeNull();
+      expect(
+        await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(session.refreshToken)),
+      ).not.toBeNull();
     }
   });
 
   it('ten parallel refreshes with one cookie all succeed (no 500)', async () => {
     const session = await login(app);
     const responses = await Promise.all(
-      Array.from({ length: 10 }, () => http.post('/api/auth/refresh').set('Cookie', `refreshToken=${session.refreshToken}`)),
+      Array.from({ length: 10 }, () =>
+        http.post('/api/auth/refresh').set('Cookie', `refreshToken=${session.refreshToken}`),
+      ),
     );
     expect(responses.map((response) => response.status)).toEqual(Array(10).fill(200));
   });
 
   it('logout needs a bearer token (401) even with a valid cookie, and keeps the record', async () => {
     const session = await login(app);
-    const response = await http.post('/api/auth/logout').set('Cookie', `refreshToken=${session.refreshToken}`).expect(401);
+    const response = await http
+      .post('/api/auth/logout')
+      .set('Cookie', `refreshToken=${session.refreshToken}`)
+      .expect(401);
     expect(response.body.status).toBe('fail');
-    expect(await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(session.refreshToken))).not.toBeNull();
+    expect(
+      await app.services.database.store(refreshTokenStore).findByToken(digestRefreshToken(session.refreshToken)),
+    ).not.toBeNull();
   });
 });
 
@@ -114,7 +146,9 @@ describe('COOKIE_SECURE=true over plain HTTP (production smoke test, TLS proxy w
     try {
       const http = request(app.app.callback());
       const response = await http.post('/api/auth/login').send(DEMO).expect(200);
-      expect(setCookies(response)[0]).toMatch(/^refreshToken=[^;]+; Path=\/api\/auth; Max-Age=604800; HttpOnly; SameSite=Strict; Secure$/);
+      expect(setCookies(response)[0]).toMatch(
+        /^refreshToken=[^;]+; Path=\/api\/auth; Max-Age=604800; HttpOnly; SameSite=Strict; Secure$/,
+      );
       const refused = await http.post('/api/auth/refresh').set('Cookie', 'refreshToken=garbage').expect(401);
       expect(setCookies(refused)[0]).toMatch(/Max-Age=0;.*; Secure$/);
     } finally {
@@ -132,7 +166,11 @@ describe('through startService with the registered modules (real socket)', () =>
       const response = await http.post('/api/auth/login').send(DEMO).expect(200);
       const refreshToken = refreshTokenFrom(response)!;
       await http.post('/api/auth/refresh').set('Cookie', `refreshToken=${refreshToken}`).expect(200);
-      await http.post('/api/auth/logout').set('Authorization', `Bearer ${response.body.data.accessToken}`).set('Cookie', `refreshToken=${refreshToken}`).expect(204);
+      await http
+        .post('/api/auth/logout')
+        .set('Authorization', `Bearer ${response.body.data.accessToken}`)
+        .set('Cookie', `refreshToken=${refreshToken}`)
+        .expect(204);
       await http.post('/api/auth/refresh').set('Cookie', `refreshToken=${refreshToken}`).expect(401);
     } finally {
       await service.stop();

@@ -25,9 +25,16 @@ const login = (app: TestApp, from: string, password: string, cookie?: string) =>
   return (cookie ? req.set('Cookie', cookie) : req).send({ email: OWNER.email, password });
 };
 const statuses = (responses: Response[]) => responses.map((response) => response.status).sort();
-const deviceCookieOf = (response: Response) => setCookies(response).find((c) => c.startsWith('loginDevice='))?.split(';')[0];
+const deviceCookieOf = (response: Response) =>
+  setCookies(response)
+    .find((c) => c.startsWith('loginDevice='))
+    ?.split(';')[0];
 
-function raceCases(name: string, env: () => Record<string, string>, reset: () => Promise<void> = async () => undefined) {
+function raceCases(
+  name: string,
+  env: () => Record<string, string>,
+  reset: () => Promise<void> = async () => undefined,
+) {
   describe(`parallel guesses (${name})`, () => {
     let app: TestApp;
     beforeEach(async () => {
@@ -37,7 +44,9 @@ function raceCases(name: string, env: () => Record<string, string>, reset: () =>
     afterEach(() => app.close());
 
     it('ten parallel wrong passwords from one address: five 401, five 429', async () => {
-      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => login(app, '198.51.100.20', `guess-${i}`)));
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => login(app, '198.51.100.20', `guess-${i}`)),
+      );
       expect(statuses(answers)).toEqual([401, 401, 401, 401, 401, 429, 429, 429, 429, 429]);
       await login(app, '198.51.100.20', OWNER.password).expect(429);
     });
@@ -55,7 +64,9 @@ function raceCases(name: string, env: () => Record<string, string>, reset: () =>
     });
 
     it('parallel guesses from many addresses stop at the account limit', async () => {
-      const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => login(app, `192.0.2.${i + 1}`, `guess-${i}`)));
+      const answers = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => login(app, `192.0.2.${i + 1}`, `guess-${i}`)),
+      );
       // LOGIN_THROTTLE_ACCOUNT_FAILURES=20 below: no more than 20 reached the password check.
       expect(answers.filter((answer) => answer.status === 401)).toHaveLength(20);
       expect(answers.filter((answer) => answer.status === 429)).toHaveLength(4);
@@ -83,7 +94,10 @@ const ACCOUNT_LIMIT = { LOGIN_THROTTLE_FAILURES: '5', LOGIN_THROTTLE_ACCOUNT_FAI
 raceCases('memory', () => ACCOUNT_LIMIT);
 
 const redisBinary = findRedisServer();
-if (!redisBinary) skipNotice('SKIPPED: Redis login-throttle race tests: redis-server is not installed (apt-get install -y redis-server)');
+if (!redisBinary)
+  skipNotice(
+    'SKIPPED: Redis login-throttle race tests: redis-server is not installed (apt-get install -y redis-server)',
+  );
 if (redisBinary) {
   let redis: RedisServer;
   beforeAll(async () => {

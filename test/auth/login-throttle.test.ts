@@ -33,7 +33,8 @@ describe('login throttling, memory store', () => {
 
   it('ten wrong passwords from one address: 401 five times, then 429 with Retry-After, the right password too', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 10; i += 1) statuses.push((await attempt(app, '198.51.100.1', USERS[0].email, `guess-${i}`)).status);
+    for (let i = 0; i < 10; i += 1)
+      statuses.push((await attempt(app, '198.51.100.1', USERS[0].email, `guess-${i}`)).status);
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429, 429, 429]);
     const refused = await attempt(app, '198.51.100.1', USERS[0].email, USERS[0].password).expect(429);
     expect(refused.body).toEqual({ status: 'fail', message: expect.stringMatching(/^Too many failed logins/) });
@@ -48,7 +49,8 @@ describe('login throttling, memory store', () => {
 
   it('an unknown email is throttled exactly alike (no enumeration by throttling)', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 7; i += 1) statuses.push((await attempt(app, '198.51.100.2', 'nobody@example.com', `guess-${i}`)).status);
+    for (let i = 0; i < 7; i += 1)
+      statuses.push((await attempt(app, '198.51.100.2', 'nobody@example.com', `guess-${i}`)).status);
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
   });
 
@@ -60,7 +62,13 @@ describe('login throttling, memory store', () => {
   });
 
   it('spelling the email differently does not buy new attempts', async () => {
-    for (const email of ['victim@example.com', 'VICTIM@example.com', 'Victim@Example.com', 'victim@EXAMPLE.com', 'victim@example.COM']) {
+    for (const email of [
+      'victim@example.com',
+      'VICTIM@example.com',
+      'Victim@Example.com',
+      'victim@EXAMPLE.com',
+      'victim@example.COM',
+    ]) {
       await attempt(app, '198.51.100.4', email, 'wrong').expect(401);
     }
     await attempt(app, '198.51.100.4', 'Victim@example.com', USERS[0].password).expect(429);
@@ -94,7 +102,9 @@ describe('login throttling across addresses', () => {
   });
 
   it('the account limit may not be below the pair limit (one address could then lock everyone out)', async () => {
-    await expect(buildAuthApp({ LOGIN_THROTTLE_FAILURES: '5', LOGIN_THROTTLE_ACCOUNT_FAILURES: '4' })).rejects.toThrow(/LOGIN_THROTTLE_ACCOUNT_FAILURES/);
+    await expect(buildAuthApp({ LOGIN_THROTTLE_FAILURES: '5', LOGIN_THROTTLE_ACCOUNT_FAILURES: '4' })).rejects.toThrow(
+      /LOGIN_THROTTLE_ACCOUNT_FAILURES/,
+    );
   });
 });
 
@@ -126,7 +136,8 @@ describe('IPv6 clients count by /64', () => {
 });
 
 const redisBinary = findRedisServer();
-if (!redisBinary) skipNotice('SKIPPED: Redis login-throttle tests: redis-server is not installed (apt-get install -y redis-server)');
+if (!redisBinary)
+  skipNotice('SKIPPED: Redis login-throttle tests: redis-server is not installed (apt-get install -y redis-server)');
 (redisBinary ? describe : describe.skip)('login throttling shared through Redis (REDIS_URL)', () => {
   let redis: RedisServer;
   beforeAll(async () => {
@@ -138,7 +149,8 @@ if (!redisBinary) skipNotice('SKIPPED: Redis login-throttle tests: redis-server 
     const first = await withUsers({ REDIS_URL: redis.url });
     const second = await buildAuthApp({ ...ENV, REDIS_URL: redis.url, USER_STORE: 'demo', AUTH_REGISTRATION: 'false' });
     try {
-      for (const app of [first, second, first, second, first]) await attempt(app, '198.51.100.7', USERS[0].email, 'wrong').expect(401);
+      for (const app of [first, second, first, second, first])
+        await attempt(app, '198.51.100.7', USERS[0].email, 'wrong').expect(401);
       await attempt(second, '198.51.100.7', USERS[0].email, 'wrong').expect(429);
       await attempt(first, '198.51.100.7', USERS[0].email, USERS[0].password).expect(429);
       const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });

@@ -15,8 +15,14 @@ describe('POST /api/auth/login: refusals', () => {
   afterEach(() => jest.restoreAllMocks());
 
   it('wrong password and unknown user: the same 401, no cookie', async () => {
-    const wrong = await http.post('/api/auth/login').send({ ...DEMO, password: 'not-the-password' }).expect(401);
-    const unknown = await http.post('/api/auth/login').send({ email: 'nobody@example.com', password: DEMO.password }).expect(401);
+    const wrong = await http
+      .post('/api/auth/login')
+      .send({ ...DEMO, password: 'not-the-password' })
+      .expect(401);
+    const unknown = await http
+      .post('/api/auth/login')
+      .send({ email: 'nobody@example.com', password: DEMO.password })
+      .expect(401);
     expect(wrong.body).toEqual({ status: 'fail', message: 'Invalid email or password' });
     expect(unknown.body).toEqual(wrong.body);
     expect(setCookies(wrong)).toEqual([]);
@@ -36,7 +42,10 @@ describe('POST /api/auth/login: refusals', () => {
     expect(response.body).toEqual({
       status: 'fail',
       message: 'Validation failed',
-      errors: expect.arrayContaining([expect.objectContaining({ field: 'email' }), expect.objectContaining({ field: 'password' })]),
+      errors: expect.arrayContaining([
+        expect.objectContaining({ field: 'email' }),
+        expect.objectContaining({ field: 'password' }),
+      ]),
     });
   });
 
@@ -59,11 +68,17 @@ describe('POST /api/auth/login: refusals', () => {
 
   it('a body that is not an object → 422; other properties are ignored', async () => {
     await http.post('/api/auth/login').send([DEMO]).expect(422);
-    await http.post('/api/auth/login').send({ ...DEMO, role: 'admin', extra: { $gt: '' } }).expect(200);
+    await http
+      .post('/api/auth/login')
+      .send({ ...DEMO, role: 'admin', extra: { $gt: '' } })
+      .expect(200);
   });
 
   it('a password of exactly 128 characters is checked (401), not refused by the schema', async () => {
-    await http.post('/api/auth/login').send({ email: DEMO.email, password: 'p'.repeat(128) }).expect(401);
+    await http
+      .post('/api/auth/login')
+      .send({ email: DEMO.email, password: 'p'.repeat(128) })
+      .expect(401);
   });
 
   it('form-encoded bodies → 415; malformed JSON → 400', async () => {
@@ -78,7 +93,10 @@ describe('POST /api/auth/login: refusals', () => {
   });
 
   it('registration is off by default: no such route', async () => {
-    const response = await http.post('/api/auth/register').send({ name: 'A', email: 'a@example.com', password: 'password-1' }).expect(404);
+    const response = await http
+      .post('/api/auth/register')
+      .send({ name: 'A', email: 'a@example.com', password: 'password-1' })
+      .expect(404);
     expect(response.body.status).toBe('fail');
   });
 });

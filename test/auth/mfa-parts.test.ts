@@ -48,11 +48,29 @@ describe('challenge tokens', () => {
   const challenges = new ChallengeTokens(config.jwt.accessSecret, config.jwt.issuer, 300);
 
   it('carry the user and session version, and are neither access tokens nor accepted with another key', () => {
-    const token = challenges.sign({ userId: 'user-1', sessionVersion: 3, firstFactor: { authTime: 1_700_000_000, amr: ['pwd'] } });
+    const token = challenges.sign({
+      userId: 'user-1',
+      sessionVersion: 3,
+      firstFactor: { authTime: 1_700_000_000, amr: ['pwd'] },
+    });
     const verified = challenges.verify(token);
-    expect(verified).toEqual({ userId: 'user-1', sessionVersion: 3, firstFactor: { authTime: 1_700_000_000, amr: ['pwd'] }, id: expect.stringMatching(/^[0-9a-f-]{36}$/), expiresAt: expect.any(Date) });
+    expect(verified).toEqual({
+      userId: 'user-1',
+      sessionVersion: 3,
+      firstFactor: { authTime: 1_700_000_000, amr: ['pwd'] },
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      expiresAt: expect.any(Date),
+    });
     expect(Math.abs(verified!.expiresAt.getTime() - (Date.now() + 300_000))).toBeLessThan(2000);
-    expect(challenges.verify(challenges.sign({ userId: 'user-1', sessionVersion: 3, firstFactor: { authTime: 1_700_000_000, amr: ['pwd'] } }))!.id).not.toBe(verified!.id); // each token its own id, spent on its own
+    expect(
+      challenges.verify(
+        challenges.sign({
+          userId: 'user-1',
+          sessionVersion: 3,
+          firstFactor: { authTime: 1_700_000_000, amr: ['pwd'] },
+        }),
+      )!.id,
+    ).not.toBe(verified!.id); // each token its own id, spent on its own
     expect(new TokenService(config.jwt).verifyAccessToken(token)).toBeUndefined();
     const access = new TokenService(config.jwt).signAccessToken({ id: 'user-1', role: 'user', sessionVersion: 3 });
     expect(challenges.verify(access)).toBeUndefined();
@@ -61,18 +79,41 @@ describe('challenge tokens', () => {
 
   it('are refused when they claim a longer life than the service issues (a leaked key cannot mint lasting ones)', () => {
     const key = Buffer.from(hkdfSync('sha256', config.jwt.accessSecret, '', 'mfa-challenge-token/v1', 32));
-    const minted = jwt.sign({ typ: 'mfa-challenge', sv: 0 }, key, { algorithm: 'HS256', issuer: config.jwt.issuer, audience: `${config.jwt.issuer}#mfa`, subject: 'user-1', expiresIn: '3650d' });
+    const minted = jwt.sign({ typ: 'mfa-challenge', sv: 0 }, key, {
+      algorithm: 'HS256',
+      issuer: config.jwt.issuer,
+      audience: `${config.jwt.issuer}#mfa`,
+      subject: 'user-1',
+      expiresIn: '3650d',
+    });
     expect(challenges.verify(minted)).toBeUndefined();
-    const fair = jwt.sign({ typ: 'mfa-challenge', sv: 0 }, key, { algorithm: 'HS256', issuer: config.jwt.issuer, audience: `${config.jwt.issuer}#mfa`, subject: 'user-1', expiresIn: 300, jwtid: 'j-1' });
+    const fair = jwt.sign({ typ: 'mfa-challenge', sv: 0 }, key, {
+      algorithm: 'HS256',
+      issuer: config.jwt.issuer,
+      audience: `${config.jwt.issuer}#mfa`,
+      subject: 'user-1',
+      expiresIn: 300,
+      jwtid: 'j-1',
+    });
     expect(challenges.verify(fair)).toMatchObject({ userId: 'user-1', sessionVersion: 0, id: 'j-1' }); // the same token, a fair lifetime
-    const unspendable = jwt.sign({ typ: 'mfa-challenge', sv: 0 }, key, { algorithm: 'HS256', issuer: config.jwt.issuer, audience: `${config.jwt.issuer}#mfa`, subject: 'user-1', expiresIn: 300 });
+    const unspendable = jwt.sign({ typ: 'mfa-challenge', sv: 0 }, key, {
+      algorithm: 'HS256',
+      issuer: config.jwt.issuer,
+      audience: `${config.jwt.issuer}#mfa`,
+      subject: 'user-1',
+      expiresIn: 300,
+    });
     expect(challenges.verify(unspendable)).toBeUndefined(); // no id: it could not be spent, so it is no token
   });
 
   it('expire after their lifetime', () => {
     jest.useFakeTimers({ now: Date.now() });
     try {
-      const token = challenges.sign({ userId: 'user-1', sessionVersion: 0, firstFactor: { authTime: 1_700_000_000, amr: ['pwd'] } });
+      const token = challenges.sign({
+        userId: 'user-1',
+        sessionVersion: 0,
+        firstFactor: { authTime: 1_700_000_000, amr: ['pwd'] },
+      });
       jest.setSystemTime(Date.now() + 301_000);
       expect(challenges.verify(token)).toBeUndefined();
     } finally {
@@ -95,7 +136,9 @@ describe('MFA settings', () => {
   });
 
   it('take one or more keys of 32 bytes or more, an issuer without a colon, a token lifetime of 1 to 15 minutes', () => {
-    expect(loadConfig({ ...base, MFA_ENCRYPTION_KEY: `${KEY_B}, ${KEY_A}`, PUBLIC_URL: 'https://api.example.com' }).mfa).toEqual({
+    expect(
+      loadConfig({ ...base, MFA_ENCRYPTION_KEY: `${KEY_B}, ${KEY_A}`, PUBLIC_URL: 'https://api.example.com' }).mfa,
+    ).toEqual({
       keys: [KEY_B, KEY_A],
       issuer: 'api.example.com',
       tokenTtlSeconds: 300,
@@ -103,7 +146,11 @@ describe('MFA settings', () => {
     expect(refusal({ ...base, MFA_ENCRYPTION_KEY: 'short' })).toMatch(/^MFA_ENCRYPTION_KEY: .*at least 32 bytes/);
     expect(refusal({ ...base, MFA_ENCRYPTION_KEY: `${KEY_A},${KEY_A}` })).toMatch(/^MFA_ENCRYPTION_KEY: .*twice/);
     expect(refusal({ ...base, MFA_ENCRYPTION_KEY: KEY_A, MFA_ISSUER: 'a:b' })).toMatch(/^MFA_ISSUER: .*colon/);
-    expect(refusal({ ...base, MFA_ENCRYPTION_KEY: KEY_A, MFA_TOKEN_TTL: '1h' })).toMatch(/^MFA_TOKEN_TTL: .*between 1m and 15m/);
-    expect(refusal({ ...base, USER_STORE: 'demo', MFA_ENCRYPTION_KEY: KEY_A })).toMatch(/^MFA_ENCRYPTION_KEY: .*USER_STORE=database/);
+    expect(refusal({ ...base, MFA_ENCRYPTION_KEY: KEY_A, MFA_TOKEN_TTL: '1h' })).toMatch(
+      /^MFA_TOKEN_TTL: .*between 1m and 15m/,
+    );
+    expect(refusal({ ...base, USER_STORE: 'demo', MFA_ENCRYPTION_KEY: KEY_A })).toMatch(
+      /^MFA_ENCRYPTION_KEY: .*USER_STORE=database/,
+    );
   });
 });

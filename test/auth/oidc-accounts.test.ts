@@ -11,7 +11,14 @@ import { DuplicateKeyError } from '../../src/stores/errors';
 // the other). The flow over HTTP on real engines is test/auth/oidc-sign-in.test.ts.
 
 const ISSUER = 'https://idp.example.com';
-const identity = (over: Partial<ProviderIdentity> = {}): ProviderIdentity => ({ issuer: ISSUER, subject: 's1', email: 'ada@example.com', emailVerified: true, name: 'Ada', ...over });
+const identity = (over: Partial<ProviderIdentity> = {}): ProviderIdentity => ({
+  issuer: ISSUER,
+  subject: 's1',
+  email: 'ada@example.com',
+  emailVerified: true,
+  name: 'Ada',
+  ...over,
+});
 const open = { name: 'corp', registration: true, linkByEmail: true };
 
 function memoryStores() {
@@ -20,7 +27,8 @@ function memoryStores() {
   let next = 0;
   const userStore = {
     findById: async (id: string) => users.get(id) ?? null,
-    findByEmail: async (email: string) => [...users.values()].find((user) => user.email === email.toLowerCase()) ?? null,
+    findByEmail: async (email: string) =>
+      [...users.values()].find((user) => user.email === email.toLowerCase()) ?? null,
     create: async (user: NewUser) => {
       if ([...users.values()].some((other) => other.email === user.email)) throw new DuplicateKeyError();
       const record = { ...user, id: `u${(next += 1)}`, sessionVersion: 0, emailVerified: user.emailVerified ?? true };
@@ -58,7 +66,14 @@ function memoryStores() {
       const mine = [...links.entries()].filter(([, link]) => link.userId === userId);
       const going = mine.filter(([, link]) => link.issuer === removal.issuer);
       if (!user || going.length === 0) return { outcome: 'not-found' };
-      if (!keeps({ passwordHash: user.passwordHash, passkeys: keys.get(userId) ?? 0, identities: mine.length - going.length })) return { outcome: 'last-way' };
+      if (
+        !keeps({
+          passwordHash: user.passwordHash,
+          passkeys: keys.get(userId) ?? 0,
+          identities: mine.length - going.length,
+        })
+      )
+        return { outcome: 'last-way' };
       for (const [key] of going) links.delete(key);
       return { outcome: 'removed', passkeys: [], identities: going.map(([, link]) => link) };
     },
@@ -71,7 +86,11 @@ describe('OidcAccounts', () => {
     const { userStore, identityStore, methods } = memoryStores();
     const accounts = new OidcAccounts(userStore, identityStore, methods);
     const first = await accounts.resolve(open, identity());
-    expect(first).toMatchObject({ ok: true, how: 'created', user: { email: 'ada@example.com', passwordHash: NO_PASSWORD, role: 'user', name: 'Ada', emailVerified: true } });
+    expect(first).toMatchObject({
+      ok: true,
+      how: 'created',
+      user: { email: 'ada@example.com', passwordHash: NO_PASSWORD, role: 'user', name: 'Ada', emailVerified: true },
+    });
     const again = await accounts.resolve(open, identity({ email: 'changed@example.com', emailVerified: false }));
     expect(again).toMatchObject({ ok: true, how: 'linked', user: { id: (first as { user: UserRecord }).user.id } });
   });
@@ -81,7 +100,10 @@ describe('OidcAccounts', () => {
     const accounts = new OidcAccounts(userStore, identityStore, methods);
     const first = (await accounts.resolve(open, identity())) as { user: UserRecord };
     users.delete(first.user.id);
-    expect(await accounts.resolve({ ...open, registration: false }, identity())).toEqual({ ok: false, refused: 'registration-closed' });
+    expect(await accounts.resolve({ ...open, registration: false }, identity())).toEqual({
+      ok: false,
+      refused: 'registration-closed',
+    });
     expect(links.size).toBe(0);
   });
 
@@ -95,7 +117,10 @@ describe('OidcAccounts', () => {
 
     // A local account holding the address: both link it, one link stands, both sign in to it.
     const local = await userStore.create({ email: 'grace@example.com', passwordHash: 'h', role: 'user', name: null });
-    const racing = await Promise.all([accounts.resolve(open, identity({ subject: 's2', email: 'grace@example.com' })), accounts.resolve(open, identity({ subject: 's2', email: 'grace@example.com' }))]);
+    const racing = await Promise.all([
+      accounts.resolve(open, identity({ subject: 's2', email: 'grace@example.com' })),
+      accounts.resolve(open, identity({ subject: 's2', email: 'grace@example.com' })),
+    ]);
     expect(racing.map((result) => (result as { user: UserRecord }).user.id)).toEqual([local.id, local.id]);
     expect(racing.map((result) => (result as { how: string }).how).sort()).toEqual(['email', 'linked']);
   });
@@ -106,7 +131,12 @@ describe('OidcAccounts', () => {
     const { user } = (await accounts.resolve(open, identity())) as { user: UserRecord };
     expect(await accounts.unlink(user, 'https://other.example.com')).toBe('not-linked');
     expect(await accounts.unlink(user, ISSUER)).toBe('last-way');
-    await identityStore.link({ issuer: 'https://other.example.com', subject: 'x', userId: user.id, provider: 'google' });
+    await identityStore.link({
+      issuer: 'https://other.example.com',
+      subject: 'x',
+      userId: user.id,
+      provider: 'google',
+    });
     expect(await accounts.unlink(user, ISSUER)).toBe(1);
     users.set(user.id, { ...user, passwordHash: '$argon2id$…' }); // what the store reads under its lock, not the caller's copy
     expect(await accounts.unlink(user, 'https://other.example.com')).toBe(1);

@@ -20,10 +20,23 @@ import { skipNotice } from '../support/skip-notice';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PASSWORD = 'correct horse battery staple 42';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP localhost 127.0.0.1'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--host-resolver-rules=MAP localhost 127.0.0.1',
+];
 
-const chromiumMissing = existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
-if (chromiumMissing && process.env.REQUIRE_CHROMIUM === '1') throw new Error(`[passkeys in a browser] REQUIRE_CHROMIUM=1 but ${chromiumMissing}`);
+const chromiumMissing = existsSync(CHROMIUM)
+  ? undefined
+  : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+if (chromiumMissing && process.env.REQUIRE_CHROMIUM === '1')
+  throw new Error(`[passkeys in a browser] REQUIRE_CHROMIUM=1 but ${chromiumMissing}`);
 if (chromiumMissing) skipNotice(`[passkeys in a browser] SKIPPED — ${chromiumMissing}`);
 const engines = testEngines();
 
@@ -43,7 +56,11 @@ interface Answer {
 type Json = Record<string, unknown>;
 
 /** A browser context with its own virtual authenticator (or none). */
-async function openContext(browser: Browser, base: string, withAuthenticator: boolean): Promise<{ context: BrowserContext; page: Page; cdp: CDPSession; authenticatorId?: string }> {
+async function openContext(
+  browser: Browser,
+  base: string,
+  withAuthenticator: boolean,
+): Promise<{ context: BrowserContext; page: Page; cdp: CDPSession; authenticatorId?: string }> {
   const context = await browser.newContext();
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
@@ -51,7 +68,14 @@ async function openContext(browser: Browser, base: string, withAuthenticator: bo
   if (withAuthenticator) {
     await cdp.send('WebAuthn.enable', { enableUI: false });
     ({ authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     }));
   }
   await page.goto(`${base}/dev/passkeys`);
@@ -60,13 +84,25 @@ async function openContext(browser: Browser, base: string, withAuthenticator: bo
 
 /** Runs one of the development page's steps (window.passkeyDemo) and gives its answer. */
 const step = (page: Page, name: string, ...args: string[]) =>
-  page.evaluate(([name, args]) => (globalThis as unknown as { passkeyDemo: Record<string, (...a: string[]) => Promise<unknown>> }).passkeyDemo[name]!(...args), [name, args] as const) as Promise<Answer & Json>;
+  page.evaluate(
+    ([name, args]) =>
+      (globalThis as unknown as { passkeyDemo: Record<string, (...a: string[]) => Promise<unknown>> }).passkeyDemo[
+        name
+      ]!(...args),
+    [name, args] as const,
+  ) as Promise<Answer & Json>;
 
 /** A sign-in answer made in the page (options, then the authenticator), not sent: the test decides where it goes. */
 const assertion = (page: Page) =>
   page.evaluate(async () => {
-    const options = (await (await fetch('/api/auth/passkeys/login/options', { method: 'POST', credentials: 'include' })).json()) as { data: unknown };
-    const browser = (globalThis as unknown as { SimpleWebAuthnBrowser: { startAuthentication(o: { optionsJSON: unknown }): Promise<unknown> } }).SimpleWebAuthnBrowser;
+    const options = (await (
+      await fetch('/api/auth/passkeys/login/options', { method: 'POST', credentials: 'include' })
+    ).json()) as { data: unknown };
+    const browser = (
+      globalThis as unknown as {
+        SimpleWebAuthnBrowser: { startAuthentication(o: { optionsJSON: unknown }): Promise<unknown> };
+      }
+    ).SimpleWebAuthnBrowser;
     return (await browser.startAuthentication({ optionsJSON: options.data })) as Json;
   });
 
@@ -76,7 +112,12 @@ const verifyIn = (page: Page, credential: Json, times = 1) =>
     async ([credential, times]) =>
       Promise.all(
         Array.from({ length: times }, async () => {
-          const response = await fetch('/api/auth/passkeys/login/verify', { method: 'POST', credentials: 'include', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ credential }) });
+          const response = await fetch('/api/auth/passkeys/login/verify', {
+            method: 'POST',
+            credentials: 'include',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ credential }),
+          });
           return { status: response.status, body: (await response.json()) as Answer['body'] };
         }),
       ),
@@ -87,7 +128,13 @@ const verifyIn = (page: Page, credential: Json, times = 1) =>
 function fromOrigin(credential: Json, origin: string): Json {
   const response = credential.response as Json;
   const clientData = JSON.parse(Buffer.from(response.clientDataJSON as string, 'base64url').toString('utf8')) as Json;
-  return { ...credential, response: { ...response, clientDataJSON: Buffer.from(JSON.stringify({ ...clientData, origin })).toString('base64url') } };
+  return {
+    ...credential,
+    response: {
+      ...response,
+      clientDataJSON: Buffer.from(JSON.stringify({ ...clientData, origin })).toString('base64url'),
+    },
+  };
 }
 
 for (const target of engines) {
@@ -105,7 +152,16 @@ for (const target of engines) {
       const port = await freePort();
       base = `http://localhost:${port}`;
       testApp = await buildTestApp({
-        env: { DATABASE_URL: started.url, USER_STORE: 'database', PUBLIC_URL: base, PASSKEYS: 'true', AUTH_REGISTRATION: 'true', AUTH_RATE_LIMIT_MAX: '10000', METRICS_PORT: '9464', SMTP_URL: await mail.start() },
+        env: {
+          DATABASE_URL: started.url,
+          USER_STORE: 'database',
+          PUBLIC_URL: base,
+          PASSKEYS: 'true',
+          AUTH_REGISTRATION: 'true',
+          AUTH_RATE_LIMIT_MAX: '10000',
+          METRICS_PORT: '9464',
+          SMTP_URL: await mail.start(),
+        },
         modules: [authModule, usersModule],
       });
       server = createHttpServer(testApp.app);
@@ -132,11 +188,16 @@ for (const target of engines) {
       expect(added.body!.data).toMatchObject({ name: 'Laptop', transports: ['internal'], lastUsedAt: null });
       // The owner is told, by the notice every way to sign in uses, naming the passkey.
       const [addedMail] = await mail.waitFor(email);
-      expect(addedMail).toMatchObject({ subject: 'A way to sign in was added to your account', text: expect.stringContaining('a passkey "Laptop"') });
+      expect(addedMail).toMatchObject({
+        subject: 'A way to sign in was added to your account',
+        text: expect.stringContaining('a passkey "Laptop"'),
+      });
       expect(addedMail!.html).toContain('a passkey &quot;Laptop&quot;');
       const listed = await step(page, 'list');
       expect((listed.body!.data as unknown as unknown[]).length).toBe(1);
-      expect((await a.cdp.send('WebAuthn.getCredentials', { authenticatorId: a.authenticatorId! })).credentials).toEqual([expect.objectContaining({ isResidentCredential: true, rpId: 'localhost' })]);
+      expect(
+        (await a.cdp.send('WebAuthn.getCredentials', { authenticatorId: a.authenticatorId! })).credentials,
+      ).toEqual([expect.objectContaining({ isResidentCredential: true, rpId: 'localhost' })]);
 
       // Sign out, then in with the passkey alone: the same access token, refresh and device cookies as a password login.
       expect((await step(page, 'logout')).status).toBe(204);
@@ -154,7 +215,10 @@ for (const target of engines) {
       const [first] = await verifyIn(page, answer);
       expect(first!.status).toBe(200);
       const [replayed] = await verifyIn(page, answer);
-      expect(replayed).toEqual({ status: 401, body: expect.objectContaining({ message: expect.stringContaining('used already') }) });
+      expect(replayed).toEqual({
+        status: 401,
+        body: expect.objectContaining({ message: expect.stringContaining('used already') }),
+      });
       // Five verifies racing with one answer: exactly one signs in.
       const raced = await verifyIn(page, await assertion(page), 5);
       expect(raced.map((outcome) => outcome.status).sort()).toEqual([200, 401, 401, 401, 401]);
@@ -171,31 +235,73 @@ for (const target of engines) {
       await b.context.close();
 
       // A clone: the same key with a lower signature counter (an authenticator copied earlier) is refused.
-      const [credential] = (await a.cdp.send('WebAuthn.getCredentials', { authenticatorId: a.authenticatorId! })).credentials;
+      const [credential] = (await a.cdp.send('WebAuthn.getCredentials', { authenticatorId: a.authenticatorId! }))
+        .credentials;
       expect(credential!.signCount).toBeGreaterThan(2);
-      await a.cdp.send('WebAuthn.removeCredential', { authenticatorId: a.authenticatorId!, credentialId: credential!.credentialId });
-      await a.cdp.send('WebAuthn.addCredential', { authenticatorId: a.authenticatorId!, credential: { ...credential!, signCount: 1 } });
+      await a.cdp.send('WebAuthn.removeCredential', {
+        authenticatorId: a.authenticatorId!,
+        credentialId: credential!.credentialId,
+      });
+      await a.cdp.send('WebAuthn.addCredential', {
+        authenticatorId: a.authenticatorId!,
+        credential: { ...credential!, signCount: 1 },
+      });
       const [cloned] = await verifyIn(page, await assertion(page));
-      expect(cloned).toEqual({ status: 401, body: expect.objectContaining({ message: expect.stringContaining('counter went backwards') }) });
+      expect(cloned).toEqual({
+        status: 401,
+        body: expect.objectContaining({ message: expect.stringContaining('counter went backwards') }),
+      });
 
       // Removed (the account keeps its password): the passkey no longer signs in.
-      await a.cdp.send('WebAuthn.removeCredential', { authenticatorId: a.authenticatorId!, credentialId: credential!.credentialId });
-      await a.cdp.send('WebAuthn.addCredential', { authenticatorId: a.authenticatorId!, credential: { ...credential!, signCount: 10_000 } });
+      await a.cdp.send('WebAuthn.removeCredential', {
+        authenticatorId: a.authenticatorId!,
+        credentialId: credential!.credentialId,
+      });
+      await a.cdp.send('WebAuthn.addCredential', {
+        authenticatorId: a.authenticatorId!,
+        credential: { ...credential!, signCount: 10_000 },
+      });
       expect((await step(page, 'login', email, PASSWORD)).status).toBe(200);
       const id = ((await step(page, 'list')).body!.data as unknown as Array<{ id: string }>)[0]!.id;
       expect((await step(page, 'remove', id)).status).toBe(204);
       expect((await step(page, 'remove', id)).status).toBe(404);
       const [removed] = await verifyIn(page, await assertion(page));
-      expect(removed).toEqual({ status: 401, body: expect.objectContaining({ message: expect.stringContaining('not registered here') }) });
+      expect(removed).toEqual({
+        status: 401,
+        body: expect.objectContaining({ message: expect.stringContaining('not registered here') }),
+      });
       const removedMail = (await mail.waitFor(email, 2))[1]!;
-      expect(removedMail).toMatchObject({ subject: 'A way to sign in was removed from your account', text: expect.stringContaining('a passkey "Laptop"') });
+      expect(removedMail).toMatchObject({
+        subject: 'A way to sign in was removed from your account',
+        text: expect.stringContaining('a passkey "Laptop"'),
+      });
       const metrics = (await testApp!.services.metrics.render()).body;
-      const counted = (outcome: string) => Number(new RegExp(`^auth_passkey_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
-      expect([counted('success'), counted('added'), counted('removed'), counted('counter'), counted('unknown-credential')]).toEqual([3, 1, 1, 1, 1]); // signed in, the replayed answer's first use, the race's winner
-      const actions = testApp!.logLines().filter((line) => line.event === 'auth' && String(line.action).startsWith('passkey-')).map((line) => `${line.action} ${line.outcome} ${line.reason ?? ''}`.trim());
-      expect(testApp!.logLines()).toContainEqual(expect.objectContaining({ event: 'auth', action: 'owner-proof', outcome: 'refused', reason: 'wrong-password' }));
+      const counted = (outcome: string) =>
+        Number(new RegExp(`^auth_passkey_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
+      expect([
+        counted('success'),
+        counted('added'),
+        counted('removed'),
+        counted('counter'),
+        counted('unknown-credential'),
+      ]).toEqual([3, 1, 1, 1, 1]); // signed in, the replayed answer's first use, the race's winner
+      const actions = testApp!
+        .logLines()
+        .filter((line) => line.event === 'auth' && String(line.action).startsWith('passkey-'))
+        .map((line) => `${line.action} ${line.outcome} ${line.reason ?? ''}`.trim());
+      expect(testApp!.logLines()).toContainEqual(
+        expect.objectContaining({ event: 'auth', action: 'owner-proof', outcome: 'refused', reason: 'wrong-password' }),
+      );
       expect(actions).toEqual(
-        expect.arrayContaining(['passkey-register success', 'passkey-login success', 'passkey-login refused bad-challenge', 'passkey-login refused invalid-credential', 'passkey-login refused counter', 'passkey-login refused unknown-credential', 'passkey-remove success']),
+        expect.arrayContaining([
+          'passkey-register success',
+          'passkey-login success',
+          'passkey-login refused bad-challenge',
+          'passkey-login refused invalid-credential',
+          'passkey-login refused counter',
+          'passkey-login refused unknown-credential',
+          'passkey-remove success',
+        ]),
       );
       await a.context.close();
     }, 120_000);

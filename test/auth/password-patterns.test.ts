@@ -26,7 +26,8 @@ const BASES = [
   () => pick(en['lastnames-en'].slice(0, 5000)),
   () => pick(en['commonWords-en'].slice(100, 5000).filter((word) => /^[a-z]{4,}$/.test(word))),
   () => pick(['jordan', 'mcallister']), // the user's own
-  () => pick(['password', 'welcome', 'letmein', 'dragon', 'monkey', 'football', 'sunshine', 'princess', 'qwerty', 'admin']),
+  () =>
+    pick(['password', 'welcome', 'letmein', 'dragon', 'monkey', 'football', 'sunshine', 'princess', 'qwerty', 'admin']),
 ];
 const L33T: Record<string, string[]> = { a: ['4', '@'], e: ['3'], i: ['1', '!'], o: ['0'], s: ['5', '$'], t: ['7'] };
 const SYMBOLS = [...'!@#$%?*&.'];
@@ -34,7 +35,12 @@ const SYMBOLS = [...'!@#$%?*&.'];
 function spelling(word: string): string {
   const styles = [word, word[0].toUpperCase() + word.slice(1), word.toUpperCase()];
   let spelt = pick(styles);
-  if (randomInt(3) === 0) spelt = [...spelt].map((character) => (L33T[character.toLowerCase()] && randomInt(2) === 0 ? pick(L33T[character.toLowerCase()]) : character)).join('');
+  if (randomInt(3) === 0)
+    spelt = [...spelt]
+      .map((character) =>
+        L33T[character.toLowerCase()] && randomInt(2) === 0 ? pick(L33T[character.toLowerCase()]) : character,
+      )
+      .join('');
   return spelt;
 }
 
@@ -65,7 +71,12 @@ function decorated(): string {
 /** A keyboard walk: rows, columns (`1qaz2wsx`), reversed or shifted, from anywhere. */
 function keyboardWalk(): string {
   const rows = ['`1234567890-=', 'qwertyuiop[]\\', "asdfghjkl;'", 'zxcvbnm,./'];
-  const SHIFT: Record<string, string> = Object.fromEntries(Object.values(adjacencyGraphs.qwerty as Record<string, (string | null)[]>).flat().filter((pair): pair is string => pair !== null).map((pair) => [pair[0], pair[1]]));
+  const SHIFT: Record<string, string> = Object.fromEntries(
+    Object.values(adjacencyGraphs.qwerty as Record<string, (string | null)[]>)
+      .flat()
+      .filter((pair): pair is string => pair !== null)
+      .map((pair) => [pair[0], pair[1]]),
+  );
   const shifted = (text: string) => [...text].map((character) => SHIFT[character] ?? character).join('');
   let walk: string;
   if (randomInt(2) === 0) {
@@ -74,14 +85,21 @@ function keyboardWalk(): string {
     walk = row.slice(start, start + between(8, row.length - start));
   } else {
     const start = between(1, 6);
-    walk = Array.from({ length: between(3, 4) }, (_, column) => [rows[0][start + column], rows[1][start + column - 1], rows[2][start + column - 1], rows[3][start + column - 1]].join('')).join('');
+    walk = Array.from({ length: between(3, 4) }, (_, column) =>
+      [
+        rows[0][start + column],
+        rows[1][start + column - 1],
+        rows[2][start + column - 1],
+        rows[3][start + column - 1],
+      ].join(''),
+    ).join('');
   }
   if (randomInt(3) === 0) walk = [...walk].reverse().join('');
   return randomInt(4) === 0 ? shifted(walk) : walk;
 }
 
 describe('password patterns cracking tools try first', () => {
-  it('refuses 1,000 generated decorated words: seasons, months, days, names, common words, the user\'s own', () => {
+  it("refuses 1,000 generated decorated words: seasons, months, days, names, common words, the user's own", () => {
     const accepted: string[] = [];
     for (let i = 0; i < 1000; i += 1) {
       const password = decorated();
@@ -110,7 +128,16 @@ describe('password patterns cracking tools try first', () => {
   });
 
   it('names the pattern for a decorated word', () => {
-    for (const password of ['Summer2024!!', 'September2024!', 'October2023??', 'Winter2025!@#', '!!Michael1985', 'P@ssw0rd2024!', 'summer2024summer', 'Mcallister1990!']) {
+    for (const password of [
+      'Summer2024!!',
+      'September2024!',
+      'October2023??',
+      'Winter2025!@#',
+      '!!Michael1985',
+      'P@ssw0rd2024!',
+      'summer2024summer',
+      'Mcallister1990!',
+    ]) {
       expect(passwordRefusal(password, USER)).toMatch(/common word or name with digits or symbols/);
     }
   });
@@ -119,7 +146,9 @@ describe('password patterns cracking tools try first', () => {
     const words = en['commonWords-en'].slice(1000, 20_000).filter((word) => /^[a-z]{4,9}$/.test(word));
     const refused: string[] = [];
     for (let i = 0; i < 200; i += 1) {
-      const phrase = Array.from({ length: 4 }, () => pick(words)).join(pick([' ', '-', '.'])) + (randomInt(2) ? ` ${between(10, 99)}` : '');
+      const phrase =
+        Array.from({ length: 4 }, () => pick(words)).join(pick([' ', '-', '.'])) +
+        (randomInt(2) ? ` ${between(10, 99)}` : '');
       if (passwordRefusal(phrase, USER) !== undefined) refused.push(phrase);
     }
     expect(refused).toEqual([]);
@@ -141,9 +170,15 @@ describe('registration refuses them over HTTP', () => {
       if (password.length >= 12) candidates.push(password);
     }
     for (const [index, password] of [...candidates, 'Summer2024!!', 'October2023??'].entries()) {
-      const response = await http.post('/api/auth/register').send({ name: 'Pat Tern', email: `pattern-${index}@example.com`, password }).expect(422);
+      const response = await http
+        .post('/api/auth/register')
+        .send({ name: 'Pat Tern', email: `pattern-${index}@example.com`, password })
+        .expect(422);
       expect(response.body.errors).toEqual([expect.objectContaining({ field: 'password' })]);
     }
-    await http.post('/api/auth/register').send({ name: 'Pat Tern', email: 'pass.phrase@example.com', password: 'violet kettle marching ninety' }).expect(201);
+    await http
+      .post('/api/auth/register')
+      .send({ name: 'Pat Tern', email: 'pass.phrase@example.com', password: 'violet kettle marching ninety' })
+      .expect(201);
   });
 });

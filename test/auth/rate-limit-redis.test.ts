@@ -52,7 +52,10 @@ describeWithRedis('auth rate limit shared through Redis (REDIS_URL)', () => {
     }
     expect(remaining).toEqual(['3', '2', '1', '0']);
     const limited = await a.post('/api/auth/refresh').expect(429);
-    expect(limited.body).toEqual({ status: 'fail', message: expect.stringMatching(/^Too many authentication requests/) });
+    expect(limited.body).toEqual({
+      status: 'fail',
+      message: expect.stringMatching(/^Too many authentication requests/),
+    });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(limited.headers['ratelimit-limit']).toBe('4');
     await b.get('/api/auth/whatever').expect(429);
@@ -76,7 +79,10 @@ describeWithRedis('auth rate limit shared through Redis (REDIS_URL)', () => {
     await redis.stop();
 
     const started = Date.now();
-    const refused = await http.post('/api/auth/login').send({ email: 'demo@example.com', password: 'demo-password' }).expect(503);
+    const refused = await http
+      .post('/api/auth/login')
+      .send({ email: 'demo@example.com', password: 'demo-password' })
+      .expect(503);
     console.log(`rate limiter with Redis down answered 503 in ${Date.now() - started} ms`);
     expect(refused.body).toEqual({ status: 'fail', message: expect.any(String) });
     expect(refused.headers['retry-after']).toBe('5');

@@ -18,7 +18,11 @@ describe('auth rate limit, memory store (AUTH_RATE_LIMIT_MAX=10 per 15m, per cli
   async function spendTen(headers: Record<string, string> = {}): Promise<void> {
     const calls = [
       () => http.post('/api/auth/login').set(headers).send(DEMO),
-      () => http.post('/api/auth/login').set(headers).send({ ...DEMO, password: 'wrong-password' }),
+      () =>
+        http
+          .post('/api/auth/login')
+          .set(headers)
+          .send({ ...DEMO, password: 'wrong-password' }),
       () => http.post('/api/auth/login').set(headers).send({}),
       () => http.post('/api/auth/refresh').set(headers),
       () => http.post('/api/auth/logout').set(headers),
@@ -42,7 +46,10 @@ describe('auth rate limit, memory store (AUTH_RATE_LIMIT_MAX=10 per 15m, per cli
   it('the 11th /api/auth request is 429 with our envelope and headers; GET / and health are unaffected', async () => {
     await spendTen();
     const limited = await http.post('/api/auth/login').send(DEMO).expect(429);
-    expect(limited.body).toEqual({ status: 'fail', message: expect.stringMatching(/^Too many authentication requests/) });
+    expect(limited.body).toEqual({
+      status: 'fail',
+      message: expect.stringMatching(/^Too many authentication requests/),
+    });
     const retryAfter = Number(limited.headers['retry-after']);
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(900);

@@ -24,14 +24,35 @@ function sign(header: object, claims: object, secret: string): string {
 const accessToken = (claims: object = {}, header: object = {}) =>
   sign(
     { alg: 'HS256', typ: 'at+jwt', ...header },
-    { sub: 'demo', role: 'user', sv: 0, typ: 'access', jti: 'j', iss: ISSUER, aud: AUDIENCE, iat: now(), exp: now() + 600, ...claims },
+    {
+      sub: 'demo',
+      role: 'user',
+      sv: 0,
+      typ: 'access',
+      jti: 'j',
+      iss: ISSUER,
+      aud: AUDIENCE,
+      iat: now(),
+      exp: now() + 600,
+      ...claims,
+    },
     TEST_SECRETS.JWT_SECRET,
   );
 
 const refreshToken = (claims: object = {}) =>
   sign(
     { alg: 'HS256', typ: 'JWT' },
-    { sub: 'demo', typ: 'refresh', sv: 0, jti: randomBytes(16).toString('base64url'), iss: ISSUER, aud: ISSUER, iat: now(), exp: now() + 3600, ...claims },
+    {
+      sub: 'demo',
+      typ: 'refresh',
+      sv: 0,
+      jti: randomBytes(16).toString('base64url'),
+      iss: ISSUER,
+      aud: ISSUER,
+      iat: now(),
+      exp: now() + 3600,
+      ...claims,
+    },
     TEST_SECRETS.REFRESH_TOKEN_SECRET,
   );
 
@@ -48,8 +69,20 @@ describe('token claims (RFC 8725)', () => {
     const session = await login(app);
     const access = jwt.decode(session.accessToken, { complete: true });
     expect(access?.header).toMatchObject({ alg: 'HS256', typ: 'at+jwt' });
-    expect(access?.payload).toMatchObject({ iss: ISSUER, aud: AUDIENCE, typ: 'access', sub: 'demo', exp: expect.any(Number), iat: expect.any(Number) });
-    expect(jwt.decode(session.refreshToken)).toMatchObject({ iss: ISSUER, aud: ISSUER, typ: 'refresh', exp: expect.any(Number) });
+    expect(access?.payload).toMatchObject({
+      iss: ISSUER,
+      aud: AUDIENCE,
+      typ: 'access',
+      sub: 'demo',
+      exp: expect.any(Number),
+      iat: expect.any(Number),
+    });
+    expect(jwt.decode(session.refreshToken)).toMatchObject({
+      iss: ISSUER,
+      aud: ISSUER,
+      typ: 'refresh',
+      exp: expect.any(Number),
+    });
   });
 
   describe('access tokens on an authenticated route', () => {
@@ -81,7 +114,9 @@ describe('token claims (RFC 8725)', () => {
   describe('refresh tokens in the cookie', () => {
     /** Stores the token's record, as a login would have, so only the claims can be why it is refused. */
     async function stored(token: string): Promise<string> {
-      await app.services.database.store(refreshTokenStore).create({ userId: 'demo', token: digestRefreshToken(token), expiresAt: new Date(Date.now() + 3600_000) });
+      await app.services.database
+        .store(refreshTokenStore)
+        .create({ userId: 'demo', token: digestRefreshToken(token), expiresAt: new Date(Date.now() + 3600_000) });
       return token;
     }
     const refresh = (token: string) => http().post('/api/auth/refresh').set('Cookie', `refreshToken=${token}`);

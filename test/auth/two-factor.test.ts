@@ -13,16 +13,26 @@ import { MAIL_TEST_PASSWORD as PASSWORD, useMailApp } from '../support/mail-app'
 
 const MFA_KEY = 'test-mfa-sealing-key-0123456789abcdef0123456789';
 const cookiesOf = (res: request.Response) => ([] as string[]).concat(res.headers['set-cookie'] ?? []);
-const refreshCookieOf = (res: request.Response) => cookiesOf(res).find((cookie) => cookie.startsWith('refreshToken='))!.split(';')[0]!;
+const refreshCookieOf = (res: request.Response) =>
+  cookiesOf(res)
+    .find((cookie) => cookie.startsWith('refreshToken='))!
+    .split(';')[0]!;
 /** The code of the time step `offsetSteps` from now. */
 
 const engines = testEngines();
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`two-factor login on ${target.label}`, () => {
-    const { app, http, mail, register } = useMailApp(target, { MFA_ENCRYPTION_KEY: MFA_KEY, MFA_ISSUER: 'Koa API Test', LOGIN_THROTTLE_FAILURES: '5' });
+    const { app, http, mail, register } = useMailApp(target, {
+      MFA_ENCRYPTION_KEY: MFA_KEY,
+      MFA_ISSUER: 'Koa API Test',
+      LOGIN_THROTTLE_FAILURES: '5',
+    });
     const login = (email: string) => http().post('/api/auth/login').send({ email, password: PASSWORD });
-    const verify = (mfaToken: string, factor: { code: string } | { recoveryCode: string }) => http().post('/api/auth/mfa/verify').send({ mfaToken, ...factor });
+    const verify = (mfaToken: string, factor: { code: string } | { recoveryCode: string }) =>
+      http()
+        .post('/api/auth/mfa/verify')
+        .send({ mfaToken, ...factor });
 
     /**
      * A registered user with two-factor login confirmed (at the current time step): their secret, recovery
@@ -31,12 +41,27 @@ for (const target of engines) {
     const enrolled = async () => {
       const email = await register();
       const bearer = `Bearer ${(await login(email).expect(200)).body.data.accessToken}`;
-      const enrolment = await http().post('/api/auth/mfa/enroll').set('Authorization', bearer).send({ password: PASSWORD }).expect(200);
+      const enrolment = await http()
+        .post('/api/auth/mfa/enroll')
+        .set('Authorization', bearer)
+        .send({ password: PASSWORD })
+        .expect(200);
       const { secret, otpauthUrl } = enrolment.body.data as { secret: string; otpauthUrl: string };
-      expect(otpauthUrl).toBe(`otpauth://totp/Koa%20API%20Test:${encodeURIComponent(email)}?secret=${secret}&issuer=Koa%20API%20Test`);
-      const confirmed = await http().post('/api/auth/mfa/confirm').set('Authorization', bearer).send({ code: await codeAt(secret) }).expect(200);
+      expect(otpauthUrl).toBe(
+        `otpauth://totp/Koa%20API%20Test:${encodeURIComponent(email)}?secret=${secret}&issuer=Koa%20API%20Test`,
+      );
+      const confirmed = await http()
+        .post('/api/auth/mfa/confirm')
+        .set('Authorization', bearer)
+        .send({ code: await codeAt(secret) })
+        .expect(200);
       const refreshed = await http().post('/api/auth/refresh').set('Cookie', refreshCookieOf(confirmed)).expect(200);
-      return { email, secret, bearer: `Bearer ${refreshed.body.data.accessToken}`, recoveryCodes: confirmed.body.data.recoveryCodes as string[] };
+      return {
+        email,
+        secret,
+        bearer: `Bearer ${refreshed.body.data.accessToken}`,
+        recoveryCodes: confirmed.body.data.recoveryCodes as string[],
+      };
     };
 
     it('enrol → login asks for a code → a right one signs in; wrong, replayed and expired ones are refused', async () => {
@@ -51,7 +76,10 @@ for (const target of engines) {
       const { mfaToken } = challenged.body.data as { mfaToken: string };
       await http().get('/api/users/me').set('Authorization', `Bearer ${mfaToken}`).expect(401); // it is no access token
 
-      expect((await verify(mfaToken, { code: (await wrongCodes(secret))[0] }).expect(401)).body).toEqual({ status: 'fail', message: 'Wrong, expired or already used code' });
+      expect((await verify(mfaToken, { code: (await wrongCodes(secret))[0] }).expect(401)).body).toEqual({
+        status: 'fail',
+        message: 'Wrong, expired or already used code',
+      });
       const next = await codeAt(secret, 1); // the confirmation used this step's code
       const signedIn = await verify(mfaToken, { code: next }).expect(200);
       expect(signedIn.body.data).toMatchObject({ accessToken: expect.any(String), tokenType: 'Bearer' });
@@ -74,7 +102,10 @@ for (const target of engines) {
       const typed = recoveryCodes[0]!.toUpperCase().replace(/-/g, ' '); // as someone copies it from paper
       await verify(mfaToken, { recoveryCode: typed }).expect(200);
       await verify(mfaToken, { recoveryCode: recoveryCodes[0]! }).expect(401);
-      expect((await http().get('/api/auth/mfa').set('Authorization', bearer).expect(200)).body.data).toEqual({ enabled: true, recoveryCodesLeft: 9 });
+      expect((await http().get('/api/auth/mfa').set('Authorization', bearer).expect(200)).body.data).toEqual({
+        enabled: true,
+        recoveryCodesLeft: 9,
+      });
     });
 
     it('an mfaToken signs in once: after its first success, the next code and a recovery code are refused with it', async () => {
@@ -85,15 +116,23 @@ for (const target of engines) {
       expect(spent.body).toEqual({ status: 'fail', message: 'Invalid, expired or used mfaToken: log in again' });
       await verify(mfaToken, { code: await codeAt(secret, 2) }).expect(401);
       // A spent token is refused before the code is looked at: the recovery code is still there.
-      expect((await http().get('/api/auth/mfa').set('Authorization', bearer).expect(200)).body.data).toEqual({ enabled: true, recoveryCodesLeft: 10 });
-      const refused = app().logLines().filter((line) => line.action === 'mfa-verify' && line.outcome === 'refused');
+      expect((await http().get('/api/auth/mfa').set('Authorization', bearer).expect(200)).body.data).toEqual({
+        enabled: true,
+        recoveryCodesLeft: 10,
+      });
+      const refused = app()
+        .logLines()
+        .filter((line) => line.action === 'mfa-verify' && line.outcome === 'refused');
       expect(refused.slice(-2).map((line) => line.reason)).toEqual(['spent-token', 'spent-token']);
     });
 
     it('of two verifies racing with one mfaToken, exactly one signs in', async () => {
       const { email, secret, recoveryCodes } = await enrolled();
       const { mfaToken } = (await login(email).expect(200)).body.data;
-      const answers = await Promise.all([verify(mfaToken, { code: await codeAt(secret, 1) }), verify(mfaToken, { recoveryCode: recoveryCodes[1]! })]);
+      const answers = await Promise.all([
+        verify(mfaToken, { code: await codeAt(secret, 1) }),
+        verify(mfaToken, { recoveryCode: recoveryCodes[1]! }),
+      ]);
       expect(answers.map((answer) => answer.status).sort()).toEqual([200, 401]);
       expect(answers.flatMap(cookiesOf).filter((cookie) => cookie.startsWith('refreshToken='))).toHaveLength(1);
     });
@@ -104,11 +143,14 @@ for (const target of engines) {
       const code = await codeAt(secret, 1);
       const burst = await Promise.all(Array.from({ length: 10 }, () => verify(mfaToken, { code })));
       expect(burst.map((answer) => answer.status).sort()).toEqual([200, ...Array(9).fill(401)]);
-      for (const answer of burst.filter((each) => each.status === 401)) expect(answer.body.message).toBe('Invalid, expired or used mfaToken: log in again');
+      for (const answer of burst.filter((each) => each.status === 401))
+        expect(answer.body.message).toBe('Invalid, expired or used mfaToken: log in again');
       // The same code again with new tokens (this step is used): "used", six times, past the limit of five wrong codes.
       for (let attempt = 0; attempt < 6; attempt += 1) {
         const { mfaToken: next } = (await login(email).expect(200)).body.data;
-        expect((await verify(next, { code }).expect(401)).body.message).toBe('This code was used already: wait for the next one');
+        expect((await verify(next, { code }).expect(401)).body.message).toBe(
+          'This code was used already: wait for the next one',
+        );
       }
       const { mfaToken: last } = (await login(email).expect(200)).body.data;
       for (const wrong of await wrongCodes(secret, 5)) await verify(last, { code: wrong }).expect(401); // five wrong ones still get their answer
@@ -120,14 +162,23 @@ for (const target of engines) {
       const { mfaToken } = (await login(email).expect(200)).body.data;
       const race = await Promise.all(recoveryCodes.map((recoveryCode) => verify(mfaToken, { recoveryCode })));
       expect(race.map((answer) => answer.status).sort()).toEqual([200, ...Array(9).fill(401)]);
-      expect((await http().get('/api/auth/mfa').set('Authorization', bearer).expect(200)).body.data).toEqual({ enabled: true, recoveryCodesLeft: 9 });
+      expect((await http().get('/api/auth/mfa').set('Authorization', bearer).expect(200)).body.data).toEqual({
+        enabled: true,
+        recoveryCodesLeft: 9,
+      });
     });
 
     it('refuses a code that is expired at confirmation, and a malformed one', async () => {
       const email = await register();
       const bearer = `Bearer ${(await login(email).expect(200)).body.data.accessToken}`;
-      const { secret } = (await http().post('/api/auth/mfa/enroll').set('Authorization', bearer).send({ password: PASSWORD }).expect(200)).body.data;
-      const expired = await http().post('/api/auth/mfa/confirm').set('Authorization', bearer).send({ code: await codeAt(secret, -3) }).expect(422);
+      const { secret } = (
+        await http().post('/api/auth/mfa/enroll').set('Authorization', bearer).send({ password: PASSWORD }).expect(200)
+      ).body.data;
+      const expired = await http()
+        .post('/api/auth/mfa/confirm')
+        .set('Authorization', bearer)
+        .send({ code: await codeAt(secret, -3) })
+        .expect(422);
       expect(expired.body.errors).toEqual([{ field: 'code', message: expect.stringContaining('is wrong or expired') }]);
       await http().post('/api/auth/mfa/confirm').set('Authorization', bearer).send({ code: '12345' }).expect(422);
       expect((await login(email).expect(200)).body.data).toHaveProperty('accessToken'); // not on until confirmed
@@ -159,13 +210,35 @@ for (const target of engines) {
 
     it('disabling takes the password and a code; then login needs none', async () => {
       const { email, secret, bearer } = await enrolled();
-      await http().post('/api/auth/mfa/disable').set('Authorization', bearer).send({ password: 'not the password at all', code: await codeAt(secret, 1) }).expect(401);
-      await http().post('/api/auth/mfa/disable').set('Authorization', bearer).send({ password: PASSWORD, code: (await wrongCodes(secret))[0] }).expect(401);
-      await http().post('/api/auth/mfa/disable').set('Authorization', bearer).send({ password: PASSWORD, code: await codeAt(secret, 1) }).expect(204);
+      await http()
+        .post('/api/auth/mfa/disable')
+        .set('Authorization', bearer)
+        .send({ password: 'not the password at all', code: await codeAt(secret, 1) })
+        .expect(401);
+      await http()
+        .post('/api/auth/mfa/disable')
+        .set('Authorization', bearer)
+        .send({ password: PASSWORD, code: (await wrongCodes(secret))[0] })
+        .expect(401);
+      await http()
+        .post('/api/auth/mfa/disable')
+        .set('Authorization', bearer)
+        .send({ password: PASSWORD, code: await codeAt(secret, 1) })
+        .expect(204);
       expect((await login(email).expect(200)).body.data).toHaveProperty('accessToken');
-      expect((await mail.waitFor(email, 2)).map((sent) => sent.subject)).toEqual(['Two-factor login was turned on', 'Two-factor login was turned off']);
-      await http().post('/api/auth/mfa/disable').set('Authorization', bearer).send({ password: PASSWORD, code: await codeAt(secret, 1) }).expect(409);
-      expect((await http().get('/api/auth/mfa').set('Authorization', bearer).expect(200)).body.data).toEqual({ enabled: false, recoveryCodesLeft: 0 });
+      expect((await mail.waitFor(email, 2)).map((sent) => sent.subject)).toEqual([
+        'Two-factor login was turned on',
+        'Two-factor login was turned off',
+      ]);
+      await http()
+        .post('/api/auth/mfa/disable')
+        .set('Authorization', bearer)
+        .send({ password: PASSWORD, code: await codeAt(secret, 1) })
+        .expect(409);
+      expect((await http().get('/api/auth/mfa').set('Authorization', bearer).expect(200)).body.data).toEqual({
+        enabled: false,
+        recoveryCodesLeft: 0,
+      });
     });
 
     it('stores the secret sealed and the recovery codes as digests, and logs none of them', async () => {

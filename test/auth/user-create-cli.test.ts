@@ -49,7 +49,10 @@ describe('user:create CLI', () => {
       const claims = JSON.parse(Buffer.from(session.accessToken.split('.')[1], 'base64url').toString());
       expect(claims).toMatchObject({ sub: id, role: 'admin' });
       await login(app, { email: 'user@example.com', password: 'user-password-1' });
-      await request(app.app.callback()).post('/api/auth/login').send({ email: 'admin@example.com', password: 'wrong-password' }).expect(401);
+      await request(app.app.callback())
+        .post('/api/auth/login')
+        .send({ email: 'admin@example.com', password: 'wrong-password' })
+        .expect(401);
       expect((await app.services.database.store(userStore).findById(id))!.name).toBe('Ada');
     } finally {
       await app.close();

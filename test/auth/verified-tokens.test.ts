@@ -11,7 +11,17 @@ const config = loadConfig({ NODE_ENV: 'test', ...TEST_SECRETS, JWT_ACCESS_TTL: '
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 function signAccess(claims: object, secret = TEST_SECRETS.JWT_SECRET): string {
   const nowSeconds = Math.floor(Date.now() / 1000);
-  const payload = { sub: 'u1', role: 'user', sv: 0, typ: 'access', iss: config.jwt.issuer, aud: config.jwt.audience, iat: nowSeconds, exp: nowSeconds + 60, ...claims };
+  const payload = {
+    sub: 'u1',
+    role: 'user',
+    sv: 0,
+    typ: 'access',
+    iss: config.jwt.issuer,
+    aud: config.jwt.audience,
+    iat: nowSeconds,
+    exp: nowSeconds + 60,
+    ...claims,
+  };
   const unsigned = `${b64({ alg: 'HS256', typ: 'at+jwt' })}.${b64(payload)}`;
   return `${unsigned}.${createHmac('sha256', secret).update(unsigned).digest('base64url')}`;
 }
@@ -23,9 +33,19 @@ describe('verified access tokens, remembered', () => {
     jest.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') });
     const tokens = new TokenService(config.jwt);
     const token = signAccess({});
-    expect(tokens.verifyAccessToken(token)).toEqual({ id: 'u1', role: 'user', sessionVersion: 0, proof: { authTime: 0, amr: [] } });
+    expect(tokens.verifyAccessToken(token)).toEqual({
+      id: 'u1',
+      role: 'user',
+      sessionVersion: 0,
+      proof: { authTime: 0, amr: [] },
+    });
     jest.setSystemTime(Date.now() + 59_999);
-    expect(tokens.verifyAccessToken(token)).toEqual({ id: 'u1', role: 'user', sessionVersion: 0, proof: { authTime: 0, amr: [] } });
+    expect(tokens.verifyAccessToken(token)).toEqual({
+      id: 'u1',
+      role: 'user',
+      sessionVersion: 0,
+      proof: { authTime: 0, amr: [] },
+    });
     jest.setSystemTime(Date.now() + 1);
     expect(tokens.verifyAccessToken(token)).toBeUndefined();
     expect(new TokenService(config.jwt).verifyAccessToken(token)).toBeUndefined(); // control: the full check agrees

@@ -5,17 +5,36 @@ import { checkTargets, summarise, type RoundFigures } from '../../bench/report';
 // round: one round under 1.20× is a miss, whatever the others.
 
 function run(requestsPerSecond: number): RunFigures {
-  return { requestsPerSecond, latencyP50Ms: 2, latencyP99Ms: 6, requests: requestsPerSecond * 3, errors: 0, non2xx: 0, serverCpuMicrosPerRequest: 50, serverPeakRssMiB: 100 };
+  return {
+    requestsPerSecond,
+    latencyP50Ms: 2,
+    latencyP99Ms: 6,
+    requests: requestsPerSecond * 3,
+    errors: 0,
+    non2xx: 0,
+    serverCpuMicrosPerRequest: 50,
+    serverPeakRssMiB: 100,
+  };
 }
 
 function round(index: number, service: number, fastify: number): RoundFigures {
-  return { round: index, order: ['service', 'bareKoa', 'raw', 'fastify', 'express'], service: run(service), bareKoa: run(service), raw: run(2 * service), fastify: run(fastify), express: run(fastify) };
+  return {
+    round: index,
+    order: ['service', 'bareKoa', 'raw', 'fastify', 'express'],
+    service: run(service),
+    bareKoa: run(service),
+    raw: run(2 * service),
+    fastify: run(fastify),
+    express: run(fastify),
+  };
 }
 
 const fastifyCheck = (rounds: RoundFigures[]) =>
-  checkTargets([summarise('get-root', 'GET /', 50, rounds)], undefined, { idleRssMiB: undefined, peakRssMiB: undefined, afterLoginsRssMiB: undefined }).find((check) =>
-    check.target.includes('Fastify'),
-  );
+  checkTargets([summarise('get-root', 'GET /', 50, rounds)], undefined, {
+    idleRssMiB: undefined,
+    peakRssMiB: undefined,
+    afterLoginsRssMiB: undefined,
+  }).find((check) => check.target.includes('Fastify'));
 
 describe('the bench target against the Fastify stack', () => {
   it('is met when every round is at 1.20× or more, and names each round', () => {

@@ -36,14 +36,23 @@ describe.each(engines)('bench-scale seed on $label', (target) => {
 
     beforeAll(async () => {
       started = await target.start();
-      sequelize = target.engine === 'sqlite' ? new Sequelize({ dialect: 'sqlite', storage: ':memory:', logging: false }) : new Sequelize(started.url, { logging: false, timezone: '+00:00' });
+      sequelize =
+        target.engine === 'sqlite'
+          ? new Sequelize({ dialect: 'sqlite', storage: ':memory:', logging: false })
+          : new Sequelize(started.url, { logging: false, timezone: '+00:00' });
       const queryInterface = sequelize.getQueryInterface();
       await queryInterface.dropTable(TABLE);
-      await createResourceTable(queryInterface, TABLE, (c) => ({ ...c.string('title', { search: true }), ...c.text('body', { optional: true, search: true }), ...c.boolean('pinned') }));
+      await createResourceTable(queryInterface, TABLE, (c) => ({
+        ...c.string('title', { search: true }),
+        ...c.text('body', { optional: true, search: true }),
+        ...c.boolean('pinned'),
+      }));
       await seedNotes(sequelize, target.engine as ScaleEngine, TABLE, 'owner-big', BIG, 0);
       await seedNotes(sequelize, target.engine as ScaleEngine, TABLE, 'owner-small', SMALL, 1);
       await analyze(sequelize, target.engine as ScaleEngine, TABLE);
-      [rows] = (await sequelize.query(`SELECT id, owner_id, title, body, pinned, created_at, updated_at FROM ${TABLE}`)) as [SeededRow[], unknown];
+      [rows] = (await sequelize.query(
+        `SELECT id, owner_id, title, body, pinned, created_at, updated_at FROM ${TABLE}`,
+      )) as [SeededRow[], unknown];
     }, 120_000);
 
     afterAll(async () => {
@@ -61,7 +70,9 @@ describe.each(engines)('bench-scale seed on $label', (target) => {
 
     it('orders ids as created_at (the id carries its millisecond), with updated_at = created_at', () => {
       for (const owner of ['owner-big', 'owner-small']) {
-        const mine = rows.filter((row) => row.owner_id === owner).sort((a, b) => millis(a.created_at) - millis(b.created_at));
+        const mine = rows
+          .filter((row) => row.owner_id === owner)
+          .sort((a, b) => millis(a.created_at) - millis(b.created_at));
         const byId = [...mine].sort((a, b) => (a.id < b.id ? -1 : 1));
         expect(byId.map((row) => row.id)).toEqual(mine.map((row) => row.id));
         expect(new Set(mine.map((row) => millis(row.created_at))).size).toBe(mine.length);

@@ -13,7 +13,9 @@ describe('ROLES and refresh rotation settings', () => {
 
   it('rotation is off by default, with a 10 s grace window and absolute expiry', () => {
     expect(loadConfig({}).refreshRotation).toEqual({ enabled: false, graceMs: 10_000, sliding: false });
-    expect(loadConfig({ REFRESH_ROTATION: 'true', REFRESH_REUSE_GRACE: '2s', REFRESH_EXPIRY: 'sliding' }).refreshRotation).toEqual({
+    expect(
+      loadConfig({ REFRESH_ROTATION: 'true', REFRESH_REUSE_GRACE: '2s', REFRESH_EXPIRY: 'sliding' }).refreshRotation,
+    ).toEqual({
       enabled: true,
       graceMs: 2_000,
       sliding: true,

@@ -4,10 +4,12 @@ import { configError } from '../support/config-error';
 import { parseDurationSeconds } from '../../src/config/duration';
 
 // Random secrets, as `npm run secret` and `openssl rand -base64 48` make them (production takes only those).
-const STRONG = { JWT_SECRET: randomBytes(32).toString('base64'), REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64url') };
+const STRONG = {
+  JWT_SECRET: randomBytes(32).toString('base64'),
+  REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64url'),
+};
 /** Production with strong secrets and a changed demo password: the smallest production start. */
 const PRODUCTION = { NODE_ENV: 'production', ...STRONG, DEMO_USER_PASSWORD: 'a-changed-demo-password' };
-
 
 describe('configuration', () => {
   it('defaults: development on port 3000, 15 minute tokens, SQLite file, limit 10 per 15 minutes', () => {
@@ -45,11 +47,17 @@ describe('configuration', () => {
 
   it('production requires both secrets, at least 32 bytes, and different', () => {
     expect(configError({ NODE_ENV: 'production' }).variable).toBe('JWT_SECRET');
-    expect(configError({ NODE_ENV: 'production', JWT_SECRET: STRONG.JWT_SECRET }).variable).toBe('REFRESH_TOKEN_SECRET');
+    expect(configError({ NODE_ENV: 'production', JWT_SECRET: STRONG.JWT_SECRET }).variable).toBe(
+      'REFRESH_TOKEN_SECRET',
+    );
     const weak = configError({ NODE_ENV: 'production', ...STRONG, JWT_SECRET: 'short-but-secret-value' });
     expect(weak.variable).toBe('JWT_SECRET');
     expect(weak.message).not.toContain('short-but-secret-value');
-    const same = configError({ NODE_ENV: 'production', JWT_SECRET: STRONG.JWT_SECRET, REFRESH_TOKEN_SECRET: STRONG.JWT_SECRET });
+    const same = configError({
+      NODE_ENV: 'production',
+      JWT_SECRET: STRONG.JWT_SECRET,
+      REFRESH_TOKEN_SECRET: STRONG.JWT_SECRET,
+    });
     expect(same.message).toMatch(/REFRESH_TOKEN_SECRET must differ from JWT_SECRET/);
     expect(same.message).not.toContain(STRONG.JWT_SECRET);
     expect(loadConfig(PRODUCTION).cookieSecure).toBe(true);
@@ -138,8 +146,16 @@ describe('configuration', () => {
   });
 
   it('timer settings longer than a Node timer holds (about 24.8 days) stop start-up', () => {
-    expect(loadConfig({ REFRESH_TOKEN_CLEANUP_INTERVAL: '24d' }).database.refreshTokenCleanupIntervalMs).toBe(24 * 86_400_000);
-    for (const name of ['REFRESH_TOKEN_CLEANUP_INTERVAL', 'DATABASE_TIMEOUT', 'AUTH_RATE_LIMIT_WINDOW', 'SHUTDOWN_DELAY', 'SHUTDOWN_TIMEOUT']) {
+    expect(loadConfig({ REFRESH_TOKEN_CLEANUP_INTERVAL: '24d' }).database.refreshTokenCleanupIntervalMs).toBe(
+      24 * 86_400_000,
+    );
+    for (const name of [
+      'REFRESH_TOKEN_CLEANUP_INTERVAL',
+      'DATABASE_TIMEOUT',
+      'AUTH_RATE_LIMIT_WINDOW',
+      'SHUTDOWN_DELAY',
+      'SHUTDOWN_TIMEOUT',
+    ]) {
       expect(configError({ [name]: '30d' }).variable).toBe(name);
     }
   });
@@ -147,7 +163,9 @@ describe('configuration', () => {
   it('METRICS_PORT: off when unset, a port otherwise, never the public one', () => {
     expect(loadConfig({}).metricsPort).toBeUndefined();
     expect(loadConfig({ METRICS_PORT: '9464' }).metricsPort).toBe(9464);
-    expect(configError({ METRICS_PORT: '3000' }).message).toBe('Invalid configuration: METRICS_PORT must differ from PORT: metrics are never served on the public port');
+    expect(configError({ METRICS_PORT: '3000' }).message).toBe(
+      'Invalid configuration: METRICS_PORT must differ from PORT: metrics are never served on the public port',
+    );
     expect(configError({ METRICS_PORT: 'abc' }).variable).toBe('METRICS_PORT');
     expect(configError({ METRICS_PORT: '0' }).variable).toBe('METRICS_PORT');
   });
@@ -162,7 +180,9 @@ describe('configuration', () => {
     for (const protocol of ['http/protobuf', 'http/json', 'grpc']) {
       expect(loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: protocol }).tracing).toBe(true);
     }
-    expect(configError({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'thrift' }).variable).toBe('OTEL_EXPORTER_OTLP_PROTOCOL');
+    expect(configError({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'thrift' }).variable).toBe(
+      'OTEL_EXPORTER_OTLP_PROTOCOL',
+    );
     expect(configError({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }).variable).toBe('OTEL_EXPORTER_OTLP_ENDPOINT');
     // Without an endpoint the other OTEL_* variables are not this service's business.
     expect(loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'thrift' }).tracing).toBe(false);

@@ -21,19 +21,60 @@ describe('passkey settings', () => {
   });
 
   it('take listed origins of the RP id’s site, http only on localhost outside production', () => {
-    const settings = loadConfig({ ...base, PASSKEYS: 'true', WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: 'http://localhost:3000, http://localhost:5173', WEBAUTHN_RP_NAME: 'Acme' }).passkeys;
-    expect(settings).toMatchObject({ rpId: 'localhost', rpName: 'Acme', origins: ['http://localhost:3000', 'http://localhost:5173'] });
-    expect(loadConfig({ ...base, PASSKEYS: 'true', WEBAUTHN_RP_ID: 'example.com', WEBAUTHN_ORIGINS: 'https://app.example.com,https://example.com' }).passkeys?.origins).toHaveLength(2);
-    const offSite = configError({ ...base, PASSKEYS: 'true', WEBAUTHN_RP_ID: 'example.com', WEBAUTHN_ORIGINS: 'https://example.org' });
-    expect([offSite.variable, offSite.message]).toEqual(['WEBAUTHN_ORIGINS', expect.stringContaining('not on the WEBAUTHN_RP_ID host')]);
-    expect(configError({ ...base, PASSKEYS: 'true', WEBAUTHN_ORIGINS: 'http://app.example.com' }).variable).toBe('WEBAUTHN_ORIGINS');
-    expect(configError({ ...base, PASSKEYS: 'true', WEBAUTHN_ORIGINS: 'https://app.example.com/path' }).variable).toBe('WEBAUTHN_ORIGINS');
-    expect(configError({ ...base, PASSKEYS: 'true', PUBLIC_URL: 'https://example.com', WEBAUTHN_RP_ID: 'https://example.com' }).variable).toBe('WEBAUTHN_RP_ID');
+    const settings = loadConfig({
+      ...base,
+      PASSKEYS: 'true',
+      WEBAUTHN_RP_ID: 'localhost',
+      WEBAUTHN_ORIGINS: 'http://localhost:3000, http://localhost:5173',
+      WEBAUTHN_RP_NAME: 'Acme',
+    }).passkeys;
+    expect(settings).toMatchObject({
+      rpId: 'localhost',
+      rpName: 'Acme',
+      origins: ['http://localhost:3000', 'http://localhost:5173'],
+    });
+    expect(
+      loadConfig({
+        ...base,
+        PASSKEYS: 'true',
+        WEBAUTHN_RP_ID: 'example.com',
+        WEBAUTHN_ORIGINS: 'https://app.example.com,https://example.com',
+      }).passkeys?.origins,
+    ).toHaveLength(2);
+    const offSite = configError({
+      ...base,
+      PASSKEYS: 'true',
+      WEBAUTHN_RP_ID: 'example.com',
+      WEBAUTHN_ORIGINS: 'https://example.org',
+    });
+    expect([offSite.variable, offSite.message]).toEqual([
+      'WEBAUTHN_ORIGINS',
+      expect.stringContaining('not on the WEBAUTHN_RP_ID host'),
+    ]);
+    expect(configError({ ...base, PASSKEYS: 'true', WEBAUTHN_ORIGINS: 'http://app.example.com' }).variable).toBe(
+      'WEBAUTHN_ORIGINS',
+    );
+    expect(configError({ ...base, PASSKEYS: 'true', WEBAUTHN_ORIGINS: 'https://app.example.com/path' }).variable).toBe(
+      'WEBAUTHN_ORIGINS',
+    );
+    expect(
+      configError({
+        ...base,
+        PASSKEYS: 'true',
+        PUBLIC_URL: 'https://example.com',
+        WEBAUTHN_RP_ID: 'https://example.com',
+      }).variable,
+    ).toBe('WEBAUTHN_RP_ID');
   });
 
   it('need stored users and an origin, and a sane challenge lifetime', () => {
-    expect(configError({ NODE_ENV: 'test', PASSKEYS: 'true', PUBLIC_URL: 'https://example.com' }).variable).toBe('PASSKEYS');
+    expect(configError({ NODE_ENV: 'test', PASSKEYS: 'true', PUBLIC_URL: 'https://example.com' }).variable).toBe(
+      'PASSKEYS',
+    );
     expect(configError({ ...base, PASSKEYS: 'true' }).variable).toBe('PASSKEYS');
-    expect(configError({ ...base, PASSKEYS: 'true', PUBLIC_URL: 'https://example.com', WEBAUTHN_CHALLENGE_TTL: '1h' }).variable).toBe('WEBAUTHN_CHALLENGE_TTL');
+    expect(
+      configError({ ...base, PASSKEYS: 'true', PUBLIC_URL: 'https://example.com', WEBAUTHN_CHALLENGE_TTL: '1h' })
+        .variable,
+    ).toBe('WEBAUTHN_CHALLENGE_TTL');
   });
 });

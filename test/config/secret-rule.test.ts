@@ -8,17 +8,24 @@ import { configError } from '../support/config-error';
 // with a chance below 10^-12; a million fresh ones show it in practice; what people make of words and jargon is
 // refused.
 
-const PRODUCTION = { NODE_ENV: 'production', USER_STORE: 'database', JWT_SECRET: randomBytes(48).toString('base64'), REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64url') };
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  USER_STORE: 'database',
+  JWT_SECRET: randomBytes(48).toString('base64'),
+  REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64url'),
+};
 
 describe('random secrets', () => {
   const alphabets = ALPHABETS.map((alphabet) => [alphabet.name, alphabet] as const);
-  it.each(alphabets)('the bound for %s, from the rule\'s word and jargon lists, is below 10^-12', (_name, alphabet) => {
+  it.each(alphabets)("the bound for %s, from the rule's word and jargon lists, is below 10^-12", (_name, alphabet) => {
     expect(refusalBound(alphabet).total).toBeLessThan(1e-12);
   });
 
   it('accepts 10^6 fresh secrets of 32 and 48 bytes in hex, base64 and base64url', () => {
     const words = secretWords();
-    const kinds = [32, 48].flatMap((bytes) => (['hex', 'base64', 'base64url'] as const).map((encoding) => [bytes, encoding] as const));
+    const kinds = [32, 48].flatMap((bytes) =>
+      (['hex', 'base64', 'base64url'] as const).map((encoding) => [bytes, encoding] as const),
+    );
     const refused: string[] = [];
     let pool = randomBytes(0);
     for (let i = 0; i < 1_000_000; i += 1) {
@@ -46,7 +53,7 @@ function passphrase(count: number, separator: string): string {
 
 describe('secrets people make', () => {
   it.each([
-    ['the docs\' company phrase', 'mycompanyname-production-jwt-signing-secret-2024-v1'],
+    ["the docs' company phrase", 'mycompanyname-production-jwt-signing-secret-2024-v1'],
     ['a longer company phrase', 'globex-international-staging-refresh-token-secret-2023-v3'],
     ['a made-up company in camelCase', 'InitechCorporationProductionSigningKey2025Final'],
     ['upper case with underscores', 'ACME_CORPORATION_PRODUCTION_REFRESH_TOKEN_SECRET_V2'],
@@ -56,7 +63,7 @@ describe('secrets people make', () => {
     ['a repeated hex pattern', '0123456789abcdef'.repeat(4)],
     ['hex with few digits', 'deadbeef'.repeat(8)],
     ['a short repeated pattern', 'abcd'.repeat(16)],
-    ['RFC 7515\'s sample key', 'AyM1SysPpbyDfgZld3umj1qzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow'],
+    ["RFC 7515's sample key", 'AyM1SysPpbyDfgZld3umj1qzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow'],
     ['the base64 alphabet', 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'],
     ['too short: 24 bytes in base64', randomBytes(24).toString('base64')],
     ['too short: 31 bytes in hex', randomBytes(31).toString('hex')],
@@ -79,7 +86,10 @@ describe('secrets people make', () => {
   });
 
   it('refuses MFA_ENCRYPTION_KEY by the same rule', () => {
-    const error = configError({ ...PRODUCTION, MFA_ENCRYPTION_KEY: 'globex-international-staging-mfa-sealing-key-2023' });
+    const error = configError({
+      ...PRODUCTION,
+      MFA_ENCRYPTION_KEY: 'globex-international-staging-mfa-sealing-key-2023',
+    });
     expect(error.variable).toBe('MFA_ENCRYPTION_KEY');
     expect(error.message).toMatch(/made of words/);
   });
@@ -96,7 +106,7 @@ describe('secrets people make', () => {
 
 describe('secrets people make of jargon', () => {
   it.each([
-    ['a company\'s signing key', 'acmecorp-prod-jwt-signing-key-2025-v2-do-not-share'],
+    ["a company's signing key", 'acmecorp-prod-jwt-signing-key-2025-v2-do-not-share'],
     ['a key named for its region and date', 'jwt_secret_acme_prod_2025_01_01_v2_main_eu_west_1_key'],
     ['the same in upper case', 'ACMECORP_PROD_JWT_KEY_2025_V2_EU_WEST_1_DO_NOT_SHARE'],
     ['the same Capitalised', 'Acmecorp-Prod-Jwt-Key-2025-V2-Eu-West-1-Do-Not-Share'],

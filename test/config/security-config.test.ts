@@ -8,13 +8,18 @@ import { ConfigError } from '../../src/config/errors';
 // entropy, the access-token lifetime bound, token claims, PUBLIC_URL and the password length policy.
 
 /** Random secrets: the production rule refuses one with a chance below 10^-12 (test/config/secret-rule.test.ts). */
-const STRONG = { JWT_SECRET: randomBytes(48).toString('base64'), REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64') };
+const STRONG = {
+  JWT_SECRET: randomBytes(48).toString('base64'),
+  REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64'),
+};
 const PRODUCTION = { NODE_ENV: 'production', ...STRONG, DEMO_USER_PASSWORD: 'a changed demo passphrase, long enough' };
-
 
 describe('the demo user in production', () => {
   it('refuses to start with the demo store and the documented password, unset or explicit', () => {
-    for (const env of [{}, { DEMO_USER_PASSWORD: 'demo-password' }, { USER_STORE: 'demo' }] as Record<string, string>[]) {
+    for (const env of [{}, { DEMO_USER_PASSWORD: 'demo-password' }, { USER_STORE: 'demo' }] as Record<
+      string,
+      string
+    >[]) {
       const error = configError({ NODE_ENV: 'production', ...STRONG, ...env });
       expect(error.variable).toBe('DEMO_USER_PASSWORD');
       expect(error.message).toMatch(/non-default value .*USER_STORE=database/);
@@ -67,14 +72,21 @@ describe('token claims, PUBLIC_URL and the password policy', () => {
     expect(loadConfig({}).publicUrl).toBeUndefined();
     expect(loadConfig({ PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe('https://api.example.com');
     expect(loadConfig({ PUBLIC_URL: 'https://example.com/service/' }).publicUrl).toBe('https://example.com/service');
-    for (const bad of ['api.example.com', 'ftp://example.com', 'https://user:pw@example.com', 'https://example.com/?a=1']) {
+    for (const bad of [
+      'api.example.com',
+      'ftp://example.com',
+      'https://user:pw@example.com',
+      'https://example.com/?a=1',
+    ]) {
       expect(configError({ PUBLIC_URL: bad }).variable).toBe('PUBLIC_URL');
     }
   });
 
   it('production with TRUST_PROXY but no PUBLIC_URL warns that the origin check trusts X-Forwarded-Host', () => {
     expect(loadConfig({ ...PRODUCTION, TRUST_PROXY: '1' }).warnings.join()).toMatch(/PUBLIC_URL/);
-    expect(loadConfig({ ...PRODUCTION, TRUST_PROXY: '1', PUBLIC_URL: 'https://api.example.com' }).warnings.join()).not.toMatch(/PUBLIC_URL/);
+    expect(
+      loadConfig({ ...PRODUCTION, TRUST_PROXY: '1', PUBLIC_URL: 'https://api.example.com' }).warnings.join(),
+    ).not.toMatch(/PUBLIC_URL/);
   });
 
   it('PASSWORD_MIN_LENGTH defaults to 12 and stays within 8..128', () => {
@@ -86,20 +98,23 @@ describe('token claims, PUBLIC_URL and the password policy', () => {
 });
 
 describe('a guessable demo password in production', () => {
-  it.each(['password', 'x', 'demo-passw0rd', 'qwertyuiopas', 'Summer2024!!'])('refuses DEMO_USER_PASSWORD=%s when the demo store is built', (password) => {
-    const config = loadConfig({ ...PRODUCTION, DEMO_USER_PASSWORD: password });
-    const error = (() => {
-      try {
-        checkDemoPassword(config);
-      } catch (thrown) {
-        return thrown as ConfigError;
-      }
-      throw new Error('accepted');
-    })();
-    expect(error).toBeInstanceOf(ConfigError);
-    expect(error.variable).toBe('DEMO_USER_PASSWORD');
-    expect(error.message).not.toContain(password);
-  });
+  it.each(['password', 'x', 'demo-passw0rd', 'qwertyuiopas', 'Summer2024!!'])(
+    'refuses DEMO_USER_PASSWORD=%s when the demo store is built',
+    (password) => {
+      const config = loadConfig({ ...PRODUCTION, DEMO_USER_PASSWORD: password });
+      const error = (() => {
+        try {
+          checkDemoPassword(config);
+        } catch (thrown) {
+          return thrown as ConfigError;
+        }
+        throw new Error('accepted');
+      })();
+      expect(error).toBeInstanceOf(ConfigError);
+      expect(error.variable).toBe('DEMO_USER_PASSWORD');
+      expect(error.message).not.toContain(password);
+    },
+  );
 
   it('takes a passphrase, and anything outside production', () => {
     expect(() => checkDemoPassword(loadConfig(PRODUCTION))).not.toThrow();
@@ -110,7 +125,13 @@ describe('a guessable demo password in production', () => {
 describe('production without a shared store says so', () => {
   it('warns naming REDIS_URL and each limit that then counts per replica; not with REDIS_URL, not outside production', () => {
     const warning = loadConfig(PRODUCTION).warnings.find((line) => line.startsWith('REDIS_URL'));
-    for (const name of ['AUTH_RATE_LIMIT_MAX', 'LOGIN_THROTTLE_FAILURES', 'LOGIN_THROTTLE_ACCOUNT_FAILURES', 'second-factor codes']) expect(warning).toContain(name);
+    for (const name of [
+      'AUTH_RATE_LIMIT_MAX',
+      'LOGIN_THROTTLE_FAILURES',
+      'LOGIN_THROTTLE_ACCOUNT_FAILURES',
+      'second-factor codes',
+    ])
+      expect(warning).toContain(name);
     expect(loadConfig({ ...PRODUCTION, REDIS_URL: 'redis://127.0.0.1:6379' }).warnings.join()).not.toMatch(/REDIS_URL/);
     expect(loadConfig({}).warnings.join()).not.toMatch(/REDIS_URL/);
   });

@@ -29,7 +29,9 @@ function anchors(file: string): Set<string> {
 }
 
 function links(file: string): string[] {
-  const text = readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+  const text = readFileSync(file, 'utf8')
+    .replace(/```[\s\S]*?```/g, '')
+    .replace(/`[^`\n]*`/g, '');
   return [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]).filter((target) => !/^[a-z]+:/i.test(target));
 }
 
@@ -42,19 +44,23 @@ describe('relative links in README and docs', () => {
       const [path, fragment] = target.split('#');
       const destination = path ? resolve(dirname(file), decodeURIComponent(path)) : file;
       if (!existsSync(destination)) broken.push(`${target} (no such file)`);
-      else if (fragment && destination.endsWith('.md') && !anchors(destination).has(fragment)) broken.push(`${target} (no such heading)`);
+      else if (fragment && destination.endsWith('.md') && !anchors(destination).has(fragment))
+        broken.push(`${target} (no such heading)`);
     }
     expect(broken).toEqual([]);
   });
 
   it('finds the links it checks (the README links to docs/)', () => {
-    expect(links(join(ROOT, 'README.md'))).toEqual(expect.arrayContaining(['docs/configuration.md', 'docs/decisions/']));
+    expect(links(join(ROOT, 'README.md'))).toEqual(
+      expect.arrayContaining(['docs/configuration.md', 'docs/decisions/']),
+    );
   });
 });
 
 // Comments and scripts point at a section by its heading: `(docs/modules.md, "Removing a module")`,
 // or a README section likewise. Each must still be a heading of that file (a renamed section leaves the pointer stale).
-const SECTION_POINTER = /(README(?:\.md)?|docs\/[a-z0-9/_-]+\.md),?[ \t]*(?:\n[ \t]*(?:\/\/|#|\*)?[ \t]*)?\(?"([^"\n]+)"/g;
+const SECTION_POINTER =
+  /(README(?:\.md)?|docs\/[a-z0-9/_-]+\.md),?[ \t]*(?:\n[ \t]*(?:\/\/|#|\*)?[ \t]*)?\(?"([^"\n]+)"/g;
 
 function headings(file: string): string[] {
   const text = readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '');
@@ -70,7 +76,11 @@ function sourceFiles(dir: string): string[] {
 }
 
 describe('section pointers in code, scripts and docs', () => {
-  const pointing = [...['src', 'scripts', 'test', 'docs', '.ci'].flatMap((dir) => sourceFiles(join(ROOT, dir))), join(ROOT, 'README.md'), join(ROOT, 'Makefile')];
+  const pointing = [
+    ...['src', 'scripts', 'test', 'docs', '.ci'].flatMap((dir) => sourceFiles(join(ROOT, dir))),
+    join(ROOT, 'README.md'),
+    join(ROOT, 'Makefile'),
+  ];
 
   it('name headings that exist (a prefix of the heading is enough)', () => {
     const stale: string[] = [];
@@ -78,7 +88,8 @@ describe('section pointers in code, scripts and docs', () => {
       for (const [, document, section] of readFileSync(file, 'utf8').matchAll(SECTION_POINTER)) {
         const target = join(ROOT, document === 'README' ? 'README.md' : document);
         const wanted = section.replace(/[`*]/g, '').toLowerCase();
-        if (!existsSync(target) || !headings(target).some((heading) => heading.startsWith(wanted))) stale.push(`${relative(ROOT, file)}: ${document} "${section}"`);
+        if (!existsSync(target) || !headings(target).some((heading) => heading.startsWith(wanted)))
+          stale.push(`${relative(ROOT, file)}: ${document} "${section}"`);
       }
     }
     expect(stale).toEqual([]);

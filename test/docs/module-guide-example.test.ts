@@ -46,38 +46,102 @@ describe("docs/modules.md's module example", () => {
     rmSync(join(ROOT, 'test', '.readme-example'), { recursive: true, force: true });
   });
 
-  it('type-checks with the project\'s compiler settings', () => {
+  it("type-checks with the project's compiler settings", () => {
     const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), (path) => ts.sys.readFile(path));
     const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
     const program = ts.createProgram([FILE], { ...options, noEmit: true });
-    const problems = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
     expect(problems).toEqual([]);
   });
 
   it('does what its comments say, and its answers match the document', async () => {
     const conformance = new DocumentConformance((await api().get('/openapi.json').expect(200)).body);
-    const check = (method: string, path: string, res: request.Response) => conformance.expectConforms(method, path, res);
+    const check = (method: string, path: string, res: request.Response) =>
+      conformance.expectConforms(method, path, res);
 
     check('GET', '/api/notes', await api().get('/api/notes').expect(401));
-    check('POST', '/api/notes', await api().post('/api/notes').set(await bearer('user')).send({ title: 'x' }).expect(403));
-    const created = await api().post('/api/notes').set(await bearer('editor')).send({ title: 'First' }).expect(201);
+    check(
+      'POST',
+      '/api/notes',
+      await api()
+        .post('/api/notes')
+        .set(await bearer('user'))
+        .send({ title: 'x' })
+        .expect(403),
+    );
+    const created = await api()
+      .post('/api/notes')
+      .set(await bearer('editor'))
+      .send({ title: 'First' })
+      .expect(201);
     check('POST', '/api/notes', created);
     expect(created.body.data).toEqual({ id: 1, title: 'First', text: '', author: (await signedIn.get('editor')!).id });
-    check('POST', '/api/notes', await api().post('/api/notes').set(await bearer('editor')).send({ title: '' }).expect(422));
-    await api().post('/api/notes').set(await bearer('editor')).send({ title: 'Second', text: 'more' }).expect(201);
+    check(
+      'POST',
+      '/api/notes',
+      await api()
+        .post('/api/notes')
+        .set(await bearer('editor'))
+        .send({ title: '' })
+        .expect(422),
+    );
+    await api()
+      .post('/api/notes')
+      .set(await bearer('editor'))
+      .send({ title: 'Second', text: 'more' })
+      .expect(201);
 
-    const list = await api().get('/api/notes?limit=1').set(await bearer('user')).expect(200);
+    const list = await api()
+      .get('/api/notes?limit=1')
+      .set(await bearer('user'))
+      .expect(200);
     check('GET', '/api/notes', list);
     expect(list.body.data.notes.map((note: { title: string }) => note.title)).toEqual(['Second']);
-    const refused = await api().get('/api/notes?sort=x').set(await bearer('user')).expect(422);
+    const refused = await api()
+      .get('/api/notes?sort=x')
+      .set(await bearer('user'))
+      .expect(422);
     expect(refused.body.errors).toEqual([{ field: 'query.sort', message: 'is not allowed' }]);
     check('GET', '/api/notes', refused);
 
-    check('GET', '/api/notes/{id}', await api().get('/api/notes/1').set(await bearer('user')).expect(200));
-    const bad = await api().get('/api/notes/abc').set(await bearer('user')).expect(422);
+    check(
+      'GET',
+      '/api/notes/{id}',
+      await api()
+        .get('/api/notes/1')
+        .set(await bearer('user'))
+        .expect(200),
+    );
+    const bad = await api()
+      .get('/api/notes/abc')
+      .set(await bearer('user'))
+      .expect(422);
     expect(bad.body.errors).toEqual([{ field: 'params.id', message: expect.any(String) }]);
-    check('GET', '/api/notes/{id}', await api().get('/api/notes/9').set(await bearer('user')).expect(404));
-    check('DELETE', '/api/notes/{id}', await api().delete('/api/notes/1').set(await bearer('admin')).expect(204));
-    check('DELETE', '/api/notes/{id}', await api().delete('/api/notes/1').set(await bearer('admin')).expect(404));
+    check(
+      'GET',
+      '/api/notes/{id}',
+      await api()
+        .get('/api/notes/9')
+        .set(await bearer('user'))
+        .expect(404),
+    );
+    check(
+      'DELETE',
+      '/api/notes/{id}',
+      await api()
+        .delete('/api/notes/1')
+        .set(await bearer('admin'))
+        .expect(204),
+    );
+    check(
+      'DELETE',
+      '/api/notes/{id}',
+      await api()
+        .delete('/api/notes/1')
+        .set(await bearer('admin'))
+        .expect(404),
+    );
   });
 });

@@ -27,10 +27,16 @@ const KINDS: Record<string, AccountMethods> = {
   'a password and a passkey': { password: true, secondFactor: false, passkeys: 1, providers: [] },
 };
 /** The methods a body's fields claim: a password, a code or a recovery code. */
-const bodyAmr = (body: string) => [...(/password/i.test(body) ? [AMR.password] : []), ...(/code|recoveryCode/.test(body) ? [AMR.oneTimeCode] : [])];
+const bodyAmr = (body: string) => [
+  ...(/password/i.test(body) ? [AMR.password] : []),
+  ...(/code|recoveryCode/.test(body) ? [AMR.oneTimeCode] : []),
+];
 
 describe('docs/authentication.md: the proof of the owner', () => {
-  const table = section.slice(section.indexOf('<!-- owner-proof-table -->'), section.indexOf('<!-- /owner-proof-table -->'));
+  const table = section.slice(
+    section.indexOf('<!-- owner-proof-table -->'),
+    section.indexOf('<!-- /owner-proof-table -->'),
+  );
 
   it('lists, for each kind of account, the proofs the rule derives', () => {
     const listed = rows(table);
@@ -43,17 +49,23 @@ describe('docs/authentication.md: the proof of the owner', () => {
       const account = KINDS[kind!]!;
       const named = ticked(bodies!).filter((body) => body.startsWith('{'));
       for (const body of named) expect([kind, body, signsIn(bodyAmr(body), account)]).toEqual([kind, body, true]);
-      if (named.length === 0) for (const body of ['{password}', '{password, code}']) expect([kind, body, signsIn(bodyAmr(body), account)]).toEqual([kind, body, false]);
+      if (named.length === 0)
+        for (const body of ['{password}', '{password, code}'])
+          expect([kind, body, signsIn(bodyAmr(body), account)]).toEqual([kind, body, false]);
     }
   });
 
   it('lists exactly the operations of the API document that ask for the proof', () => {
     const gated = Object.entries(document.paths).flatMap(([route, operations]) =>
       Object.entries(operations)
-        .filter(([, operation]) => operation.responses?.['401']?.description?.includes("No recent proof of the account's owner"))
+        .filter(([, operation]) =>
+          operation.responses?.['401']?.description?.includes("No recent proof of the account's owner"),
+        )
         .map(([method]) => `${method.toUpperCase()} ${route}`),
     );
-    const changes = rows(section.slice(0, section.indexOf('<!-- owner-proof-table -->'))).map(([, route]) => ticked(route!)[0]!);
+    const changes = rows(section.slice(0, section.indexOf('<!-- owner-proof-table -->'))).map(
+      ([, route]) => ticked(route!)[0]!,
+    );
     expect([...changes].sort()).toEqual([...gated].sort());
   });
 });

@@ -14,7 +14,10 @@ const body = (text: string, from: string) => {
 describe("the docs' write check", () => {
   it('is the fixtures’ capacity check', () => {
     const docs = body(readFileSync(path.join(root, 'docs/modules.md'), 'utf8'), 'docs/modules.md');
-    const fixture = body(readFileSync(path.join(root, 'test/support/booking-fixtures.ts'), 'utf8'), 'booking-fixtures.ts');
+    const fixture = body(
+      readFileSync(path.join(root, 'test/support/booking-fixtures.ts'), 'utf8'),
+      'booking-fixtures.ts',
+    );
     expect(docs.replace('read(roomsResource)', 'read(rooms)')).toBe(fixture);
   });
 });

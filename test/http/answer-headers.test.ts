@@ -18,7 +18,10 @@ function headersModule(): () => ModuleDefinition {
         method: 'GET',
         path: '/own',
         access: 'public',
-        responseHeaders: { 'X-Frame-Options': { description: 'this route frames nowhere', schema: { type: 'string' } }, Vary: { description: 'Accept and Origin', schema: { type: 'string' } } },
+        responseHeaders: {
+          'X-Frame-Options': { description: 'this route frames nowhere', schema: { type: 'string' } },
+          Vary: { description: 'Accept and Origin', schema: { type: 'string' } },
+        },
         handler: (ctx) => {
           ctx.set('X-Frame-Options', 'DENY'); // helmet's default is SAMEORIGIN
           ctx.vary('Accept');

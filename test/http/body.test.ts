@@ -69,7 +69,9 @@ describe('request bodies: JSON only, size limit, malformed JSON, validation', ()
   });
 
   it('413 for a body over the limit', async () => {
-    const res = await post().send({ email: 'a@example.com', name: 'x'.repeat(2000) }).expect(413);
+    const res = await post()
+      .send({ email: 'a@example.com', name: 'x'.repeat(2000) })
+      .expect(413);
     expect(res.body).toEqual({ status: 'fail', message: expect.stringMatching(/too large/i) });
   });
 

@@ -12,7 +12,10 @@ describe('envelope, errors and cross-cutting headers', () => {
   afterAll(() => t.close());
 
   it('GET / answers 200 with the success envelope and a welcome message', async () => {
-    const res = await request(server()).get('/').expect(200).expect('Content-Type', /application\/json/);
+    const res = await request(server())
+      .get('/')
+      .expect(200)
+      .expect('Content-Type', /application\/json/);
     expect(res.body).toEqual({ status: 'success', data: { message: expect.any(String) } });
     expect(res.body.data.message.length).toBeGreaterThan(0);
   });

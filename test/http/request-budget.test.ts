@@ -13,7 +13,8 @@ const BUDGET = { USER_STORE: 'database', USER_RATE_LIMIT_MAX: '3', USER_RATE_LIM
 
 async function spend(t: TestApp, authorization: string, times: number): Promise<request.Response[]> {
   const answers: request.Response[] = [];
-  for (let i = 0; i < times; i += 1) answers.push(await request(t.app.callback()).get('/api/probe/me').set('Authorization', authorization));
+  for (let i = 0; i < times; i += 1)
+    answers.push(await request(t.app.callback()).get('/api/probe/me').set('Authorization', authorization));
   return answers;
 }
 
@@ -35,16 +36,29 @@ describe('per-user request budget, in memory', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(refused.headers['ratelimit-reset']).toBe(String(retryAfter));
-    expect(refused.body).toEqual({ status: 'fail', message: `Too many requests from this user; try again in ${retryAfter} seconds` });
+    expect(refused.body).toEqual({
+      status: 'fail',
+      message: `Too many requests from this user; try again in ${retryAfter} seconds`,
+    });
     // Role routes count on the same budget.
     await request(t.app.callback()).get('/api/probe/admin').set('Authorization', authorization).expect(429);
   });
 
   it('is in the served document: 429 with Retry-After and the counters on authenticated routes, nothing on public ones', async () => {
-    const doc = (await request(t.app.callback()).get('/openapi.json').expect(200)).body as { paths: Record<string, Record<string, { responses: Record<string, { headers?: object }> }>> };
+    const doc = (await request(t.app.callback()).get('/openapi.json').expect(200)).body as {
+      paths: Record<string, Record<string, { responses: Record<string, { headers?: object }> }>>;
+    };
     const me = doc.paths['/api/probe/me']!.get!.responses;
-    expect(Object.keys(me['429']!.headers!).sort()).toEqual(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id']);
-    expect(Object.keys(me['200']!.headers!)).toEqual(expect.arrayContaining(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']));
+    expect(Object.keys(me['429']!.headers!).sort()).toEqual([
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'Retry-After',
+      'X-Request-Id',
+    ]);
+    expect(Object.keys(me['200']!.headers!)).toEqual(
+      expect.arrayContaining(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
+    );
     const open = doc.paths['/api/probe/public']!.get!.responses;
     expect(open['429']).toBeUndefined();
     expect(Object.keys(open['200']!.headers!)).toEqual(['X-Request-Id']);
@@ -67,7 +81,8 @@ describe('per-user request budget, in memory', () => {
     const open = await request(t.app.callback()).get('/api/probe/public').expect(200);
     expect(open.headers['ratelimit-limit']).toBeUndefined();
     const user = await t.signIn('user');
-    for (let i = 0; i < 4; i += 1) await request(t.app.callback()).get('/api/probe/me').set('Authorization', 'Bearer not.a.token').expect(401);
+    for (let i = 0; i < 4; i += 1)
+      await request(t.app.callback()).get('/api/probe/me').set('Authorization', 'Bearer not.a.token').expect(401);
     expect((await spend(t, user.authorization, 1))[0]!.headers['ratelimit-remaining']).toBe('2');
   });
 });
@@ -82,7 +97,10 @@ describe('per-user request budget, configuration', () => {
     } finally {
       await off.close();
     }
-    const nobodyExempt = await buildTestApp({ env: { ...BUDGET, USER_RATE_LIMIT_EXEMPT_ROLES: ' ' }, modules: [probeModule()] });
+    const nobodyExempt = await buildTestApp({
+      env: { ...BUDGET, USER_RATE_LIMIT_EXEMPT_ROLES: ' ' },
+      modules: [probeModule()],
+    });
     try {
       const answers = await spend(nobodyExempt, (await nobodyExempt.signIn('admin')).authorization, 4);
       expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429]);
@@ -115,7 +133,10 @@ if (!redisBinary) process.stdout.write('per-user request budget in Redis: skippe
 
   it('counts a user across replicas: one budget, then 429 with Retry-After', async () => {
     const { authorization } = await replicas[0]!.signIn('user');
-    const answers = [...(await spend(replicas[0]!, authorization, 2)), ...(await spend(replicas[1]!, authorization, 2))];
+    const answers = [
+      ...(await spend(replicas[0]!, authorization, 2)),
+      ...(await spend(replicas[1]!, authorization, 2)),
+    ];
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429]);
     expect(answers.map((answer) => answer.headers['ratelimit-remaining'])).toEqual(['2', '1', '0', '0']);
     expect(Number(answers[3]!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
@@ -128,6 +149,8 @@ if (!redisBinary) process.stdout.write('per-user request budget in Redis: skippe
     const [answer] = await spend(t, authorization, 1);
     expect(answer!.status).toBe(200);
     expect(answer!.headers['ratelimit-limit']).toBeUndefined();
-    expect(t.logLines().some((line) => line.msg === 'user request budget unavailable: requests let through uncounted')).toBe(true);
+    expect(
+      t.logLines().some((line) => line.msg === 'user request budget unavailable: requests let through uncounted'),
+    ).toBe(true);
   }, 20_000);
 });

@@ -29,7 +29,11 @@ describe('params, query and headers from the declaration', () => {
   it('a bad path parameter is a 422 naming params.<name>', async () => {
     for (const id of ['abc', '0', '1.5', '-3', '%20']) {
       const res = await api().get(`/api/probe/items/${id}`).expect(422);
-      expect(res.body).toEqual({ status: 'fail', message: 'Validation failed', errors: [{ field: 'params.id', message: expect.any(String) }] });
+      expect(res.body).toEqual({
+        status: 'fail',
+        message: 'Validation failed',
+        errors: [{ field: 'params.id', message: expect.any(String) }],
+      });
     }
   });
 
@@ -69,28 +73,54 @@ describe('params, query and headers from the declaration', () => {
     await api().get('/api/probe/versioned').set('X-Api-Version', 'nope').expect(401); // the token check runs first
     const missing = await api().get('/api/probe/versioned').set('Authorization', `Bearer ${token}`).expect(422);
     expect(missing.body.errors).toEqual([{ field: 'headers.x-api-version', message: 'is required' }]);
-    const bad = await api().get('/api/probe/versioned').set('Authorization', `Bearer ${token}`).set('X-Api-Version', '3').expect(422);
+    const bad = await api()
+      .get('/api/probe/versioned')
+      .set('Authorization', `Bearer ${token}`)
+      .set('X-Api-Version', '3')
+      .expect(422);
     expect(bad.body.errors).toEqual([{ field: 'headers.x-api-version', message: expect.any(String) }]);
-    const ok = await api().get('/api/probe/versioned').set('Authorization', `Bearer ${token}`).set('X-Api-Version', '2').expect(200);
+    const ok = await api()
+      .get('/api/probe/versioned')
+      .set('Authorization', `Bearer ${token}`)
+      .set('X-Api-Version', '2')
+      .expect(200);
     expect(ok.body.data).toEqual({ version: 2 });
   });
 });
 
 describe('request-part declarations are checked at start-up', () => {
-  const moduleWith = (definition: object): ModuleFactory => () => ({
-    name: 'broken',
-    routes: [route({ method: 'GET', path: '/things/:id', access: 'public', handler: () => ({}), ...definition })],
-  });
+  const moduleWith =
+    (definition: object): ModuleFactory =>
+    () => ({
+      name: 'broken',
+      routes: [route({ method: 'GET', path: '/things/:id', access: 'public', handler: () => ({}), ...definition })],
+    });
 
   it.each([
-    ['params naming a parameter the path lacks', { params: Type.Object({ id: Type.String(), other: Type.String() }) }, /params schema names \[id, other\] but the path has \[id\]/],
+    [
+      'params naming a parameter the path lacks',
+      { params: Type.Object({ id: Type.String(), other: Type.String() }) },
+      /params schema names \[id, other\] but the path has \[id\]/,
+    ],
     ['a params schema that is not an object', { params: Type.String() }, /params schema must be of type object/],
     ['a query schema without properties', { query: { type: 'object' } }, /query schema must list its parameters/],
-    ['an invalid query schema', { query: { type: 'object', properties: { limit: { type: 'nonsense' } } } }, /invalid query schema/],
-    ['an upper-case header name', { headers: Type.Object({ 'X-Version': Type.String() }) }, /header names .* must be lower-case/],
+    [
+      'an invalid query schema',
+      { query: { type: 'object', properties: { limit: { type: 'nonsense' } } } },
+      /invalid query schema/,
+    ],
+    [
+      'an upper-case header name',
+      { headers: Type.Object({ 'X-Version': Type.String() }) },
+      /header names .* must be lower-case/,
+    ],
     ['responses keyed by an error status', { responses: { 404: null } }, /responses must be keyed by statuses 200–399/],
     ['errors keyed by a success status', { errors: { 200: 'fine' } }, /errors must be keyed by statuses 400–599/],
-    ['a status that is not declared', { status: 201, responses: { 200: Type.Object({}) } }, /status 201 is not among the declared responses/],
+    [
+      'a status that is not declared',
+      { status: 201, responses: { 200: Type.Object({}) } },
+      /status 201 is not among the declared responses/,
+    ],
   ])('%s fails start-up, naming the route', async (_name, definition, message) => {
     await expect(buildTestApp({ modules: [moduleWith(definition)] })).rejects.toThrow(message);
     await expect(buildTestApp({ modules: [moduleWith(definition)] })).rejects.toThrow(/GET \/api\/broken\/things\/:id/);

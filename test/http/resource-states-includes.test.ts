@@ -13,7 +13,12 @@ import { labels, projects, ticketLabels, tickets } from '../support/tracker-fixt
 
 const engines = testEngines();
 
-const modules = [resourceModule(projects), resourceModule(tickets), resourceModule(labels), resourceModule(ticketLabels)];
+const modules = [
+  resourceModule(projects),
+  resourceModule(tickets),
+  resourceModule(labels),
+  resourceModule(ticketLabels),
+];
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`tickets on ${target.label}`, () => {
@@ -22,7 +27,8 @@ for (const target of engines) {
     const people: Record<string, { id: string; authorization: string }> = {};
     const as = (name: string) => people[name]!.authorization;
     const http = () => request(t.app.callback());
-    const post = (path: string, who: string, body: object) => http().post(`/api/${path}`).set('Authorization', as(who)).send(body);
+    const post = (path: string, who: string, body: object) =>
+      http().post(`/api/${path}`).set('Authorization', as(who)).send(body);
 
     beforeAll(async () => {
       const started = await target.start();
@@ -42,20 +48,33 @@ for (const target of engines) {
         expect(posted.body.errors).toEqual([expect.objectContaining({ field: 'status' })]);
         const ticket = (await post('tr-tickets', 'alice', { title: 'a' }).expect(201)).body.data;
         expect(ticket).toMatchObject({ status: 'open', closedAt: null });
-        const patched = await http().patch(`/api/tr-tickets/${ticket.id}`).set('Authorization', as('alice')).send({ closedAt: new Date().toISOString() }).expect(422);
+        const patched = await http()
+          .patch(`/api/tr-tickets/${ticket.id}`)
+          .set('Authorization', as('alice'))
+          .send({ closedAt: new Date().toISOString() })
+          .expect(422);
         expect(patched.body.errors).toEqual([expect.objectContaining({ field: 'closedAt' })]);
       });
 
       it('closes from open or in_progress, reopens from closed, and refuses any other start with a 409 naming the current status', async () => {
         const ticket = (await post('tr-tickets', 'alice', { title: 'b' }).expect(201)).body.data;
-        const run = (action: string) => http().post(`/api/tr-tickets/${ticket.id}/${action}`).set('Authorization', as('alice'));
-        expect((await run('reopen').expect(409)).body).toEqual({ status: 'fail', message: 'Cannot reopen while status is open' });
+        const run = (action: string) =>
+          http().post(`/api/tr-tickets/${ticket.id}/${action}`).set('Authorization', as('alice'));
+        expect((await run('reopen').expect(409)).body).toEqual({
+          status: 'fail',
+          message: 'Cannot reopen while status is open',
+        });
         expect((await run('start').expect(200)).body.data).toMatchObject({ status: 'in_progress', closedAt: null });
         const closed = (await run('close').expect(200)).body.data;
         expect(closed.status).toBe('closed');
         expect(closed.closedAt).toBe(closed.updatedAt); // one time for the write
-        expect((await http().get(`/api/tr-tickets/${ticket.id}`).set('Authorization', as('alice')).expect(200)).body.data).toEqual(closed);
-        expect((await run('close').expect(409)).body).toEqual({ status: 'fail', message: 'Cannot close while status is closed' });
+        expect(
+          (await http().get(`/api/tr-tickets/${ticket.id}`).set('Authorization', as('alice')).expect(200)).body.data,
+        ).toEqual(closed);
+        expect((await run('close').expect(409)).body).toEqual({
+          status: 'fail',
+          message: 'Cannot close while status is closed',
+        });
         expect((await run('start').expect(409)).body.message).toBe('Cannot start while status is closed');
         expect((await run('reopen').expect(200)).body.data).toMatchObject({ status: 'open', closedAt: null });
         expect((await run('close').expect(200)).body.data.status).toBe('closed');
@@ -63,11 +82,20 @@ for (const target of engines) {
 
       it('lets one of several concurrent closes win; the others answer 409', async () => {
         const ticket = (await post('tr-tickets', 'alice', { title: 'race' }).expect(201)).body.data;
-        const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => http().post(`/api/tr-tickets/${ticket.id}/close`).set('Authorization', as(i % 2 === 0 ? 'alice' : 'root'))));
+        const answers = await Promise.all(
+          Array.from({ length: 6 }, (_, i) =>
+            http()
+              .post(`/api/tr-tickets/${ticket.id}/close`)
+              .set('Authorization', as(i % 2 === 0 ? 'alice' : 'root')),
+          ),
+        );
         expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
         const winner = answers.find((answer) => answer.status === 200)!.body.data;
-        expect((await http().get(`/api/tr-tickets/${ticket.id}`).set('Authorization', as('alice')).expect(200)).body.data).toEqual(winner);
-        for (const answer of answers.filter((one) => one.status === 409)) expect(answer.body.message).toBe('Cannot close while status is closed');
+        expect(
+          (await http().get(`/api/tr-tickets/${ticket.id}`).set('Authorization', as('alice')).expect(200)).body.data,
+        ).toEqual(winner);
+        for (const answer of answers.filter((one) => one.status === 409))
+          expect(answer.body.message).toBe('Cannot close while status is closed');
       });
 
       it('documents the states: read-only fields, and the 409 of each action with its starting states', async () => {
@@ -96,22 +124,45 @@ for (const target of engines) {
 
       it('GET /:id?include=project,labels answers the record with its project and its labels through the join', async () => {
         const { project, ticket, labels: made } = await labelled('bob', ['bug', 'ui']);
-        const read = (await http().get(`/api/tr-tickets/${ticket.id}?include=project,tr-labels`).set('Authorization', as('bob')).expect(200)).body.data;
+        const read = (
+          await http()
+            .get(`/api/tr-tickets/${ticket.id}?include=project,tr-labels`)
+            .set('Authorization', as('bob'))
+            .expect(200)
+        ).body.data;
         expect(read.included.project).toEqual(project);
         expect(read.included['tr-labels']).toEqual(made);
-        expect((await http().get(`/api/tr-tickets/${ticket.id}`).set('Authorization', as('bob')).expect(200)).body.data).not.toHaveProperty('included');
+        expect(
+          (await http().get(`/api/tr-tickets/${ticket.id}`).set('Authorization', as('bob')).expect(200)).body.data,
+        ).not.toHaveProperty('included');
         const lonely = (await post('tr-tickets', 'bob', { title: 'none' }).expect(201)).body.data;
-        expect((await http().get(`/api/tr-tickets/${lonely.id}?include=tr-labels,project`).set('Authorization', as('bob')).expect(200)).body.data.included).toEqual({ 'tr-labels': [], project: null });
+        expect(
+          (
+            await http()
+              .get(`/api/tr-tickets/${lonely.id}?include=tr-labels,project`)
+              .set('Authorization', as('bob'))
+              .expect(200)
+          ).body.data.included,
+        ).toEqual({ 'tr-labels': [], project: null });
       });
 
       it('GET /?include=tr-labels reads one page of links and one of labels, whatever the page holds', async () => {
         const first = await labelled('alice', ['a1', 'a2']);
         const second = await labelled('alice', ['b1']);
-        const spies = [ticketLabels, labels].map((resource) => jest.spyOn(storeOf(t.services.database, resource as Resource), 'list'));
+        const spies = [ticketLabels, labels].map((resource) =>
+          jest.spyOn(storeOf(t.services.database, resource as Resource), 'list'),
+        );
         try {
-          const page = (await http().get('/api/tr-tickets?include=tr-labels&limit=2').set('Authorization', as('alice')).expect(200)).body.data;
+          const page = (
+            await http().get('/api/tr-tickets?include=tr-labels&limit=2').set('Authorization', as('alice')).expect(200)
+          ).body.data;
           expect(spies.map((spy) => spy.mock.calls.length)).toEqual([1, 1]);
-          expect(page.items.map((item: { id: string; included: { 'tr-labels': { name: string }[] } }) => [item.id, item.included['tr-labels'].map((label) => label.name)])).toEqual([
+          expect(
+            page.items.map((item: { id: string; included: { 'tr-labels': { name: string }[] } }) => [
+              item.id,
+              item.included['tr-labels'].map((label) => label.name),
+            ]),
+          ).toEqual([
             [second.ticket.id, ['b1']],
             [first.ticket.id, ['a1', 'a2']],
           ]);
@@ -125,29 +176,59 @@ for (const target of engines) {
         const { ticket } = await labelled('alice', []);
         for (const path of ['/api/tr-tickets?include=labels', `/api/tr-tickets/${ticket.id}?include=project,labels`]) {
           const refused = await http().get(path).set('Authorization', as('alice')).expect(422);
-          expect(refused.body.errors).toEqual([{ field: 'query.include', message: "'labels' cannot be included: allowed are project, tr-labels" }]);
+          expect(refused.body.errors).toEqual([
+            { field: 'query.include', message: "'labels' cannot be included: allowed are project, tr-labels" },
+          ]);
         }
-        const unknown = await http().get(`/api/tr-tickets/${ticket.id}?colour=red`).set('Authorization', as('alice')).expect(422);
+        const unknown = await http()
+          .get(`/api/tr-tickets/${ticket.id}?colour=red`)
+          .set('Authorization', as('alice'))
+          .expect(422);
         expect(unknown.body.errors).toEqual([{ field: 'query.colour', message: 'is not allowed' }]);
         await http().get(`/api/tr-labels/${ticket.id}?include=x`).set('Authorization', as('alice')).expect(422);
       });
 
       it("includes only the caller's records: another user's ticket is a 404, an admin sees the owner's", async () => {
         const { ticket, labels: made } = await labelled('bob', ['mine']);
-        await http().get(`/api/tr-tickets/${ticket.id}?include=tr-labels`).set('Authorization', as('alice')).expect(404);
-        expect((await http().get(`/api/tr-tickets/${ticket.id}?include=tr-labels`).set('Authorization', as('root')).expect(200)).body.data.included['tr-labels']).toEqual(made);
+        await http()
+          .get(`/api/tr-tickets/${ticket.id}?include=tr-labels`)
+          .set('Authorization', as('alice'))
+          .expect(404);
+        expect(
+          (
+            await http()
+              .get(`/api/tr-tickets/${ticket.id}?include=tr-labels`)
+              .set('Authorization', as('root'))
+              .expect(200)
+          ).body.data.included['tr-labels'],
+        ).toEqual(made);
       });
     });
 
     describe('an admin creating for a user', () => {
       it("creates the record as the named user's, checking its references against that user's records", async () => {
         const project = (await post('tr-projects', 'alice', { name: 'alice p' }).expect(201)).body.data;
-        const ticket = (await post('tr-tickets', 'root', { title: 'for alice', project: project.id, ownerId: people.alice!.id }).expect(201)).body.data;
+        const ticket = (
+          await post('tr-tickets', 'root', {
+            title: 'for alice',
+            project: project.id,
+            ownerId: people.alice!.id,
+          }).expect(201)
+        ).body.data;
         expect(ticket).toMatchObject({ ownerId: people.alice!.id, project: project.id });
-        expect((await http().get(`/api/tr-tickets/${ticket.id}`).set('Authorization', as('alice')).expect(200)).body.data).toEqual(ticket);
-        const foreign = await post('tr-tickets', 'root', { title: 'x', project: project.id, ownerId: people.bob!.id }).expect(422);
+        expect(
+          (await http().get(`/api/tr-tickets/${ticket.id}`).set('Authorization', as('alice')).expect(200)).body.data,
+        ).toEqual(ticket);
+        const foreign = await post('tr-tickets', 'root', {
+          title: 'x',
+          project: project.id,
+          ownerId: people.bob!.id,
+        }).expect(422);
         expect(foreign.body.errors).toEqual([{ field: 'project', message: 'No such record, or not yours' }]);
-        const nobody = await post('tr-tickets', 'root', { title: 'x', ownerId: '0190a0a0-0000-7000-8000-000000000000' }).expect(422);
+        const nobody = await post('tr-tickets', 'root', {
+          title: 'x',
+          ownerId: '0190a0a0-0000-7000-8000-000000000000',
+        }).expect(422);
         expect(nobody.body.errors).toEqual([{ field: 'ownerId', message: 'No such user' }]);
         const user = await post('tr-tickets', 'bob', { title: 'x', ownerId: people.alice!.id }).expect(422);
         expect(user.body.errors).toEqual([expect.objectContaining({ field: 'ownerId' })]);

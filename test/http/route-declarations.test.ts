@@ -22,14 +22,20 @@ describe('route declarations are checked at start-up', () => {
     ['a path without a leading slash', { access: 'public', path: 'x' }, /path must start with/],
     ['an invalid body schema', { access: 'public', method: 'POST', body: { type: 'nonsense' } }, /invalid body schema/],
     ['an unsupported method', { access: 'public', method: 'TRACE' as never }, /unsupported method/],
-    ['a redirect declared with a body', { access: 'public', responses: { 302: { type: 'object' } } }, /a redirect \(302\) has no body/],
+    [
+      'a redirect declared with a body',
+      { access: 'public', responses: { 302: { type: 'object' } } },
+      /a redirect \(302\) has no body/,
+    ],
     ['a success status out of range', { access: 'public', responses: { 404: null } }, /statuses 200–399, not 404/],
   ] as const)('%s fails start-up', async (_name, route, message) => {
     await expect(buildTestApp({ modules: [moduleWith(route as Partial<RouteDefinition>)] })).rejects.toThrow(message);
   });
 
   it('a bad module name or a module registered twice fails start-up', async () => {
-    await expect(buildTestApp({ modules: [moduleWith({ access: 'public' }, 'Bad Name')] })).rejects.toThrow(/module name/);
+    await expect(buildTestApp({ modules: [moduleWith({ access: 'public' }, 'Bad Name')] })).rejects.toThrow(
+      /module name/,
+    );
     const twice = moduleWith({ access: 'public' }, 'twice');
     await expect(buildTestApp({ modules: [twice, twice] })).rejects.toThrow(/registered twice/);
   });

@@ -22,7 +22,14 @@ describe('search turns', () => {
         started.push(name);
         return new Promise<void>((resolve) => finish.set(name, resolve));
       });
-    const all = [search('flood', 'f1'), search('flood', 'f2'), search('flood', 'f3'), search('other', 'o1'), search('third', 't1'), search('flood', 'f4')];
+    const all = [
+      search('flood', 'f1'),
+      search('flood', 'f2'),
+      search('flood', 'f3'),
+      search('other', 'o1'),
+      search('third', 't1'),
+      search('flood', 'f4'),
+    ];
     await tick();
     expect(started).toEqual(['f1']);
     expect(turns.load()).toEqual({ running: 1, waiting: 5 });
@@ -52,7 +59,9 @@ describe('search turns', () => {
 
   it('frees the turn when a search fails, and refuses with 429 past the waiting bound', async () => {
     const turns = new SearchTurns(1, 1);
-    await expect(inSearchTurn(turns, 'a', async () => Promise.reject(new Error('store down')))).rejects.toThrow('store down');
+    await expect(inSearchTurn(turns, 'a', async () => Promise.reject(new Error('store down')))).rejects.toThrow(
+      'store down',
+    );
     expect(turns.load()).toEqual({ running: 0, waiting: 0 });
     let release!: () => void;
     const running = inSearchTurn(turns, 'a', () => new Promise<void>((resolve) => (release = resolve)));
@@ -75,13 +84,19 @@ describe('search turns', () => {
   });
 
   it("holds a list's search, not its plain page, while the process's search turns are taken", async () => {
-    const t = await buildTestApp({ env: { USER_STORE: 'database', SEARCH_CONCURRENCY_MAX: '1' }, modules: [resourceModule(notes)] });
+    const t = await buildTestApp({
+      env: { USER_STORE: 'database', SEARCH_CONCURRENCY_MAX: '1' },
+      modules: [resourceModule(notes)],
+    });
     try {
       const user = await t.signIn('user');
       const http = () => request(t.app.callback());
       const release = (await t.services.searchTurns!.enter('someone else'))!;
       let searched = false;
-      const search = http().get('/api/kit-notes?q=ecole').set('Authorization', user.authorization).then((answer) => ((searched = true), answer));
+      const search = http()
+        .get('/api/kit-notes?q=ecole')
+        .set('Authorization', user.authorization)
+        .then((answer) => ((searched = true), answer));
       await http().get('/api/kit-notes').set('Authorization', user.authorization).expect(200); // served meanwhile
       expect(searched).toBe(false);
       expect(t.services.searchTurns!.load()).toEqual({ running: 1, waiting: 1 });

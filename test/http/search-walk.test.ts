@@ -15,7 +15,10 @@ describe('GET /api/kit-notes?q= walked within LIST_SEARCH_SCAN_LIMIT', () => {
   const http = () => request(t.app.callback());
 
   beforeAll(async () => {
-    t = await buildTestApp({ env: { USER_STORE: 'database', LIST_SEARCH_SCAN_LIMIT: '10' }, modules: [resourceModule(notes)] });
+    t = await buildTestApp({
+      env: { USER_STORE: 'database', LIST_SEARCH_SCAN_LIMIT: '10' },
+      modules: [resourceModule(notes)],
+    });
     authorization = (await t.signIn()).authorization;
   });
   afterAll(async () => {
@@ -23,7 +26,9 @@ describe('GET /api/kit-notes?q= walked within LIST_SEARCH_SCAN_LIMIT', () => {
   });
 
   const create = async (title: string) =>
-    (await http().post(path).set('Authorization', authorization).send({ title }).expect(201)).body.data as { id: string };
+    (await http().post(path).set('Authorization', authorization).send({ title }).expect(201)).body.data as {
+      id: string;
+    };
 
   it('answers pages that stop after 10 records examined, with scanCapped and a cursor, until every match is found', async () => {
     const oldest = await create('Zèbre 0');
@@ -32,18 +37,35 @@ describe('GET /api/kit-notes?q= walked within LIST_SEARCH_SCAN_LIMIT', () => {
     const pages: { items: { id: string; title: string }[]; nextCursor: string | null; scanCapped?: boolean }[] = [];
     let cursor: string | undefined;
     do {
-      const answer = await http().get(path).query({ q: 'zebre', limit: 5, ...(cursor ? { cursor } : {}) }).set('Authorization', authorization).expect(200);
+      const answer = await http()
+        .get(path)
+        .query({ q: 'zebre', limit: 5, ...(cursor ? { cursor } : {}) })
+        .set('Authorization', authorization)
+        .expect(200);
       conformance.expectConforms('GET', path, answer);
       pages.push(answer.body.data);
       cursor = answer.body.data.nextCursor ?? undefined;
     } while (cursor && pages.length < 10);
     // Newest first: the 10 newest hold `ZEBRE 7`; the 5 left hold the oldest.
-    expect(pages.map((page) => ({ titles: page.items.map((item) => item.title), scanCapped: page.scanCapped ?? false, more: page.nextCursor !== null }))).toEqual([
+    expect(
+      pages.map((page) => ({
+        titles: page.items.map((item) => item.title),
+        scanCapped: page.scanCapped ?? false,
+        more: page.nextCursor !== null,
+      })),
+    ).toEqual([
       { titles: ['ZEBRE 7'], scanCapped: true, more: true },
       { titles: ['Zèbre 0'], scanCapped: false, more: false },
     ]);
-    const whole = await http().get(path).query({ q: 'zebre', limit: 5, count: true }).set('Authorization', authorization).expect(200);
-    expect({ total: whole.body.data.total, totalCapped: whole.body.data.totalCapped }).toEqual({ total: 1, totalCapped: true });
+    const whole = await http()
+      .get(path)
+      .query({ q: 'zebre', limit: 5, count: true })
+      .set('Authorization', authorization)
+      .expect(200);
+    expect({ total: whole.body.data.total, totalCapped: whole.body.data.totalCapped }).toEqual({
+      total: 1,
+      totalCapped: true,
+    });
     expect(pages[1]!.items[0]!.id).toBe(oldest.id);
   });
 });

@@ -22,7 +22,10 @@ describe('turns per user, over HTTP', () => {
   let base: string;
   beforeEach(async () => {
     gate = new Gate();
-    t = await buildTestApp({ env: { USER_STORE: 'database', USER_CONCURRENCY_MAX: '1' }, modules: [probeModule(gate)] });
+    t = await buildTestApp({
+      env: { USER_STORE: 'database', USER_CONCURRENCY_MAX: '1' },
+      modules: [probeModule(gate)],
+    });
     server = t.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -37,7 +40,11 @@ describe('turns per user, over HTTP', () => {
   it("a user's second request waits for the first; another user's runs meanwhile; all are answered", async () => {
     const first = await t.signIn('user');
     const other = await t.signIn('user');
-    const answers = [held(first.authorization).then((r) => r), held(first.authorization).then((r) => r), held(other.authorization).then((r) => r)];
+    const answers = [
+      held(first.authorization).then((r) => r),
+      held(first.authorization).then((r) => r),
+      held(other.authorization).then((r) => r),
+    ];
     await until(() => gate.entered === 2);
     await settle();
     expect(gate.entered).toBe(2); // the first user's second request has not reached the handler

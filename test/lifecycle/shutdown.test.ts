@@ -11,7 +11,11 @@ describe('graceful shutdown', () => {
     const gate = new Gate();
     const config = loadConfig({ NODE_ENV: 'test', ...TEST_SECRETS, SHUTDOWN_TIMEOUT: '10s' });
     const { logger, lines } = memoryLogger();
-    const running: RunningService = await startService(config, logger, { modules: [probeModule(gate)], port: 0, host: '127.0.0.1' });
+    const running: RunningService = await startService(config, logger, {
+      modules: [probeModule(gate)],
+      port: 0,
+      host: '127.0.0.1',
+    });
     const base = `http://127.0.0.1:${running.port}`;
 
     await request(base).get('/health/ready').expect(200);
@@ -51,7 +55,11 @@ describe('graceful shutdown', () => {
     await stopped;
     await expect(request(base).get('/').timeout(2000)).rejects.toThrow();
     expect(lines().map((line) => line.msg)).toEqual(
-      expect.arrayContaining(['shutting down: not ready, still accepting', 'shutting down: draining in-flight requests', 'stopped']),
+      expect.arrayContaining([
+        'shutting down: not ready, still accepting',
+        'shutting down: draining in-flight requests',
+        'stopped',
+      ]),
     );
   });
 
@@ -60,10 +68,12 @@ describe('graceful shutdown', () => {
     const config = loadConfig({ NODE_ENV: 'test', ...TEST_SECRETS, SHUTDOWN_TIMEOUT: '1' });
     const { logger, lines } = memoryLogger();
     const running = await startService(config, logger, { modules: [probeModule(gate)], port: 0, host: '127.0.0.1' });
-    const stuck = request(`http://127.0.0.1:${running.port}`).get('/api/probe/slow').then(
-      () => 'answered',
-      () => 'cut off',
-    );
+    const stuck = request(`http://127.0.0.1:${running.port}`)
+      .get('/api/probe/slow')
+      .then(
+        () => 'answered',
+        () => 'cut off',
+      );
     while (gate.entered === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     await running.stop(); // resolves at all only because the stuck request is cut off (the test's timeout bounds it)
     expect(await stuck).toBe('cut off');
@@ -104,7 +114,12 @@ describe('graceful shutdown', () => {
 
   it('the entry point refuses to start on a bad configuration, naming the variable only', async () => {
     const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/server.ts'], {
-      env: { ...process.env, NODE_ENV: 'production', JWT_SECRET: 'too-short-secret', REFRESH_TOKEN_SECRET: 'r'.repeat(40) },
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        JWT_SECRET: 'too-short-secret',
+        REFRESH_TOKEN_SECRET: 'r'.repeat(40),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

@@ -11,7 +11,10 @@ const root = path.resolve(__dirname, '../..');
 
 async function stdoutOf(script: string): Promise<string[]> {
   const program = `const { createLogger } = require('./src/logger'); const logger = createLogger({ env: 'production', logLevel: 'info' }); ${script}`;
-  const { stdout } = await run(process.execPath, ['--require', 'tsx/cjs', '-e', program], { cwd: root, timeout: 30_000 }).catch(
+  const { stdout } = await run(process.execPath, ['--require', 'tsx/cjs', '-e', program], {
+    cwd: root,
+    timeout: 30_000,
+  }).catch(
     (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }), // the crash cases exit non-zero on purpose
   );
   return stdout
@@ -22,15 +25,24 @@ async function stdoutOf(script: string): Promise<string[]> {
 
 describe('log lines batched per event-loop turn', () => {
   it('writes lines of several turns, in order', async () => {
-    expect(await stdoutOf(`logger.info('a'); logger.info('b'); setImmediate(() => { logger.info('c'); setTimeout(() => logger.info('d'), 20); });`)).toEqual(['a', 'b', 'c', 'd']);
+    expect(
+      await stdoutOf(
+        `logger.info('a'); logger.info('b'); setImmediate(() => { logger.info('c'); setTimeout(() => logger.info('d'), 20); });`,
+      ),
+    ).toEqual(['a', 'b', 'c', 'd']);
   });
 
   it('writes the pending lines when the process exits in the same turn', async () => {
-    expect(await stdoutOf(`logger.info('before exit'); logger.warn('last'); process.exit(3);`)).toEqual(['before exit', 'last']);
+    expect(await stdoutOf(`logger.info('before exit'); logger.warn('last'); process.exit(3);`)).toEqual([
+      'before exit',
+      'last',
+    ]);
   });
 
   it('writes the pending lines when an uncaught exception ends the process', async () => {
-    expect(await stdoutOf(`setTimeout(() => { logger.info('one'); logger.error('two'); throw new Error('boom'); }, 10);`)).toEqual(['one', 'two']);
+    expect(
+      await stdoutOf(`setTimeout(() => { logger.info('one'); logger.error('two'); throw new Error('boom'); }, 10);`),
+    ).toEqual(['one', 'two']);
   });
 
   it('logger.flush() writes at once, before the turn ends', async () => {

@@ -17,7 +17,10 @@ const message = (kind = 'password-reset'): MailMessage => ({
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+  const logger = pino(
+    { level: 'debug' },
+    { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
   const said = (text: string) => lines.filter((line) => String(line.msg).includes(text));
   return { logger, lines, said };
 }
@@ -47,31 +50,50 @@ function hanging() {
 }
 
 describe('mail outbox: attempts', () => {
-  it.each([1, 2, 3, 4, 5])('with %i attempt(s), a server that always fails is tried exactly that often, then given up with one log line', async (attempts) => {
-    const { logger, lines, said } = capture();
-    const { calls, transport } = flaky(Infinity);
-    const outbox = new MailOutbox(transport, logger, { attempts, maxQueued: 10, firstPauseMs: 1 });
-    expect(outbox.send(message())).toBe(true);
-    await outbox.idle();
-    expect(calls).toHaveLength(attempts);
-    expect(said('mail given up')).toEqual([expect.objectContaining({ level: 40, mail: 'password-reset', domain: 'example.org', attempt: attempts, code: '451' })]);
-    expect(said('retrying')).toHaveLength(attempts - 1);
-    expect(said('mail sent')).toHaveLength(0);
-    leaksNothing(lines);
-  });
+  it.each([1, 2, 3, 4, 5])(
+    'with %i attempt(s), a server that always fails is tried exactly that often, then given up with one log line',
+    async (attempts) => {
+      const { logger, lines, said } = capture();
+      const { calls, transport } = flaky(Infinity);
+      const outbox = new MailOutbox(transport, logger, { attempts, maxQueued: 10, firstPauseMs: 1 });
+      expect(outbox.send(message())).toBe(true);
+      await outbox.idle();
+      expect(calls).toHaveLength(attempts);
+      expect(said('mail given up')).toEqual([
+        expect.objectContaining({
+          level: 40,
+          mail: 'password-reset',
+          domain: 'example.org',
+          attempt: attempts,
+          code: '451',
+        }),
+      ]);
+      expect(said('retrying')).toHaveLength(attempts - 1);
+      expect(said('mail sent')).toHaveLength(0);
+      leaksNothing(lines);
+    },
+  );
 
-  it.each([1, 2, 3, 4])('with 4 attempts, a server that accepts on try %i gets the message once accepted, and it is logged as sent', async (accepting) => {
-    const { logger, lines, said } = capture();
-    const { calls, transport } = flaky(accepting - 1);
-    const outbox = new MailOutbox(transport, logger, { attempts: 4, maxQueued: 10, firstPauseMs: 1 });
-    outbox.send(message());
-    await outbox.idle();
-    expect(calls).toHaveLength(accepting);
-    expect(calls[accepting - 1]).toEqual({ to: ADDRESS, subject: 'Reset your password', text: expect.stringContaining(TOKEN), html: expect.stringContaining(TOKEN) });
-    expect(said('mail sent')).toEqual([expect.objectContaining({ attempt: accepting })]);
-    expect(said('mail given up')).toHaveLength(0);
-    leaksNothing(lines);
-  });
+  it.each([1, 2, 3, 4])(
+    'with 4 attempts, a server that accepts on try %i gets the message once accepted, and it is logged as sent',
+    async (accepting) => {
+      const { logger, lines, said } = capture();
+      const { calls, transport } = flaky(accepting - 1);
+      const outbox = new MailOutbox(transport, logger, { attempts: 4, maxQueued: 10, firstPauseMs: 1 });
+      outbox.send(message());
+      await outbox.idle();
+      expect(calls).toHaveLength(accepting);
+      expect(calls[accepting - 1]).toEqual({
+        to: ADDRESS,
+        subject: 'Reset your password',
+        text: expect.stringContaining(TOKEN),
+        html: expect.stringContaining(TOKEN),
+      });
+      expect(said('mail sent')).toEqual([expect.objectContaining({ attempt: accepting })]);
+      expect(said('mail given up')).toHaveLength(0);
+      leaksNothing(lines);
+    },
+  );
 
   it('MAIL_ATTEMPTS=1 sends once with a working server', async () => {
     const { logger } = capture();
@@ -103,7 +125,9 @@ describe('mail outbox: attempts', () => {
   });
 
   it('refuses a configuration of no attempt', () => {
-    expect(() => new MailOutbox(flaky(0).transport, capture().logger, { attempts: 0, maxQueued: 1 })).toThrow(/at least one attempt/);
+    expect(() => new MailOutbox(flaky(0).transport, capture().logger, { attempts: 0, maxQueued: 1 })).toThrow(
+      /at least one attempt/,
+    );
   });
 });
 
@@ -115,7 +139,9 @@ describe('mail outbox: bound', () => {
     expect([1, 2, 3].map(() => outbox.send(message()))).toEqual([true, true, true]);
     expect(outbox.send(message('email-verification'))).toBe(false);
     expect(outbox.size).toBe(3);
-    expect(said('the outbox is full')).toEqual([expect.objectContaining({ level: 50, mail: 'email-verification', domain: 'example.org', queued: 3 })]);
+    expect(said('the outbox is full')).toEqual([
+      expect.objectContaining({ level: 50, mail: 'email-verification', domain: 'example.org', queued: 3 }),
+    ]);
     expect(String(said('the outbox is full')[0].msg)).toMatch(/3 messages waiting, MAIL_QUEUE_LIMIT/);
     server.releaseAll();
     await outbox.idle();
@@ -128,7 +154,11 @@ describe('mail outbox: bound', () => {
 
   it('counts a message paused before its retry as held', async () => {
     const { logger, said } = capture();
-    const outbox = new MailOutbox(flaky(Infinity).transport, logger, { attempts: 2, maxQueued: 1, firstPauseMs: 60_000 });
+    const outbox = new MailOutbox(flaky(Infinity).transport, logger, {
+      attempts: 2,
+      maxQueued: 1,
+      firstPauseMs: 60_000,
+    });
     outbox.send(message());
     await new Promise((resolve) => setImmediate(resolve));
     expect(outbox.send(message())).toBe(false);

@@ -17,14 +17,24 @@ interface Running {
 }
 
 async function start(env: Record<string, string> = {}): Promise<Running> {
-  const config = loadConfig({ NODE_ENV: 'test', ...TEST_SECRETS, METRICS_PORT: '9464', AUTH_RATE_LIMIT_MAX: '100000', ...env });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    ...TEST_SECRETS,
+    METRICS_PORT: '9464',
+    AUTH_RATE_LIMIT_MAX: '100000',
+    ...env,
+  });
   const service = await startService(config, memoryLogger().logger, {
     modules: [authModule, probeModule()],
     port: 0,
     metricsPort: 0, // a free port instead of 9464
     host: '127.0.0.1',
   });
-  return { service, base: `http://127.0.0.1:${service.port}`, metricsUrl: `http://127.0.0.1:${service.metricsPort}/metrics` };
+  return {
+    service,
+    base: `http://127.0.0.1:${service.port}`,
+    metricsUrl: `http://127.0.0.1:${service.metricsPort}/metrics`,
+  };
 }
 
 async function scrape(running: Running): Promise<string> {
@@ -55,9 +65,15 @@ describe('metrics listener', () => {
     const { base } = running;
     await request(base).get('/').expect(200);
     const loggedIn = await request(base).post('/api/auth/login').send(DEMO).expect(200);
-    await request(base).post('/api/auth/login').send({ ...DEMO, password: 'wrong-password' }).expect(401);
+    await request(base)
+      .post('/api/auth/login')
+      .send({ ...DEMO, password: 'wrong-password' })
+      .expect(401);
     await request(base).post('/api/auth/login').send({ email: 'not-an-email' }).expect(422); // never reaches the handler
-    await request(base).post('/api/auth/refresh').set('Cookie', `refreshToken=${refreshTokenFrom(loggedIn)}`).expect(200);
+    await request(base)
+      .post('/api/auth/refresh')
+      .set('Cookie', `refreshToken=${refreshTokenFrom(loggedIn)}`)
+      .expect(200);
     await request(base).post('/api/auth/refresh').set('Cookie', 'refreshToken=forged').expect(401);
     const token = (loggedIn.body as { data: { accessToken: string } }).data.accessToken;
     await request(base).delete('/api/probe/things/42').set('Authorization', `Bearer ${token}`).expect(204);
@@ -75,7 +91,9 @@ describe('metrics listener', () => {
     expect(value(text, `${histogram}{method="GET",route="/api/probe/boom",status_class="5xx"}`)).toBe(1);
     expect(value(text, `${histogram}{method="GET",route="unmatched",status_class="4xx"}`)).toBe(1);
     expect(value(text, `${histogram}{method="PUT",route="/api/probe/public",status_class="4xx"}`)).toBe(1); // 405: the path's template
-    expect(text).toMatch(/http_server_request_duration_seconds_bucket\{le="0\.001",method="GET",route="\/",status_class="2xx"\}/);
+    expect(text).toMatch(
+      /http_server_request_duration_seconds_bucket\{le="0\.001",method="GET",route="\/",status_class="2xx"\}/,
+    );
     expect(text).not.toMatch(/things\/4[23]|no\/such/); // never a raw path
 
     expect(value(text, 'auth_login_attempts_total{outcome="success"}')).toBe(1);
@@ -87,7 +105,9 @@ describe('metrics listener', () => {
     expect(value(text, 'auth_rate_limited_total')).toBe(0);
     expect(value(text, 'db_client_operation_duration_seconds_count{operation="refresh-tokens.create"}')).toBe(1);
     expect(value(text, 'db_client_operation_duration_seconds_count{operation="refresh-tokens.findByToken"}')).toBe(1); // the forged cookie fails its signature first
-    expect(value(text, 'db_client_operation_errors_total{operation="refresh-tokens.create",kind="unavailable"}')).toBe(0);
+    expect(value(text, 'db_client_operation_errors_total{operation="refresh-tokens.create",kind="unavailable"}')).toBe(
+      0,
+    );
     // The default process metrics.
     expect(samples(text, 'process_cpu_seconds_total')).toHaveLength(1);
     expect(samples(text, 'nodejs_eventloop_lag_p99_seconds')).toHaveLength(1);
@@ -115,7 +135,15 @@ describe('metrics listener', () => {
     expect(family(text)).toHaveLength(before);
     const routes = new Set([...text.matchAll(/route="([^"]*)"/g)].map((match) => match[1]));
     expect([...routes].sort()).toEqual(
-      ['/', '/api/auth/login', '/api/auth/refresh', '/api/probe/boom', '/api/probe/public', '/api/probe/things/:id', 'unmatched'].sort(),
+      [
+        '/',
+        '/api/auth/login',
+        '/api/auth/refresh',
+        '/api/probe/boom',
+        '/api/probe/public',
+        '/api/probe/things/:id',
+        'unmatched',
+      ].sort(),
     );
   });
 
@@ -123,7 +151,9 @@ describe('metrics listener', () => {
     const publicAnswer = await request(running.base).get('/metrics').expect(404);
     expect(publicAnswer.body).toEqual({ status: 'fail', message: 'No route matches this path' });
     expect((await fetch(running.metricsUrl.replace('/metrics', '/'))).status).toBe(404);
-    expect((await fetch(running.metricsUrl.replace('/metrics', '/api/auth/login'), { method: 'POST' })).status).toBe(404);
+    expect((await fetch(running.metricsUrl.replace('/metrics', '/api/auth/login'), { method: 'POST' })).status).toBe(
+      404,
+    );
     expect((await fetch(running.metricsUrl, { method: 'POST' })).status).toBe(405);
   });
 });
@@ -132,7 +162,10 @@ describe('metrics of the auth rate limit and the stores', () => {
   it('counts throttled logins, and rate-limited requests under the route they were aimed at', async () => {
     const running = await start({ AUTH_RATE_LIMIT_MAX: '3', LOGIN_THROTTLE_FAILURES: '1' });
     try {
-      const login = (password: string) => request(running.base).post('/api/auth/login').send({ ...DEMO, password });
+      const login = (password: string) =>
+        request(running.base)
+          .post('/api/auth/login')
+          .send({ ...DEMO, password });
       await login('wrong-password').expect(401);
       await login(DEMO.password).expect(429); // throttled: one failure for this account from this client
       await login(DEMO.password).expect(429); // throttled again
@@ -142,7 +175,12 @@ describe('metrics of the auth rate limit and the stores', () => {
       expect(value(text, 'auth_login_attempts_total{outcome="throttled"}')).toBe(2);
       expect(value(text, 'auth_login_attempts_total{outcome="success"}')).toBe(0);
       expect(value(text, 'auth_rate_limited_total')).toBe(1);
-      expect(value(text, 'http_server_request_duration_seconds_count{method="POST",route="/api/auth/login",status_class="4xx"}')).toBe(4);
+      expect(
+        value(
+          text,
+          'http_server_request_duration_seconds_count{method="POST",route="/api/auth/login",status_class="4xx"}',
+        ),
+      ).toBe(4);
     } finally {
       await running.service.stop();
     }
@@ -159,7 +197,10 @@ describe('metrics of the auth rate limit and the stores', () => {
       expect(value(text, 'db_client_operation_duration_seconds_count{operation="users.create"}')).toBe(2);
       expect(value(text, 'auth_registrations_total')).toBe(1);
       expect(value(text, 'auth_logouts_total')).toBe(0);
-      const session = await request(running.base).post('/api/auth/login').send({ email: ada.email, password: ada.password }).expect(200);
+      const session = await request(running.base)
+        .post('/api/auth/login')
+        .send({ email: ada.email, password: ada.password })
+        .expect(200);
       const token = (session.body as { data: { accessToken: string } }).data.accessToken;
       await request(running.base).post('/api/auth/logout').set('Authorization', `Bearer ${token}`).expect(204);
       expect(value(await scrape(running), 'auth_logouts_total')).toBe(1);
@@ -182,7 +223,9 @@ describe('metrics listener start-up', () => {
     const taken = blocker.service.metricsPort!;
     try {
       const config = loadConfig({ NODE_ENV: 'test', ...TEST_SECRETS, METRICS_PORT: String(taken) });
-      await expect(startService(config, memoryLogger().logger, { port: 0, host: '127.0.0.1' })).rejects.toThrow(/EADDRINUSE/);
+      await expect(startService(config, memoryLogger().logger, { port: 0, host: '127.0.0.1' })).rejects.toThrow(
+        /EADDRINUSE/,
+      );
     } finally {
       await blocker.service.stop();
     }

@@ -25,7 +25,6 @@ async function until<T>(what: string, check: () => T | undefined, timeoutMs = 10
   }
 }
 
-
 function login(service: ServiceProcess, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`http://127.0.0.1:${service.port}/api/auth/login`, {
     method: 'POST',
@@ -38,7 +37,8 @@ function login(service: ServiceProcess, headers: Record<string, string> = {}): P
 function ancestorsOf(span: ReceivedSpan, spans: ReceivedSpan[]): string[] {
   const byId = new Map<string, ReceivedSpan>(spans.map((candidate) => [candidate.spanId, candidate]));
   const names: string[] = [];
-  for (let parent = byId.get(span.parentSpanId); parent; parent = byId.get(parent.parentSpanId)) names.push(parent.name);
+  for (let parent = byId.get(span.parentSpanId); parent; parent = byId.get(parent.parentSpanId))
+    names.push(parent.name);
   return names;
 }
 
@@ -79,7 +79,10 @@ describe('tracing on', () => {
   it('exports (http/json) a server span named after the route template, continuing the caller traceparent, with a child span for the store call', async () => {
     // With metrics on too: store calls then pass through both observers (timing and span).
     const metricsPort = await freePort();
-    const service = await startServiceProcess({ ...tracingEnv(receiver, 'http/json'), METRICS_PORT: String(metricsPort) });
+    const service = await startServiceProcess({
+      ...tracingEnv(receiver, 'http/json'),
+      METRICS_PORT: String(metricsPort),
+    });
     const traceId = randomBytes(16).toString('hex');
     const callerSpanId = randomBytes(8).toString('hex');
     let stopped = false;
@@ -104,18 +107,26 @@ describe('tracing on', () => {
       expect(ancestorsOf(store, receiver.spans)).toEqual(['router - /api/auth/login', 'POST /api/auth/login']);
 
       // The request's log line carries the trace and span ids.
-      const line = service.lines.find((candidate) => candidate.msg === 'request' && candidate.path === '/api/auth/login');
+      const line = service.lines.find(
+        (candidate) => candidate.msg === 'request' && candidate.path === '/api/auth/login',
+      );
       expect(line).toMatchObject({ trace_id: traceId, span_id: server.spanId });
 
       // Health probes and metrics scrapes are not traced; the store call was counted as well; the SDK is in memory.
       expect((await fetch(`http://127.0.0.1:${service.port}/health/ready`)).status).toBe(200);
       const scraped = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       expect(scraped).toContain('db_client_operation_duration_seconds_count{operation="refresh-tokens.create"} 1');
-      expect((await service.loadedModules()).some((file) => /[\\/]@opentelemetry[\\/]sdk-node[\\/]/.test(file))).toBe(true);
+      expect((await service.loadedModules()).some((file) => /[\\/]@opentelemetry[\\/]sdk-node[\\/]/.test(file))).toBe(
+        true,
+      );
       expect(await service.stop()).toBe(0);
       stopped = true;
-      expect(receiver.spans.filter((span) => /^\/(health|metrics)/.test(String(span.attributes['url.path'] ?? '')))).toEqual([]);
-      expect(receiver.spans.filter((span) => span.kind === SERVER).map((span) => span.name)).toEqual(['POST /api/auth/login']);
+      expect(
+        receiver.spans.filter((span) => /^\/(health|metrics)/.test(String(span.attributes['url.path'] ?? ''))),
+      ).toEqual([]);
+      expect(receiver.spans.filter((span) => span.kind === SERVER).map((span) => span.name)).toEqual([
+        'POST /api/auth/login',
+      ]);
     } finally {
       if (!stopped) await service.stop();
     }
@@ -125,7 +136,9 @@ describe('tracing on', () => {
     const service = await startServiceProcess(tracingEnv(receiver, 'http/protobuf'));
     const traceId = randomBytes(16).toString('hex');
     try {
-      expect((await login(service, { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` })).status).toBe(200);
+      expect((await login(service, { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` })).status).toBe(
+        200,
+      );
       // Protobuf carries ids as raw bytes and strings as UTF-8: both are found in the request body.
       const exported = await until('a protobuf export with the trace', () =>
         receiver.requests.find((request) => request.body.includes(Buffer.from(traceId, 'hex'))),
@@ -144,11 +157,17 @@ describe('tracing on', () => {
     const service = await startServiceProcess({ ...tracingEnv(receiver, 'http/json'), REDIS_URL: redis.url });
     const traceId = randomBytes(16).toString('hex');
     try {
-      expect((await login(service, { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` })).status).toBe(200);
+      expect((await login(service, { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` })).status).toBe(
+        200,
+      );
       // Spans arrive in batches as they end: wait for the server span (it ends last) before walking up.
-      await until('the server span', () => receiver.spans.find((span) => span.traceId === traceId && span.kind === SERVER));
+      await until('the server span', () =>
+        receiver.spans.find((span) => span.traceId === traceId && span.kind === SERVER),
+      );
       const command = await until('a Redis span', () =>
-        receiver.spans.find((span) => span.traceId === traceId && span.scope === '@opentelemetry/instrumentation-ioredis'),
+        receiver.spans.find(
+          (span) => span.traceId === traceId && span.scope === '@opentelemetry/instrumentation-ioredis',
+        ),
       );
       expect(command.attributes['db.system'] ?? command.attributes['db.system.name']).toBe('redis');
       expect(ancestorsOf(command, receiver.spans)).toContain('POST /api/auth/login');
@@ -162,9 +181,16 @@ describe('tracing on', () => {
     const service = await startServiceProcess({ ...tracingEnv(receiver, 'http/json'), DATABASE_URL: postgresUrl! });
     const traceId = randomBytes(16).toString('hex');
     try {
-      expect((await login(service, { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` })).status).toBe(200);
+      expect((await login(service, { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` })).status).toBe(
+        200,
+      );
       const query = await until('a pg span', () =>
-        receiver.spans.find((span) => span.traceId === traceId && span.scope === '@opentelemetry/instrumentation-pg' && ancestorsOf(span, receiver.spans).includes('store refresh-tokens.create')),
+        receiver.spans.find(
+          (span) =>
+            span.traceId === traceId &&
+            span.scope === '@opentelemetry/instrumentation-pg' &&
+            ancestorsOf(span, receiver.spans).includes('store refresh-tokens.create'),
+        ),
       );
       expect(query.attributes['db.system'] ?? query.attributes['db.system.name']).toBe('postgresql');
     } finally {

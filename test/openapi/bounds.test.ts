@@ -14,7 +14,17 @@ const ENV = { USER_STORE: 'database', AUTH_REGISTRATION: 'true', AUTH_RATE_LIMIT
 describe('the document states the bounds the service enforces', () => {
   let t: TestApp;
   let conformance: DocumentConformance;
-  let document: { paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: { properties: Record<string, Record<string, unknown>> } }> } }>> };
+  let document: {
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          requestBody: { content: Record<string, { schema: { properties: Record<string, Record<string, unknown>> } }> };
+        }
+      >
+    >;
+  };
   const api = () => request(t.app.callback());
 
   beforeAll(async () => {
@@ -32,12 +42,17 @@ describe('the document states the bounds the service enforces', () => {
   });
 
   it('passwords: no NUL and the length bounds in the schema, the strength rules in the description', async () => {
-    const register = document.paths['/api/auth/register'].post.requestBody.content['application/json'].schema.properties.password;
+    const register =
+      document.paths['/api/auth/register'].post.requestBody.content['application/json'].schema.properties.password;
     expect(register).toMatchObject({ minLength: 12, maxLength: 128, pattern: '^[^\\u0000]*$' });
     expect(register.description).toMatch(/common.*guess/);
-    const login = document.paths['/api/auth/login'].post.requestBody.content['application/json'].schema.properties.password;
+    const login =
+      document.paths['/api/auth/login'].post.requestBody.content['application/json'].schema.properties.password;
     expect(login).toMatchObject({ minLength: 1, maxLength: 128, pattern: '^[^\\u0000]*$' });
-    const res = await api().post('/api/auth/register').send({ name: 'N', email: 'nul@example.com', password: 'lantern harbour\u0000quiet seven' }).expect(422);
+    const res = await api()
+      .post('/api/auth/register')
+      .send({ name: 'N', email: 'nul@example.com', password: 'lantern harbour\u0000quiet seven' })
+      .expect(422);
     expect(res.body.errors).toEqual([{ field: 'password', message: expect.stringMatching(/NUL/) }]);
     conformance.expectConforms('POST', '/api/auth/register', res);
     // The pattern says the same as the service: ajv (the document's dialect) refuses the NUL too.
@@ -45,10 +60,20 @@ describe('the document states the bounds the service enforces', () => {
   });
 
   it('every 201 carries its Location and every Koa answer its X-Request-Id, both required', async () => {
-    const created = await api().post('/api/auth/register').send({ name: 'L', email: 'bounds@example.com', password: 'lantern harbour quiet seven' }).expect(201);
+    const created = await api()
+      .post('/api/auth/register')
+      .send({ name: 'L', email: 'bounds@example.com', password: 'lantern harbour quiet seven' })
+      .expect(201);
     conformance.expectConforms('POST', '/api/auth/register', created);
-    const withoutLocation = { status: created.status, body: created.body, text: created.text, headers: { ...created.headers, location: undefined } } as unknown as Response;
-    expect(conformance.problems('POST', '/api/auth/register', withoutLocation)).toEqual([expect.stringMatching(/required header Location missing/)]);
+    const withoutLocation = {
+      status: created.status,
+      body: created.body,
+      text: created.text,
+      headers: { ...created.headers, location: undefined },
+    } as unknown as Response;
+    expect(conformance.problems('POST', '/api/auth/register', withoutLocation)).toEqual([
+      expect.stringMatching(/required header Location missing/),
+    ]);
   });
 });
 
@@ -61,11 +86,19 @@ describe('a request line over the HTTP server limit', () => {
     const { authorization } = await listening.app().signIn('admin');
     // 3,000 characters of é: 18,000 bytes once percent-encoded, over Node's 16 KiB before any route runs (a
     // list's 4,000-character `[in]` parameter can do the same).
-    const answer = await fetch(`http://127.0.0.1:${listening.port()}/api/users?limit=5&cursor=${encodeURIComponent('é'.repeat(3000))}`, { headers: { authorization } });
+    const answer = await fetch(
+      `http://127.0.0.1:${listening.port()}/api/users?limit=5&cursor=${encodeURIComponent('é'.repeat(3000))}`,
+      { headers: { authorization } },
+    );
     expect(answer.status).toBe(431);
     const body = await answer.json();
     expect(body).toEqual({ status: 'fail', message: 'Request headers too large' });
-    const res = { status: answer.status, body, headers: Object.fromEntries(answer.headers), text: JSON.stringify(body) } as unknown as Response;
+    const res = {
+      status: answer.status,
+      body,
+      headers: Object.fromEntries(answer.headers),
+      text: JSON.stringify(body),
+    } as unknown as Response;
     conformance.expectConforms('GET', '/api/users', res);
   });
 });

@@ -41,13 +41,42 @@ describe('real responses conform to the served document', () => {
     const ok = await api().post('/api/auth/login').send(CREDENTIALS).expect(200);
     check('POST', '/api/auth/login', ok);
     // Documented headers are checked too: a cacheable token answer would not conform.
-    const cacheable = { ...ok, status: ok.status, body: ok.body, headers: { ...ok.headers, 'cache-control': 'public, max-age=60' } } as unknown as Response;
-    expect(conformance.problems('POST', '/api/auth/login', cacheable)).toEqual([expect.stringMatching(/header Cache-Control/)]);
+    const cacheable = {
+      ...ok,
+      status: ok.status,
+      body: ok.body,
+      headers: { ...ok.headers, 'cache-control': 'public, max-age=60' },
+    } as unknown as Response;
+    expect(conformance.problems('POST', '/api/auth/login', cacheable)).toEqual([
+      expect.stringMatching(/header Cache-Control/),
+    ]);
     check('POST', '/api/auth/login', await api().post('/api/auth/login').send({ email: 'not-an-email' }).expect(422));
-    check('POST', '/api/auth/login', await api().post('/api/auth/login').send({ ...CREDENTIALS, password: 'wrong-password' }).expect(401));
-    check('POST', '/api/auth/login', await api().post('/api/auth/login').set('Content-Type', 'text/plain').send('hello').expect(415));
-    check('POST', '/api/auth/login', await api().post('/api/auth/login').send({ email: 'a@b.co', password: 'x'.repeat(200_000) }).expect(413));
-    check('POST', '/api/auth/login', await api().post('/api/auth/login').set('Content-Type', 'application/json').send('{"email":').expect(400));
+    check(
+      'POST',
+      '/api/auth/login',
+      await api()
+        .post('/api/auth/login')
+        .send({ ...CREDENTIALS, password: 'wrong-password' })
+        .expect(401),
+    );
+    check(
+      'POST',
+      '/api/auth/login',
+      await api().post('/api/auth/login').set('Content-Type', 'text/plain').send('hello').expect(415),
+    );
+    check(
+      'POST',
+      '/api/auth/login',
+      await api()
+        .post('/api/auth/login')
+        .send({ email: 'a@b.co', password: 'x'.repeat(200_000) })
+        .expect(413),
+    );
+    check(
+      'POST',
+      '/api/auth/login',
+      await api().post('/api/auth/login').set('Content-Type', 'application/json').send('{"email":').expect(400),
+    );
   });
 
   it('refresh, logout and register', async () => {
@@ -56,14 +85,22 @@ describe('real responses conform to the served document', () => {
     const access = (login.body as { data: { accessToken: string } }).data.accessToken;
     check('POST', '/api/auth/refresh', await api().post('/api/auth/refresh').set('Cookie', cookie).expect(200));
     check('POST', '/api/auth/refresh', await api().post('/api/auth/refresh').expect(401));
-    check('POST', '/api/auth/refresh', await api().post('/api/auth/refresh').set('Cookie', cookie).set('Origin', 'https://evil.example').expect(403));
+    check(
+      'POST',
+      '/api/auth/refresh',
+      await api().post('/api/auth/refresh').set('Cookie', cookie).set('Origin', 'https://evil.example').expect(403),
+    );
     const noToken = await api().post('/api/auth/logout').expect(401);
     expect(noToken.headers['www-authenticate']).toBe('Bearer');
     check('POST', '/api/auth/logout', noToken);
     const badToken = await api().post('/api/auth/logout').set('Authorization', 'Bearer a.b.c').expect(401);
     expect(badToken.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
     check('POST', '/api/auth/logout', badToken);
-    check('POST', '/api/auth/logout', await api().post('/api/auth/logout').set('Authorization', `Bearer ${access}`).set('Cookie', cookie).expect(204));
+    check(
+      'POST',
+      '/api/auth/logout',
+      await api().post('/api/auth/logout').set('Authorization', `Bearer ${access}`).set('Cookie', cookie).expect(204),
+    );
     check('POST', '/api/auth/register', await api().post('/api/auth/register').send(USER).expect(409));
   });
 
@@ -71,8 +108,22 @@ describe('real responses conform to the served document', () => {
     check('GET', '/api/probe/items/{id}', await api().get('/api/probe/items/3?limit=2').expect(200));
     check('GET', '/api/probe/items/{id}', await api().get('/api/probe/items/x?limit=0').expect(422));
     check('GET', '/api/probe/items/{id}', await api().get('/api/probe/items/404').expect(404));
-    check('GET', '/api/probe/admin', await api().get('/api/probe/admin').set('Authorization', await as('user')).expect(403));
-    check('GET', '/api/probe/admin', await api().get('/api/probe/admin').set('Authorization', await as('admin')).expect(200));
+    check(
+      'GET',
+      '/api/probe/admin',
+      await api()
+        .get('/api/probe/admin')
+        .set('Authorization', await as('user'))
+        .expect(403),
+    );
+    check(
+      'GET',
+      '/api/probe/admin',
+      await api()
+        .get('/api/probe/admin')
+        .set('Authorization', await as('admin'))
+        .expect(200),
+    );
     check('GET', '/api/probe/boom', await api().get('/api/probe/boom').expect(500));
   });
 
@@ -81,11 +132,15 @@ describe('real responses conform to the served document', () => {
     const forged = { ...res, status: 404 } as Response;
     expect(conformance.problems('GET', '/', forged)).toEqual([expect.stringMatching(/status not documented/)]);
     const wrongBody = { ...res, body: { status: 'success', data: { message: 42 } } } as Response;
-    expect(conformance.problems('GET', '/', wrongBody)).toEqual([expect.stringMatching(/data\/message must be string/)]);
+    expect(conformance.problems('GET', '/', wrongBody)).toEqual([
+      expect.stringMatching(/data\/message must be string/),
+    ]);
   });
 
   it('covered every error class', () => {
-    expect(new Set(seen)).toEqual(new Set(['200', '201', '204', '400', '401', '403', '404', '409', '413', '415', '422', '500']));
+    expect(new Set(seen)).toEqual(
+      new Set(['200', '201', '204', '400', '401', '403', '404', '409', '413', '415', '422', '500']),
+    );
   });
 });
 
@@ -101,7 +156,8 @@ describe('rate-limit and outage answers conform too', () => {
     await login();
     const limited = await login();
     expect(limited.status).toBe(429);
-    for (const header of ['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) expect(limited.headers[header]).toMatch(/^\d+$/);
+    for (const header of ['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'])
+      expect(limited.headers[header]).toMatch(/^\d+$/);
     conformance.expectConforms('POST', '/api/auth/login', limited);
   });
 
@@ -109,6 +165,10 @@ describe('rate-limit and outage answers conform too', () => {
     t = await buildTestApp({ modules: [authModule] });
     const conformance = new DocumentConformance((await request(t.app.callback()).get('/openapi.json')).body);
     await t.services.database.close();
-    conformance.expectConforms('GET', '/health/ready', await request(t.app.callback()).get('/health/ready').expect(503));
+    conformance.expectConforms(
+      'GET',
+      '/health/ready',
+      await request(t.app.callback()).get('/health/ready').expect(503),
+    );
   });
 });

@@ -14,7 +14,7 @@ const BROWSER = {
 };
 const API_POLICY = "default-src 'none';base-uri 'none';form-action 'none';frame-ancestors 'none'";
 
-describe('GET /docs: Swagger UI from the package\'s own files, its relaxed CSP on its responses only', () => {
+describe("GET /docs: Swagger UI from the package's own files, its relaxed CSP on its responses only", () => {
   let t: TestApp;
   const api = () => request(t.app.callback());
 
@@ -43,13 +43,18 @@ describe('GET /docs: Swagger UI from the package\'s own files, its relaxed CSP o
   });
 
   it('serves nothing else under /docs', async () => {
-    for (const path of ['/docs/package.json', '/docs/index.html', '/docs/..%2Fpackage.json', '/docs/swagger-ui-bundle.js.map']) {
+    for (const path of [
+      '/docs/package.json',
+      '/docs/index.html',
+      '/docs/..%2Fpackage.json',
+      '/docs/swagger-ui-bundle.js.map',
+    ]) {
       const res = await api().get(path).expect(404);
       expect(res.body).toEqual({ status: 'fail', message: expect.any(String) });
     }
   });
 
-  it('every other response keeps the API\'s strict policy', async () => {
+  it("every other response keeps the API's strict policy", async () => {
     for (const path of ['/', '/openapi.json', '/health/live', '/no-such-path']) {
       const res = await api().get(path);
       expect(res.headers['content-security-policy']).toBe(API_POLICY);
@@ -57,13 +62,18 @@ describe('GET /docs: Swagger UI from the package\'s own files, its relaxed CSP o
   });
 
   it('PUBLIC_URL\'s origin may be called from the page ("Try it out")', () => {
-    expect(docsContentSecurityPolicy('https://api.example.com/v1')).toContain("connect-src 'self' https://api.example.com;");
+    expect(docsContentSecurityPolicy('https://api.example.com/v1')).toContain(
+      "connect-src 'self' https://api.example.com;",
+    );
   });
 });
 
 describe('API_DOCS', () => {
   it('defaults to on outside production and off in production', () => {
-    const strong = { JWT_SECRET: 'Zq3v8KfT1xWm9bLc2RpY7sNd4HgJ6aUeQ0iVo5tXyBzA1CwE', REFRESH_TOKEN_SECRET: 'Lp4uR7eW2qZx9mNa6sKd1fGh8jT3vYc0bOi5XnQwEzAyBt2C' };
+    const strong = {
+      JWT_SECRET: 'Zq3v8KfT1xWm9bLc2RpY7sNd4HgJ6aUeQ0iVo5tXyBzA1CwE',
+      REFRESH_TOKEN_SECRET: 'Lp4uR7eW2qZx9mNa6sKd1fGh8jT3vYc0bOi5XnQwEzAyBt2C',
+    };
     expect(loadConfig({ NODE_ENV: 'development', ...TEST_SECRETS }).apiDocs).toBe(true);
     expect(loadConfig({ NODE_ENV: 'test', ...TEST_SECRETS }).apiDocs).toBe(true);
     const production = { NODE_ENV: 'production', ...strong, DEMO_USER_PASSWORD: 'a-changed-demo-password' };
@@ -75,7 +85,8 @@ describe('API_DOCS', () => {
   it('API_DOCS=false: no /openapi.json and no /docs', async () => {
     const t = await buildTestApp({ env: { API_DOCS: 'false' } });
     try {
-      for (const path of ['/openapi.json', '/docs', '/docs/swagger-ui-bundle.js']) await request(t.app.callback()).get(path).expect(404);
+      for (const path of ['/openapi.json', '/docs', '/docs/swagger-ui-bundle.js'])
+        await request(t.app.callback()).get(path).expect(404);
       await request(t.app.callback()).get('/').expect(200);
     } finally {
       await t.close();

@@ -22,7 +22,10 @@ describe('POST /api/auth/register in the served document', () => {
       const document = (await request(t.app.callback()).get('/openapi.json').expect(200)).body as Json;
       expect(successes(document)).toEqual(['201']);
       expect(responsesOf(document)).toHaveProperty('409');
-      const answer = await request(t.app.callback()).post('/api/auth/register').send({ name: 'N', email: 'off@example.com', password: 'lantern harbour quiet seven' }).expect(201);
+      const answer = await request(t.app.callback())
+        .post('/api/auth/register')
+        .send({ name: 'N', email: 'off@example.com', password: 'lantern harbour quiet seven' })
+        .expect(201);
       expect(Object.keys(answer.body.data).sort()).toEqual(['email', 'id', 'name', 'role']);
     } finally {
       await t.close();
@@ -36,7 +39,10 @@ describe('POST /api/auth/register in the served document', () => {
       const document = (await http().get('/openapi.json').expect(200)).body as Json;
       expect(successes(document)).toEqual(['202']);
       expect(responsesOf(document)).not.toHaveProperty('409');
-      const answer = await http().post('/api/auth/register').send({ name: 'N', email: 'on@example.com', password: 'lantern harbour quiet seven' }).expect(202);
+      const answer = await http()
+        .post('/api/auth/register')
+        .send({ name: 'N', email: 'on@example.com', password: 'lantern harbour quiet seven' })
+        .expect(202);
       expect(answer.body.data).toEqual({ message: REGISTRATION_ACCEPTED });
     });
   });

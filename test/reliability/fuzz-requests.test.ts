@@ -19,7 +19,10 @@ describe('fuzzed requests never produce a 5xx, a hang or a non-envelope body', (
   const pick = (behindProxy: boolean) => (behindProxy ? proxied : direct);
 
   beforeAll(async () => {
-    [direct, proxied] = await Promise.all([startLiveApp(), startLiveApp({ TRUST_PROXY: '1', CORS_ORIGINS: 'https://app.example.com' })]);
+    [direct, proxied] = await Promise.all([
+      startLiveApp(),
+      startLiveApp({ TRUST_PROXY: '1', CORS_ORIGINS: 'https://app.example.com' }),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([direct?.close(), proxied?.close()]);
@@ -35,23 +38,41 @@ describe('fuzzed requests never produce a 5xx, a hang or a non-envelope body', (
 
   it('bodies, content types, headers and cookies on every route', async () => {
     await fc.assert(
-      fc.asyncProperty(target(direct.routes), body, fc.option(contentType), headers, fc.option(cookieHeader), fc.boolean(), async (route, text, type, extra, cookie, behindProxy) => {
-        const sent: Record<string, string> = { ...extra };
-        if (type !== null) sent['content-type'] = type;
-        if (cookie !== null) sent.cookie = cookie;
-        const res = await rawRequest(pick(behindProxy).port, { method: route.method, path: route.path, headers: sent, body: text });
-        assertWellFormed(res, route.method);
-      }),
+      fc.asyncProperty(
+        target(direct.routes),
+        body,
+        fc.option(contentType),
+        headers,
+        fc.option(cookieHeader),
+        fc.boolean(),
+        async (route, text, type, extra, cookie, behindProxy) => {
+          const sent: Record<string, string> = { ...extra };
+          if (type !== null) sent['content-type'] = type;
+          if (cookie !== null) sent.cookie = cookie;
+          const res = await rawRequest(pick(behindProxy).port, {
+            method: route.method,
+            path: route.path,
+            headers: sent,
+            body: text,
+          });
+          assertWellFormed(res, route.method);
+        },
+      ),
       runs(120),
     );
   });
 
   it('any path with any method', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...METHODS), path(direct.routes), fc.boolean(), async (method, where, behindProxy) => {
-        const res = await rawRequest(pick(behindProxy).port, { method, path: where });
-        assertWellFormed(res, method);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...METHODS),
+        path(direct.routes),
+        fc.boolean(),
+        async (method, where, behindProxy) => {
+          const res = await rawRequest(pick(behindProxy).port, { method, path: where });
+          assertWellFormed(res, method);
+        },
+      ),
       runs(120),
     );
   });
@@ -59,7 +80,12 @@ describe('fuzzed requests never produce a 5xx, a hang or a non-envelope body', (
   it('a JSON body over the size limit is a 413 envelope on every route that reads a body', async () => {
     const huge = JSON.stringify({ email: 'demo@example.com', password: 'x'.repeat(200 * 1024) });
     for (const where of ['/api/auth/login', '/api/probe/things']) {
-      const res = await rawRequest(direct.port, { method: 'POST', path: where, headers: { 'content-type': 'application/json' }, body: huge });
+      const res = await rawRequest(direct.port, {
+        method: 'POST',
+        path: where,
+        headers: { 'content-type': 'application/json' },
+        body: huge,
+      });
       assertWellFormed(res, 'POST');
       expect(res.status).toBe(413);
     }
@@ -67,7 +93,8 @@ describe('fuzzed requests never produce a 5xx, a hang or a non-envelope body', (
 
   it('fuzzes every route of every registered module, read from the mounted router', () => {
     const paths = new Set(direct.routes.map((route) => route.path));
-    for (const where of ['/', '/health/ready', '/api/auth/login', '/api/auth/refresh', '/api/probe/things']) expect(paths).toContain(where);
+    for (const where of ['/', '/health/ready', '/api/auth/login', '/api/auth/refresh', '/api/probe/things'])
+      expect(paths).toContain(where);
     for (const factory of modules) {
       // A module that declares no route (the removed modules' migrations, say) has nothing to mount.
       const { name, routes } = factory(direct.t.services);
@@ -78,12 +105,16 @@ describe('fuzzed requests never produce a 5xx, a hang or a non-envelope body', (
 
   it('a known path with a method it does not declare is a 405 envelope with Allow', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('/', '/api/auth/login', '/api/auth/logout', '/api/probe/things'), fc.constantFrom('PUT', 'PATCH', 'DELETE'), async (where, method) => {
-        const res = await rawRequest(direct.port, { method, path: where });
-        assertWellFormed(res, method);
-        expect(res.status).toBe(405);
-        expect(res.headers.allow).toBeTruthy();
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('/', '/api/auth/login', '/api/auth/logout', '/api/probe/things'),
+        fc.constantFrom('PUT', 'PATCH', 'DELETE'),
+        async (where, method) => {
+          const res = await rawRequest(direct.port, { method, path: where });
+          assertWellFormed(res, method);
+          expect(res.status).toBe(405);
+          expect(res.headers.allow).toBeTruthy();
+        },
+      ),
       runs(12),
     );
   });

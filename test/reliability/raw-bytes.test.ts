@@ -29,8 +29,17 @@ function exchange(port: number, bytes: Buffer, timeoutMs = 3_000): Promise<strin
   });
 }
 
-const requestLine = fc.constantFrom('', 'GET / HTTP/1.1\r\n', 'POST /api/auth/login HTTP/1.1\r\nHost: x\r\n', 'GET /health/ready HTTP/1.0\r\n', 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
-const junk = fc.oneof(fc.uint8Array({ maxLength: 400 }), fc.string({ unit: 'binary-ascii', maxLength: 400 }).map((s) => new TextEncoder().encode(s)));
+const requestLine = fc.constantFrom(
+  '',
+  'GET / HTTP/1.1\r\n',
+  'POST /api/auth/login HTTP/1.1\r\nHost: x\r\n',
+  'GET /health/ready HTTP/1.0\r\n',
+  'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n',
+);
+const junk = fc.oneof(
+  fc.uint8Array({ maxLength: 400 }),
+  fc.string({ unit: 'binary-ascii', maxLength: 400 }).map((s) => new TextEncoder().encode(s)),
+);
 
 describe('raw bytes on the socket', () => {
   let live: LiveApp;
@@ -45,7 +54,8 @@ describe('raw bytes on the socket', () => {
         const answer = await exchange(live.port, Buffer.concat([Buffer.from(start, 'latin1'), Buffer.from(bytes)]));
         for (const [, code] of answer.matchAll(/HTTP\/1\.[01] (\d{3})/g)) expect(Number(code)).toBeLessThan(500);
         // A request the parser rejects still gets the fail envelope (src/http/client-error.ts).
-        if (/^HTTP\/1\.1 400 Bad Request\r\n(?![\s\S]*X-Request-Id)/i.test(answer)) expect(answer).toContain('{"status":"fail"');
+        if (/^HTTP\/1\.1 400 Bad Request\r\n(?![\s\S]*X-Request-Id)/i.test(answer))
+          expect(answer).toContain('{"status":"fail"');
       }),
       { numRuns: 120, seed },
     );

@@ -50,25 +50,35 @@ describe('tampered tokens are always refused with 401', () => {
 
   beforeAll(async () => {
     live = await startLiveApp();
-    const login = await client().post('/api/auth/login').send({ email: 'demo@example.com', password: 'demo-password' }).expect(200);
+    const login = await client()
+      .post('/api/auth/login')
+      .send({ email: 'demo@example.com', password: 'demo-password' })
+      .expect(200);
     accessToken = login.body.data.accessToken;
-    const cookie = ([] as string[]).concat(login.headers['set-cookie'] ?? []).find((c) => c.startsWith('refreshToken='));
+    const cookie = ([] as string[])
+      .concat(login.headers['set-cookie'] ?? [])
+      .find((c) => c.startsWith('refreshToken='));
     refreshToken = /^refreshToken=([^;]*)/.exec(cookie ?? '')![1];
   });
   afterAll(() => live?.close());
 
   it('the untouched tokens work (so a refusal below is the tampering, not the setup)', async () => {
     await client().get('/api/probe/me').set('Authorization', `Bearer ${accessToken}`).expect(200);
-    const refreshed = await client().post('/api/auth/refresh').set('Cookie', `refreshToken=${refreshToken}`).expect(200);
+    const refreshed = await client()
+      .post('/api/auth/refresh')
+      .set('Cookie', `refreshToken=${refreshToken}`)
+      .expect(200);
     expect(typeof refreshed.body.data.accessToken).toBe('string');
   });
 
   it('access token: every position changed, as Bearer on a protected route', async () => {
-    for (let index = 0; index < accessToken.length; index += 1) await expectBearerRefused(neighbour(accessToken, index), false);
+    for (let index = 0; index < accessToken.length; index += 1)
+      await expectBearerRefused(neighbour(accessToken, index), false);
   });
 
   it('refresh token: every position changed, as the cookie', async () => {
-    for (let index = 0; index < refreshToken.length; index += 1) await expectRefreshRefused(neighbour(refreshToken, index));
+    for (let index = 0; index < refreshToken.length; index += 1)
+      await expectRefreshRefused(neighbour(refreshToken, index));
   });
 
   it('access token: any byte at any position, on a protected route and on logout', async () => {

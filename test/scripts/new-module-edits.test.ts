@@ -132,19 +132,24 @@ function loaded(module: string): AnyResource {
   let resource: AnyResource | undefined;
   jest.isolateModules(() => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- the scratch declaration, loaded as the service loads it
-    resource = Object.values(require(path.join(dir, `src/modules/${module}/resource.ts`)) as Record<string, AnyResource>)[0];
+    const exported = require(path.join(dir, `src/modules/${module}/resource.ts`)) as Record<string, AnyResource>;
+    resource = Object.values(exported)[0];
   });
   return resource!;
 }
 
 describe('the generator on a declaration formatted by hand', () => {
-  it('new:field adds a field with --filter and --sort in each list\'s own layout, its comments and quotes kept', () => {
+  it("new:field adds a field with --filter and --sort in each list's own layout, its comments and quotes kept", () => {
     apply(planField(dir, 'notes', 'priority:integer?', { filter: true, sort: ['priority', 'createdAt'] }));
-    expect(notes()).toContain('    /* free text */\n    body: field.text({ optional: true }),\n    priority: field.integer({ optional: true })\n  }');
+    expect(notes()).toContain(
+      '    /* free text */\n    body: field.text({ optional: true }),\n    priority: field.integer({ optional: true })\n  }',
+    );
     expect(notes()).toContain("  filters: [\n    'pinned', // the pinned ones\n    'priority',\n  ],");
     expect(notes()).toContain("  sort: ['title', 'priority', 'createdAt'],");
     expect(notes()).toContain('  migrations: [\n    createNotes,\n    addPriority\n  ],');
-    expect(notes()).toContain('import { createNotes } from "./migrations/0001-create-notes";\nimport { addPriority } from \'./migrations/0002-add-priority\';\n');
+    expect(notes()).toContain(
+      'import { createNotes } from "./migrations/0001-create-notes";\nimport { addPriority } from \'./migrations/0002-add-priority\';\n',
+    );
     expect(notes()).toContain('// Notes, as a person formatted them.\n');
     expect(Object.keys(loaded('notes').fields)).toEqual(['title', 'pinned', 'body', 'priority']);
   });
@@ -152,18 +157,23 @@ describe('the generator on a declaration formatted by hand', () => {
   it('new:indexes lists its migration after the others', async () => {
     apply(planField(dir, 'notes', 'priority:integer?', { sort: true }));
     const files = await planIndexes(dir, 'notes');
-    expect(files.map((file) => file.path)).toEqual(['src/modules/notes/migrations/0003-add-list-indexes.ts', 'src/modules/notes/resource.ts']);
+    expect(files.map((file) => file.path)).toEqual([
+      'src/modules/notes/migrations/0003-add-list-indexes.ts',
+      'src/modules/notes/resource.ts',
+    ]);
     apply(files);
     expect(notes()).toContain('  migrations: [\n    createNotes,\n    addPriority,\n    addListIndexes0003\n  ],');
   });
 
-  it('--default and --required / --optional edit the field\'s options, one line or several', () => {
+  it("--default and --required / --optional edit the field's options, one line or several", () => {
     apply(planField(dir, 'notes', 'pinned', { default: 'true' }));
     expect(notes()).toContain('    pinned: field.boolean({ optional: true, default: true }),');
     apply(planColumnChange(dir, 'notes', 'pinned', { required: true }));
     expect(notes()).toContain('    pinned: field.boolean({ default: true }),');
     apply(planColumnChange(dir, 'notes', 'title', { required: false }));
-    expect(notes()).toContain('    // Shown in lists.\n    title: field.string({\n      optional: true,\n      caseInsensitive: true,\n    }),');
+    expect(notes()).toContain(
+      '    // Shown in lists.\n    title: field.string({\n      optional: true,\n      caseInsensitive: true,\n    }),',
+    );
     expect(loaded('notes').fields.title).toMatchObject({ optional: true, caseInsensitive: true });
   });
 
@@ -183,14 +193,20 @@ describe('the generator on a declaration formatted by hand', () => {
     const tags = read('src/modules/tags/resource.ts');
     expect(tags).not.toContain('notesResource');
     expect(tags).not.toContain('unique');
-    expect(tags).toContain("  fields: {\n    name: field.string(),\n  },\n  name: 'tags', table: 'tags', modelName: 'Tag',\n  filters: [], sort: [],\n");
+    expect(tags).toContain(
+      "  fields: {\n    name: field.string(),\n  },\n  name: 'tags', table: 'tags', modelName: 'Tag',\n  filters: [], sort: [],\n",
+    );
   });
 
-  it('--action and --search add their entries before the migrations, and the action\'s field last', () => {
+  it("--action and --search add their entries before the migrations, and the action's field last", () => {
     apply(planField(dir, 'notes', 'body', { search: true }));
     apply(planField(dir, 'notes', undefined, { actions: ['archive:archivedAt'] }));
-    expect(notes()).toContain("  modelName: 'Note',\n  search: ['body'],\n  actions: {\n    archive: { access: 'owner-or-admin', set: { archivedAt: 'now' }, unless: 'archivedAt' },\n  },\n  // Oldest first.\n  migrations: [");
-    expect(notes()).toContain('    body: field.text({ optional: true }),\n    archivedAt: field.datetime({ optional: true, readOnly: true })\n  }');
+    expect(notes()).toContain(
+      "  modelName: 'Note',\n  search: ['body'],\n  actions: {\n    archive: { access: 'owner-or-admin', set: { archivedAt: 'now' }, unless: 'archivedAt' },\n  },\n  // Oldest first.\n  migrations: [",
+    );
+    expect(notes()).toContain(
+      '    body: field.text({ optional: true }),\n    archivedAt: field.datetime({ optional: true, readOnly: true })\n  }',
+    );
     const resource = loaded('notes');
     expect(resource.search).toEqual(['body']);
     expect(Object.keys(resource.actions ?? {})).toEqual(['archive']);
@@ -199,7 +215,9 @@ describe('the generator on a declaration formatted by hand', () => {
   it('new:module appends to a registry laid out one module a line; remove:module takes it out again', () => {
     apply(plan(dir, 'lists', ['name:string'], { unique: [], filter: [], sort: [], search: [], action: [] }));
     expect(read('src/modules/index.ts')).toContain("import { listsModule } from './lists';\n\nexport const modules");
-    expect(read('src/modules/index.ts')).toContain('  // the notes and their tags\n  notesModule,\n  tagsModule,\n  listsModule,\n];');
+    expect(read('src/modules/index.ts')).toContain(
+      '  // the notes and their tags\n  notesModule,\n  tagsModule,\n  listsModule,\n];',
+    );
     remove('lists');
     expect(read('src/modules/index.ts')).toContain('  notesModule,\n  tagsModule,\n  removedModules,\n];');
     expect(read('src/modules/index.ts')).not.toContain('listsModule');
@@ -208,17 +226,32 @@ describe('the generator on a declaration formatted by hand', () => {
 
 describe('remove:module of modules that point at each other', () => {
   it('refuses while another module points at it, naming the module to remove first (or the field to drop)', () => {
-    expect(() => planRemoval(dir, 'notes')).toThrow("module tags (note) points at 'notes': remove it first: npm run remove:module -- tags; or keep tags and drop its reference: npm run new:field -- tags note --drop");
+    expect(() => planRemoval(dir, 'notes')).toThrow(
+      "module tags (note) points at 'notes': remove it first: npm run remove:module -- tags; or keep tags and drop its reference: npm run new:field -- tags note --drop",
+    );
   });
 
   it('names every module in the way, in the order to remove them', () => {
-    put('src/modules/taggings/resource.ts', TAGS.replace(/tags/g, 'taggings').replace(/Tag/g, 'Tagging').replace("note: field.reference(() => notesResource", 'tag: field.reference(() => tagsResource').replace("import { notesResource } from '../notes/resource';", "import { tagsResource } from '../tags/resource';"));
-    expect(() => planRemoval(dir, 'notes')).toThrow("remove these first, in this order: npm run remove:module -- taggings; npm run remove:module -- tags;");
+    put(
+      'src/modules/taggings/resource.ts',
+      TAGS.replace(/tags/g, 'taggings')
+        .replace(/Tag/g, 'Tagging')
+        .replace('note: field.reference(() => notesResource', 'tag: field.reference(() => tagsResource')
+        .replace(
+          "import { notesResource } from '../notes/resource';",
+          "import { tagsResource } from '../tags/resource';",
+        ),
+    );
+    expect(() => planRemoval(dir, 'notes')).toThrow(
+      'remove these first, in this order: npm run remove:module -- taggings; npm run remove:module -- tags;',
+    );
   });
 
   it('records which tables the history points at, and the removed store depends on the live modules among them', () => {
     remove('tags');
-    expect(read('src/modules/removed/tags/index.ts')).toContain("  table: 'tags',\n  references: ['notes'],\n  migrations: [createTags],\n  removal: removeTags,\n");
+    expect(read('src/modules/removed/tags/index.ts')).toContain(
+      "  table: 'tags',\n  references: ['notes'],\n  migrations: [createTags],\n  removal: removeTags,\n",
+    );
     expect(read('src/modules/removed/index.ts')).toContain("import { notesResource } from '../notes/resource';");
     expect(read('src/modules/removed/index.ts')).toContain('  dependsOn: [resourceStore(notesResource)],');
     // notes removed too: its own history builds the table, nothing live is depended on.
@@ -229,10 +262,12 @@ describe('remove:module of modules that point at each other', () => {
     expect(index).not.toContain('../notes/resource');
   });
 
-  it('a module created again under a removed one\'s name numbers its migrations after that history', () => {
+  it("a module created again under a removed one's name numbers its migrations after that history", () => {
     remove('tags');
     apply(plan(dir, 'tags', ['name:string'], { unique: [], filter: [], sort: [], search: [], action: [] }));
-    expect(read('src/modules/tags/resource.ts')).toContain("import { createTags } from './migrations/0003-create-tags';");
+    expect(read('src/modules/tags/resource.ts')).toContain(
+      "import { createTags } from './migrations/0003-create-tags';",
+    );
     expect(read('src/modules/tags/migrations/0003-create-tags.ts')).toContain("name: 'tags-0003-create-tags',");
   });
 });

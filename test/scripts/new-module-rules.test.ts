@@ -14,7 +14,11 @@ const root = path.resolve(__dirname, '../..');
 const tsx = path.join(root, 'node_modules/.bin/tsx');
 
 function run(cwd: string, args: string[], command: 'index' | 'field' = 'index') {
-  const result = spawnSync(tsx, [path.join(root, `scripts/new-module/${command}.ts`), ...args], { cwd, encoding: 'utf8', timeout: 30_000 });
+  const result = spawnSync(tsx, [path.join(root, `scripts/new-module/${command}.ts`), ...args], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -26,16 +30,30 @@ describe('the generator and field rules', () => {
   beforeEach(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'new-module-rules-'));
     mkdirSync(path.join(dir, 'src/modules/auth'), { recursive: true });
-    writeFileSync(path.join(dir, 'src/modules/index.ts'), "import type { ModuleFactory } from '../services';\nimport { authModule } from './auth';\n\nexport const modules: ModuleFactory[] = [authModule];\n");
+    writeFileSync(
+      path.join(dir, 'src/modules/index.ts'),
+      "import type { ModuleFactory } from '../services';\nimport { authModule } from './auth';\n\nexport const modules: ModuleFactory[] = [authModule];\n",
+    );
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('new:module writes enum, range, length and pattern forms into the declaration and the first migration alike', () => {
-    const result = run(dir, ['tickets', 'title:string:3..', 'status:enum:open,in_progress,closed=open', 'priority:integer:1..5=3', 'score:number:0..?', 'code:string:/^[A-Z]{3}$/?', '--filter', 'status', '--sort', 'priority,createdAt']);
+    const result = run(dir, [
+      'tickets',
+      'title:string:3..',
+      'status:enum:open,in_progress,closed=open',
+      'priority:integer:1..5=3',
+      'score:number:0..?',
+      'code:string:/^[A-Z]{3}$/?',
+      '--filter',
+      'status',
+      '--sort',
+      'priority,createdAt',
+    ]);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     const options = [
-      ["title", "{ minLength: 3 }"],
+      ['title', '{ minLength: 3 }'],
       ['status', "{ enum: ['open', 'in_progress', 'closed'], default: 'open' }"],
       ['priority', '{ minimum: 1, maximum: 5, default: 3 }'],
       ['score', '{ optional: true, minimum: 0 }'],
@@ -44,8 +62,12 @@ describe('the generator and field rules', () => {
     const resource = read('src/modules/tickets/resource.ts');
     const migration = read('src/modules/tickets/migrations/0001-create-tickets.ts');
     for (const [name, written] of options) {
-      expect(resource).toMatch(new RegExp(`    ${name}: field\\.\\w+\\(${written.replace(/[[\]{}()$^?.]/g, '\\$&')}\\),`));
-      expect(migration).toContain(`c.${/status|title|code/.test(name!) ? 'string' : name === 'priority' ? 'integer' : 'number'}('${name}', ${written})`);
+      expect(resource).toMatch(
+        new RegExp(`    ${name}: field\\.\\w+\\(${written.replace(/[[\]{}()$^?.]/g, '\\$&')}\\),`),
+      );
+      expect(migration).toContain(
+        `c.${/status|title|code/.test(name!) ? 'string' : name === 'priority' ? 'integer' : 'number'}('${name}', ${written})`,
+      );
     }
   });
 
@@ -53,19 +75,33 @@ describe('the generator and field rules', () => {
     expect(run(dir, ['tickets', 'title:string', 'priority:integer:1..5=3']).status).toBe(0);
     const added = run(dir, ['tickets', 'severity:enum:low,normal,high=normal'], 'field');
     expect(added.status).toBe(0);
-    expect(read('src/modules/tickets/migrations/0002-add-severity.ts')).toContain("c.string('severity', { enum: ['low', 'normal', 'high'], default: 'normal' })");
+    expect(read('src/modules/tickets/migrations/0002-add-severity.ts')).toContain(
+      "c.string('severity', { enum: ['low', 'normal', 'high'], default: 'normal' })",
+    );
     expect(run(dir, ['tickets', 'priority', '--range', '1..10'], 'field').status).toBe(0);
     const widened = read('src/modules/tickets/migrations/0003-rules-priority.ts');
-    expect(widened).toContain("up: (queryInterface) => setFieldRules(queryInterface, 'tickets', 'priority', { minimum: 1, maximum: 10 }),");
-    expect(widened).toContain("down: (queryInterface) => setFieldRules(queryInterface, 'tickets', 'priority', { minimum: 1, maximum: 5 }),");
-    expect(read('src/modules/tickets/resource.ts')).toContain('    priority: field.integer({ minimum: 1, maximum: 10, default: 3 }),'); // each rule rewritten where it stands
+    expect(widened).toContain(
+      "up: (queryInterface) => setFieldRules(queryInterface, 'tickets', 'priority', { minimum: 1, maximum: 10 }),",
+    );
+    expect(widened).toContain(
+      "down: (queryInterface) => setFieldRules(queryInterface, 'tickets', 'priority', { minimum: 1, maximum: 5 }),",
+    );
+    expect(read('src/modules/tickets/resource.ts')).toContain(
+      '    priority: field.integer({ minimum: 1, maximum: 10, default: 3 }),',
+    ); // each rule rewritten where it stands
     expect(run(dir, ['tickets', 'severity', '--enum', 'normal,high'], 'field').status).toBe(0);
-    expect(read('src/modules/tickets/resource.ts')).toContain("    severity: field.string({ enum: ['normal', 'high'], default: 'normal' }),");
+    expect(read('src/modules/tickets/resource.ts')).toContain(
+      "    severity: field.string({ enum: ['normal', 'high'], default: 'normal' }),",
+    );
     expect(run(dir, ['tickets', 'priority', '--no-rules'], 'field').status).toBe(0);
-    expect(read('src/modules/tickets/migrations/0005-rules-priority.ts')).toContain("setFieldRules(queryInterface, 'tickets', 'priority', {})");
+    expect(read('src/modules/tickets/migrations/0005-rules-priority.ts')).toContain(
+      "setFieldRules(queryInterface, 'tickets', 'priority', {})",
+    );
     const resource = read('src/modules/tickets/resource.ts');
     expect(resource).toContain('    priority: field.integer({ default: 3 }),');
-    expect(resource).toMatch(/migrations: \[createTickets, addSeverity, rulesPriority0003, rulesSeverity0004, rulesPriority0005\]/);
+    expect(resource).toMatch(
+      /migrations: \[createTickets, addSeverity, rulesPriority0003, rulesSeverity0004, rulesPriority0005\]/,
+    );
   });
 
   it.each([
@@ -100,11 +136,25 @@ describe('the generator and field rules', () => {
   });
 
   it("new:module writes --check into the declaration and the table's first migration, in column terms there", () => {
-    const result = run(dir, ['bookings', 'startsAt:datetime', 'endsAt:datetime', 'seats:integer:1..500', 'used:integer=0', '--check', 'endsAt>startsAt', '--check', 'used <= seats']);
+    const result = run(dir, [
+      'bookings',
+      'startsAt:datetime',
+      'endsAt:datetime',
+      'seats:integer:1..500',
+      'used:integer=0',
+      '--check',
+      'endsAt>startsAt',
+      '--check',
+      'used <= seats',
+    ]);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    expect(read('src/modules/bookings/resource.ts')).toContain("  checks: ['endsAt > startsAt', 'used <= seats'],\n  migrations: [createBookings],");
-    expect(read('src/modules/bookings/migrations/0001-create-bookings.ts')).toContain("checks: ['ends_at > starts_at', 'used <= seats'],");
+    expect(read('src/modules/bookings/resource.ts')).toContain(
+      "  checks: ['endsAt > startsAt', 'used <= seats'],\n  migrations: [createBookings],",
+    );
+    expect(read('src/modules/bookings/migrations/0001-create-bookings.ts')).toContain(
+      "checks: ['ends_at > starts_at', 'used <= seats'],",
+    );
   });
 
   it('refuses a check of unknown fields, of kinds that do not compare, or given twice, writing nothing', () => {
@@ -114,10 +164,33 @@ describe('the generator and field rules', () => {
       ['endsAt >> startsAt', 'write <field> <op> <field>'],
       ['note = title', 'not of one comparable kind'],
     ] as const) {
-      const refused = run(dir, ['bookings', 'startsAt:datetime', 'endsAt:datetime', 'seats:integer', 'note:text?', 'title:string', '--check', check]);
-      expect({ check, status: refused.status, said: refused.stderr.includes(said) }).toEqual({ check, status: 2, said: true });
+      const refused = run(dir, [
+        'bookings',
+        'startsAt:datetime',
+        'endsAt:datetime',
+        'seats:integer',
+        'note:text?',
+        'title:string',
+        '--check',
+        check,
+      ]);
+      expect({ check, status: refused.status, said: refused.stderr.includes(said) }).toEqual({
+        check,
+        status: 2,
+        said: true,
+      });
     }
-    expect(run(dir, ['bookings', 'startsAt:datetime', 'endsAt:datetime', '--check', 'endsAt > startsAt', '--check', 'endsAt>startsAt']).stderr).toContain('a --check is given twice');
+    expect(
+      run(dir, [
+        'bookings',
+        'startsAt:datetime',
+        'endsAt:datetime',
+        '--check',
+        'endsAt > startsAt',
+        '--check',
+        'endsAt>startsAt',
+      ]).stderr,
+    ).toContain('a --check is given twice');
     expect(readdirSync(path.join(dir, 'src/modules'))).toEqual(['auth', 'index.ts']);
   });
 
@@ -127,17 +200,27 @@ describe('the generator and field rules', () => {
     expect(added.stderr).toBe('');
     expect(files()).toContain('0002-check-ends-at-gt-starts-at.ts');
     const migration = read('src/modules/bookings/migrations/0002-check-ends-at-gt-starts-at.ts');
-    expect(migration).toContain("up: (queryInterface) => addFieldCheck(queryInterface, 'bookings', 'ends_at > starts_at'),");
-    expect(migration).toContain("down: (queryInterface) => removeFieldCheck(queryInterface, 'bookings', 'ends_at > starts_at'),");
+    expect(migration).toContain(
+      "up: (queryInterface) => addFieldCheck(queryInterface, 'bookings', 'ends_at > starts_at'),",
+    );
+    expect(migration).toContain(
+      "down: (queryInterface) => removeFieldCheck(queryInterface, 'bookings', 'ends_at > starts_at'),",
+    );
     expect(read('src/modules/bookings/resource.ts')).toContain("  checks: ['endsAt > startsAt'],");
     expect(run(dir, ['bookings', '--check', 'endsAt>startsAt'], 'field').stderr).toContain('declares it already');
     const renamed = run(dir, ['bookings', 'endsAt', '--rename', 'finishesAt'], 'field');
     expect(renamed.status).toBe(2);
-    expect(renamed.stderr).toContain("field 'endsAt' is in the check endsAt > startsAt of 'bookings': take it out first (npm run new:field -- bookings --drop-check 'endsAt > startsAt')");
+    expect(renamed.stderr).toContain(
+      "field 'endsAt' is in the check endsAt > startsAt of 'bookings': take it out first (npm run new:field -- bookings --drop-check 'endsAt > startsAt')",
+    );
     expect(run(dir, ['bookings', '--drop-check', 'endsAt > startsAt'], 'field').status).toBe(0);
-    expect(read('src/modules/bookings/migrations/0003-drop-ends-at-gt-starts-at.ts')).toContain("up: (queryInterface) => removeFieldCheck(queryInterface, 'bookings', 'ends_at > starts_at'),");
+    expect(read('src/modules/bookings/migrations/0003-drop-ends-at-gt-starts-at.ts')).toContain(
+      "up: (queryInterface) => removeFieldCheck(queryInterface, 'bookings', 'ends_at > starts_at'),",
+    );
     expect(read('src/modules/bookings/resource.ts')).not.toContain('checks:');
-    expect(run(dir, ['bookings', '--drop-check', 'endsAt > startsAt'], 'field').stderr).toContain('bookings declares no such check (its checks: none)');
+    expect(run(dir, ['bookings', '--drop-check', 'endsAt > startsAt'], 'field').stderr).toContain(
+      'bookings declares no such check (its checks: none)',
+    );
     expect(run(dir, ['bookings', 'endsAt', '--rename', 'finishesAt'], 'field').status).toBe(0);
   });
 
@@ -154,8 +237,13 @@ describe('the generator and field rules', () => {
     expect(migration).toContain("documents: { collection: 'rooms', catalogue: { unique: [['name']] } },");
     expect(resource()).toContain('migrations: [createRooms, makeRoomsCatalogue],');
     const refused = run(dir, ['rooms', '--read', 'owner'], 'field');
-    expect({ status: refused.status, said: refused.stderr.includes('write admin needs read authenticated or public') }).toEqual({ status: 2, said: true });
-    expect(run(dir, ['rooms', '--write', 'admin'], 'field').stderr).toContain('rooms has --read authenticated --write admin already');
+    expect({
+      status: refused.status,
+      said: refused.stderr.includes('write admin needs read authenticated or public'),
+    }).toEqual({ status: 2, said: true });
+    expect(run(dir, ['rooms', '--write', 'admin'], 'field').stderr).toContain(
+      'rooms has --read authenticated --write admin already',
+    );
     expect(run(dir, ['rooms', '--read', 'owner', '--write', 'owner'], 'field').status).toBe(0);
     expect(resource()).not.toContain('access:'); // the default again; the records stay the catalogue's
   });

@@ -55,14 +55,16 @@ describe('scripts/release.sh', () => {
     repo = join(work, 'repo');
     state = join(work, 'state');
     const bin = join(work, 'bin');
-    for (const path of ['scripts/release.sh', 'docker-compose.yml', 'docker/release', 'docker/mysql', 'docker/mssql']) cpSync(join(REPO, path), join(repo, path), { recursive: true });
+    for (const path of ['scripts/release.sh', 'docker-compose.yml', 'docker/release', 'docker/mysql', 'docker/mssql'])
+      cpSync(join(REPO, path), join(repo, path), { recursive: true });
     cpSync(join(REPO, 'package.json'), join(repo, 'package.json'));
     spawnSync('mkdir', ['-p', state, bin]);
     writeFileSync(join(bin, 'docker'), FAKE_DOCKER);
     writeFileSync(join(bin, 'npx'), '#!/usr/bin/env bash\necho \'{"bomFormat":"CycloneDX","components":[]}\'\n');
     chmodSync(join(bin, 'docker'), 0o755);
     chmodSync(join(bin, 'npx'), 0o755);
-    const git = (...args: string[]) => spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: repo });
+    const git = (...args: string[]) =>
+      spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: repo });
     git('init', '-q');
     git('add', '.');
     git('commit', '-qm', 'release fixture');
@@ -73,10 +75,22 @@ describe('scripts/release.sh', () => {
     const result = spawnSync('bash', ['scripts/release.sh'], {
       cwd: repo,
       encoding: 'utf8',
-      env: { ...process.env, PATH: `${join(work, 'bin')}:${process.env.PATH}`, FAKE_STATE: state, REGISTRY, VERSION: version, ...env },
+      env: {
+        ...process.env,
+        PATH: `${join(work, 'bin')}:${process.env.PATH}`,
+        FAKE_STATE: state,
+        REGISTRY,
+        VERSION: version,
+        ...env,
+      },
     });
     const read = (name: string) => (existsSync(join(state, name)) ? readFileSync(join(state, name), 'utf8') : '');
-    return { status: result.status, stderr: result.stderr, log: read('log').trim().split('\n'), registry: read('registry') };
+    return {
+      status: result.status,
+      stderr: result.stderr,
+      log: read('log').trim().split('\n'),
+      registry: read('registry'),
+    };
   };
 
   it('pushes the commit tag, then the version, and moves the channel tag last, after the compose file is pinned', () => {
@@ -98,7 +112,9 @@ describe('scripts/release.sh', () => {
     writeFileSync(join(state, 'registry'), `${REGISTRY}:1.2.3 sha256:${'cd'.repeat(32)}\n`);
     const run = release('1.2.3');
     expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(/koa-api-service:1\.2\.3 is in the registry already: a version is released once \(nothing was pushed\)/);
+    expect(run.stderr).toMatch(
+      /koa-api-service:1\.2\.3 is in the registry already: a version is released once \(nothing was pushed\)/,
+    );
     expect(run.log).toEqual([`manifest inspect --insecure ${REGISTRY}:1.2.3`]); // asked the registry, then nothing
     expect(run.registry).toBe(`${REGISTRY}:1.2.3 sha256:${'cd'.repeat(32)}\n`);
     expect(existsSync(join(repo, 'release/1.2.3'))).toBe(false);
@@ -107,7 +123,9 @@ describe('scripts/release.sh', () => {
   it('says why when the registry cannot be asked, and pushes nothing', () => {
     const run = release('1.2.3', { FAKE_REGISTRY_DOWN: '1' });
     expect(run.status).toBe(1);
-    expect(run.stderr).toMatch(/could not ask the registry whether .*:1\.2\.3 exists \(nothing was pushed\): failed to configure transport/);
+    expect(run.stderr).toMatch(
+      /could not ask the registry whether .*:1\.2\.3 exists \(nothing was pushed\): failed to configure transport/,
+    );
     expect(run.registry).toBe('');
   });
 

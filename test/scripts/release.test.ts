@@ -1,5 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -24,11 +34,15 @@ function scratchClone(remote: string): { dir: string; calls: string } {
   const calls = path.join(dir, 'calls.log');
   mkdirSync(path.join(dir, 'scripts'));
   copyFileSync(path.join(root, 'scripts/release.sh'), path.join(dir, 'scripts/release.sh'));
-  for (const folder of ['docker/release', 'docker/mysql', 'docker/mssql', 'bin']) mkdirSync(path.join(dir, folder), { recursive: true });
+  for (const folder of ['docker/release', 'docker/mysql', 'docker/mssql', 'bin'])
+    mkdirSync(path.join(dir, folder), { recursive: true });
   writeFileSync(path.join(dir, 'docker/release/env.example'), 'PORT=3000\n');
   writeFileSync(path.join(dir, 'docker/mysql/charset.cnf'), '[mysqld]\n');
   writeFileSync(path.join(dir, 'docker/mssql/init.sql'), 'SELECT 1;\n');
-  writeFileSync(path.join(dir, 'docker-compose.yml'), 'services:\n  app:\n    image: ${APP_IMAGE:-koa-api-service:local}\n  build:\n    context: .\n');
+  writeFileSync(
+    path.join(dir, 'docker-compose.yml'),
+    'services:\n  app:\n    image: ${APP_IMAGE:-koa-api-service:local}\n  build:\n    context: .\n',
+  );
   writeFileSync(path.join(dir, '.gitignore'), 'bin/\ncalls.log\nrelease/\n');
   for (const tool of ['docker', 'npx']) {
     writeFileSync(path.join(dir, 'bin', tool), tool === 'npx' ? '#!/usr/bin/env bash\necho "{}"\n' : recorder(calls));
@@ -49,14 +63,23 @@ function release(remote: string, env: Record<string, string> = {}) {
       cwd: dir,
       encoding: 'utf8',
       timeout: 30_000,
-      env: { PATH: `${path.join(dir, 'bin')}:${process.env.PATH}`, HOME: dir, REGISTRY: '127.0.0.1:5000/app', VERSION: '1.2.3', ...env },
+      env: {
+        PATH: `${path.join(dir, 'bin')}:${process.env.PATH}`,
+        HOME: dir,
+        REGISTRY: '127.0.0.1:5000/app',
+        VERSION: '1.2.3',
+        ...env,
+      },
     });
     const out = path.join(dir, 'release/1.2.3');
     const written = readdirSync(out, { recursive: true, encoding: 'utf8' })
       .filter((file) => statSync(path.join(out, file)).isFile())
       .map((file) => readFileSync(path.join(out, file), 'utf8'))
       .join('\n');
-    const build = readFileSync(calls, 'utf8').split('\n').find((line) => line.startsWith('build ')) ?? '';
+    const build =
+      readFileSync(calls, 'utf8')
+        .split('\n')
+        .find((line) => line.startsWith('build ')) ?? '';
     return { status: result.status, output: result.stdout + result.stderr, build, written };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -81,7 +104,9 @@ describe('scripts/release.sh and the git remote', () => {
   });
 
   it('strips credentials from an explicit SOURCE_URL too', () => {
-    const { build } = release('https://github.com/acme/api.git', { SOURCE_URL: `https://bot:${TOKEN}@github.com/acme/fork` });
+    const { build } = release('https://github.com/acme/api.git', {
+      SOURCE_URL: `https://bot:${TOKEN}@github.com/acme/fork`,
+    });
     expect(build).toContain('--build-arg SOURCE=https://github.com/acme/fork ');
     expect(build).not.toContain(TOKEN);
   });

@@ -19,7 +19,8 @@ describe('a failure between the steps of an auth write', () => {
   async function someone(role = 'user') {
     n += 1;
     const email = `atomic-${n}@example.com`;
-    const { id } = (await http().post('/api/auth/register').send({ name: 'A', email, password: PASSWORD }).expect(201)).body.data;
+    const { id } = (await http().post('/api/auth/register').send({ name: 'A', email, password: PASSWORD }).expect(201))
+      .body.data;
     if (role !== 'user') await t.services.database.store(userStore).updateRole(id, role);
     const session = await login(t, { email, password: PASSWORD });
     return { id, email, ...session };
@@ -58,7 +59,11 @@ describe('a failure between the steps of an auth write', () => {
     failNextRevokeAll();
     await http().post('/api/auth/logout-all').set('Authorization', `Bearer ${user.accessToken}`).expect(500);
     await http().post('/api/auth/refresh').set('Cookie', `refreshToken=${user.refreshToken}`).expect(401);
-    expect(refreshTokenFrom(await http().post('/api/auth/login').send({ email: user.email, password: PASSWORD }).expect(200))).toBeDefined();
+    expect(
+      refreshTokenFrom(
+        await http().post('/api/auth/login').send({ email: user.email, password: PASSWORD }).expect(200),
+      ),
+    ).toBeDefined();
   });
 
   it("user delete: the deleted user's refresh token and access token are refused", async () => {

@@ -20,9 +20,13 @@ describe('token lifetimes are bounded on verify', () => {
   afterAll(() => t.close());
 
   const access = (claims: object) =>
-    jwt.sign({ sub: 'demo', role: 'user', sv: 0, typ: 'access', iss: 'koa-api-service', aud: 'koa-api-service', ...claims }, TEST_SECRETS.JWT_SECRET, {
-      header: { alg: 'HS256', typ: 'at+jwt' },
-    });
+    jwt.sign(
+      { sub: 'demo', role: 'user', sv: 0, typ: 'access', iss: 'koa-api-service', aud: 'koa-api-service', ...claims },
+      TEST_SECRETS.JWT_SECRET,
+      {
+        header: { alg: 'HS256', typ: 'at+jwt' },
+      },
+    );
   const me = (token: string) => request(t.app.callback()).get('/api/users/me').set('Authorization', `Bearer ${token}`);
 
   it('refuses a signed access token whose exp lies years after its iat, or whose iat is older than the lifetime', async () => {
@@ -30,21 +34,49 @@ describe('token lifetimes are bounded on verify', () => {
     await me(access({ iat: now(), exp: now() + 10 * 365 * 86_400 })).expect(401);
     await me(access({ iat: now(), exp: 1e300 })).expect(401);
     // The session version is a count, never assumed: a token without it, or with null or text, is refused.
-    for (const sv of [undefined, null, '0', -1, 0.5]) await me(access({ iat: now(), exp: now() + 900, sv })).expect(401);
+    for (const sv of [undefined, null, '0', -1, 0.5])
+      await me(access({ iat: now(), exp: now() + 900, sv })).expect(401);
     await me(access({ iat: now() - 3600, exp: now() + 60 })).expect(401);
   });
 
   it('refuses a signed refresh token that lives longer than seven days', async () => {
-    const refresh = jwt.sign({ typ: 'refresh', sv: 0, sub: 'demo', iss: 'koa-api-service', aud: 'koa-api-service', iat: now(), exp: now() + 30 * 86_400, jti: 'x'.repeat(22) }, TEST_SECRETS.REFRESH_TOKEN_SECRET);
+    const refresh = jwt.sign(
+      {
+        typ: 'refresh',
+        sv: 0,
+        sub: 'demo',
+        iss: 'koa-api-service',
+        aud: 'koa-api-service',
+        iat: now(),
+        exp: now() + 30 * 86_400,
+        jti: 'x'.repeat(22),
+      },
+      TEST_SECRETS.REFRESH_TOKEN_SECRET,
+    );
     expect(t.services.tokens.verifyRefreshToken(refresh)).toBeUndefined();
-    const withoutVersion = jwt.sign({ typ: 'refresh', sub: 'demo', iss: 'koa-api-service', aud: 'koa-api-service', iat: now(), exp: now() + 86_400, jti: 'y'.repeat(22) }, TEST_SECRETS.REFRESH_TOKEN_SECRET);
+    const withoutVersion = jwt.sign(
+      {
+        typ: 'refresh',
+        sub: 'demo',
+        iss: 'koa-api-service',
+        aud: 'koa-api-service',
+        iat: now(),
+        exp: now() + 86_400,
+        jti: 'y'.repeat(22),
+      },
+      TEST_SECRETS.REFRESH_TOKEN_SECRET,
+    );
     expect(t.services.tokens.verifyRefreshToken(withoutVersion)).toBeUndefined();
     const proof = { authTime: now() - 60, amr: ['pwd'] };
-    expect(t.services.tokens.verifyRefreshToken(t.services.tokens.signRefreshToken({ userId: 'demo', sessionVersion: 3, proof }).token)).toEqual({ userId: 'demo', sessionVersion: 3, proof });
+    expect(
+      t.services.tokens.verifyRefreshToken(
+        t.services.tokens.signRefreshToken({ userId: 'demo', sessionVersion: 3, proof }).token,
+      ),
+    ).toEqual({ userId: 'demo', sessionVersion: 3, proof });
   });
 });
 
-describe('passwords are judged by strength (zxcvbn-ts), with the user\'s own details', () => {
+describe("passwords are judged by strength (zxcvbn-ts), with the user's own details", () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await buildAuthApp({ USER_STORE: 'database', AUTH_REGISTRATION: 'true' });
@@ -53,13 +85,19 @@ describe('passwords are judged by strength (zxcvbn-ts), with the user\'s own det
   const register = (email: string, password: string, name = 'Grace Hopper') =>
     request(t.app.callback()).post('/api/auth/register').send({ name, email, password });
 
-  it.each(['aaaaaaaaaaaa', 'abcdefghijkl', 'qwertyuiopas', 'iloveyou1234', 'P@ssw0rd2024', 'letmeinletmein', ' '.repeat(12), 'gracehopper1'])(
-    'registration refuses %j with 422 on password, storing nothing',
-    async (password) => {
-      const res = await register('grace@example.com', password).expect(422);
-      expect(res.body.errors).toEqual([{ field: 'password', message: expect.any(String) }]);
-    },
-  );
+  it.each([
+    'aaaaaaaaaaaa',
+    'abcdefghijkl',
+    'qwertyuiopas',
+    'iloveyou1234',
+    'P@ssw0rd2024',
+    'letmeinletmein',
+    ' '.repeat(12),
+    'gracehopper1',
+  ])('registration refuses %j with 422 on password, storing nothing', async (password) => {
+    const res = await register('grace@example.com', password).expect(422);
+    expect(res.body.errors).toEqual([{ field: 'password', message: expect.any(String) }]);
+  });
 
   it('accepts a passphrase, and a password change refuses the current password in other case', async () => {
     await register('ada@example.com', 'mangle orbit velvet canyon').expect(201);
@@ -87,7 +125,9 @@ describe('U+0000 is refused in any text the request carries (same answer on ever
 
   it('in a body value, a nested value and a property name; in a query value', async () => {
     const post = (body: object) => request(t.app.callback()).post('/api/probe/things').send(body);
-    expect((await post({ name: 'a\u0000b' }).expect(422)).body.errors).toEqual([{ field: 'name', message: 'must not contain the NUL character (U+0000)' }]);
+    expect((await post({ name: 'a\u0000b' }).expect(422)).body.errors).toEqual([
+      { field: 'name', message: 'must not contain the NUL character (U+0000)' },
+    ]);
     expect((await post({ name: 'ok', tags: ['x', 'y\u0000'] }).expect(422)).body.errors[0].field).toBe('tags.1');
     expect((await post({ ['k\u0000']: 1 }).expect(422)).body.errors[0].field).toBe('k\u0000');
     const query = await request(t.app.callback()).get('/api/probe/search?q=a%00b').expect(422);

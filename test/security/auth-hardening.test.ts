@@ -58,7 +58,8 @@ describe('auth responses are never cached', () => {
     ];
     while ((await http.get('/api/auth/nothing-here')).status !== 429); // bounded by the limit of 12
     answers.push(await http.post('/api/auth/login').send(DEMO).expect(429));
-    for (const answer of answers) expect([answer.status, answer.headers['cache-control']]).toEqual([answer.status, 'no-store']);
+    for (const answer of answers)
+      expect([answer.status, answer.headers['cache-control']]).toEqual([answer.status, 'no-store']);
     expect((await http.get('/').expect(200)).headers['cache-control']).toBeUndefined(); // not a global rule
   });
 });
@@ -72,7 +73,10 @@ describe('client addresses', () => {
       await http.get('/api/auth/x').set('X-Forwarded-For', '::ffff:203.0.113.7').expect(404);
       await http.get('/api/auth/x').set('X-Forwarded-For', '::FFFF:203.0.113.7').expect(429);
       await http.get('/api/auth/x').set('X-Forwarded-For', '203.0.113.8').expect(404); // another client
-      const ips = app.logLines().filter((line) => line.msg === 'request').map((line) => line.ip);
+      const ips = app
+        .logLines()
+        .filter((line) => line.msg === 'request')
+        .map((line) => line.ip);
       expect(ips).toEqual(['203.0.113.7', '203.0.113.7', '203.0.113.7', '203.0.113.8']);
     } finally {
       await app.close();
@@ -95,28 +99,48 @@ describe('auth events are logged, without secrets', () => {
     await http.post('/api/auth/login').send({ email: 'nobody@example.com', password: 'guess-password-2' }).expect(401);
     await http.post('/api/auth/refresh').expect(401);
     await http.post('/api/auth/refresh').set('Cookie', 'refreshToken=not-a-token').expect(401);
-    await http.post('/api/auth/logout').set('Authorization', `Bearer ${session.accessToken}`).set('Cookie', `refreshToken=${session.refreshToken}`).expect(204);
+    await http
+      .post('/api/auth/logout')
+      .set('Authorization', `Bearer ${session.accessToken}`)
+      .set('Cookie', `refreshToken=${session.refreshToken}`)
+      .expect(204);
     await http.get('/api/auth/x').expect(429);
 
     const lines = app.logLines();
     const events = lines.filter((line) => line.event === 'auth');
-    const pick = ({ action, outcome, userId, emailHash, reason, revoked }: Record<string, unknown>) => ({ action, outcome, userId, emailHash, reason, revoked });
+    const pick = ({ action, outcome, userId, emailHash, reason, revoked }: Record<string, unknown>) => ({
+      action,
+      outcome,
+      userId,
+      emailHash,
+      reason,
+      revoked,
+    });
     const hash = expect.stringMatching(/^[0-9a-f]{32}$/);
-    expect(events.map(pick)).toEqual([
-      { action: 'login', outcome: 'success', userId: 'demo' },
-      { action: 'login', outcome: 'failure', userId: 'demo' },
-      { action: 'login', outcome: 'failure', emailHash: hash },
-      { action: 'login', outcome: 'failure', emailHash: hash },
-      { action: 'refresh', outcome: 'refused', reason: 'missing-cookie' },
-      { action: 'refresh', outcome: 'refused', reason: 'invalid-token' },
-      { action: 'logout', outcome: 'success', userId: 'demo', revoked: true },
-      { action: 'rate-limit', outcome: 'limited' },
-    ].map((event) => ({ userId: undefined, emailHash: undefined, reason: undefined, revoked: undefined, ...event })));
+    expect(events.map(pick)).toEqual(
+      [
+        { action: 'login', outcome: 'success', userId: 'demo' },
+        { action: 'login', outcome: 'failure', userId: 'demo' },
+        { action: 'login', outcome: 'failure', emailHash: hash },
+        { action: 'login', outcome: 'failure', emailHash: hash },
+        { action: 'refresh', outcome: 'refused', reason: 'missing-cookie' },
+        { action: 'refresh', outcome: 'refused', reason: 'invalid-token' },
+        { action: 'logout', outcome: 'success', userId: 'demo', revoked: true },
+        { action: 'rate-limit', outcome: 'limited' },
+      ].map((event) => ({ userId: undefined, emailHash: undefined, reason: undefined, revoked: undefined, ...event })),
+    );
     expect(events[2].emailHash).toBe(events[3].emailHash); // one address, however it is spelled
     for (const event of events) expect(event).toMatchObject({ reqId: expect.any(String), ip: '127.0.0.1' });
 
     const everything = JSON.stringify(lines);
-    for (const secret of [DEMO.password, 'wrong-password-1', 'guess-password-1', 'nobody@example.com', session.accessToken, session.refreshToken]) {
+    for (const secret of [
+      DEMO.password,
+      'wrong-password-1',
+      'guess-password-1',
+      'nobody@example.com',
+      session.accessToken,
+      session.refreshToken,
+    ]) {
       expect(everything.toLowerCase()).not.toContain(secret.toLowerCase());
     }
   });
@@ -165,7 +189,10 @@ describe('registration applies the password policy', () => {
     ['the email’s local part', 'Policy-User@example.com'.split('@')[0]],
   ])('%s: 422 on password, nothing stored', async (_case, password) => {
     const email = 'policy-user@example.com';
-    const response = await request(app.app.callback()).post('/api/auth/register').send({ name: 'P', email, password: password.padEnd(password.length) }).expect(422);
+    const response = await request(app.app.callback())
+      .post('/api/auth/register')
+      .send({ name: 'P', email, password: password.padEnd(password.length) })
+      .expect(422);
     expect(response.body.errors).toEqual([{ field: 'password', message: expect.any(String) }]);
     expect(await app.services.database.store(userStore).findByEmail(email)).toBeNull();
   });

@@ -22,7 +22,12 @@ describe('authorisation against the current state (database users)', () => {
   async function user(role = 'user'): Promise<{ id: string; email: string; token: string }> {
     n += 1;
     const email = `person-${n}@example.com`;
-    const { id } = (await http().post('/api/auth/register').send({ name: `P${n}`, email, password }).expect(201)).body.data;
+    const { id } = (
+      await http()
+        .post('/api/auth/register')
+        .send({ name: `P${n}`, email, password })
+        .expect(201)
+    ).body.data;
     if (role !== 'user') await t.services.database.store(userStore).updateRole(id, role);
     return { id, email, token: (await login(t, { email, password })).accessToken };
   }
@@ -35,7 +40,11 @@ describe('authorisation against the current state (database users)', () => {
   it('a demoted admin cannot promote itself back with the token it already holds', async () => {
     const [first, second] = [await user('admin'), await user('admin')];
     await http().patch(`/api/users/${first.id}`).set(bearer(second.token)).send({ role: 'user' }).expect(200);
-    const res = await http().patch(`/api/users/${first.id}`).set(bearer(first.token)).send({ role: 'admin' }).expect(401);
+    const res = await http()
+      .patch(`/api/users/${first.id}`)
+      .set(bearer(first.token))
+      .send({ role: 'admin' })
+      .expect(401);
     expect(res.body).toEqual({ status: 'fail', message: 'Your role has changed: refresh the access token' });
     // Logged in again, it is what it is now: a user.
     const again = (await login(t, { email: first.email, password })).accessToken;
@@ -48,7 +57,11 @@ describe('authorisation against the current state (database users)', () => {
     const plain = await user();
     await http().delete(`/api/users/${gone.id}`).set(bearer(acting.token)).expect(204);
     await http().delete(`/api/users/${plain.id}`).set(bearer(acting.token)).expect(204);
-    const res = await http().patch(`/api/users/${accomplice.id}`).set(bearer(gone.token)).send({ role: 'admin' }).expect(401);
+    const res = await http()
+      .patch(`/api/users/${accomplice.id}`)
+      .set(bearer(gone.token))
+      .send({ role: 'admin' })
+      .expect(401);
     expect(res.body.message).toBe('This user no longer exists');
     await http().delete('/api/probe/things/1').set(bearer(plain.token)).expect(401);
     await http().get('/api/users/me').set(bearer(plain.token)).expect(401);
@@ -61,13 +74,23 @@ describe('authorisation against the current state (database users)', () => {
     t.services.callers.forget(promoted.id);
     // The token says `user` and is void (the role changed), a fresh login says admin and passes.
     await http().get('/api/users').set(bearer(promoted.token)).expect(401);
-    await http().get('/api/users').set(bearer((await login(t, { email: promoted.email, password })).accessToken)).expect(200);
+    await http()
+      .get('/api/users')
+      .set(bearer((await login(t, { email: promoted.email, password })).accessToken))
+      .expect(200);
   });
 
   it.each([
     ['logout-all', (token: string) => http().post('/api/auth/logout-all').set(bearer(token)).expect(204)],
-    ['a password change', (token: string) =>
-      http().post('/api/auth/password').set(bearer(token)).send({ currentPassword: password, newPassword: 'a different passphrase 7' }).expect(204)],
+    [
+      'a password change',
+      (token: string) =>
+        http()
+          .post('/api/auth/password')
+          .set(bearer(token))
+          .send({ currentPassword: password, newPassword: 'a different passphrase 7' })
+          .expect(204),
+    ],
   ])('access tokens issued before %s are refused, from every device', async (_name, end) => {
     const someone = await user();
     const otherDevice = (await login(t, { email: someone.email, password })).accessToken;
@@ -82,8 +105,15 @@ describe('authorisation against the current state (database users)', () => {
     const admins = (await store.list({ limit: 100, offset: 0 })).items.filter((u) => u.role === 'admin');
     const last = await user('admin');
     for (const other of admins) await store.updateRole(other.id, 'user'); // leave exactly one
-    const demote = await http().patch(`/api/users/${last.id}`).set(bearer(last.token)).send({ role: 'user' }).expect(409);
-    expect(demote.body).toEqual({ status: 'fail', message: 'This is the last administrator: make another user admin first' });
+    const demote = await http()
+      .patch(`/api/users/${last.id}`)
+      .set(bearer(last.token))
+      .send({ role: 'user' })
+      .expect(409);
+    expect(demote.body).toEqual({
+      status: 'fail',
+      message: 'This is the last administrator: make another user admin first',
+    });
     const remove = await http().delete(`/api/users/${last.id}`).set(bearer(last.token)).expect(409);
     expect(remove.body.message).toMatch(/last administrator/);
     expect((await store.findById(last.id))?.role).toBe('admin');

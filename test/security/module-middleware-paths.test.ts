@@ -53,7 +53,8 @@ describe('module middleware runs for every path its module routes, however spell
       await next();
       const matched = (ctx as unknown as { _matchedRoute?: string })._matchedRoute;
       const owner = matched && prefixes.find(([prefix]) => matched === prefix || matched.startsWith(`${prefix}/`));
-      if (owner && ranFor.get(ctx.req) !== owner[1]) bypasses.push(`${ctx.method} ${ctx.url} → ${matched} (${ctx.status})`);
+      if (owner && ranFor.get(ctx.req) !== owner[1])
+        bypasses.push(`${ctx.method} ${ctx.url} → ${matched} (${ctx.status})`);
     });
     server = app.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));

@@ -16,7 +16,10 @@ import { buildTestApp, type TestApp } from '../support/test-app';
 
 const PASSWORD = 'a quiet lighthouse keeper';
 const NEW_PASSWORD = 'another quiet lighthouse keeper';
-const cookieNamed = (res: request.Response, name: string) => setCookies(res).find((cookie) => cookie.startsWith(`${name}=`))?.split(';')[0];
+const cookieNamed = (res: request.Response, name: string) =>
+  setCookies(res)
+    .find((cookie) => cookie.startsWith(`${name}=`))
+    ?.split(';')[0];
 
 const engines = testEngines();
 
@@ -32,7 +35,16 @@ for (const target of engines) {
     /** An app on this engine's database (one file for SQLite, so two apps share it as two deployments would). */
     const appWith = async (env: Record<string, string>) => {
       const app = await buildTestApp({
-        env: { DATABASE_URL: databaseUrl, USER_STORE: 'database', AUTH_REGISTRATION: 'true', AUTH_RATE_LIMIT_MAX: '100000', TRUST_PROXY: '1', SMTP_URL: smtpUrl, PUBLIC_URL: 'https://app.example.test', ...env },
+        env: {
+          DATABASE_URL: databaseUrl,
+          USER_STORE: 'database',
+          AUTH_REGISTRATION: 'true',
+          AUTH_RATE_LIMIT_MAX: '100000',
+          TRUST_PROXY: '1',
+          SMTP_URL: smtpUrl,
+          PUBLIC_URL: 'https://app.example.test',
+          ...env,
+        },
         modules: [authModule, usersModule],
       });
       open.push(app);
@@ -61,10 +73,14 @@ for (const target of engines) {
       /** A user with a device cookie from a login, and an account-wide lock made by guessers from three addresses. */
       const lockedWithDevice = async (app: TestApp) => {
         const email = `device-${randomUUID().slice(0, 8)}@example.com`;
-        await request(app.app.callback()).post('/api/auth/register').send({ name: 'Owner', email, password: PASSWORD }).expect(201);
+        await request(app.app.callback())
+          .post('/api/auth/register')
+          .send({ name: 'Owner', email, password: PASSWORD })
+          .expect(201);
         const signedIn = await login(app, email, PASSWORD, '203.0.113.1').expect(200);
         const device = cookieNamed(signedIn, 'loginDevice')!;
-        for (const from of ['192.0.2.1', '192.0.2.2', '192.0.2.3']) await login(app, email, 'a wrong guess', from).expect(401);
+        for (const from of ['192.0.2.1', '192.0.2.2', '192.0.2.3'])
+          await login(app, email, 'a wrong guess', from).expect(401);
         await login(app, email, PASSWORD, '198.51.100.7').expect(429); // locked for unknown clients
         await login(app, email, PASSWORD, '198.51.100.7', device).expect(200); // the owner's device passes
         return { email, device, bearer: `Bearer ${signedIn.body.data.accessToken as string}` };
@@ -81,7 +97,13 @@ for (const target of engines) {
       it('a password change ends them too', async () => {
         const app = await appWith(throttled);
         const { email, device, bearer } = await lockedWithDevice(app);
-        await request(app.app.callback()).post('/api/auth/password').set('Authorization', bearer).set('Cookie', device).set('X-Forwarded-For', '198.51.100.9').send({ currentPassword: PASSWORD, newPassword: NEW_PASSWORD }).expect(204);
+        await request(app.app.callback())
+          .post('/api/auth/password')
+          .set('Authorization', bearer)
+          .set('Cookie', device)
+          .set('X-Forwarded-For', '198.51.100.9')
+          .send({ currentPassword: PASSWORD, newPassword: NEW_PASSWORD })
+          .expect(204);
         await login(app, email, NEW_PASSWORD, '198.51.100.10', device).expect(429);
       });
     });
@@ -90,13 +112,22 @@ for (const target of engines) {
       const before = await appWith({ EMAIL_VERIFICATION: 'optional' });
       const session = async (verify: boolean) => {
         const email = `switch-${randomUUID().slice(0, 8)}@example.com`;
-        await request(before.app.callback()).post('/api/auth/register').send({ name: 'Switch', email, password: PASSWORD }).expect(202);
+        await request(before.app.callback())
+          .post('/api/auth/register')
+          .send({ name: 'Switch', email, password: PASSWORD })
+          .expect(202);
         if (verify) {
           const token = /token=([\w-]+)/.exec((await mail.waitFor(email))[0]!.text)![1];
           await request(before.app.callback()).post('/api/auth/verify-email').send({ token }).expect(204);
         }
-        const signedIn = await request(before.app.callback()).post('/api/auth/login').send({ email, password: PASSWORD }).expect(200);
-        return { cookie: cookieNamed(signedIn, 'refreshToken')!, bearer: `Bearer ${signedIn.body.data.accessToken as string}` };
+        const signedIn = await request(before.app.callback())
+          .post('/api/auth/login')
+          .send({ email, password: PASSWORD })
+          .expect(200);
+        return {
+          cookie: cookieNamed(signedIn, 'refreshToken')!,
+          bearer: `Bearer ${signedIn.body.data.accessToken as string}`,
+        };
       };
       const unverified = await session(false);
       const verified = await session(true);
@@ -106,7 +137,9 @@ for (const target of engines) {
       const refused = await http().post('/api/auth/refresh').set('Cookie', unverified.cookie).expect(403);
       expect(refused.body.message).toMatch(/^Email address not verified/);
       expect(cookieNamed(refused, 'refreshToken')).toBe('refreshToken='); // cleared
-      expect((await http().get('/api/users/me').set('Authorization', unverified.bearer).expect(401)).body.message).toMatch(/^Email address not verified/);
+      expect(
+        (await http().get('/api/users/me').set('Authorization', unverified.bearer).expect(401)).body.message,
+      ).toMatch(/^Email address not verified/);
 
       await http().post('/api/auth/refresh').set('Cookie', verified.cookie).expect(200);
       await http().get('/api/users/me').set('Authorization', verified.bearer).expect(200);

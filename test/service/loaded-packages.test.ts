@@ -11,13 +11,27 @@ const run = promisify(execFile);
 /** Production refuses the documented demo password; the child logs in with this one. */
 const DEMO_PASSWORD = 'loaded packages demo passphrase 7';
 /** Production takes only secrets nobody can guess. */
-const SECRETS = { JWT_SECRET: randomBytes(48).toString('base64'), REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64') };
+const SECRETS = {
+  JWT_SECRET: randomBytes(48).toString('base64'),
+  REFRESH_TOKEN_SECRET: randomBytes(48).toString('base64'),
+};
 const root = path.resolve(__dirname, '../..');
 
-async function loadedPackages(env: Record<string, string>, script = 'test/support/print-loaded-packages.ts'): Promise<string[]> {
+async function loadedPackages(
+  env: Record<string, string>,
+  script = 'test/support/print-loaded-packages.ts',
+): Promise<string[]> {
   const { stdout } = await run(process.execPath, ['--require', 'tsx/cjs', script], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', LOG_LEVEL: 'silent', COOKIE_SECURE: 'false', DEMO_USER_PASSWORD: DEMO_PASSWORD, ...SECRETS, ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'silent',
+      COOKIE_SECURE: 'false',
+      DEMO_USER_PASSWORD: DEMO_PASSWORD,
+      ...SECRETS,
+      ...env,
+    },
     timeout: 60_000,
   });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as string[];
@@ -30,20 +44,50 @@ describe('packages loaded by a running service', () => {
     expect(packages).toEqual(expect.arrayContaining(['koa', 'sequelize', 'sqlite3', 'argon2', 'jsonwebtoken']));
     // No @zxcvbn-ts: production checked the secrets and DEMO_USER_PASSWORD against its word lists in a child
     // process at start-up (src/config/checks-in-child.ts); a demo store loads them only for a password change.
-    for (const absent of ['mongoose', 'mongodb', 'ioredis', 'pg', 'mysql2', 'tedious', 'pino-pretty', 'formidable', 'koa-body', 'nodemailer', 'otplib', 'openid-client', 'oauth4webapi', 'jose', '@zxcvbn-ts/core', '@zxcvbn-ts/language-en', '@zxcvbn-ts/language-common']) {
+    for (const absent of [
+      'mongoose',
+      'mongodb',
+      'ioredis',
+      'pg',
+      'mysql2',
+      'tedious',
+      'pino-pretty',
+      'formidable',
+      'koa-body',
+      'nodemailer',
+      'otplib',
+      'openid-client',
+      'oauth4webapi',
+      'jose',
+      '@zxcvbn-ts/core',
+      '@zxcvbn-ts/language-en',
+      '@zxcvbn-ts/language-common',
+    ]) {
       expect(packages).not.toContain(absent);
     }
   }, 90_000);
 
   it('with SMTP_URL: nodemailer too (password reset by email)', async () => {
-    const packages = await loadedPackages({ DATABASE_URL: 'sqlite::memory:', USER_STORE: 'database', SMTP_URL: 'smtp://127.0.0.1:9', PUBLIC_URL: 'https://app.example.test' }, 'test/support/print-declared-packages.ts');
+    const packages = await loadedPackages(
+      {
+        DATABASE_URL: 'sqlite::memory:',
+        USER_STORE: 'database',
+        SMTP_URL: 'smtp://127.0.0.1:9',
+        PUBLIC_URL: 'https://app.example.test',
+      },
+      'test/support/print-declared-packages.ts',
+    );
     expect(packages).toContain('nodemailer');
   }, 90_000);
 
   it('on MongoDB (built, not connected: no server here): mongoose, and no Sequelize or SQL driver', async () => {
-    const packages = await loadedPackages({ DATABASE_URL: 'mongodb://127.0.0.1:9/app' }, 'test/support/print-declared-packages.ts');
+    const packages = await loadedPackages(
+      { DATABASE_URL: 'mongodb://127.0.0.1:9/app' },
+      'test/support/print-declared-packages.ts',
+    );
     expect(packages).toEqual(expect.arrayContaining(['koa', 'mongoose', 'jsonwebtoken']));
-    for (const absent of ['sequelize', 'umzug', 'sqlite3', 'pg', 'mysql2', 'tedious', 'ioredis']) expect(packages).not.toContain(absent);
+    for (const absent of ['sequelize', 'umzug', 'sqlite3', 'pg', 'mysql2', 'tedious', 'ioredis'])
+      expect(packages).not.toContain(absent);
   }, 90_000);
 
   // The network engines when the run names one (scripts/ci/databases.sh native sets these): its driver only.
@@ -54,12 +98,18 @@ describe('packages loaded by a running service', () => {
   for (const { variable, driver } of engines) {
     const url = process.env[variable];
     if (!url) console.log(`loaded packages on ${driver}: skipped, ${variable} is not set`);
-    (url ? it : it.skip)(`with ${variable}: ${driver} and no other driver`, async () => {
-      const packages = await loadedPackages({ DATABASE_URL: url! });
-      expect(packages).toContain(driver);
-      for (const absent of ['mongoose', 'mongodb', 'ioredis', 'pg', 'mysql2', 'tedious', 'sqlite3'].filter((name) => name !== driver)) {
-        expect(packages).not.toContain(absent);
-      }
-    }, 90_000);
+    (url ? it : it.skip)(
+      `with ${variable}: ${driver} and no other driver`,
+      async () => {
+        const packages = await loadedPackages({ DATABASE_URL: url! });
+        expect(packages).toContain(driver);
+        for (const absent of ['mongoose', 'mongodb', 'ioredis', 'pg', 'mysql2', 'tedious', 'sqlite3'].filter(
+          (name) => name !== driver,
+        )) {
+          expect(packages).not.toContain(absent);
+        }
+      },
+      90_000,
+    );
   }
 });

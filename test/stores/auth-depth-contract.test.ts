@@ -19,14 +19,17 @@ const logger = createLogger({ env: 'test', logLevel: 'silent' });
 const digest = () => createHash('sha256').update(randomBytes(32)).digest('hex');
 const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000);
 const refreshCookieOf = (response: Response) =>
-  /^refreshToken=([^;]*)/.exec(([] as string[]).concat(response.headers['set-cookie'] ?? []).find((c) => c.startsWith('refreshToken=')) ?? '')?.[1];
+  /^refreshToken=([^;]*)/.exec(
+    ([] as string[]).concat(response.headers['set-cookie'] ?? []).find((c) => c.startsWith('refreshToken=')) ?? '',
+  )?.[1];
 
 const engines = testEngines();
 
 for (const target of engines) {
   (target.skipReason ? describe.skip : describe)(`auth depth on ${target.label}`, () => {
     const engine = useEngineDatabase(target, registeredStores, { DATABASE_TIMEOUT: '2s' });
-    const configFor = (extra: Record<string, string> = {}) => loadConfig({ NODE_ENV: 'test', DATABASE_URL: engine.url(), DATABASE_TIMEOUT: '2s', ...extra });
+    const configFor = (extra: Record<string, string> = {}) =>
+      loadConfig({ NODE_ENV: 'test', DATABASE_URL: engine.url(), DATABASE_TIMEOUT: '2s', ...extra });
     let database: Database;
     beforeAll(() => {
       database = engine.database();
@@ -39,13 +42,31 @@ for (const target of engines) {
         await tokens.create({ userId: 'u-rot', token: live, expiresAt: inSeconds(60), familyId: 'fam-rot' });
         await tokens.create({ userId: 'u-rot', token: taken, expiresAt: inSeconds(60), familyId: 'fam-other' });
         // The successor's digest exists already: its insert fails after the retire in the same operation.
-        await expect(tokens.rotate(live, { userId: 'u-rot', token: taken, expiresAt: inSeconds(60), familyId: 'fam-rot' }, new Date())).rejects.toBeInstanceOf(DuplicateKeyError);
+        await expect(
+          tokens.rotate(
+            live,
+            { userId: 'u-rot', token: taken, expiresAt: inSeconds(60), familyId: 'fam-rot' },
+            new Date(),
+          ),
+        ).rejects.toBeInstanceOf(DuplicateKeyError);
         expect(await tokens.findByToken(live)).toMatchObject({ retiredAt: null });
         const successor = digest();
-        expect(await tokens.rotate(live, { userId: 'u-rot', token: successor, expiresAt: inSeconds(60), familyId: 'fam-rot' }, new Date())).toBe(true);
+        expect(
+          await tokens.rotate(
+            live,
+            { userId: 'u-rot', token: successor, expiresAt: inSeconds(60), familyId: 'fam-rot' },
+            new Date(),
+          ),
+        ).toBe(true);
         expect((await tokens.findByToken(live))?.retiredAt).toBeInstanceOf(Date);
         expect(await tokens.findByToken(successor)).toMatchObject({ familyId: 'fam-rot', retiredAt: null });
-        expect(await tokens.rotate(live, { userId: 'u-rot', token: digest(), expiresAt: inSeconds(60), familyId: 'fam-rot' }, new Date())).toBe(false);
+        expect(
+          await tokens.rotate(
+            live,
+            { userId: 'u-rot', token: digest(), expiresAt: inSeconds(60), familyId: 'fam-rot' },
+            new Date(),
+          ),
+        ).toBe(false);
       });
 
       it('a row written without a family (an instance older than migration 0003) goes with its family and with logout', async () => {
@@ -81,7 +102,12 @@ for (const target of engines) {
       it('of ten concurrent retires of one token exactly one succeeds', async () => {
         const tokens = database.store(refreshTokenStore);
         const token = digest();
-        await tokens.create({ userId: 'u-race', token, expiresAt: inSeconds(60), familyId: `f-${digest().slice(0, 8)}` });
+        await tokens.create({
+          userId: 'u-race',
+          token,
+          expiresAt: inSeconds(60),
+          familyId: `f-${digest().slice(0, 8)}`,
+        });
         const results = await Promise.all(Array.from({ length: 10 }, () => tokens.retire(token, new Date())));
         expect(results.filter(Boolean)).toHaveLength(1);
       });
@@ -93,7 +119,8 @@ for (const target of engines) {
         const inFamily = [digest(), digest()];
         const otherFamily = digest();
         const otherUser = digest();
-        for (const token of inFamily) await tokens.create({ userId: user, token, expiresAt: inSeconds(60), familyId: family });
+        for (const token of inFamily)
+          await tokens.create({ userId: user, token, expiresAt: inSeconds(60), familyId: family });
         await tokens.create({ userId: user, token: otherFamily, expiresAt: inSeconds(60), familyId: other });
         await tokens.create({ userId: `${user}-2`, token: otherUser, expiresAt: inSeconds(60) });
         expect(await tokens.deleteFamily(family)).toBe(2);
@@ -106,13 +133,19 @@ for (const target of engines) {
     });
 
     describe('user directory', () => {
-      it('has an index in the directory\'s order (created_at, id)', async () => {
+      it("has an index in the directory's order (created_at, id)", async () => {
         if (target.engine === 'mongodb') {
-          const { toCreate } = await (database as unknown as { connection: { models: Record<string, { diffIndexes(): Promise<{ toCreate: unknown[] }> }> } }).connection.models.User.diffIndexes();
+          const { toCreate } = await (
+            database as unknown as {
+              connection: { models: Record<string, { diffIndexes(): Promise<{ toCreate: unknown[] }> }> };
+            }
+          ).connection.models.User.diffIndexes();
           expect(toCreate).toEqual([]);
           return;
         }
-        const indexes = (await (database as unknown as { sequelize: Sequelize }).sequelize.getQueryInterface().showIndex('users')) as { name: string; fields: { attribute: string }[] }[];
+        const indexes = (await (database as unknown as { sequelize: Sequelize }).sequelize
+          .getQueryInterface()
+          .showIndex('users')) as { name: string; fields: { attribute: string }[] }[];
         const ordered = indexes.find((index) => index.name === 'users_created_at_id');
         expect(ordered?.fields.map((field) => field.attribute)).toEqual(['created_at', 'id']);
       });
@@ -122,7 +155,14 @@ for (const target of engines) {
         const tag = randomBytes(4).toString('hex');
         const created = [];
         for (let i = 0; i < 3; i += 1) {
-          created.push(await users.create({ email: `dir-${tag}-${i}@example.com`, passwordHash: 'x', role: 'user', name: `D${i}` }));
+          created.push(
+            await users.create({
+              email: `dir-${tag}-${i}@example.com`,
+              passwordHash: 'x',
+              role: 'user',
+              name: `D${i}`,
+            }),
+          );
           await new Promise((resolve) => setTimeout(resolve, 5)); // distinct creation times
         }
         const all = await users.list({ limit: 100, offset: 0, countUpTo: 1000 });
@@ -190,13 +230,23 @@ for (const target of engines) {
     describe('over HTTP with REFRESH_ROTATION=true, REFRESH_REUSE_GRACE=2s', () => {
       it('rotates, tolerates a racing replay within the grace window, revokes the family on a later replay', async () => {
         const service = await startService(
-          configFor({ USER_STORE: 'database', AUTH_REGISTRATION: 'true', REFRESH_ROTATION: 'true', REFRESH_REUSE_GRACE: '2s', AUTH_RATE_LIMIT_MAX: '1000' }),
+          configFor({
+            USER_STORE: 'database',
+            AUTH_REGISTRATION: 'true',
+            REFRESH_ROTATION: 'true',
+            REFRESH_REUSE_GRACE: '2s',
+            AUTH_RATE_LIMIT_MAX: '1000',
+          }),
           logger,
           { port: 0, host: '127.0.0.1' },
         );
         try {
           const http = request(service.server);
-          const account = { name: 'Rota', email: `rota-${randomBytes(4).toString('hex')}@example.com`, password: 'rotation passphrase 1' };
+          const account = {
+            name: 'Rota',
+            email: `rota-${randomBytes(4).toString('hex')}@example.com`,
+            password: 'rotation passphrase 1',
+          };
           await http.post('/api/auth/register').send(account).expect(201);
           const first = refreshCookieOf(await http.post('/api/auth/login').send(account).expect(200))!;
           const refresh = (token: string) => http.post('/api/auth/refresh').set('Cookie', `refreshToken=${token}`);
@@ -223,21 +273,39 @@ for (const target of engines) {
       }, 60_000);
 
       it('logout-all ends every session of the caller, and only theirs', async () => {
-        const service = await startService(configFor({ USER_STORE: 'database', AUTH_REGISTRATION: 'true', AUTH_RATE_LIMIT_MAX: '1000' }), logger, {
-          port: 0,
-          host: '127.0.0.1',
-        });
+        const service = await startService(
+          configFor({ USER_STORE: 'database', AUTH_REGISTRATION: 'true', AUTH_RATE_LIMIT_MAX: '1000' }),
+          logger,
+          {
+            port: 0,
+            host: '127.0.0.1',
+          },
+        );
         try {
           const http = request(service.server);
           const tag = randomBytes(4).toString('hex');
-          const [me, other] = [`all-${tag}@example.com`, `other-${tag}@example.com`].map((email) => ({ name: 'L', email, password: 'logout everywhere 1' }));
+          const [me, other] = [`all-${tag}@example.com`, `other-${tag}@example.com`].map((email) => ({
+            name: 'L',
+            email,
+            password: 'logout everywhere 1',
+          }));
           for (const account of [me, other]) await http.post('/api/auth/register').send(account).expect(201);
           const phone = await http.post('/api/auth/login').send(me).expect(200);
           const laptop = await http.post('/api/auth/login').send(me).expect(200);
           const others = await http.post('/api/auth/login').send(other).expect(200);
-          await http.post('/api/auth/logout-all').set('Authorization', `Bearer ${phone.body.data.accessToken}`).expect(204);
-          for (const session of [phone, laptop]) await http.post('/api/auth/refresh').set('Cookie', `refreshToken=${refreshCookieOf(session)}`).expect(401);
-          await http.post('/api/auth/refresh').set('Cookie', `refreshToken=${refreshCookieOf(others)}`).expect(200);
+          await http
+            .post('/api/auth/logout-all')
+            .set('Authorization', `Bearer ${phone.body.data.accessToken}`)
+            .expect(204);
+          for (const session of [phone, laptop])
+            await http
+              .post('/api/auth/refresh')
+              .set('Cookie', `refreshToken=${refreshCookieOf(session)}`)
+              .expect(401);
+          await http
+            .post('/api/auth/refresh')
+            .set('Cookie', `refreshToken=${refreshCookieOf(others)}`)
+            .expect(200);
         } finally {
           await service.stop();
         }

@@ -30,14 +30,37 @@ for (const target of engines) {
     async function populated(database: SqlDatabase, table: string): Promise<void> {
       const queryInterface = database.queryInterface();
       await createResourceTable(queryInterface, table, (c) => c.string('title', { maxLength: 100, optional: true }));
-      const rows = Array.from({ length: ROWS }, (_, index) => ({ id: newId(), owner_id: 'filler', title: index === 7 ? 'Une École' : `Row ${index}`, created_at: new Date(), updated_at: new Date() }));
-      rows.push({ id: newId(), owner_id: 'filler', title: null as never, created_at: new Date(), updated_at: new Date() });
-      for (let start = 0; start < rows.length; start += 500) await queryInterface.bulkInsert(table, rows.slice(start, start + 500));
+      const rows = Array.from({ length: ROWS }, (_, index) => ({
+        id: newId(),
+        owner_id: 'filler',
+        title: index === 7 ? 'Une École' : `Row ${index}`,
+        created_at: new Date(),
+        updated_at: new Date(),
+      }));
+      rows.push({
+        id: newId(),
+        owner_id: 'filler',
+        title: null as never,
+        created_at: new Date(),
+        updated_at: new Date(),
+      });
+      for (let start = 0; start < rows.length; start += 500)
+        await queryInterface.bulkInsert(table, rows.slice(start, start + 500));
     }
 
     const open = (migrations: SqlMigration[]) => {
-      const store = defineStore<object>({ name: `fill-${randomBytes(4).toString('hex')}`, migrations, relational: () => ({}), mongodb: () => ({}) });
-      return createDatabase(loadConfig({ NODE_ENV: 'test', DATABASE_URL: started!.url, DATABASE_TIMEOUT: '5s' }), logger, [store], { cleanupJob: false, connectAttempts: 3 }) as SqlDatabase;
+      const store = defineStore<object>({
+        name: `fill-${randomBytes(4).toString('hex')}`,
+        migrations,
+        relational: () => ({}),
+        mongodb: () => ({}),
+      });
+      return createDatabase(
+        loadConfig({ NODE_ENV: 'test', DATABASE_URL: started!.url, DATABASE_TIMEOUT: '5s' }),
+        logger,
+        [store],
+        { cleanupJob: false, connectAttempts: 3 },
+      ) as SqlDatabase;
     };
 
     const searchMigration = (table: string): SqlMigration => ({
@@ -50,7 +73,10 @@ for (const target of engines) {
     it('writes a batch per statement, and a fill stopped half-way keeps the batches written and finishes when run again', async () => {
       const table = `bf_${randomBytes(3).toString('hex')}`;
       const migration = searchMigration(table);
-      const database = open([{ name: `${table}-0001-create`, up: async () => undefined, down: async () => undefined }, migration]);
+      const database = open([
+        { name: `${table}-0001-create`, up: async () => undefined, down: async () => undefined },
+        migration,
+      ]);
       await database.connect();
       try {
         await populated(database, table);
@@ -58,30 +84,43 @@ for (const target of engines) {
         let failAt: number | undefined = 2;
         // Every migration statement goes through the migration connection's sequelize: counted, the second batch's write failed once.
         const original = database.withMigrationConnection.bind(database);
-        jest.spyOn(database, 'withMigrationConnection').mockImplementation(<T,>(work: (migrator: Migrator) => Promise<T>) =>
-          original((migrator) => {
-            const sequelize = (migrator as unknown as { sequelize: Sequelize }).sequelize;
-            if (jest.isMockFunction(sequelize.query)) return work(migrator); // SQLite migrates on the service's own connection, counted already
-            const query = sequelize.query.bind(sequelize);
-            jest.spyOn(sequelize, 'query').mockImplementation(((sql: string, options?: unknown) => {
-              if (typeof sql === 'string' && /^UPDATE /.test(sql)) {
-                updates += 1;
-                if (updates === failAt) return Promise.reject(new Error('the deploy was killed'));
-              }
-              return query(sql, options as never);
-            }) as never);
-            return work(migrator);
-          }),
-        );
+        jest
+          .spyOn(database, 'withMigrationConnection')
+          .mockImplementation(<T>(work: (migrator: Migrator) => Promise<T>) =>
+            original((migrator) => {
+              const sequelize = (migrator as unknown as { sequelize: Sequelize }).sequelize;
+              if (jest.isMockFunction(sequelize.query)) return work(migrator); // SQLite migrates on the service's own connection, counted already
+              const query = sequelize.query.bind(sequelize);
+              jest.spyOn(sequelize, 'query').mockImplementation(((sql: string, options?: unknown) => {
+                if (typeof sql === 'string' && /^UPDATE /.test(sql)) {
+                  updates += 1;
+                  if (updates === failAt) return Promise.reject(new Error('the deploy was killed'));
+                }
+                return query(sql, options as never);
+              }) as never);
+              return work(migrator);
+            }),
+          );
         await expect(database.migrate()).rejects.toThrow('the deploy was killed');
-        const filled = async () => Number(((await database.sequelize.query(`SELECT COUNT(*) AS n FROM ${database.queryInterface().quoteIdentifier(table)} WHERE title_search IS NOT NULL`, { type: 'SELECT' as never })) as unknown as { n: unknown }[])[0]!.n);
+        const filled = async () =>
+          Number(
+            (
+              (await database.sequelize.query(
+                `SELECT COUNT(*) AS n FROM ${database.queryInterface().quoteIdentifier(table)} WHERE title_search IS NOT NULL`,
+                { type: 'SELECT' as never },
+              )) as unknown as { n: unknown }[]
+            )[0]!.n,
+          );
         expect(await filled()).toBe(FILL_BATCH); // the first batch committed before the failure
         updates = 0;
         failAt = undefined;
         await database.migrate();
         expect(await filled()).toBe(ROWS);
         expect(updates).toBe(Math.ceil((ROWS - FILL_BATCH) / FILL_BATCH)); // the rest, one statement per batch
-        const [school] = (await database.sequelize.query(`SELECT title_search FROM ${database.queryInterface().quoteIdentifier(table)} WHERE title = :title`, { type: 'SELECT' as never, replacements: { title: 'Une École' } })) as unknown as { title_search: string }[];
+        const [school] = (await database.sequelize.query(
+          `SELECT title_search FROM ${database.queryInterface().quoteIdentifier(table)} WHERE title = :title`,
+          { type: 'SELECT' as never, replacements: { title: 'Une École' } },
+        )) as unknown as { title_search: string }[];
         expect(school!.title_search).toBe('une ecole');
       } finally {
         await database.close();

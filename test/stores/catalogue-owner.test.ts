@@ -11,7 +11,11 @@ import { testEngines } from '../support/engines';
 
 const TABLE = 'kit_made_catalogue';
 const migrations: SqlMigration[] = [
-  { name: 'kit-made-catalogue-0001-create', up: (queryInterface) => createResourceTable(queryInterface, TABLE, (c) => c.string('name'), { unique: [['name']] }), down: (queryInterface) => queryInterface.dropTable(TABLE) },
+  {
+    name: 'kit-made-catalogue-0001-create',
+    up: (queryInterface) => createResourceTable(queryInterface, TABLE, (c) => c.string('name'), { unique: [['name']] }),
+    down: (queryInterface) => queryInterface.dropTable(TABLE),
+  },
 ];
 const store = defineStore({ name: 'kit-made-catalogue', migrations, relational: () => ({}), mongodb: () => ({}) });
 
@@ -19,15 +23,21 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
   (target.skipReason ? describe.skip : describe)(`a resource made a catalogue on ${target.label}`, () => {
     const opened = useEngineDatabase(target, [store]);
     const qi = () => (opened.database() as SqlDatabase).queryInterface();
-    const insert = (owner: string, name: string) => qi().bulkInsert(TABLE, [{ id: newId(), owner_id: owner, name, created_at: new Date(), updated_at: new Date() }]);
-    const owners = async () => ((await qi().sequelize.query(`SELECT owner_id AS "owner" FROM ${TABLE} ORDER BY name`))[0] as { owner: string }[]).map((row) => row.owner);
+    const insert = (owner: string, name: string) =>
+      qi().bulkInsert(TABLE, [{ id: newId(), owner_id: owner, name, created_at: new Date(), updated_at: new Date() }]);
+    const owners = async () =>
+      (
+        (await qi().sequelize.query(`SELECT owner_id AS "owner" FROM ${TABLE} ORDER BY name`))[0] as { owner: string }[]
+      ).map((row) => row.owner);
 
     it('refuses while two owners hold the same name, then makes every record the catalogue’s', async () => {
       await qi().bulkDelete(TABLE, {}); // a database kept from an earlier run starts empty
       await insert('ada', 'Atlas');
       await insert('bo', 'Atlas');
       await insert('bo', 'Borealis');
-      await expect(makeCatalogue(qi(), TABLE, [['name']])).rejects.toThrow('cannot make kit_made_catalogue a catalogue: 2 records of different owners share name="Atlas"');
+      await expect(makeCatalogue(qi(), TABLE, [['name']])).rejects.toThrow(
+        'cannot make kit_made_catalogue a catalogue: 2 records of different owners share name="Atlas"',
+      );
       expect(await owners()).toEqual(['ada', 'bo', 'bo']); // nothing changed
       await qi().bulkDelete(TABLE, { owner_id: 'bo', name: 'Atlas' });
       await makeCatalogue(qi(), TABLE, [['name']]);

@@ -1,6 +1,14 @@
 import { Sequelize } from 'sequelize';
 import { CheckViolationError } from '../../src/stores/errors';
-import { addFieldCheck, checkExpression, checkSignature, crossCheckExpression, crossCheckSignature, removeFieldCheck, setFieldRules } from '../../src/stores/sql/migrations/check-constraints';
+import {
+  addFieldCheck,
+  checkExpression,
+  checkSignature,
+  crossCheckExpression,
+  crossCheckSignature,
+  removeFieldCheck,
+  setFieldRules,
+} from '../../src/stores/sql/migrations/check-constraints';
 import { translateSqlError } from '../../src/stores/sql/sql-errors';
 
 // What SQL Server is asked to hold a field's rules (no server runs here; the same steps run on SQLite,
@@ -10,12 +18,19 @@ import { translateSqlError } from '../../src/stores/sql/sql-errors';
 
 function mssql(answers: { breaking?: number; existing?: string[] } = {}) {
   // No driver is needed to build SQL: a stand-in keeps tedious out (as in field-rename-drop-mssql-calls.test.ts).
-  const sequelize = new Sequelize({ dialect: 'mssql', host: '127.0.0.1', port: 1, logging: false, dialectModule: { Connection: class {}, TYPES: {}, ISOLATION_LEVEL: {} } } as never);
+  const sequelize = new Sequelize({
+    dialect: 'mssql',
+    host: '127.0.0.1',
+    port: 1,
+    logging: false,
+    dialectModule: { Connection: class {}, TYPES: {}, ISOLATION_LEVEL: {} },
+  } as never);
   const calls: string[] = [];
   jest.spyOn(sequelize, 'query').mockImplementation((async (sql: string) => {
     calls.push(sql.replace(/\s+/g, ' ').trim());
     if (/^SELECT COUNT\(\*\)/.test(sql)) return [{ breaking: answers.breaking ?? 0 }];
-    if (/sys\.check_constraints/.test(sql)) return (answers.existing ?? []).map((name) => ({ name, definition: "([status]=N'open')" }));
+    if (/sys\.check_constraints/.test(sql))
+      return (answers.existing ?? []).map((name) => ({ name, definition: "([status]=N'open')" }));
     return [[], 0];
   }) as never);
   return { queryInterface: sequelize.getQueryInterface(), calls };
@@ -24,11 +39,17 @@ function mssql(answers: { breaking?: number; existing?: string[] } = {}) {
 describe('SQL Server: a field rule as a CHECK constraint', () => {
   it('spells each rule for SQL Server: N literals, DATALENGTH for a length (LEN ignores trailing spaces), no pattern (no regular expressions)', () => {
     expect(checkExpression('mssql', '[status]', { enum: ['open', "it's"] })).toBe("([status] IN (N'open', N'it''s'))");
-    expect(checkExpression('mssql', '[priority]', { minimum: 1, maximum: 5 })).toBe('([priority] >= 1) AND ([priority] <= 5)');
-    expect(checkExpression('mssql', '[code]', { minLength: 3, pattern: '^[A-Z]{3}$' })).toBe('(DATALENGTH([code]) >= 6)');
+    expect(checkExpression('mssql', '[priority]', { minimum: 1, maximum: 5 })).toBe(
+      '([priority] >= 1) AND ([priority] <= 5)',
+    );
+    expect(checkExpression('mssql', '[code]', { minLength: 3, pattern: '^[A-Z]{3}$' })).toBe(
+      '(DATALENGTH([code]) >= 6)',
+    );
     expect(checkExpression('mssql', '[code]', { pattern: '^[A-Z]{3}$' })).toBeUndefined();
     // How SQL Server shows it back compares equal: the literals in order.
-    expect(checkSignature("([priority]>=(1) AND [priority]<=(5))")).toBe(checkSignature('([priority] >= 1) AND ([priority] <= 5)'));
+    expect(checkSignature('([priority]>=(1) AND [priority]<=(5))')).toBe(
+      checkSignature('([priority] >= 1) AND ([priority] <= 5)'),
+    );
   });
 
   it('counts the breaking rows, drops the old constraint by its name, adds the new one', async () => {
@@ -44,12 +65,20 @@ describe('SQL Server: a field rule as a CHECK constraint', () => {
 
   it('refuses a narrowed rule while rows break it, before any ALTER', async () => {
     const { queryInterface, calls } = mssql({ breaking: 7, existing: ['tickets_status_check'] });
-    await expect(setFieldRules(queryInterface, 'tickets', 'status', { enum: ['open'] })).rejects.toThrow('7 rows of tickets hold a status that is not one of: open');
+    await expect(setFieldRules(queryInterface, 'tickets', 'status', { enum: ['open'] })).rejects.toThrow(
+      '7 rows of tickets hold a status that is not one of: open',
+    );
     expect(calls.filter((sql) => sql.startsWith('ALTER'))).toEqual([]);
   });
 
   it('tells 547 for a CHECK constraint from a foreign key one, with the constraint named', () => {
-    const refused = Object.assign(new Error('x'), { original: { number: 547, message: 'The INSERT statement conflicted with the CHECK constraint "tickets_status_check". The conflict occurred in database "app", table "dbo.tickets", column \'status\'.' } });
+    const refused = Object.assign(new Error('x'), {
+      original: {
+        number: 547,
+        message:
+          'The INSERT statement conflicted with the CHECK constraint "tickets_status_check". The conflict occurred in database "app", table "dbo.tickets", column \'status\'.',
+      },
+    });
     const translated = translateSqlError(refused);
     expect(translated).toBeInstanceOf(CheckViolationError);
     expect((translated as CheckViolationError).constraint).toBe('tickets_status_check');
@@ -67,21 +96,35 @@ describe('SQL Server: a field rule as a CHECK constraint', () => {
     await removeFieldCheck(removed.queryInterface, 'bookings', 'used != seats');
     expect(removed.calls.at(-1)).toBe('ALTER TABLE [bookings] DROP CONSTRAINT [bookings_used_ne_seats_check]');
     // SQL Server shows `([ends_at]>[starts_at])`, `<>` for `!=`.
-    expect(crossCheckSignature('([used]<>[seats])')).toBe(crossCheckSignature(crossCheckExpression(queryInterface, { left: 'used', operator: '!=', right: 'seats', text: '' })));
-    await expect(addFieldCheck(mssql({ breaking: 2 }).queryInterface, 'bookings', 'ends_at > starts_at')).rejects.toThrow('2 rows of bookings break ends_at > starts_at');
+    expect(crossCheckSignature('([used]<>[seats])')).toBe(
+      crossCheckSignature(
+        crossCheckExpression(queryInterface, { left: 'used', operator: '!=', right: 'seats', text: '' }),
+      ),
+    );
+    await expect(
+      addFieldCheck(mssql({ breaking: 2 }).queryInterface, 'bookings', 'ends_at > starts_at'),
+    ).rejects.toThrow('2 rows of bookings break ends_at > starts_at');
   });
 });
 
 describe('MySQL 8: a check across columns', () => {
   it('is the ALTER MySQL 8 takes (no reference column: MySQL refuses a CHECK on a column with a foreign-key action), shown back alike', async () => {
-    const sequelize = new Sequelize({ dialect: 'mysql', host: '127.0.0.1', port: 1, logging: false, dialectModule: { createConnection: () => ({}), createPool: () => ({}) } } as never);
+    const sequelize = new Sequelize({
+      dialect: 'mysql',
+      host: '127.0.0.1',
+      port: 1,
+      logging: false,
+      dialectModule: { createConnection: () => ({}), createPool: () => ({}) },
+    } as never);
     const calls: string[] = [];
     jest.spyOn(sequelize, 'query').mockImplementation((async (sql: string) => {
       calls.push(sql.replace(/\s+/g, ' ').trim());
       return /^SELECT COUNT/.test(sql) ? [{ breaking: 0 }] : [];
     }) as never);
     await addFieldCheck(sequelize.getQueryInterface(), 'bookings', 'ends_at > starts_at');
-    expect(calls.at(-1)).toBe('ALTER TABLE `bookings` ADD CONSTRAINT `bookings_ends_at_gt_starts_at_check` CHECK (`ends_at` > `starts_at`)');
+    expect(calls.at(-1)).toBe(
+      'ALTER TABLE `bookings` ADD CONSTRAINT `bookings_ends_at_gt_starts_at_check` CHECK (`ends_at` > `starts_at`)',
+    );
     // information_schema.CHECK_CONSTRAINTS' CHECK_CLAUSE on MySQL 8: (`ends_at` > `starts_at`).
     expect(crossCheckSignature('(`ends_at` > `starts_at`)')).toBe(crossCheckSignature('`ends_at` > `starts_at`'));
   });

@@ -23,7 +23,8 @@ function capturingLogger() {
   const lines: Record<string, unknown>[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString().split('\n').filter(Boolean))
+        lines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
@@ -46,15 +47,21 @@ describe('expired refresh-token cleanup job', () => {
 
   it('runs soon after connect, removes only expired rows, logs the count, and stops on close', async () => {
     const { logger, lines } = capturingLogger();
-    const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: `sqlite:${path.join(dir, 'app.sqlite')}`, REFRESH_TOKEN_CLEANUP_INTERVAL: '1s' });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      DATABASE_URL: `sqlite:${path.join(dir, 'app.sqlite')}`,
+      REFRESH_TOKEN_CLEANUP_INTERVAL: '1s',
+    });
     // The job must not run before the schema exists: migrate with a job-less instance first.
     const setup = createDatabase(config, logger, registeredStores, { cleanupJob: false });
     await setup.connect();
     await setup.migrate();
     const expired = [digest(), digest(), digest()];
     const valid = [digest(), digest()];
-    for (const token of expired) await setup.store(refreshTokenStore).create({ userId: 'u', token, expiresAt: new Date(Date.now() - 1_000) });
-    for (const token of valid) await setup.store(refreshTokenStore).create({ userId: 'u', token, expiresAt: new Date(Date.now() + 3_600_000) });
+    for (const token of expired)
+      await setup.store(refreshTokenStore).create({ userId: 'u', token, expiresAt: new Date(Date.now() - 1_000) });
+    for (const token of valid)
+      await setup.store(refreshTokenStore).create({ userId: 'u', token, expiresAt: new Date(Date.now() + 3_600_000) });
     await setup.close();
 
     const database = createDatabase(config, logger, registeredStores) as SqlDatabase;

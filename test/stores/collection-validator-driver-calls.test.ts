@@ -1,7 +1,13 @@
 import type { Connection } from 'mongoose';
 import { defineResource, field } from '../../src/modules/kit';
 import { SchemaDriftError } from '../../src/stores/errors';
-import { applyValidators, collectionSchema, collectionValidator, declareValidator, validatorDifferences } from '../../src/stores/mongo/collection-validator';
+import {
+  applyValidators,
+  collectionSchema,
+  collectionValidator,
+  declareValidator,
+  validatorDifferences,
+} from '../../src/stores/mongo/collection-validator';
 import { translateMongoError } from '../../src/stores/mongo/mongo-errors';
 import { CheckViolationError } from '../../src/stores/errors';
 
@@ -36,10 +42,14 @@ const SCHEMA = {
 function fakeConnection(existing: Record<string, { validator?: unknown }>, breaking = 0) {
   const calls: unknown[][] = [];
   const db = {
-    listCollections: (filter: { name: string }) => ({ toArray: async () => (filter.name in existing ? [{ name: filter.name, options: existing[filter.name] }] : []) }),
+    listCollections: (filter: { name: string }) => ({
+      toArray: async () => (filter.name in existing ? [{ name: filter.name, options: existing[filter.name] }] : []),
+    }),
     createCollection: async (name: string, options: unknown) => void calls.push(['createCollection', name, options]),
     command: async (command: unknown) => void calls.push(['command', command]),
-    collection: (name: string) => ({ countDocuments: async (filter: unknown) => (calls.push(['countDocuments', name, filter]), breaking) }),
+    collection: (name: string) => ({
+      countDocuments: async (filter: unknown) => (calls.push(['countDocuments', name, filter]), breaking),
+    }),
   };
   const connection = { db } as unknown as Connection;
   declareValidator(connection, tickets);
@@ -54,15 +64,31 @@ describe('MongoDB: field rules as a $jsonSchema validator', () => {
   it('creates a missing collection with its validator, error on a refused write', async () => {
     const { connection, calls } = fakeConnection({});
     await applyValidators(connection);
-    expect(calls).toEqual([['createCollection', 'kit_validated', { validator: { $jsonSchema: SCHEMA }, validationAction: 'error', validationLevel: 'strict' }]]);
+    expect(calls).toEqual([
+      [
+        'createCollection',
+        'kit_validated',
+        { validator: { $jsonSchema: SCHEMA }, validationAction: 'error', validationLevel: 'strict' },
+      ],
+    ]);
   });
 
   it('counts the documents a changed rule refuses, then sets it with collMod; an unchanged one is left alone', async () => {
-    const { connection, calls } = fakeConnection({ kit_validated: { validator: { $jsonSchema: { bsonType: 'object', properties: { status: { enum: ['open'] } } } } } });
+    const { connection, calls } = fakeConnection({
+      kit_validated: { validator: { $jsonSchema: { bsonType: 'object', properties: { status: { enum: ['open'] } } } } },
+    });
     await applyValidators(connection);
     expect(calls).toEqual([
       ['countDocuments', 'kit_validated', { $nor: [{ $jsonSchema: SCHEMA }] }],
-      ['command', { collMod: 'kit_validated', validator: { $jsonSchema: SCHEMA }, validationAction: 'error', validationLevel: 'strict' }],
+      [
+        'command',
+        {
+          collMod: 'kit_validated',
+          validator: { $jsonSchema: SCHEMA },
+          validationAction: 'error',
+          validationLevel: 'strict',
+        },
+      ],
     ]);
     const same = fakeConnection({ kit_validated: { validator: { $jsonSchema: SCHEMA } } });
     await applyValidators(same.connection);
@@ -78,7 +104,11 @@ describe('MongoDB: field rules as a $jsonSchema validator', () => {
 
   it('names a collection without its validator at start-up, and tells a refused write (121) as a CheckViolationError', async () => {
     const { connection } = fakeConnection({ kit_validated: {} });
-    expect(await validatorDifferences(connection)).toEqual([expect.stringMatching(/^collection kit_validated does not hold the declared rules as its validator \(\$jsonSchema, \$expr\): npm run db:migrate/)]);
+    expect(await validatorDifferences(connection)).toEqual([
+      expect.stringMatching(
+        /^collection kit_validated does not hold the declared rules as its validator \(\$jsonSchema, \$expr\): npm run db:migrate/,
+      ),
+    ]);
     expect(new SchemaDriftError(await validatorDifferences(connection)).message).toContain('kit_validated');
     const refused = Object.assign(new Error('Document failed validation'), { name: 'MongoServerError', code: 121 });
     expect(translateMongoError(refused)).toBeInstanceOf(CheckViolationError);
@@ -89,16 +119,35 @@ describe('MongoDB: field rules as a $jsonSchema validator', () => {
       name: 'kit-checked',
       table: 'kit_checked',
       modelName: 'KitChecked',
-      fields: { startsAt: field.datetime(), endsAt: field.datetime(), settledAt: field.datetime({ optional: true }), seats: field.integer({ minimum: 1 }), used: field.integer() },
+      fields: {
+        startsAt: field.datetime(),
+        endsAt: field.datetime(),
+        settledAt: field.datetime({ optional: true }),
+        seats: field.integer({ minimum: 1 }),
+        used: field.integer(),
+      },
       checks: ['endsAt > startsAt', 'settledAt >= startsAt', 'used != seats'],
       migrations: [],
     });
     const empty = (name: string) => ({ $eq: [{ $ifNull: [`$${name}`, null] }, null] });
     expect(collectionValidator(bookings)).toEqual({
       $jsonSchema: { bsonType: 'object', properties: { seats: { minimum: 1 } } },
-      $expr: { $and: [{ $gt: ['$endsAt', '$startsAt'] }, { $or: [empty('settledAt'), { $gte: ['$settledAt', '$startsAt'] }] }, { $ne: ['$used', '$seats'] }] },
+      $expr: {
+        $and: [
+          { $gt: ['$endsAt', '$startsAt'] },
+          { $or: [empty('settledAt'), { $gte: ['$settledAt', '$startsAt'] }] },
+          { $ne: ['$used', '$seats'] },
+        ],
+      },
     });
-    const one = defineResource({ name: 'kit-checked-one', table: 'kit_checked_one', modelName: 'KitCheckedOne', fields: { low: field.number(), high: field.number() }, checks: ['low <= high'], migrations: [] });
+    const one = defineResource({
+      name: 'kit-checked-one',
+      table: 'kit_checked_one',
+      modelName: 'KitCheckedOne',
+      fields: { low: field.number(), high: field.number() },
+      checks: ['low <= high'],
+      migrations: [],
+    });
     expect(collectionValidator(one)).toEqual({ $expr: { $lte: ['$low', '$high'] } });
   });
 });

@@ -16,9 +16,23 @@ describe('sqlConnectionSettings', () => {
       4_000,
       logger,
     );
-    expect(options).toMatchObject({ dialect: 'mssql', host: 'db.example.com', port: 14330, username: 'sa', password: 'S3cr@t-pass', database: 'app' });
+    expect(options).toMatchObject({
+      dialect: 'mssql',
+      host: 'db.example.com',
+      port: 14330,
+      username: 'sa',
+      password: 'S3cr@t-pass',
+      database: 'app',
+    });
     expect(options.dialectOptions).toEqual({
-      options: { encrypt: true, trustServerCertificate: true, connectTimeout: 4_000, requestTimeout: 4_000, cancelTimeout: 4_000, appName: 'koa-api-service' },
+      options: {
+        encrypt: true,
+        trustServerCertificate: true,
+        connectTimeout: 4_000,
+        requestTimeout: 4_000,
+        cancelTimeout: 4_000,
+        appName: 'koa-api-service',
+      },
     });
     expect(options.pool).toMatchObject({ acquire: 4_000 });
     expect(description).toBe('mssql db.example.com:14330/app');
@@ -32,7 +46,11 @@ describe('sqlConnectionSettings', () => {
 
   it('sets PostgreSQL connect, statement and query timeouts, and TLS from sslmode', () => {
     const plain = sqlConnectionSettings('postgres://app:pw@localhost/app', 'postgres', 3_000, logger);
-    expect(plain.options.dialectOptions).toMatchObject({ connectionTimeoutMillis: 3_000, statement_timeout: 3_000, query_timeout: 3_000 });
+    expect(plain.options.dialectOptions).toMatchObject({
+      connectionTimeoutMillis: 3_000,
+      statement_timeout: 3_000,
+      query_timeout: 3_000,
+    });
     expect(plain.options.dialectOptions).not.toHaveProperty('ssl');
     expect(plain.options.port).toBe(5432);
     const tls = sqlConnectionSettings('postgres://app:pw@db/app?sslmode=require', 'postgres', 3_000, logger);
@@ -42,7 +60,12 @@ describe('sqlConnectionSettings', () => {
   });
 
   it('uses utf8mb4 and a connect timeout on MySQL/MariaDB', () => {
-    const { options, description } = sqlConnectionSettings('mysql://app:hunter2hunter2@[::1]:3307/shop', 'mysql', 2_000, logger);
+    const { options, description } = sqlConnectionSettings(
+      'mysql://app:hunter2hunter2@[::1]:3307/shop',
+      'mysql',
+      2_000,
+      logger,
+    );
     expect(options).toMatchObject({ host: '::1', port: 3307, database: 'shop' });
     expect(options.dialectOptions).toMatchObject({ connectTimeout: 2_000, charset: 'utf8mb4' });
     expect(description).not.toContain('hunter2');
@@ -66,11 +89,16 @@ describe('sqlConnectionSettings', () => {
   });
 
   it('maps SQLite URLs to a file or to memory', () => {
-    expect(sqlConnectionSettings('sqlite::memory:', 'sqlite', 1_000, logger)).toMatchObject({ inMemory: true, description: 'sqlite (in memory)' });
+    expect(sqlConnectionSettings('sqlite::memory:', 'sqlite', 1_000, logger)).toMatchObject({
+      inMemory: true,
+      description: 'sqlite (in memory)',
+    });
     const file = sqlConnectionSettings('sqlite:./data/app.sqlite', 'sqlite', 1_000, logger);
     expect(file.inMemory).toBe(false);
     expect(file.options.storage).toBe(`${process.cwd()}/data/app.sqlite`);
-    expect(sqlConnectionSettings('sqlite:///var/lib/app/app.sqlite', 'sqlite', 1_000, logger).options.storage).toBe('/var/lib/app/app.sqlite');
+    expect(sqlConnectionSettings('sqlite:///var/lib/app/app.sqlite', 'sqlite', 1_000, logger).options.storage).toBe(
+      '/var/lib/app/app.sqlite',
+    );
   });
 });
 
@@ -86,21 +114,40 @@ describe('connection flags are read strictly (a typo must not turn TLS off)', ()
   });
 
   it('accepts the documented spellings', () => {
-    expect(sqlConnectionSettings('mssql://sa:p@db/app?encrypt=false', 'mssql', 1_000, logger).options.dialectOptions).toMatchObject({ options: { encrypt: false } });
-    expect(sqlConnectionSettings('mssql://sa:p@db/app?encrypt=1', 'mssql', 1_000, logger).options.dialectOptions).toMatchObject({ options: { encrypt: true } });
-    expect(sqlConnectionSettings('postgres://u:p@db/app?sslmode=no-verify', 'postgres', 1_000, logger).options.dialectOptions).toMatchObject({ ssl: { rejectUnauthorized: false } });
-    expect(sqlConnectionSettings('mysql://u:p@db/app?ssl=yes', 'mysql', 1_000, logger).options.dialectOptions).toMatchObject({ ssl: { rejectUnauthorized: true } });
+    expect(
+      sqlConnectionSettings('mssql://sa:p@db/app?encrypt=false', 'mssql', 1_000, logger).options.dialectOptions,
+    ).toMatchObject({ options: { encrypt: false } });
+    expect(
+      sqlConnectionSettings('mssql://sa:p@db/app?encrypt=1', 'mssql', 1_000, logger).options.dialectOptions,
+    ).toMatchObject({ options: { encrypt: true } });
+    expect(
+      sqlConnectionSettings('postgres://u:p@db/app?sslmode=no-verify', 'postgres', 1_000, logger).options
+        .dialectOptions,
+    ).toMatchObject({ ssl: { rejectUnauthorized: false } });
+    expect(
+      sqlConnectionSettings('mysql://u:p@db/app?ssl=yes', 'mysql', 1_000, logger).options.dialectOptions,
+    ).toMatchObject({ ssl: { rejectUnauthorized: true } });
   });
 });
 
 describe('describeLocation', () => {
   it('drops credentials and query options', () => {
-    expect(describeLocation('mongodb+srv://user:p%40ss@cluster0.example.net/app?authSource=admin&password=x')).toBe('mongodb+srv://cluster0.example.net/app');
+    expect(describeLocation('mongodb+srv://user:p%40ss@cluster0.example.net/app?authSource=admin&password=x')).toBe(
+      'mongodb+srv://cluster0.example.net/app',
+    );
     expect(describeLocation('postgres://app:pw@10.0.0.5:5432/app')).toBe('postgres://10.0.0.5:5432/app');
   });
 
   it('gives MongoDB hosts without the password', async () => {
-    const database = new MongoDatabase({ url: 'mongodb://root:topsecret@a.example:27017,b.example:27017/app?replicaSet=rs0', timeoutMs: 1_000, connectAttempts: 1, stores: [] }, logger);
+    const database = new MongoDatabase(
+      {
+        url: 'mongodb://root:topsecret@a.example:27017,b.example:27017/app?replicaSet=rs0',
+        timeoutMs: 1_000,
+        connectAttempts: 1,
+        stores: [],
+      },
+      logger,
+    );
     expect(database.description).toBe('mongodb a.example:27017,b.example:27017/app');
     await database.close();
   });

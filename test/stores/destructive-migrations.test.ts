@@ -37,7 +37,12 @@ for (const target of engines) {
     });
 
     const open = (migrations: SqlMigration[]) => {
-      const store = defineStore<object>({ name: `destructive-${randomBytes(4).toString('hex')}`, migrations, relational: () => ({}), mongodb: () => ({}) });
+      const store = defineStore<object>({
+        name: `destructive-${randomBytes(4).toString('hex')}`,
+        migrations,
+        relational: () => ({}),
+        mongodb: () => ({}),
+      });
       const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: url, DATABASE_TIMEOUT: '5s' });
       return createDatabase(config, logger, [store], { cleanupJob: false, connectAttempts: 3 }) as SqlDatabase;
     };
@@ -47,17 +52,37 @@ for (const target of engines) {
       const create: SqlMigration = {
         name: `${table}-0001-create`,
         up: async (qi) => {
-          await qi.createTable(table, { id: { type: DataTypes.STRING(36), primaryKey: true }, colour: { type: DataTypes.STRING(20), allowNull: true } });
-          if (withRows) await qi.bulkInsert(table, [{ id: 'a', colour: 'red' }, { id: 'b', colour: null }]);
+          await qi.createTable(table, {
+            id: { type: DataTypes.STRING(36), primaryKey: true },
+            colour: { type: DataTypes.STRING(20), allowNull: true },
+          });
+          if (withRows)
+            await qi.bulkInsert(table, [
+              { id: 'a', colour: 'red' },
+              { id: 'b', colour: null },
+            ]);
         },
         down: (qi) => qi.dropTable(table),
       };
-      const dropColour: SqlMigration = { name: `${table}-0002-drop-colour`, up: (qi) => qi.removeColumn(table, 'colour'), down: (qi) => qi.addColumn(table, 'colour', { type: DataTypes.STRING(20), allowNull: true }), destroys: [{ table, column: 'colour' }] };
-      const dropTable: SqlMigration = { name: `${table}-0003-remove-module`, up: (qi) => qi.dropTable(table), down: async () => undefined, destroys: [{ table }] };
+      const dropColour: SqlMigration = {
+        name: `${table}-0002-drop-colour`,
+        up: (qi) => qi.removeColumn(table, 'colour'),
+        down: (qi) => qi.addColumn(table, 'colour', { type: DataTypes.STRING(20), allowNull: true }),
+        destroys: [{ table, column: 'colour' }],
+      };
+      const dropTable: SqlMigration = {
+        name: `${table}-0003-remove-module`,
+        up: (qi) => qi.dropTable(table),
+        down: async () => undefined,
+        destroys: [{ table }],
+      };
       return { create, dropColour, dropTable };
     }
 
-    const columnsOf = async (database: SqlDatabase, table: string) => ((await database.queryInterface().tableExists(table)) ? Object.keys(await database.queryInterface().describeTable(table)).sort() : undefined);
+    const columnsOf = async (database: SqlDatabase, table: string) =>
+      (await database.queryInterface().tableExists(table))
+        ? Object.keys(await database.queryInterface().describeTable(table)).sort()
+        : undefined;
 
     it('start-up refuses a drop of data, naming the migrations and the command, and applies nothing; the command runs them', async () => {
       const table = `dm_${randomBytes(3).toString('hex')}`;

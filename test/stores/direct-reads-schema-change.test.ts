@@ -20,7 +20,11 @@ const engines = testEngines().filter((target) => ['sqlite', 'postgres', 'mysql']
 /** The SQL texts the direct reads ran (MySQL: the statements to make the server forget). */
 const texts = new Set<string>();
 const realSelectOne = DirectReads.prototype.selectOne;
-jest.spyOn(DirectReads.prototype, 'selectOne').mockImplementation(function (this: DirectReads, sql: string, params: readonly unknown[]) {
+jest.spyOn(DirectReads.prototype, 'selectOne').mockImplementation(function (
+  this: DirectReads,
+  sql: string,
+  params: readonly unknown[],
+) {
   texts.add(sql);
   return realSelectOne.call(this, sql, params);
 } as DirectReads['selectOne']);
@@ -39,7 +43,10 @@ interface PooledConnections {
 }
 
 /** Runs `work` on every connection of the pool at once (10, Sequelize's maximum here): the warmed ones included. */
-async function onEveryPooledConnection(sequelize: Sequelize, work: (connection: never) => Promise<unknown>): Promise<void> {
+async function onEveryPooledConnection(
+  sequelize: Sequelize,
+  work: (connection: never) => Promise<unknown>,
+): Promise<void> {
   const pool = sequelize.connectionManager as unknown as PooledConnections;
   const held = await Promise.all(Array.from({ length: 10 }, () => pool.getConnection({ type: 'read' })));
   try {
@@ -67,7 +74,8 @@ describe.each(engines)('direct reads outlive the server under them: $label', (ta
     sequelize = opened.at(-1)!.sequelize;
     http = request(app.app.callback());
     email = `schema-${target.engine}-${Date.now()}@example.com`;
-    id = (await http.post('/api/auth/register').send({ name: 'Schema Change', email, password: PASSWORD }).expect(201)).body.data.id;
+    id = (await http.post('/api/auth/register').send({ name: 'Schema Change', email, password: PASSWORD }).expect(201))
+      .body.data.id;
   }, 240_000);
   afterAll(async () => {
     if (target.skipReason) return;
@@ -79,66 +87,90 @@ describe.each(engines)('direct reads outlive the server under them: $label', (ta
 
   const users = () => app.services.database.store(userStore);
   /** Many reads at once, so that every pooled connection holds the statements. */
-  const readsAtOnce = () => Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? users().findById(id) : users().findByEmail(email))));
+  const readsAtOnce = () =>
+    Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? users().findById(id) : users().findByEmail(email))));
   const stillWorks = async () => {
     for (const user of await readsAtOnce()) expect(user).toMatchObject({ id, email });
     const session = await login(app, { email, password: PASSWORD });
-    const refreshed = await http.post('/api/auth/refresh').set('Cookie', `refreshToken=${session.refreshToken}`).expect(200);
+    const refreshed = await http
+      .post('/api/auth/refresh')
+      .set('Cookie', `refreshToken=${session.refreshToken}`)
+      .expect(200);
     expect(refreshed.body.data.accessToken).toEqual(expect.any(String));
   };
 
   if (target.engine === 'postgres') {
-    run('PostgreSQL: a column type changed after warm reads (ALTER ... TYPE varchar(300)) leaves login, refresh and user reads working', async () => {
-      await stillWorks();
-      await sequelize.query('ALTER TABLE users ALTER COLUMN name TYPE varchar(300)');
-      await stillWorks();
-    });
+    run(
+      'PostgreSQL: a column type changed after warm reads (ALTER ... TYPE varchar(300)) leaves login, refresh and user reads working',
+      async () => {
+        await stillWorks();
+        await sequelize.query('ALTER TABLE users ALTER COLUMN name TYPE varchar(300)');
+        await stillWorks();
+      },
+    );
 
-    run('PostgreSQL: connections whose prepared statements were dropped (DISCARD ALL, as a transaction-mode pooler hands out) still read', async () => {
-      await stillWorks();
-      await onEveryPooledConnection(sequelize, (client: { query(sql: string): Promise<unknown> }) => client.query('DISCARD ALL'));
-      await stillWorks();
-    });
+    run(
+      'PostgreSQL: connections whose prepared statements were dropped (DISCARD ALL, as a transaction-mode pooler hands out) still read',
+      async () => {
+        await stillWorks();
+        await onEveryPooledConnection(sequelize, (client: { query(sql: string): Promise<unknown> }) =>
+          client.query('DISCARD ALL'),
+        );
+        await stillWorks();
+      },
+    );
   }
 
   if (target.engine === 'mysql') {
-    run('MySQL/MariaDB: a column type changed after warm reads leaves login, refresh and user reads working', async () => {
-      await stillWorks();
-      await sequelize.query('ALTER TABLE users MODIFY name varchar(300) NULL');
-      await stillWorks();
-    });
+    run(
+      'MySQL/MariaDB: a column type changed after warm reads leaves login, refresh and user reads working',
+      async () => {
+        await stillWorks();
+        await sequelize.query('ALTER TABLE users MODIFY name varchar(300) NULL');
+        await stillWorks();
+      },
+    );
 
-    run('MySQL/MariaDB: statements the server forgot (1243, unknown handler) are prepared again and the read retried', async () => {
-      texts.clear(); // this engine's statements only
-      await stillWorks();
-      expect(texts.size).toBeGreaterThan(0);
-      // Each pooled connection's cached statements closed on the server, mysql2's cache left as it was: what a
-      // proxy or pooler that resets server connections leaves behind.
-      await onEveryPooledConnection(sequelize, async (connection: MysqlCache) => {
-        for (const sql of texts) await new Promise<void>((resolve, reject) => connection.prepare(sql, (error, statement) => (error ? reject(error) : resolve(void statement.close()))));
-      });
-      await stillWorks();
-    });
+    run(
+      'MySQL/MariaDB: statements the server forgot (1243, unknown handler) are prepared again and the read retried',
+      async () => {
+        texts.clear(); // this engine's statements only
+        await stillWorks();
+        expect(texts.size).toBeGreaterThan(0);
+        // Each pooled connection's cached statements closed on the server, mysql2's cache left as it was: what a
+        // proxy or pooler that resets server connections leaves behind.
+        await onEveryPooledConnection(sequelize, async (connection: MysqlCache) => {
+          for (const sql of texts)
+            await new Promise<void>((resolve, reject) =>
+              connection.prepare(sql, (error, statement) => (error ? reject(error) : resolve(void statement.close()))),
+            );
+        });
+        await stillWorks();
+      },
+    );
   }
 
   if (target.engine === 'sqlite') {
-    run('SQLite: reads of one statement failing together (a column renamed under them) finalize it once, after the last; reads work again after', async () => {
-      await stillWorks();
-      const unexpected: unknown[] = [];
-      const onError = (error: unknown) => unexpected.push(error);
-      process.on('uncaughtException', onError);
-      try {
-        await sequelize.query('ALTER TABLE users RENAME COLUMN name TO full_name');
-        const failed = await Promise.allSettled(Array.from({ length: 6 }, () => users().findById(id)));
-        expect(failed.every((result) => result.status === 'rejected')).toBe(true);
-        await sequelize.query('ALTER TABLE users RENAME COLUMN full_name TO name');
-        await new Promise((resolve) => setTimeout(resolve, 50)); // any late finalize error would surface here
+    run(
+      'SQLite: reads of one statement failing together (a column renamed under them) finalize it once, after the last; reads work again after',
+      async () => {
         await stillWorks();
-      } finally {
-        process.off('uncaughtException', onError);
-      }
-      expect(unexpected).toEqual([]);
-    });
+        const unexpected: unknown[] = [];
+        const onError = (error: unknown) => unexpected.push(error);
+        process.on('uncaughtException', onError);
+        try {
+          await sequelize.query('ALTER TABLE users RENAME COLUMN name TO full_name');
+          const failed = await Promise.allSettled(Array.from({ length: 6 }, () => users().findById(id)));
+          expect(failed.every((result) => result.status === 'rejected')).toBe(true);
+          await sequelize.query('ALTER TABLE users RENAME COLUMN full_name TO name');
+          await new Promise((resolve) => setTimeout(resolve, 50)); // any late finalize error would surface here
+          await stillWorks();
+        } finally {
+          process.off('uncaughtException', onError);
+        }
+        expect(unexpected).toEqual([]);
+      },
+    );
   }
 });
 

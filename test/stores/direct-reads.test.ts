@@ -23,7 +23,12 @@ describe('prepared reads on a SQLite file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'direct-reads-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const open = async () => {
-    const database = createDatabase(loadConfig({ NODE_ENV: 'test', DATABASE_URL: `sqlite:${join(dir, 'app.sqlite')}` }), logger, [userStore, mfaStore], { cleanupJob: false, connectAttempts: 1 });
+    const database = createDatabase(
+      loadConfig({ NODE_ENV: 'test', DATABASE_URL: `sqlite:${join(dir, 'app.sqlite')}` }),
+      logger,
+      [userStore, mfaStore],
+      { cleanupJob: false, connectAttempts: 1 },
+    );
     await database.connect();
     await database.migrate();
     return database;
@@ -53,11 +58,19 @@ describe('lookups on SQLite taken together', () => {
   let users: ReturnType<typeof database.store<DatabaseUserStore>>;
   const ids: string[] = [];
   beforeAll(async () => {
-    database = createDatabase(loadConfig({ NODE_ENV: 'test', DATABASE_URL: `sqlite:${join(dir, 'app.sqlite')}` }), logger, [userStore], { cleanupJob: false, connectAttempts: 1 });
+    database = createDatabase(
+      loadConfig({ NODE_ENV: 'test', DATABASE_URL: `sqlite:${join(dir, 'app.sqlite')}` }),
+      logger,
+      [userStore],
+      { cleanupJob: false, connectAttempts: 1 },
+    );
     await database.connect();
     await database.migrate();
     users = database.store(userStore);
-    for (let index = 0; index < 250; index += 1) ids.push((await users.create({ email: `user-${index}@example.com`, passwordHash: 'hash', role: 'user', name: null })).id);
+    for (let index = 0; index < 250; index += 1)
+      ids.push(
+        (await users.create({ email: `user-${index}@example.com`, passwordHash: 'hash', role: 'user', name: null })).id,
+      );
   });
   afterAll(async () => {
     await database.close();
@@ -78,10 +91,14 @@ describe('lookups on SQLite taken together', () => {
   it('answer each lookup with its own row, in two statements: the first alone, then all that waited for it', async () => {
     const wanted = [...ids.slice(0, 30), ...ids.slice(0, 5), 'no-such-id', 'nor-this-one'];
     let found: (UserRecord | null)[] = [];
-    const statements = await statementsDuring(async () => (found = await Promise.all(wanted.map((id) => users.findById(id)))));
+    const statements = await statementsDuring(
+      async () => (found = await Promise.all(wanted.map((id) => users.findById(id)))),
+    );
     expect(statements).toBe(2);
     expect(found.map((user) => user?.id ?? null)).toEqual([...ids.slice(0, 30), ...ids.slice(0, 5), null, null]);
-    const byEmail = await Promise.all(['USER-7@example.com', 'user-8@example.com', 'nobody@example.com'].map((email) => users.findByEmail(email)));
+    const byEmail = await Promise.all(
+      ['USER-7@example.com', 'user-8@example.com', 'nobody@example.com'].map((email) => users.findByEmail(email)),
+    );
     expect(byEmail.map((user) => user?.id ?? null)).toEqual([ids[7], ids[8], null]);
   });
 
@@ -93,7 +110,10 @@ describe('lookups on SQLite taken together', () => {
   it("find the batch's keys through the table's index, never by scanning it", async () => {
     const { sequelize } = database as SqlDatabase;
     for (const column of ['id', 'email']) {
-      const plan = await sequelize.query<{ detail: string }>(`EXPLAIN QUERY PLAN SELECT id FROM users WHERE ${column} IN (SELECT value FROM json_each(?))`, { replacements: [JSON.stringify(['a', 'b'])], type: QueryTypes.SELECT });
+      const plan = await sequelize.query<{ detail: string }>(
+        `EXPLAIN QUERY PLAN SELECT id FROM users WHERE ${column} IN (SELECT value FROM json_each(?))`,
+        { replacements: [JSON.stringify(['a', 'b'])], type: QueryTypes.SELECT },
+      );
       const details = plan.map((step) => step.detail).join(' | ');
       expect(details).toMatch(/SEARCH users USING (COVERING )?INDEX/);
       expect(details).not.toMatch(/SCAN users/);
@@ -111,14 +131,23 @@ describe('prepared reads on MySQL/MariaDB: a statement the server says is stale'
       execute(sql: string, _values: unknown[], callback: (error: Error | null, rows: unknown) => void) {
         calls.push(`execute ${sql}`);
         const errno = errors.shift();
-        setImmediate(() => (errno ? callback(Object.assign(new Error(`errno ${errno}`), { errno }), undefined) : callback(null, [{ id: 'u1' }])));
+        setImmediate(() =>
+          errno
+            ? callback(Object.assign(new Error(`errno ${errno}`), { errno }), undefined)
+            : callback(null, [{ id: 'u1' }]),
+        );
       },
       unprepare(sql: string) {
         calls.push(`unprepare ${sql}`);
       },
     };
     const released: unknown[] = [];
-    const sequelize = { connectionManager: { getConnection: async () => connection, releaseConnection: async (held: unknown) => void released.push(held) } };
+    const sequelize = {
+      connectionManager: {
+        getConnection: async () => connection,
+        releaseConnection: async (held: unknown) => void released.push(held),
+      },
+    };
     return { reads: new DirectReads(sequelize as unknown as Sequelize, 'mysql'), calls, released };
   }
 

@@ -1,7 +1,12 @@
 import type { Connection } from 'mongoose';
 import { DestructiveMigrationError } from '../../src/stores/errors';
 import { LOCK_COLLECTION } from '../../src/stores/mongo/document-migration-lock';
-import { applyDocumentChanges, FILL_BATCH, IrreversibleDocumentChangeError, revertLastDocumentChange } from '../../src/stores/mongo/document-migrations';
+import {
+  applyDocumentChanges,
+  FILL_BATCH,
+  IrreversibleDocumentChangeError,
+  revertLastDocumentChange,
+} from '../../src/stores/mongo/document-migrations';
 import type { SqlMigration } from '../../src/stores/sql/migrations/migration';
 
 // What MongoDB is asked when a migration renames or drops a field (no server runs here): under the
@@ -10,8 +15,18 @@ import type { SqlMigration } from '../../src/stores/sql/migrations/migration';
 // done; a change that would destroy data refused until allowed; a rename reverted by `down`.
 
 const noop = async () => undefined;
-const renameName: SqlMigration = { name: 'tags-0002-rename-name-to-label', up: noop, down: noop, documents: { collection: 'tags', rename: { name: 'label' } } };
-const dropColour: SqlMigration = { name: 'tags-0003-drop-colour', up: noop, down: noop, documents: { collection: 'tags', unset: ['colour'] } };
+const renameName: SqlMigration = {
+  name: 'tags-0002-rename-name-to-label',
+  up: noop,
+  down: noop,
+  documents: { collection: 'tags', rename: { name: 'label' } },
+};
+const dropColour: SqlMigration = {
+  name: 'tags-0003-drop-colour',
+  up: noop,
+  down: noop,
+  documents: { collection: 'tags', unset: ['colour'] },
+};
 const relationalOnly: SqlMigration = { name: 'tags-0001-create-tags', up: noop, down: noop };
 
 interface FakeOptions {
@@ -46,13 +61,18 @@ function fakeConnection(recorded: string[], options: FakeOptions = {}) {
       failNext('dropIndex');
     },
     updateMany: async (filter: unknown, update: unknown) => void calls.push([name, 'updateMany', filter, update]),
-    find: (filter: unknown) => ({ toArray: async () => (calls.push([name, 'find', filter]), recorded.map((id) => ({ _id: id }))) }),
+    find: (filter: unknown) => ({
+      toArray: async () => (calls.push([name, 'find', filter]), recorded.map((id) => ({ _id: id }))),
+    }),
     findOne: async (filter: unknown) => (calls.push([name, 'findOne', filter]), holding ? { _id: 'some' } : null),
     insertOne: async (document: { _id: string }) => {
       calls.push([name, 'insertOne', document._id]);
       failNext(name === LOCK_COLLECTION ? 'lockInsert' : 'recordInsert');
     },
-    findOneAndUpdate: async (filter: unknown) => (calls.push([name, 'findOneAndUpdate', filter]), takeover.shift() ?? null),
+    findOneAndUpdate: async (filter: unknown) => (
+      calls.push([name, 'findOneAndUpdate', filter]),
+      takeover.shift() ?? null
+    ),
     updateOne: async () => undefined,
     aggregate: (pipeline: unknown) => ({ toArray: async () => (calls.push([name, 'aggregate', pipeline]), clashes) }),
     collectionName: name,
@@ -62,7 +82,12 @@ function fakeConnection(recorded: string[], options: FakeOptions = {}) {
       failNext('drop');
     },
   });
-  const db = { collection, listCollections: (filter: { name: string }) => ({ toArray: async () => (collections.includes(filter.name) ? [filter] : []) }) };
+  const db = {
+    collection,
+    listCollections: (filter: { name: string }) => ({
+      toArray: async () => (collections.includes(filter.name) ? [filter] : []),
+    }),
+  };
   return { connection: { db } as unknown as Connection, calls };
 }
 
@@ -70,28 +95,57 @@ const LOCK_TAKEN = [LOCK_COLLECTION, 'insertOne', 'migrations'];
 const LOCK_RELEASED = [LOCK_COLLECTION, 'deleteOne', 'migrations'];
 
 describe('MongoDB document changes (a field renamed or dropped)', () => {
-  it('under the lock: drops the old fields\' indexes, moves the fields with their shadows, records each change, then releases it', async () => {
+  it("under the lock: drops the old fields' indexes, moves the fields with their shadows, records each change, then releases it", async () => {
     const { connection, calls } = fakeConnection([]);
-    expect(await applyDocumentChanges(connection, [relationalOnly, renameName, dropColour])).toEqual([renameName.name, dropColour.name]);
+    expect(await applyDocumentChanges(connection, [relationalOnly, renameName, dropColour])).toEqual([
+      renameName.name,
+      dropColour.name,
+    ]);
     expect(calls).toEqual([
       LOCK_TAKEN,
       ['schema_migrations', 'find', { _id: { $in: [renameName.name, dropColour.name] } }],
       ['tags', 'findOne', { colour: { $exists: true } }], // does the drop destroy values here? none
       ['tags', 'dropIndex', 'ownerId_1_nameFolded_1'],
-      ['tags', 'updateMany', { $or: [{ name: { $exists: true } }, { nameFolded: { $exists: true } }, { nameSearch: { $exists: true } }] }, { $rename: { name: 'label', nameFolded: 'labelFolded', nameSearch: 'labelSearch' } }],
+      [
+        'tags',
+        'updateMany',
+        { $or: [{ name: { $exists: true } }, { nameFolded: { $exists: true } }, { nameSearch: { $exists: true } }] },
+        { $rename: { name: 'label', nameFolded: 'labelFolded', nameSearch: 'labelSearch' } },
+      ],
       ['schema_migrations', 'insertOne', renameName.name],
       ['tags', 'dropIndex', 'ownerId_1_colour_1__id_1'],
-      ['tags', 'updateMany', { $or: [{ colour: { $exists: true } }, { colourFolded: { $exists: true } }, { colourSearch: { $exists: true } }] }, { $unset: { colour: '', colourFolded: '', colourSearch: '' } }],
+      [
+        'tags',
+        'updateMany',
+        {
+          $or: [
+            { colour: { $exists: true } },
+            { colourFolded: { $exists: true } },
+            { colourSearch: { $exists: true } },
+          ],
+        },
+        { $unset: { colour: '', colourFolded: '', colourSearch: '' } },
+      ],
       ['schema_migrations', 'insertOne', dropColour.name],
       LOCK_RELEASED,
     ]);
   });
 
   it('drops the collection of a removed module (empty here: nothing destroyed)', async () => {
-    const removeTags: SqlMigration = { name: 'tags-0004-remove-module', up: noop, down: noop, documents: { collection: 'tags', drop: true } };
+    const removeTags: SqlMigration = {
+      name: 'tags-0004-remove-module',
+      up: noop,
+      down: noop,
+      documents: { collection: 'tags', drop: true },
+    };
     const { connection, calls } = fakeConnection([]);
     expect(await applyDocumentChanges(connection, [removeTags])).toEqual([removeTags.name]);
-    expect(calls.slice(2)).toEqual([['tags', 'findOne', {}], ['tags', 'drop'], ['schema_migrations', 'insertOne', removeTags.name], LOCK_RELEASED]);
+    expect(calls.slice(2)).toEqual([
+      ['tags', 'findOne', {}],
+      ['tags', 'drop'],
+      ['schema_migrations', 'insertOne', removeTags.name],
+      LOCK_RELEASED,
+    ]);
   });
 
   it('applies nothing twice, and nothing on a database without the collection yet (it is only recorded)', async () => {
@@ -106,49 +160,79 @@ describe('MongoDB document changes (a field renamed or dropped)', () => {
   it('waits while another instance holds the lock, then finds what it applied; takes over a lock whose lease ran out', async () => {
     const waiting = fakeConnection([renameName.name], { failures: { lockInsert: [{ code: 11000 }] } });
     expect(await applyDocumentChanges(waiting.connection, [renameName])).toEqual([]);
-    expect(waiting.calls.slice(0, 4)).toEqual([LOCK_TAKEN, [LOCK_COLLECTION, 'findOneAndUpdate', { _id: 'migrations', expiresAt: { $lt: expect.any(Date) } }], LOCK_TAKEN, ['schema_migrations', 'find', expect.anything()]]);
-    const abandoned = fakeConnection([], { failures: { lockInsert: [{ code: 11000 }] }, takeover: [{ _id: 'migrations' }] });
+    expect(waiting.calls.slice(0, 4)).toEqual([
+      LOCK_TAKEN,
+      [LOCK_COLLECTION, 'findOneAndUpdate', { _id: 'migrations', expiresAt: { $lt: expect.any(Date) } }],
+      LOCK_TAKEN,
+      ['schema_migrations', 'find', expect.anything()],
+    ]);
+    const abandoned = fakeConnection([], {
+      failures: { lockInsert: [{ code: 11000 }] },
+      takeover: [{ _id: 'migrations' }],
+    });
     expect(await applyDocumentChanges(abandoned.connection, [renameName])).toEqual([renameName.name]);
-    expect(abandoned.calls.filter((call) => call[0] === LOCK_COLLECTION).map((call) => call[1])).toEqual(['insertOne', 'findOneAndUpdate', 'deleteOne']);
+    expect(abandoned.calls.filter((call) => call[0] === LOCK_COLLECTION).map((call) => call[1])).toEqual([
+      'insertOne',
+      'findOneAndUpdate',
+      'deleteOne',
+    ]);
   });
 
   it('gives up after the wait, naming the lock', async () => {
     const held = fakeConnection([], { failures: { lockInsert: Array.from({ length: 20 }, () => ({ code: 11000 })) } });
-    await expect(applyDocumentChanges(held.connection, [renameName], { lock: { waitMs: 300, leaseMs: 60_000 } })).rejects.toThrow(/held the MongoDB migration lock/);
+    await expect(
+      applyDocumentChanges(held.connection, [renameName], { lock: { waitMs: 300, leaseMs: 60_000 } }),
+    ).rejects.toThrow(/held the MongoDB migration lock/);
     expect(held.calls.some((call) => call[0] === 'tags')).toBe(false);
   });
 
   it('treats "already done" as done: an index or a collection already dropped, a change already recorded', async () => {
-    const { connection, calls } = fakeConnection([], { failures: { dropIndex: [{ code: 27 }], recordInsert: [{ code: 11000 }] } });
+    const { connection, calls } = fakeConnection([], {
+      failures: { dropIndex: [{ code: 27 }], recordInsert: [{ code: 11000 }] },
+    });
     expect(await applyDocumentChanges(connection, [renameName])).toEqual([renameName.name]);
     expect(calls.at(-1)).toEqual(LOCK_RELEASED);
-    const removeTags: SqlMigration = { name: 'tags-0004-remove-module', up: noop, down: noop, documents: { collection: 'tags', drop: true } };
+    const removeTags: SqlMigration = {
+      name: 'tags-0004-remove-module',
+      up: noop,
+      down: noop,
+      documents: { collection: 'tags', drop: true },
+    };
     const dropped = fakeConnection([], { failures: { drop: [{ code: 26 }] } });
     expect(await applyDocumentChanges(dropped.connection, [removeTags])).toEqual([removeTags.name]);
   });
 
   it('refuses a change that would destroy data (start-up), applying nothing, until allowed (db:migrate -- up --allow-destructive)', async () => {
     const refused = fakeConnection([], { holding: true });
-    const error = await applyDocumentChanges(refused.connection, [renameName, dropColour]).catch((caught: unknown) => caught);
+    const error = await applyDocumentChanges(refused.connection, [renameName, dropColour]).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(DestructiveMigrationError);
     expect((error as Error).message).toContain(`${dropColour.name} (destroys field tags.colour (values))`);
     expect((error as Error).message).toContain('npm run db:migrate -- up --allow-destructive');
     expect(refused.calls.filter((call) => call[1] === 'updateMany' || call[1] === 'dropIndex')).toEqual([]);
     expect(refused.calls.at(-1)).toEqual(LOCK_RELEASED);
     const allowed = fakeConnection([], { holding: true });
-    expect(await applyDocumentChanges(allowed.connection, [renameName, dropColour], { allowDestructive: true })).toEqual([renameName.name, dropColour.name]);
+    expect(
+      await applyDocumentChanges(allowed.connection, [renameName, dropColour], { allowDestructive: true }),
+    ).toEqual([renameName.name, dropColour.name]);
   });
 });
 
 describe('MongoDB document changes reverted (db:migrate -- down)', () => {
-  it('a rename goes back, with its shadows, the new names\' indexes dropped, its record removed', async () => {
+  it("a rename goes back, with its shadows, the new names' indexes dropped, its record removed", async () => {
     const { connection, calls } = fakeConnection([renameName.name]);
     expect(await revertLastDocumentChange(connection, [relationalOnly, renameName, dropColour])).toBe(renameName.name);
     expect(calls).toEqual([
       LOCK_TAKEN,
       ['schema_migrations', 'find', { _id: { $in: [renameName.name, dropColour.name] } }],
       ['tags', 'dropIndex', 'ownerId_1_labelFolded_1'],
-      ['tags', 'updateMany', { $or: [{ label: { $exists: true } }, { labelFolded: { $exists: true } }, { labelSearch: { $exists: true } }] }, { $rename: { label: 'name', labelFolded: 'nameFolded', labelSearch: 'nameSearch' } }],
+      [
+        'tags',
+        'updateMany',
+        { $or: [{ label: { $exists: true } }, { labelFolded: { $exists: true } }, { labelSearch: { $exists: true } }] },
+        { $rename: { label: 'name', labelFolded: 'nameFolded', labelSearch: 'nameSearch' } },
+      ],
       ['schema_migrations', 'deleteOne', renameName.name],
       LOCK_RELEASED,
     ]);
@@ -156,9 +240,16 @@ describe('MongoDB document changes reverted (db:migrate -- down)', () => {
 
   it('refuses clearly where the data is gone (a removed field, a dropped collection), changing nothing', async () => {
     const { connection, calls } = fakeConnection([renameName.name, dropColour.name]);
-    await expect(revertLastDocumentChange(connection, [renameName, dropColour])).rejects.toThrow(IrreversibleDocumentChangeError);
-    await expect(revertLastDocumentChange(connection, [renameName, dropColour])).rejects.toThrow(`cannot revert ${dropColour.name} on MongoDB: it removed tags.colour, and their values are gone; restore them from a backup`);
-    expect(calls.filter((call) => call[0] === 'tags' || call[1] === 'deleteOne').map((call) => call[0])).toEqual([LOCK_COLLECTION, LOCK_COLLECTION]);
+    await expect(revertLastDocumentChange(connection, [renameName, dropColour])).rejects.toThrow(
+      IrreversibleDocumentChangeError,
+    );
+    await expect(revertLastDocumentChange(connection, [renameName, dropColour])).rejects.toThrow(
+      `cannot revert ${dropColour.name} on MongoDB: it removed tags.colour, and their values are gone; restore them from a backup`,
+    );
+    expect(calls.filter((call) => call[0] === 'tags' || call[1] === 'deleteOne').map((call) => call[0])).toEqual([
+      LOCK_COLLECTION,
+      LOCK_COLLECTION,
+    ]);
     expect(await revertLastDocumentChange(fakeConnection([]).connection, [renameName])).toBeUndefined();
   });
 });
@@ -173,59 +264,139 @@ describe('MongoDB document fills (a field added with a default, a field made sea
       find: (filter: unknown, options: unknown) => {
         const call: unknown[] = ['find', filter, options];
         calls.push(call);
-        const cursor = { sort: (order: unknown) => (call.push({ sort: order }), cursor), limit: (n: number) => (call.push({ limit: n }), cursor), toArray: async () => batches.shift() ?? [] };
+        const cursor = {
+          sort: (order: unknown) => (call.push({ sort: order }), cursor),
+          limit: (n: number) => (call.push({ limit: n }), cursor),
+          toArray: async () => batches.shift() ?? [],
+        };
         return cursor;
       },
       bulkWrite: async (operations: unknown, options: unknown) => void calls.push(['bulkWrite', operations, options]),
     };
-    const record = { find: () => ({ toArray: async () => [] }), insertOne: async () => undefined, deleteOne: async () => undefined, updateOne: async () => undefined };
-    const db = { collection: (name: string) => (name === 'notes' ? notes : record), listCollections: (filter: unknown) => ({ toArray: async () => [filter] }) };
+    const record = {
+      find: () => ({ toArray: async () => [] }),
+      insertOne: async () => undefined,
+      deleteOne: async () => undefined,
+      updateOne: async () => undefined,
+    };
+    const db = {
+      collection: (name: string) => (name === 'notes' ? notes : record),
+      listCollections: (filter: unknown) => ({ toArray: async () => [filter] }),
+    };
     return { connection: { db } as unknown as Connection, calls };
   }
 
-  it('gives the documents without a new field its default and the default\'s shadows, as a column DEFAULT fills the rows', async () => {
-    const addStatus: SqlMigration = { name: 'notes-0002-add-status', up: noop, down: noop, documents: { collection: 'notes', fill: [{ field: 'status', default: 'Élan', caseInsensitive: true, search: true }] } };
+  it("gives the documents without a new field its default and the default's shadows, as a column DEFAULT fills the rows", async () => {
+    const addStatus: SqlMigration = {
+      name: 'notes-0002-add-status',
+      up: noop,
+      down: noop,
+      documents: {
+        collection: 'notes',
+        fill: [{ field: 'status', default: 'Élan', caseInsensitive: true, search: true }],
+      },
+    };
     const { connection, calls } = fillingConnection([]);
     await applyDocumentChanges(connection, [addStatus]);
-    expect(calls[0]).toEqual(['updateMany', { status: { $exists: false } }, { $set: { status: 'Élan', statusFolded: 'élan', statusSearch: 'elan' } }]);
-    const addPinned: SqlMigration = { name: 'notes-0003-add-pinned', up: noop, down: noop, documents: { collection: 'notes', fill: [{ field: 'pinned', default: false }] } };
+    expect(calls[0]).toEqual([
+      'updateMany',
+      { status: { $exists: false } },
+      { $set: { status: 'Élan', statusFolded: 'élan', statusSearch: 'elan' } },
+    ]);
+    const addPinned: SqlMigration = {
+      name: 'notes-0003-add-pinned',
+      up: noop,
+      down: noop,
+      documents: { collection: 'notes', fill: [{ field: 'pinned', default: false }] },
+    };
     const boolean = fillingConnection([]);
     await applyDocumentChanges(boolean.connection, [addPinned]);
     expect(boolean.calls).toEqual([['updateMany', { pinned: { $exists: false } }, { $set: { pinned: false } }]]);
   });
 
-  it('computes a searched field\'s shadow in _id order, batch after batch, each update guarded by the text it folded', async () => {
-    const searchTitle: SqlMigration = { name: 'notes-0004-search-title', up: noop, down: noop, documents: { collection: 'notes', fill: [{ field: 'title', search: true }] } };
-    const full = Array.from({ length: FILL_BATCH }, (_, i) => ({ _id: `id-${String(i).padStart(4, '0')}`, title: i === 0 ? 'École' : `Note ${i}` }));
+  it("computes a searched field's shadow in _id order, batch after batch, each update guarded by the text it folded", async () => {
+    const searchTitle: SqlMigration = {
+      name: 'notes-0004-search-title',
+      up: noop,
+      down: noop,
+      documents: { collection: 'notes', fill: [{ field: 'title', search: true }] },
+    };
+    const full = Array.from({ length: FILL_BATCH }, (_, i) => ({
+      _id: `id-${String(i).padStart(4, '0')}`,
+      title: i === 0 ? 'École' : `Note ${i}`,
+    }));
     const { connection, calls } = fillingConnection([full, [{ _id: 'id-9999', title: 'ÇA VA' }]]);
     await applyDocumentChanges(connection, [searchTitle]);
     expect(calls.map((call) => call[0])).toEqual(['find', 'bulkWrite', 'find', 'bulkWrite']);
-    expect(calls[0]).toEqual(['find', { title: { $type: 'string' }, titleSearch: null }, { projection: { title: 1 } }, { sort: { _id: 1 } }, { limit: FILL_BATCH }]);
+    expect(calls[0]).toEqual([
+      'find',
+      { title: { $type: 'string' }, titleSearch: null },
+      { projection: { title: 1 } },
+      { sort: { _id: 1 } },
+      { limit: FILL_BATCH },
+    ]);
     const firstWrites = calls[1]![1] as { updateOne: unknown }[];
     expect(firstWrites).toHaveLength(FILL_BATCH);
-    expect(firstWrites[0]).toEqual({ updateOne: { filter: { _id: 'id-0000', title: 'École', titleSearch: null }, update: { $set: { titleSearch: 'ecole' } } } });
+    expect(firstWrites[0]).toEqual({
+      updateOne: {
+        filter: { _id: 'id-0000', title: 'École', titleSearch: null },
+        update: { $set: { titleSearch: 'ecole' } },
+      },
+    });
     expect(calls[1]![2]).toEqual({ ordered: false });
-    expect(calls[2]![1]).toEqual({ title: { $type: 'string' }, titleSearch: null, _id: { $gt: full[FILL_BATCH - 1]!._id } });
-    expect(calls[3]![1]).toEqual([{ updateOne: { filter: { _id: 'id-9999', title: 'ÇA VA', titleSearch: null }, update: { $set: { titleSearch: 'ca va' } } } }]);
+    expect(calls[2]![1]).toEqual({
+      title: { $type: 'string' },
+      titleSearch: null,
+      _id: { $gt: full[FILL_BATCH - 1]!._id },
+    });
+    expect(calls[3]![1]).toEqual([
+      {
+        updateOne: {
+          filter: { _id: 'id-9999', title: 'ÇA VA', titleSearch: null },
+          update: { $set: { titleSearch: 'ca va' } },
+        },
+      },
+    ]);
   });
 
   it('reads once and writes nothing when every document has its shadow', async () => {
-    const searchTitle: SqlMigration = { name: 'notes-0004-search-title', up: noop, down: noop, documents: { collection: 'notes', fill: [{ field: 'title', search: true }] } };
+    const searchTitle: SqlMigration = {
+      name: 'notes-0004-search-title',
+      up: noop,
+      down: noop,
+      documents: { collection: 'notes', fill: [{ field: 'title', search: true }] },
+    };
     const { connection, calls } = fillingConnection([]);
     await applyDocumentChanges(connection, [searchTitle]);
     expect(calls.map((call) => call[0])).toEqual(['find']);
   });
 
   it('makes a collection a catalogue: each unique key checked for values two owners hold, then every document the catalogue’s', async () => {
-    const catalogue: SqlMigration = { name: 'tags-0005-make-catalogue', up: noop, down: noop, documents: { collection: 'tags', catalogue: { unique: [['name']] } } };
+    const catalogue: SqlMigration = {
+      name: 'tags-0005-make-catalogue',
+      up: noop,
+      down: noop,
+      documents: { collection: 'tags', catalogue: { unique: [['name']] } },
+    };
     const { connection, calls } = fakeConnection([]);
     expect(await applyDocumentChanges(connection, [catalogue])).toEqual([catalogue.name]);
     expect(calls.filter((call) => call[1] === 'aggregate' || call[1] === 'updateMany')).toEqual([
-      ['tags', 'aggregate', [{ $match: { name: { $ne: null } } }, { $group: { _id: { name: '$name' }, count: { $sum: 1 } } }, { $match: { count: { $gt: 1 } } }, { $limit: 1 }]],
+      [
+        'tags',
+        'aggregate',
+        [
+          { $match: { name: { $ne: null } } },
+          { $group: { _id: { name: '$name' }, count: { $sum: 1 } } },
+          { $match: { count: { $gt: 1 } } },
+          { $limit: 1 },
+        ],
+      ],
       ['tags', 'updateMany', { ownerId: { $ne: 'catalogue' } }, { $set: { ownerId: 'catalogue' } }],
     ]);
     const clashing = fakeConnection([], { clashes: [{ _id: { name: 'Atlas' }, count: 2 }] });
-    await expect(applyDocumentChanges(clashing.connection, [catalogue])).rejects.toThrow('cannot make tags a catalogue: 2 documents of different owners share {"name":"Atlas"}');
+    await expect(applyDocumentChanges(clashing.connection, [catalogue])).rejects.toThrow(
+      'cannot make tags a catalogue: 2 documents of different owners share {"name":"Atlas"}',
+    );
     expect(clashing.calls.some((call) => call[1] === 'updateMany')).toBe(false);
   });
 });

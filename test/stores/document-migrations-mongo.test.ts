@@ -12,15 +12,27 @@ import { testEngines, type StartedEngine } from '../support/engines';
 
 const target = testEngines().find((engine) => engine.engine === 'mongodb')!;
 const noop = async () => undefined;
-const renameName: SqlMigration = { name: 'dm-tags-0002-rename-name', up: noop, down: noop, documents: { collection: 'tags', rename: { name: 'label' } } };
-const dropColour: SqlMigration = { name: 'dm-tags-0003-drop-colour', up: noop, down: noop, documents: { collection: 'tags', unset: ['colour'] } };
+const renameName: SqlMigration = {
+  name: 'dm-tags-0002-rename-name',
+  up: noop,
+  down: noop,
+  documents: { collection: 'tags', rename: { name: 'label' } },
+};
+const dropColour: SqlMigration = {
+  name: 'dm-tags-0003-drop-colour',
+  up: noop,
+  down: noop,
+  documents: { collection: 'tags', unset: ['colour'] },
+};
 
 (target.skipReason ? describe.skip : describe)(`MongoDB document migrations on ${target.label}`, () => {
   let started: StartedEngine | undefined;
   const opened: Connection[] = [];
   const dbName = `docmig_${randomBytes(4).toString('hex')}`;
   const connect = async () => {
-    const connection = await mongoose.createConnection(started!.url, { dbName, autoIndex: false, autoCreate: false }).asPromise();
+    const connection = await mongoose
+      .createConnection(started!.url, { dbName, autoIndex: false, autoCreate: false })
+      .asPromise();
     opened.push(connection);
     return connection;
   };
@@ -29,7 +41,10 @@ const dropColour: SqlMigration = { name: 'dm-tags-0003-drop-colour', up: noop, d
     started = await target.start();
     const connection = await connect();
     const tags = connection.db!.collection('tags');
-    await tags.insertMany([{ _id: 'a' as never, name: 'Red', nameFolded: 'red', colour: 'red' }, { _id: 'b' as never, name: 'Blue', nameFolded: 'blue' }]);
+    await tags.insertMany([
+      { _id: 'a' as never, name: 'Red', nameFolded: 'red', colour: 'red' },
+      { _id: 'b' as never, name: 'Blue', nameFolded: 'blue' },
+    ]);
     await tags.createIndex({ ownerId: 1, nameFolded: 1 }, { name: 'ownerId_1_nameFolded_1' });
   }, 240_000);
   afterAll(async () => {
@@ -40,10 +55,18 @@ const dropColour: SqlMigration = { name: 'dm-tags-0003-drop-colour', up: noop, d
 
   it('two instances at once: the rename is applied once, the other finds it recorded', async () => {
     const [one, two] = [await connect(), await connect()];
-    const results = await Promise.all([applyDocumentChanges(one, [renameName]), applyDocumentChanges(two, [renameName])]);
+    const results = await Promise.all([
+      applyDocumentChanges(one, [renameName]),
+      applyDocumentChanges(two, [renameName]),
+    ]);
     expect(results.flat()).toEqual([renameName.name]);
     const tags = one.db!.collection('tags');
-    expect(await tags.find({}, { projection: { _id: 1, label: 1, labelFolded: 1, name: 1 } }).sort({ _id: 1 }).toArray()).toEqual([
+    expect(
+      await tags
+        .find({}, { projection: { _id: 1, label: 1, labelFolded: 1, name: 1 } })
+        .sort({ _id: 1 })
+        .toArray(),
+    ).toEqual([
       { _id: 'a', label: 'Red', labelFolded: 'red' },
       { _id: 'b', label: 'Blue', labelFolded: 'blue' },
     ]);
@@ -57,12 +80,19 @@ const dropColour: SqlMigration = { name: 'dm-tags-0003-drop-colour', up: noop, d
     expect(await revertLastDocumentChange(connection, [renameName])).toBe(renameName.name);
     const tags = connection.db!.collection('tags');
     expect(await tags.findOne({ _id: 'a' as never })).toMatchObject({ name: 'Red', nameFolded: 'red' });
-    expect(await connection.db!.collection('schema_migrations').countDocuments({ _id: renameName.name as never })).toBe(0);
+    expect(await connection.db!.collection('schema_migrations').countDocuments({ _id: renameName.name as never })).toBe(
+      0,
+    );
 
     await expect(applyDocumentChanges(connection, [renameName, dropColour])).rejects.toThrow(DestructiveMigrationError);
     expect(await tags.findOne({ _id: 'a' as never })).toMatchObject({ name: 'Red', colour: 'red' }); // nothing applied
-    expect(await applyDocumentChanges(connection, [renameName, dropColour], { allowDestructive: true })).toEqual([renameName.name, dropColour.name]);
+    expect(await applyDocumentChanges(connection, [renameName, dropColour], { allowDestructive: true })).toEqual([
+      renameName.name,
+      dropColour.name,
+    ]);
     expect(await tags.findOne({ _id: 'a' as never })).toEqual({ _id: 'a', label: 'Red', labelFolded: 'red' });
-    await expect(revertLastDocumentChange(connection, [renameName, dropColour])).rejects.toThrow(/cannot revert dm-tags-0003-drop-colour on MongoDB/);
+    await expect(revertLastDocumentChange(connection, [renameName, dropColour])).rejects.toThrow(
+      /cannot revert dm-tags-0003-drop-colour on MongoDB/,
+    );
   });
 });

@@ -1,4 +1,11 @@
-import { addFieldCheck, createResourceTable, defineResource, field, removeFieldCheck, type SqlMigration } from '../../src/modules/kit';
+import {
+  addFieldCheck,
+  createResourceTable,
+  defineResource,
+  field,
+  removeFieldCheck,
+  type SqlMigration,
+} from '../../src/modules/kit';
 import { newId } from '../../src/stores/ids';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
 import { checkConstraintsOf } from '../../src/stores/sql/migrations/check-constraints';
@@ -21,7 +28,14 @@ const migrations: SqlMigration[] = [
       createResourceTable(
         queryInterface,
         TABLE,
-        (c) => ({ ...c.integer('low'), ...c.integer('high'), ...c.datetime('closed_at', { optional: true }), ...c.string('code', { default: 'a' }), ...c.string('alt', { default: 'b' }), ...c.number('price', { default: 1 }) }),
+        (c) => ({
+          ...c.integer('low'),
+          ...c.integer('high'),
+          ...c.datetime('closed_at', { optional: true }),
+          ...c.string('code', { default: 'a' }),
+          ...c.string('alt', { default: 'b' }),
+          ...c.number('price', { default: 1 }),
+        }),
         // Strings and an integer against a number: PostgreSQL shows them back with casts (`(code)::text`, `::double precision`).
         { checks: ['high >= low', 'code != alt', 'price >= low'] },
       ),
@@ -37,14 +51,25 @@ const fields = {
   alt: field.string({ default: 'b' }),
   price: field.number({ default: 1 }),
 };
-const spans = defineResource({ name: 'kit-spans', table: TABLE, modelName: 'KitSpan', fields, checks: ['high >= low', 'code != alt', 'price >= low'], migrations });
+const spans = defineResource({
+  name: 'kit-spans',
+  table: TABLE,
+  modelName: 'KitSpan',
+  fields,
+  checks: ['high >= low', 'code != alt', 'price >= low'],
+  migrations,
+});
 
 for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb' && engine.engine !== 'mssql')) {
   (target.skipReason ? describe.skip : describe)(`checks across fields held by ${target.label}`, () => {
     const opened = useEngineDatabase(target, [resourceStore(spans)]);
     const qi = () => (opened.database() as SqlDatabase).queryInterface();
-    const insert = (values: Record<string, unknown>, owner = 'writer') => qi().bulkInsert(TABLE, [{ id: newId(), owner_id: owner, price: 100, created_at: new Date(), updated_at: new Date(), ...values }]);
-    const names = async () => [...(await checkConstraintsOf(qi(), TABLE)).keys()].filter((name) => /_high_(ge|lt)_/.test(name)).sort();
+    const insert = (values: Record<string, unknown>, owner = 'writer') =>
+      qi().bulkInsert(TABLE, [
+        { id: newId(), owner_id: owner, price: 100, created_at: new Date(), updated_at: new Date(), ...values },
+      ]);
+    const names = async () =>
+      [...(await checkConstraintsOf(qi(), TABLE)).keys()].filter((name) => /_high_(ge|lt)_/.test(name)).sort();
 
     it('holds the declared check from the table’s creation: a row breaking it is refused, the edge passes', async () => {
       expect(await names()).toEqual([`${TABLE}_high_ge_low_check`]);
@@ -60,7 +85,9 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
       await qi().bulkDelete(TABLE, {});
       await insert({ low: 1, high: 2, closed_at: null }, 'adding');
       await insert({ low: 1, high: 9 }, 'adding');
-      await expect(addFieldCheck(qi(), TABLE, 'high < low')).rejects.toThrow(/^2 rows of kit_checked_spans break high < low: change them first/);
+      await expect(addFieldCheck(qi(), TABLE, 'high < low')).rejects.toThrow(
+        /^2 rows of kit_checked_spans break high < low: change them first/,
+      );
       expect(await names()).toEqual([`${TABLE}_high_ge_low_check`]); // refused before anything changed
       await qi().bulkDelete(TABLE, { owner_id: 'adding' });
       await addFieldCheck(qi(), TABLE, 'high < low');
@@ -72,10 +99,18 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
 
     it('names a missing or undeclared check at start-up, with the command that writes its migration', async () => {
       await removeFieldCheck(qi(), TABLE, 'high >= low');
-      expect(await tableDrift(qi(), spans)).toEqual([expect.stringContaining(`the table has no CHECK constraint ${TABLE}_high_ge_low_check (high >= low): npm run new:field -- kit-spans --check 'high >= low'`)]);
+      expect(await tableDrift(qi(), spans)).toEqual([
+        expect.stringContaining(
+          `the table has no CHECK constraint ${TABLE}_high_ge_low_check (high >= low): npm run new:field -- kit-spans --check 'high >= low'`,
+        ),
+      ]);
       await addFieldCheck(qi(), TABLE, 'high >= low');
       await addFieldCheck(qi(), TABLE, 'low != high');
-      expect(await tableDrift(qi(), spans)).toEqual([expect.stringContaining(`the CHECK constraint ${TABLE}_low_ne_high_check is not in the declaration: a check taken out of resource.ts is removed by its migration`)]);
+      expect(await tableDrift(qi(), spans)).toEqual([
+        expect.stringContaining(
+          `the CHECK constraint ${TABLE}_low_ne_high_check is not in the declaration: a check taken out of resource.ts is removed by its migration`,
+        ),
+      ]);
       await removeFieldCheck(qi(), TABLE, 'low != high');
       expect(await tableDrift(qi(), spans)).toEqual([]);
     });

@@ -15,7 +15,17 @@ const fields = {
   shut: field.boolean(),
   notes: field.text({ optional: true }),
 };
-const declare = (checks: string[], table = 'kit_checked') => () => defineResource({ name: 'kit-checked', table, modelName: 'KitChecked', fields, checks: checks as never, migrations: [] });
+const declare =
+  (checks: string[], table = 'kit_checked') =>
+  () =>
+    defineResource({
+      name: 'kit-checked',
+      table,
+      modelName: 'KitChecked',
+      fields,
+      checks: checks as never,
+      migrations: [],
+    });
 
 describe('checks across fields', () => {
   it('compares numbers, instants, strings by code point and booleans; an empty side keeps the check', () => {
@@ -40,7 +50,9 @@ describe('checks across fields', () => {
   });
 
   it('refuses a check that is not <field> <op> <field> of one comparable kind, and one given twice', () => {
-    expect(declare(['endsAt => startsAt'])).toThrow("resource 'kit-checked': check 'endsAt => startsAt': write <field> <op> <field>");
+    expect(declare(['endsAt => startsAt'])).toThrow(
+      "resource 'kit-checked': check 'endsAt => startsAt': write <field> <op> <field>",
+    );
     expect(declare(['endsAt > beginsAt'])).toThrow("check 'endsAt > beginsAt': 'beginsAt' is not one of its fields");
     expect(declare(['low < low'])).toThrow('compares a field with itself');
     expect(declare(['low < startsAt'])).toThrow('low (integer) and startsAt (datetime) are not of one comparable kind');
@@ -48,7 +60,9 @@ describe('checks across fields', () => {
     expect(declare(['notes = code'])).toThrow('not of one comparable kind');
     expect(declare(['open < shut'])).toThrow('booleans compare with = and != only');
     expect(declare(['high >= low', 'high>=low'])).toThrow('a check is declared twice');
-    expect(declare(['endsAt > startsAt'], 'a_table_name_long_enough_to_push_the_constraint_name')).toThrow(/longer than 63 characters/);
+    expect(declare(['endsAt > startsAt'], 'a_table_name_long_enough_to_push_the_constraint_name')).toThrow(
+      /longer than 63 characters/,
+    );
     expect(declare(['endsAt > startsAt', 'high >= low', 'open != shut'])).not.toThrow();
   });
 });

@@ -26,46 +26,84 @@ const catalog = (): Catalog => ({
   ],
   checks: [{ name: 'tags_name_check', definition: '(len([name])>=(2))', uses: ['name'] }],
   defaults: [{ name: 'DF__tags__name__5AEE82B9', definition: "(N'untitled')", column: 'name' }],
-  foreignKeys: [{ name: 'FK__tags__note__1234', column: 'note', table: 'notes', referenced: 'id', onDelete: 'CASCADE' }],
+  foreignKeys: [
+    { name: 'FK__tags__note__1234', column: 'note', table: 'notes', referenced: 'id', onDelete: 'CASCADE' },
+  ],
   indexes: [
     { name: 'tags_by_owner_name', unique: false, filter: null, columns: ['owner_id', 'name', 'id'] },
     { name: 'tags_note', unique: false, filter: null, columns: ['note'] },
-    { name: 'tags_note_name_unique', unique: true, filter: '([note] IS NOT NULL AND [name] IS NOT NULL)', columns: ['owner_id', 'note', 'name', 'note_bytes', 'name_bytes'] },
+    {
+      name: 'tags_note_name_unique',
+      unique: true,
+      filter: '([note] IS NOT NULL AND [name] IS NOT NULL)',
+      columns: ['owner_id', 'note', 'name', 'note_bytes', 'name_bytes'],
+    },
   ],
 });
 
-function answer(sql: string, replacements: { columns?: string[]; indexedColumns?: string[] }, table: Catalog): Record<string, unknown>[] {
+function answer(
+  sql: string,
+  replacements: { columns?: string[]; indexedColumns?: string[] },
+  table: Catalog,
+): Record<string, unknown>[] {
   const asked = replacements.columns ?? [];
-  if (/FROM sys\.computed_columns/.test(sql)) return table.computed.filter((c) => c.uses.some((u) => asked.includes(u))).map(({ name, definition }) => ({ name, definition, persisted: true }));
+  if (/FROM sys\.computed_columns/.test(sql))
+    return table.computed
+      .filter((c) => c.uses.some((u) => asked.includes(u)))
+      .map(({ name, definition }) => ({ name, definition, persisted: true }));
   if (/FROM sys\.check_constraints/.test(sql)) return table.checks.filter((c) => c.uses.some((u) => asked.includes(u)));
   if (/FROM sys\.default_constraints/.test(sql)) return table.defaults.filter((d) => asked.includes(d.column));
   if (/FROM sys\.foreign_keys/.test(sql)) return table.foreignKeys.filter((k) => asked.includes(k.column));
   if (/FROM sys\.indexes/.test(sql)) {
-    return table.indexes.filter((index) => index.columns.some((column) => replacements.indexedColumns!.includes(column))).flatMap((index) => index.columns.map((column) => ({ name: index.name, unique: index.unique, filter: index.filter, column })));
+    return table.indexes
+      .filter((index) => index.columns.some((column) => replacements.indexedColumns!.includes(column)))
+      .flatMap((index) =>
+        index.columns.map((column) => ({ name: index.name, unique: index.unique, filter: index.filter, column })),
+      );
   }
-  if (/INFORMATION_SCHEMA\.COLUMNS/.test(sql)) return [{ type: 'nvarchar', length: 200, precision: null, collation: 'Latin1_General_100_BIN2' }];
+  if (/INFORMATION_SCHEMA\.COLUMNS/.test(sql))
+    return [{ type: 'nvarchar', length: 200, precision: null, collation: 'Latin1_General_100_BIN2' }];
   if (/COUNT\(\*\)/.test(sql)) return [{ count: 0 }];
   return [];
 }
 
 function mssql(described: Record<string, { type: string; allowNull?: boolean }>, indexesAfter: string[][] = []) {
   // No driver is needed to build SQL: a stand-in keeps tedious out (as in resource-driver-calls.test.ts).
-  const sequelize = new Sequelize({ dialect: 'mssql', host: '127.0.0.1', port: 1, logging: false, dialectModule: { Connection: class {}, TYPES: {}, ISOLATION_LEVEL: {} } } as never);
+  const sequelize = new Sequelize({
+    dialect: 'mssql',
+    host: '127.0.0.1',
+    port: 1,
+    logging: false,
+    dialectModule: { Connection: class {}, TYPES: {}, ISOLATION_LEVEL: {} },
+  } as never);
   const queryInterface = sequelize.getQueryInterface();
   const table = catalog();
   const calls: string[] = [];
-  jest.spyOn(sequelize, 'query').mockImplementation((async (sql: string, options?: { type?: string; replacements?: Record<string, string[]> }) => {
+  jest.spyOn(sequelize, 'query').mockImplementation((async (
+    sql: string,
+    options?: { type?: string; replacements?: Record<string, string[]> },
+  ) => {
     if (options?.type === 'SELECT') return answer(sql, options.replacements ?? {}, table);
     calls.push(sql.replace(/\s+/g, ' ').trim());
     return [[], 0];
   }) as never);
   jest.spyOn(queryInterface, 'describeTable').mockResolvedValue(described as never);
-  const shown = indexesAfter.map(([name, ...columns]) => ({ name, unique: false, primary: false, fields: columns.map((attribute) => ({ attribute })) }));
+  const shown = indexesAfter.map(([name, ...columns]) => ({
+    name,
+    unique: false,
+    primary: false,
+    fields: columns.map((attribute) => ({ attribute })),
+  }));
   jest.spyOn(queryInterface, 'showIndex').mockResolvedValue(shown as never);
   return { queryInterface, calls };
 }
 
-const TAGS = { name: { type: 'NVARCHAR(200)', allowNull: true }, name_bytes: { type: 'INT' }, note: { type: 'NVARCHAR(36)' }, note_bytes: { type: 'INT' } };
+const TAGS = {
+  name: { type: 'NVARCHAR(200)', allowNull: true },
+  name_bytes: { type: 'INT' },
+  note: { type: 'NVARCHAR(36)' },
+  note_bytes: { type: 'INT' },
+};
 
 /** What dropping name's dependants is, in every change below. */
 const NAME_ASIDE = [
@@ -76,7 +114,7 @@ const NAME_ASIDE = [
   'ALTER TABLE [tags] DROP COLUMN [name_bytes]',
 ];
 
-describe('SQL Server: every change to a field goes past the column\'s whole dependant set', () => {
+describe("SQL Server: every change to a field goes past the column's whole dependant set", () => {
   it('required/optional: the computed length, its unique key, the other index, the default and the CHECK set aside around ALTER COLUMN (Msg 5074 otherwise)', async () => {
     const { queryInterface, calls } = mssql(TAGS);
     await setFieldRequired(queryInterface, 'tags', 'name', true);
@@ -110,11 +148,18 @@ describe('SQL Server: every change to a field goes past the column\'s whole depe
   it('drop: the DEFAULT constraint (system-named) and the CHECK go first with the rest, none made again; a length no key uses any more goes too', async () => {
     const { queryInterface, calls } = mssql(TAGS, [['tags_note', 'note']]);
     await dropFieldColumn(queryInterface, 'tags', 'name');
-    expect(calls).toEqual([...NAME_ASIDE, 'ALTER TABLE [tags] DROP COLUMN [note_bytes]', 'ALTER TABLE [tags] DROP COLUMN [name]']);
+    expect(calls).toEqual([
+      ...NAME_ASIDE,
+      'ALTER TABLE [tags] DROP COLUMN [note_bytes]',
+      'ALTER TABLE [tags] DROP COLUMN [name]',
+    ]);
   });
 
   it('rename: sp_rename carries the plain indexes and the foreign key; the length, its key, the default and the CHECK are made again under the new name', async () => {
-    const { queryInterface, calls } = mssql(TAGS, [['tags_by_owner_name', 'owner_id', 'label', 'id'], ['tags_note', 'note']]);
+    const { queryInterface, calls } = mssql(TAGS, [
+      ['tags_by_owner_name', 'owner_id', 'label', 'id'],
+      ['tags_note', 'note'],
+    ]);
     await renameFieldColumn(queryInterface, 'tags', 'name', 'label');
     expect(calls).toEqual([
       'ALTER TABLE [tags] DROP CONSTRAINT [tags_name_check]',
@@ -130,10 +175,13 @@ describe('SQL Server: every change to a field goes past the column\'s whole depe
     ]);
   });
 
-  it('default: the column\'s one default constraint, whatever its name, replaced by DF_<table>_<column>; taken away, just dropped', async () => {
+  it("default: the column's one default constraint, whatever its name, replaced by DF_<table>_<column>; taken away, just dropped", async () => {
     const given = mssql(TAGS);
     await setFieldDefault(given.queryInterface, 'tags', 'name', 'none yet');
-    expect(given.calls).toEqual(['ALTER TABLE [tags] DROP CONSTRAINT [DF__tags__name__5AEE82B9]', "ALTER TABLE [tags] ADD CONSTRAINT [DF_tags_name] DEFAULT N'none yet' FOR [name]"]);
+    expect(given.calls).toEqual([
+      'ALTER TABLE [tags] DROP CONSTRAINT [DF__tags__name__5AEE82B9]',
+      "ALTER TABLE [tags] ADD CONSTRAINT [DF_tags_name] DEFAULT N'none yet' FOR [name]",
+    ]);
     const removed = mssql(TAGS);
     await setFieldDefault(removed.queryInterface, 'tags', 'name', null);
     expect(removed.calls).toEqual(['ALTER TABLE [tags] DROP CONSTRAINT [DF__tags__name__5AEE82B9]']);

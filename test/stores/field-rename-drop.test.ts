@@ -2,7 +2,12 @@ import { UniqueConstraintError, type QueryInterface } from 'sequelize';
 import { createResourceTable, defineResource, field, listIndexColumns } from '../../src/modules/kit';
 import type { Fields } from '../../src/stores/kit/fields';
 import type { AnyResource as Resource } from '../../src/stores/kit/resource';
-import { dropFieldColumn, renamedIndexName, renameFieldColumn, restoreFieldColumns } from '../../src/stores/sql/migrations/field-rename-drop';
+import {
+  dropFieldColumn,
+  renamedIndexName,
+  renameFieldColumn,
+  restoreFieldColumns,
+} from '../../src/stores/sql/migrations/field-rename-drop';
 import { setFieldRequired } from '../../src/stores/sql/migrations/field-nullability';
 import { tableDrift } from '../../src/stores/sql/migrations/table-drift';
 import { describeTableShape, type TableShape } from '../../src/stores/sql/migrations/table-schema';
@@ -15,13 +20,24 @@ import { testEngines } from '../support/engines';
 // engine: same columns, types, nullability and binary collation, same indexes under the same names, same
 // foreign keys with their ON DELETE rule; the start-up comparison finds nothing; the data stays.
 
-const parent = defineResource({ name: 'fc-notes', table: 'fc_notes', modelName: 'FcNote', fields: { title: field.string() }, migrations: [] });
+const parent = defineResource({
+  name: 'fc-notes',
+  table: 'fc_notes',
+  modelName: 'FcNote',
+  fields: { title: field.string() },
+  migrations: [],
+});
 
 const before = defineResource({
   name: 'fc-tags',
   table: 'fc_tags',
   modelName: 'FcTag',
-  fields: { name: field.string(), label: field.string({ optional: true, caseInsensitive: true }), note: field.reference(() => parent, { onDelete: 'cascade' }), rank: field.integer({ optional: true }) },
+  fields: {
+    name: field.string(),
+    label: field.string({ optional: true, caseInsensitive: true }),
+    note: field.reference(() => parent, { onDelete: 'cascade' }),
+    rank: field.integer({ optional: true }),
+  },
   unique: [['note', 'name'], ['label']],
   filters: ['note', 'name', 'label'],
   sort: ['name'],
@@ -32,7 +48,12 @@ const renamed = defineResource({
   name: 'fc-tags-renamed',
   table: 'fc_tags',
   modelName: 'FcTagRenamed',
-  fields: { title: field.string(), caption: field.string({ optional: true, caseInsensitive: true }), parent: field.reference(() => parent, { onDelete: 'cascade' }), rank: field.integer({ optional: true }) },
+  fields: {
+    title: field.string(),
+    caption: field.string({ optional: true, caseInsensitive: true }),
+    parent: field.reference(() => parent, { onDelete: 'cascade' }),
+    rank: field.integer({ optional: true }),
+  },
   unique: [['parent', 'title'], ['caption']],
   filters: ['parent', 'title', 'caption'],
   sort: ['title'],
@@ -60,12 +81,20 @@ async function createFresh(queryInterface: QueryInterface, resource: Resource): 
         {},
         ...Object.entries(f).map(([name, definition]) => {
           const column = name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-          if (definition.kind === 'reference') return c.reference(column, 'fc_notes', { optional: definition.optional, onDelete: definition.references!.onDelete });
-          if (definition.kind === 'string') return c.string(column, { optional: definition.optional, caseInsensitive: definition.caseInsensitive });
+          if (definition.kind === 'reference')
+            return c.reference(column, 'fc_notes', {
+              optional: definition.optional,
+              onDelete: definition.references!.onDelete,
+            });
+          if (definition.kind === 'string')
+            return c.string(column, { optional: definition.optional, caseInsensitive: definition.caseInsensitive });
           return c[definition.kind as 'integer'](column, { optional: definition.optional });
         }),
       ),
-    { unique: resource.unique.map((key) => key.map((name) => (f[name]!.caseInsensitive ? `${name}_folded` : name))), indexes: listIndexColumns(resource) },
+    {
+      unique: resource.unique.map((key) => key.map((name) => (f[name]!.caseInsensitive ? `${name}_folded` : name))),
+      indexes: listIndexColumns(resource),
+    },
   );
 }
 
@@ -81,8 +110,17 @@ function sorted(shape: TableShape | undefined): unknown {
 
 describe('the index names a rename gives', () => {
   it('follows the kit-derived names (list indexes, unique keys, a reference index) and keeps any other name', () => {
-    expect(renamedIndexName('tags', 'tags_by_owner_name_created_at', ['owner_id', 'name', 'created_at', 'id'], ['owner_id', 'label', 'created_at', 'id'])).toBe('tags_by_owner_label_created_at');
-    expect(renamedIndexName('tags', 'tags_note_name_unique', ['owner_id', 'note', 'name'], ['owner_id', 'note', 'label'])).toBe('tags_note_label_unique');
+    expect(
+      renamedIndexName(
+        'tags',
+        'tags_by_owner_name_created_at',
+        ['owner_id', 'name', 'created_at', 'id'],
+        ['owner_id', 'label', 'created_at', 'id'],
+      ),
+    ).toBe('tags_by_owner_label_created_at');
+    expect(
+      renamedIndexName('tags', 'tags_note_name_unique', ['owner_id', 'note', 'name'], ['owner_id', 'note', 'label']),
+    ).toBe('tags_note_label_unique');
     expect(renamedIndexName('tags', 'tags_note', ['note'], ['parent'])).toBe('tags_parent');
     expect(renamedIndexName('tags', 'my_own_index', ['name'], ['label'])).toBe('my_own_index');
   });
@@ -109,9 +147,17 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
       // The stores are not registered here: rows are written with SQL, as an old release would have.
       const q = (name: string) => qi().quoteIdentifier(name);
       const now = new Date().toISOString().replace('T', ' ').slice(0, 23);
-      await qi().sequelize.query(`INSERT INTO ${q('fc_notes')} (id, owner_id, title, created_at, updated_at) VALUES ('n1', 'o1', 'note', '${now}', '${now}')`);
-      for (const [id, name] of [['t1', 'Dup'], ['t2', 'dup'], ['t3', 'dup ']]) {
-        await qi().sequelize.query(`INSERT INTO ${q('fc_tags')} (id, owner_id, name, note, created_at, updated_at) VALUES ('${id}', 'o1', '${name}', 'n1', '${now}', '${now}')`);
+      await qi().sequelize.query(
+        `INSERT INTO ${q('fc_notes')} (id, owner_id, title, created_at, updated_at) VALUES ('n1', 'o1', 'note', '${now}', '${now}')`,
+      );
+      for (const [id, name] of [
+        ['t1', 'Dup'],
+        ['t2', 'dup'],
+        ['t3', 'dup '],
+      ]) {
+        await qi().sequelize.query(
+          `INSERT INTO ${q('fc_tags')} (id, owner_id, name, note, created_at, updated_at) VALUES ('${id}', 'o1', '${name}', 'n1', '${now}', '${now}')`,
+        );
       }
       expect(await tableDrift(qi(), before)).toEqual([]);
 
@@ -123,8 +169,14 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
       const [rows] = await qi().sequelize.query(`SELECT title FROM ${q('fc_tags')} ORDER BY id`);
       expect((rows as { title: string }[]).map((row) => row.title)).toEqual(['Dup', 'dup', 'dup ']);
       // The binary collation and the unique key survived: 'dup' and 'Dup' still differ, and an exact repeat is refused.
-      await expect(qi().sequelize.query(`INSERT INTO ${q('fc_tags')} (id, owner_id, title, parent, created_at, updated_at) VALUES ('t4', 'o1', 'dup', 'n1', '${now}', '${now}')`)).rejects.toBeInstanceOf(UniqueConstraintError);
-      await qi().sequelize.query(`INSERT INTO ${q('fc_tags')} (id, owner_id, title, parent, created_at, updated_at) VALUES ('t5', 'o1', 'DUP', 'n1', '${now}', '${now}')`);
+      await expect(
+        qi().sequelize.query(
+          `INSERT INTO ${q('fc_tags')} (id, owner_id, title, parent, created_at, updated_at) VALUES ('t4', 'o1', 'dup', 'n1', '${now}', '${now}')`,
+        ),
+      ).rejects.toBeInstanceOf(UniqueConstraintError);
+      await qi().sequelize.query(
+        `INSERT INTO ${q('fc_tags')} (id, owner_id, title, parent, created_at, updated_at) VALUES ('t5', 'o1', 'DUP', 'n1', '${now}', '${now}')`,
+      );
       await qi().sequelize.query(`DELETE FROM ${q('fc_tags')} WHERE id = 't5'`);
       // ON DELETE CASCADE survived.
       await qi().sequelize.query(`DELETE FROM ${q('fc_notes')} WHERE id = 'n1'`);
@@ -151,8 +203,12 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
       await createFresh(qi(), renamed);
       const q = (name: string) => qi().quoteIdentifier(name);
       const now = new Date().toISOString().replace('T', ' ').slice(0, 23);
-      await qi().sequelize.query(`INSERT INTO ${q('fc_notes')} (id, owner_id, title, created_at, updated_at) VALUES ('n1', 'o1', 'note', '${now}', '${now}')`);
-      await qi().sequelize.query(`INSERT INTO ${q('fc_tags')} (id, owner_id, title, parent, rank, created_at, updated_at) VALUES ('t1', 'o1', 'kept', 'n1', 3, '${now}', '${now}')`);
+      await qi().sequelize.query(
+        `INSERT INTO ${q('fc_notes')} (id, owner_id, title, created_at, updated_at) VALUES ('n1', 'o1', 'note', '${now}', '${now}')`,
+      );
+      await qi().sequelize.query(
+        `INSERT INTO ${q('fc_tags')} (id, owner_id, title, parent, rank, created_at, updated_at) VALUES ('t1', 'o1', 'kept', 'n1', 3, '${now}', '${now}')`,
+      );
       await dropFieldColumn(qi(), 'fc_tags', 'parent');
       await dropFieldColumn(qi(), 'fc_tags', 'caption');
       await dropFieldColumn(qi(), 'fc_tags', 'caption'); // again: nothing to do
@@ -162,7 +218,16 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
       const afterDrop = sorted(await describeTableShape(qi(), 'fc_tags'));
       // Undone over rows, a required field comes back nullable (its values are gone), and the start-up check says so.
       await restoreFieldColumns(qi(), 'fc_tags', (c) => c.string('colour'));
-      expect(await tableDrift(qi(), defineResource<Fields>({ ...(dropped as Resource), name: 'fc-tags-colour', fields: { ...(dropped.fields as Fields), colour: field.string() } }))).toEqual(['column colour allows null, the field is required']);
+      expect(
+        await tableDrift(
+          qi(),
+          defineResource<Fields>({
+            ...(dropped as Resource),
+            name: 'fc-tags-colour',
+            fields: { ...(dropped.fields as Fields), colour: field.string() },
+          }),
+        ),
+      ).toEqual(['column colour allows null, the field is required']);
       await dropFieldColumn(qi(), 'fc_tags', 'colour');
       expect(afterDrop).toEqual(await freshShape(dropped));
     });
@@ -172,9 +237,21 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
       await createFresh(qi(), before);
       const q = (name: string) => qi().quoteIdentifier(name);
       const now = new Date().toISOString().replace('T', ' ').slice(0, 23);
-      await qi().sequelize.query(`INSERT INTO ${q('fc_notes')} (id, owner_id, title, created_at, updated_at) VALUES ('n1', 'o1', 'note', '${now}', '${now}')`);
-      await qi().sequelize.query(`INSERT INTO ${q('fc_tags')} (id, owner_id, name, note, created_at, updated_at) VALUES ('t1', 'o1', 'Dup', 'n1', '${now}', '${now}')`);
-      const relaxedName = defineResource<Fields>({ ...(before as Resource), name: 'fc-tags-relaxed', fields: { ...(before.fields as Fields), name: field.string({ optional: true }), note: field.reference(() => parent, { optional: true, onDelete: 'cascade' }) } });
+      await qi().sequelize.query(
+        `INSERT INTO ${q('fc_notes')} (id, owner_id, title, created_at, updated_at) VALUES ('n1', 'o1', 'note', '${now}', '${now}')`,
+      );
+      await qi().sequelize.query(
+        `INSERT INTO ${q('fc_tags')} (id, owner_id, name, note, created_at, updated_at) VALUES ('t1', 'o1', 'Dup', 'n1', '${now}', '${now}')`,
+      );
+      const relaxedName = defineResource<Fields>({
+        ...(before as Resource),
+        name: 'fc-tags-relaxed',
+        fields: {
+          ...(before.fields as Fields),
+          name: field.string({ optional: true }),
+          note: field.reference(() => parent, { optional: true, onDelete: 'cascade' }),
+        },
+      });
       const original = sorted(await describeTableShape(qi(), 'fc_tags'));
       await setFieldRequired(qi(), 'fc_tags', 'name', false);
       await setFieldRequired(qi(), 'fc_tags', 'note', false);
@@ -186,7 +263,10 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
       // A row without a value: required is refused, naming the table, the column and the count; ifPossible leaves it optional.
       await setFieldRequired(qi(), 'fc_tags', 'rank', true).then(
         () => Promise.reject(new Error('expected a refusal')),
-        (error: Error) => expect(error.message).toBe('cannot make fc_tags.rank required: 1 rows hold no value for it; give them one (a migration of your own, or by hand), then run the migrations again'),
+        (error: Error) =>
+          expect(error.message).toBe(
+            'cannot make fc_tags.rank required: 1 rows hold no value for it; give them one (a migration of your own, or by hand), then run the migrations again',
+          ),
       );
       await setFieldRequired(qi(), 'fc_tags', 'rank', true, { ifPossible: true });
       expect(sorted(await describeTableShape(qi(), 'fc_tags'))).toEqual(original);
@@ -206,9 +286,20 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
           'column note has a foreign key to fc_notes the declaration does not have',
         ]),
       );
-      expect(await tableDrift(qi(), { ...before, table: 'fc_nothing' } as Resource)).toEqual(['table fc_nothing does not exist']);
-      const required = defineResource<Fields>({ ...(before as Resource), name: 'fc-tags-required', fields: { ...(before.fields as Fields), rank: field.integer(), label: field.string({ optional: true }) } });
-      expect(await tableDrift(qi(), required)).toEqual(expect.arrayContaining(['column rank allows null, the field is required', 'column label_folded is not in the declaration']));
+      expect(await tableDrift(qi(), { ...before, table: 'fc_nothing' } as Resource)).toEqual([
+        'table fc_nothing does not exist',
+      ]);
+      const required = defineResource<Fields>({
+        ...(before as Resource),
+        name: 'fc-tags-required',
+        fields: { ...(before.fields as Fields), rank: field.integer(), label: field.string({ optional: true }) },
+      });
+      expect(await tableDrift(qi(), required)).toEqual(
+        expect.arrayContaining([
+          'column rank allows null, the field is required',
+          'column label_folded is not in the declaration',
+        ]),
+      );
     });
   });
 }

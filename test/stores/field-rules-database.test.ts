@@ -37,38 +37,73 @@ const fields = {
   score: field.number({ optional: true, minimum: 0 }),
   code: field.string({ optional: true, minLength: 3, pattern: '^[A-Z]{3}$' }),
 };
-const ruled = defineResource({ name: 'kit-ruled', table: TABLE, modelName: 'KitRuled', fields, filters: ['status'], migrations });
+const ruled = defineResource({
+  name: 'kit-ruled',
+  table: TABLE,
+  modelName: 'KitRuled',
+  fields,
+  filters: ['status'],
+  migrations,
+});
 
 for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb' && engine.engine !== 'mssql')) {
   (target.skipReason ? describe.skip : describe)(`field rules held by ${target.label}`, () => {
     const opened = useEngineDatabase(target, [resourceStore(ruled)]);
     const qi = () => (opened.database() as SqlDatabase).queryInterface();
     const store = () => storeOf(opened.database(), ruled);
-    const insert = (values: Record<string, unknown>) => qi().bulkInsert(TABLE, [{ id: newId(), owner_id: 'writer', status: 'open', priority: 3, created_at: new Date(), updated_at: new Date(), ...values }]);
+    const insert = (values: Record<string, unknown>) =>
+      qi().bulkInsert(TABLE, [
+        {
+          id: newId(),
+          owner_id: 'writer',
+          status: 'open',
+          priority: 3,
+          created_at: new Date(),
+          updated_at: new Date(),
+          ...values,
+        },
+      ]);
     const patternHeld = target.engine !== 'sqlite';
 
     it('refuses a row written straight into the table with a value outside each rule', async () => {
       await insert({ status: 'closed', priority: 5, score: 0, code: 'ABC' });
-      for (const bad of [{ status: 'bogus' }, { priority: 0 }, { priority: 6 }, { score: -0.5 }, { code: 'AB' }]) await expect(insert(bad)).rejects.toThrow();
+      for (const bad of [{ status: 'bogus' }, { priority: 0 }, { priority: 6 }, { score: -0.5 }, { code: 'AB' }])
+        await expect(insert(bad)).rejects.toThrow();
       if (patternHeld) await expect(insert({ code: 'abc' })).rejects.toThrow();
       else await insert({ code: 'abc' }); // SQLite's CHECK has no regular expressions: the routes hold the pattern there
     });
 
     it('names the constraints deterministically and tells a refusal reaching the store as the field’s rule', async () => {
-      expect([...(await checkConstraintsOf(qi(), TABLE)).keys()].sort()).toEqual([`${TABLE}_code_check`, `${TABLE}_priority_check`, `${TABLE}_score_check`, `${TABLE}_status_check`]);
-      const refused = await store().create('writer', { status: 'bogus', priority: 3 } as never).catch((error: unknown) => error);
+      expect([...(await checkConstraintsOf(qi(), TABLE)).keys()].sort()).toEqual([
+        `${TABLE}_code_check`,
+        `${TABLE}_priority_check`,
+        `${TABLE}_score_check`,
+        `${TABLE}_status_check`,
+      ]);
+      const refused = await store()
+        .create('writer', { status: 'bogus', priority: 3 } as never)
+        .catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(RuleViolationError);
       expect(refused).toMatchObject({ field: 'status', message: 'must be one of: open, in_progress, closed' });
       const created = await store().create('writer', { priority: 2 } as never);
-      await expect(store().update(created.id, {}, { priority: 9 } as never)).rejects.toMatchObject({ field: 'priority', message: 'must be from 1 to 5' });
+      await expect(store().update(created.id, {}, { priority: 9 } as never)).rejects.toMatchObject({
+        field: 'priority',
+        message: 'must be from 1 to 5',
+      });
     });
 
     it('finds no drift, then a missing or different constraint, naming the command that fixes it', async () => {
       expect(await tableDrift(qi(), ruled)).toEqual([]);
       await setFieldRules(qi(), TABLE, 'priority', { minimum: 1, maximum: 9 });
-      expect(await tableDrift(qi(), ruled)).toEqual([expect.stringMatching(/^the CHECK constraint kit_ruled_priority_check says .*, the declaration says from 1 to 5: npm run new:field -- kit-ruled priority --range 1\.\.5/)]);
+      expect(await tableDrift(qi(), ruled)).toEqual([
+        expect.stringMatching(
+          /^the CHECK constraint kit_ruled_priority_check says .*, the declaration says from 1 to 5: npm run new:field -- kit-ruled priority --range 1\.\.5/,
+        ),
+      ]);
       await setFieldRules(qi(), TABLE, 'priority', {});
-      expect(await tableDrift(qi(), ruled)).toEqual([expect.stringContaining('column priority has no CHECK constraint kit_ruled_priority_check (from 1 to 5)')]);
+      expect(await tableDrift(qi(), ruled)).toEqual([
+        expect.stringContaining('column priority has no CHECK constraint kit_ruled_priority_check (from 1 to 5)'),
+      ]);
       await setFieldRules(qi(), TABLE, 'priority', { minimum: 1, maximum: 5 });
       expect(await tableDrift(qi(), ruled)).toEqual([]);
     });
@@ -78,7 +113,9 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
       await insert({ status: 'archived', owner_id: 'narrowing' });
       await insert({ status: 'archived', owner_id: 'narrowing' });
       const before = await checkConstraintsOf(qi(), TABLE);
-      await expect(setFieldRules(qi(), TABLE, 'status', { enum: ['open', 'in_progress', 'closed'] })).rejects.toThrow(/^2 rows of kit_ruled hold a status that is not one of: open, in_progress, closed/);
+      await expect(setFieldRules(qi(), TABLE, 'status', { enum: ['open', 'in_progress', 'closed'] })).rejects.toThrow(
+        /^2 rows of kit_ruled hold a status that is not one of: open, in_progress, closed/,
+      );
       expect(await checkConstraintsOf(qi(), TABLE)).toEqual(before); // refused before anything changed
       await qi().bulkDelete(TABLE, { owner_id: 'narrowing' });
       await setFieldRules(qi(), TABLE, 'status', { enum: ['open', 'in_progress', 'closed'] });

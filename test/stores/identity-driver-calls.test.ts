@@ -8,7 +8,12 @@ import type { MongoStoreContext } from '../../src/stores/kit/definition';
 
 describe('MongoDB: what the linked-identity store asks of mongoose', () => {
   const connection = mongoose.createConnection(); // never opened: only models and the calls made to them
-  const context = { connection, timeoutMs: 1000, Schema: mongoose.Schema, run: (operation: () => Promise<unknown>) => operation() } as unknown as MongoStoreContext;
+  const context = {
+    connection,
+    timeoutMs: 1000,
+    Schema: mongoose.Schema,
+    run: (operation: () => Promise<unknown>) => operation(),
+  } as unknown as MongoStoreContext;
   const store = new MongoIdentityStore(context);
   const Identity = connection.models.LinkedIdentity!;
   const chain = (result: unknown) => {
@@ -28,8 +33,18 @@ describe('MongoDB: what the linked-identity store asks of mongoose', () => {
 
   it('finds by (issuer, subject) within the time bound, and reads the link date', async () => {
     const at = new Date('2026-01-02T03:04:05.678Z');
-    const findOne = jest.spyOn(Identity, 'findOne').mockReturnValue(chain({ issuer: 'https://idp', subject: 's', userId: 'u1', provider: 'corp', createdAt: at }) as never);
-    expect(await store.find('https://idp', 's')).toEqual({ issuer: 'https://idp', subject: 's', userId: 'u1', provider: 'corp', linkedAt: at });
+    const findOne = jest
+      .spyOn(Identity, 'findOne')
+      .mockReturnValue(
+        chain({ issuer: 'https://idp', subject: 's', userId: 'u1', provider: 'corp', createdAt: at }) as never,
+      );
+    expect(await store.find('https://idp', 's')).toEqual({
+      issuer: 'https://idp',
+      subject: 's',
+      userId: 'u1',
+      provider: 'corp',
+      linkedAt: at,
+    });
     expect(findOne).toHaveBeenCalledWith({ issuer: 'https://idp', subject: 's' });
   });
 
@@ -43,6 +58,12 @@ describe('MongoDB: what the linked-identity store asks of mongoose', () => {
   it('links with the creation date', async () => {
     const create = jest.spyOn(Identity, 'create').mockResolvedValue({} as never);
     const linked = await store.link({ issuer: 'https://idp', subject: 's', userId: 'u1', provider: 'corp' });
-    expect(create).toHaveBeenCalledWith({ issuer: 'https://idp', subject: 's', userId: 'u1', provider: 'corp', createdAt: linked.linkedAt });
+    expect(create).toHaveBeenCalledWith({
+      issuer: 'https://idp',
+      subject: 's',
+      userId: 'u1',
+      provider: 'corp',
+      createdAt: linked.linkedAt,
+    });
   });
 });

@@ -25,8 +25,16 @@ for (const target of engines) {
     it('links (issuer, subject) once, exactly as given', async () => {
       const [iss, alice, bob] = [issuer(), userId(), userId()];
       const linked = await store.link({ issuer: iss, subject: 'Sub-1', userId: alice, provider: 'corp' });
-      expect(linked).toEqual({ issuer: iss, subject: 'Sub-1', userId: alice, provider: 'corp', linkedAt: expect.any(Date) });
-      await expect(store.link({ issuer: iss, subject: 'Sub-1', userId: bob, provider: 'corp' })).rejects.toBeInstanceOf(DuplicateKeyError);
+      expect(linked).toEqual({
+        issuer: iss,
+        subject: 'Sub-1',
+        userId: alice,
+        provider: 'corp',
+        linkedAt: expect.any(Date),
+      });
+      await expect(store.link({ issuer: iss, subject: 'Sub-1', userId: bob, provider: 'corp' })).rejects.toBeInstanceOf(
+        DuplicateKeyError,
+      );
       expect(await store.find(iss, 'Sub-1')).toEqual({ ...linked, linkedAt: expect.any(Date) });
       expect((await store.find(iss, 'Sub-1'))!.linkedAt.getTime()).toBe(linked.linkedAt.getTime());
       // Another case, another issuer: other identities (the binary collation on MySQL and SQL Server).

@@ -16,7 +16,12 @@ const createLegacy: SqlMigration = {
   name: 'list-index-fixture-0001-create',
   up: async (queryInterface) => {
     const c = await fieldColumns(queryInterface);
-    await createRecordTable(queryInterface, 'li_notes', { ...c.string('title'), ...c.boolean('pinned'), ...c.integer('rank', { optional: true }), ...c.string('label', { caseInsensitive: true }) });
+    await createRecordTable(queryInterface, 'li_notes', {
+      ...c.string('title'),
+      ...c.boolean('pinned'),
+      ...c.integer('rank', { optional: true }),
+      ...c.string('label', { caseInsensitive: true }),
+    });
   },
   down: (queryInterface) => queryInterface.dropTable('li_notes'),
 };
@@ -25,7 +30,12 @@ const legacy = defineResource({
   name: 'li-notes',
   table: 'li_notes',
   modelName: 'LiNote',
-  fields: { title: field.string(), pinned: field.boolean(), rank: field.integer({ optional: true }), label: field.string({ caseInsensitive: true }) },
+  fields: {
+    title: field.string(),
+    pinned: field.boolean(),
+    rank: field.integer({ optional: true }),
+    label: field.string({ caseInsensitive: true }),
+  },
   filters: ['pinned', 'rank', 'label'],
   sort: ['title'],
   migrations: [createLegacy],
@@ -56,8 +66,14 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
 
     it('refuses to start without them, naming each and the command that writes the migration; added online over rows, then accepted', async () => {
       const store = sql().store(resourceStore(legacy));
-      for (let i = 0; i < 50; i += 1) await store.create(`owner-${i % 3}`, { title: `t${i % 7}`, pinned: i % 2 === 0, rank: i, label: `L${i}` });
-      const refused = await sql().checkSchema().then(() => undefined, (error: unknown) => error);
+      for (let i = 0; i < 50; i += 1)
+        await store.create(`owner-${i % 3}`, { title: `t${i % 7}`, pinned: i % 2 === 0, rank: i, label: `L${i}` });
+      const refused = await sql()
+        .checkSchema()
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
       expect(refused).toBeInstanceOf(SchemaDriftError);
       expect((refused as Error).message).toContain("resource 'li-notes': table li_notes lacks the list indexes");
       expect((refused as Error).message).toContain('(owner_id, pinned, title, id) for pinned=… with sort=title');
@@ -68,7 +84,15 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
       await addListIndexes(sql().queryInterface(), 'li_notes', missing);
       await addListIndexes(sql().queryInterface(), 'li_notes', missing); // again, as after a half-applied run: nothing to do
       await expect(sql().checkSchema()).resolves.toBeUndefined();
-      const page = await store.list({ ownerId: 'owner-1' }, { where: [{ field: 'pinned', comparison: 'eq', value: true }], sort: [{ field: 'title', descending: false }], limit: 5, offset: 0 });
+      const page = await store.list(
+        { ownerId: 'owner-1' },
+        {
+          where: [{ field: 'pinned', comparison: 'eq', value: true }],
+          sort: [{ field: 'title', descending: false }],
+          limit: 5,
+          offset: 0,
+        },
+      );
       expect(page.items.map((item) => item.title)).toEqual([...page.items.map((item) => item.title)].sort());
 
       await removeListIndexes(sql().queryInterface(), 'li_notes', missing);

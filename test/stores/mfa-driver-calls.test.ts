@@ -9,7 +9,12 @@ import { DuplicateKeyError } from '../../src/stores/errors';
 
 describe('MongoDB: what the mfa store asks of mongoose', () => {
   const connection = mongoose.createConnection(); // never opened: only models and the calls made to them
-  const context = { connection, timeoutMs: 1000, Schema: mongoose.Schema, run: (operation: () => Promise<unknown>) => operation() } as unknown as MongoStoreContext;
+  const context = {
+    connection,
+    timeoutMs: 1000,
+    Schema: mongoose.Schema,
+    run: (operation: () => Promise<unknown>) => operation(),
+  } as unknown as MongoStoreContext;
   const store = new MongoMfaStore(context);
   const Credential = connection.models.MfaCredential!;
   const answering = (result: unknown) => ({ exec: async () => result });
@@ -25,22 +30,41 @@ describe('MongoDB: what the mfa store asks of mongoose', () => {
   it('accepts a time step with one conditional update: confirmed, and later than the last step', async () => {
     const update = jest.spyOn(Credential, 'updateOne').mockReturnValue(answering({ modifiedCount: 0 }) as never);
     expect(await store.useStep('u1', 42)).toBe(false);
-    expect(update).toHaveBeenCalledWith({ _id: 'u1', confirmed: true, $or: [{ lastStep: null }, { lastStep: { $lt: 42 } }] }, { $set: { lastStep: 42 } });
+    expect(update).toHaveBeenCalledWith(
+      { _id: 'u1', confirmed: true, $or: [{ lastStep: null }, { lastStep: { $lt: 42 } }] },
+      { $set: { lastStep: 42 } },
+    );
   });
 
-  it('uses a recovery code with one conditional pull of that digest from that user\'s credential', async () => {
+  it("uses a recovery code with one conditional pull of that digest from that user's credential", async () => {
     const update = jest.spyOn(Credential, 'updateOne').mockReturnValue(answering({ modifiedCount: 1 }) as never);
     expect(await store.useRecoveryCode('u1', 'd1')).toBe(true);
     expect(update).toHaveBeenCalledWith({ _id: 'u1', recoveryCodes: 'd1' }, { $pull: { recoveryCodes: 'd1' } });
   });
 
   it('confirms with one conditional update that stores the codes with the flip: racing confirmations, one winner, its codes', async () => {
-    const updates = jest.spyOn(Credential, 'updateOne').mockReturnValueOnce(answering({ modifiedCount: 1 }) as never).mockReturnValueOnce(answering({ modifiedCount: 0 }) as never);
-    const writes = (['deleteOne', 'deleteMany', 'insertMany', 'create', 'bulkWrite', 'findOneAndUpdate'] as const).map((name) => jest.spyOn(Credential, name as 'deleteOne'));
-    expect(await Promise.all([store.confirm('u1', 'sealed', 7, ['a1', 'a2']), store.confirm('u1', 'sealed', 7, ['b1', 'b2'])])).toEqual([true, false]);
+    const updates = jest
+      .spyOn(Credential, 'updateOne')
+      .mockReturnValueOnce(answering({ modifiedCount: 1 }) as never)
+      .mockReturnValueOnce(answering({ modifiedCount: 0 }) as never);
+    const writes = (['deleteOne', 'deleteMany', 'insertMany', 'create', 'bulkWrite', 'findOneAndUpdate'] as const).map(
+      (name) => jest.spyOn(Credential, name as 'deleteOne'),
+    );
+    expect(
+      await Promise.all([
+        store.confirm('u1', 'sealed', 7, ['a1', 'a2']),
+        store.confirm('u1', 'sealed', 7, ['b1', 'b2']),
+      ]),
+    ).toEqual([true, false]);
     expect(updates.mock.calls).toEqual([
-      [{ _id: 'u1', secret: 'sealed', confirmed: false }, { $set: { confirmed: true, lastStep: 7, recoveryCodes: ['a1', 'a2'] } }],
-      [{ _id: 'u1', secret: 'sealed', confirmed: false }, { $set: { confirmed: true, lastStep: 7, recoveryCodes: ['b1', 'b2'] } }],
+      [
+        { _id: 'u1', secret: 'sealed', confirmed: false },
+        { $set: { confirmed: true, lastStep: 7, recoveryCodes: ['a1', 'a2'] } },
+      ],
+      [
+        { _id: 'u1', secret: 'sealed', confirmed: false },
+        { $set: { confirmed: true, lastStep: 7, recoveryCodes: ['b1', 'b2'] } },
+      ],
     ]);
     for (const write of writes) expect(write).not.toHaveBeenCalled(); // nothing the losing confirmation could undo the winner's codes with
   });
@@ -48,8 +72,14 @@ describe('MongoDB: what the mfa store asks of mongoose', () => {
   it('counts the codes left from the credential, under the store deadline', async () => {
     const projections: unknown[] = [];
     let deadline: unknown;
-    const query = { maxTimeMS: (ms: number) => ((deadline = ms), query), lean: () => query, exec: async () => ({ recoveryCodes: ['d1', 'd2', 'd3'] }) };
-    jest.spyOn(Credential, 'findById').mockImplementation(((id: unknown, projection: unknown) => (projections.push([id, projection]), query)) as never);
+    const query = {
+      maxTimeMS: (ms: number) => ((deadline = ms), query),
+      lean: () => query,
+      exec: async () => ({ recoveryCodes: ['d1', 'd2', 'd3'] }),
+    };
+    jest
+      .spyOn(Credential, 'findById')
+      .mockImplementation(((id: unknown, projection: unknown) => (projections.push([id, projection]), query)) as never);
     expect(await store.recoveryCodesLeft('u1')).toBe(3);
     expect(projections).toEqual([['u1', { recoveryCodes: 1 }]]);
     expect(deadline).toBe(1000);

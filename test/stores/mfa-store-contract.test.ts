@@ -27,7 +27,6 @@ for (const target of engines) {
       return codes;
     };
 
-
     it('keeps one credential per user: a new enrolment replaces a pending one, never a confirmed one', async () => {
       const id = userId();
       expect(await store.find(id)).toBeNull();
@@ -45,12 +44,15 @@ for (const target of engines) {
       const id = userId();
       await store.begin(id, 'sealed-1');
       const codeSets = Array.from({ length: 6 }, () => [digest(), digest(), digest()]);
-      const results = await Promise.all(codeSets.map((codes, index) => store.confirm(id, 'sealed-1', 100 + index, codes)));
+      const results = await Promise.all(
+        codeSets.map((codes, index) => store.confirm(id, 'sealed-1', 100 + index, codes)),
+      );
       expect(results.filter(Boolean)).toHaveLength(1);
       const winner = results.indexOf(true);
       expect(await store.find(id)).toEqual({ userId: id, secret: 'sealed-1', confirmed: true, lastStep: 100 + winner });
       expect(await store.recoveryCodesLeft(id)).toBe(3);
-      for (const [index, codes] of codeSets.entries()) if (index !== winner) expect(await store.useRecoveryCode(id, codes[0]!)).toBe(false);
+      for (const [index, codes] of codeSets.entries())
+        if (index !== winner) expect(await store.useRecoveryCode(id, codes[0]!)).toBe(false);
       for (const code of codeSets[winner]!) expect(await store.useRecoveryCode(id, code)).toBe(true);
       expect(await store.recoveryCodesLeft(id)).toBe(0);
     });
@@ -89,7 +91,9 @@ for (const target of engines) {
       expect(await store.useRecoveryCode(id, old)).toBe(false);
       expect(await store.recoveryCodesLeft(id)).toBe(3);
       const sets = Array.from({ length: 5 }, () => [digest(), digest()]);
-      expect(await Promise.all(sets.map((codes) => store.replaceRecoveryCodes(id, codes)))).toEqual(sets.map(() => true));
+      expect(await Promise.all(sets.map((codes) => store.replaceRecoveryCodes(id, codes)))).toEqual(
+        sets.map(() => true),
+      );
       expect(await store.recoveryCodesLeft(id)).toBe(2); // one set, never two merged
       const usable = await Promise.all(sets.map((codes) => store.useRecoveryCode(id, codes[0]!)));
       expect(usable.filter(Boolean)).toHaveLength(1);

@@ -13,7 +13,11 @@ import { testEngines, type StartedEngine } from '../support/engines';
 // SQL Server), so it runs again cleanly; elsewhere the steps themselves are written to run twice.
 
 const logger = createLogger({ env: 'test', logLevel: 'silent' });
-const SLEEP: Record<string, string> = { postgres: 'SELECT pg_sleep(1.5)', mysql: 'SELECT SLEEP(1.5)', mssql: "WAITFOR DELAY '00:00:01.500'" };
+const SLEEP: Record<string, string> = {
+  postgres: 'SELECT pg_sleep(1.5)',
+  mysql: 'SELECT SLEEP(1.5)',
+  mssql: "WAITFOR DELAY '00:00:01.500'",
+};
 const TRANSACTIONAL = new Set(['postgres', 'mssql']);
 
 const engines = testEngines().filter((target) => target.engine !== 'sqlite' && target.engine !== 'mongodb');
@@ -28,14 +32,25 @@ for (const target of engines) {
 
     const tag = () => randomBytes(4).toString('hex');
     const open = (migrations: SqlMigration[]) => {
-      const store = defineStore<object>({ name: `probe-${tag()}`, migrations, relational: () => ({}), mongodb: () => ({}) });
+      const store = defineStore<object>({
+        name: `probe-${tag()}`,
+        migrations,
+        relational: () => ({}),
+        mongodb: () => ({}),
+      });
       // DATABASE_TIMEOUT 1s: the requests' deadline, shorter than the slow step below.
       const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: started!.url, DATABASE_TIMEOUT: '1s' });
       return createDatabase(config, logger, [store], { cleanupJob: false, connectAttempts: 3 });
     };
 
     it('a step slower than DATABASE_TIMEOUT completes (MIGRATION_TIMEOUT bounds it)', async () => {
-      const database = open([{ name: `9100-slow-${tag()}`, up: async (qi) => void (await qi.sequelize.query(SLEEP[target.engine])), down: async () => undefined }]);
+      const database = open([
+        {
+          name: `9100-slow-${tag()}`,
+          up: async (qi) => void (await qi.sequelize.query(SLEEP[target.engine])),
+          down: async () => undefined,
+        },
+      ]);
       try {
         await database.connect();
         await expect(database.migrate()).resolves.toBeUndefined();
@@ -64,11 +79,15 @@ for (const target of engines) {
       try {
         await database.connect();
         await expect(database.migrate()).rejects.toThrow('the second step failed');
-        const columns = await (database as unknown as { sequelize: Sequelize }).sequelize.getQueryInterface().describeTable(table);
+        const columns = await (database as unknown as { sequelize: Sequelize }).sequelize
+          .getQueryInterface()
+          .describeTable(table);
         expect('extra' in columns).toBe(!TRANSACTIONAL.has(target.engine));
         fail = false;
         await database.migrate(); // the retry: the whole step again
-        const after = await (database as unknown as { sequelize: Sequelize }).sequelize.getQueryInterface().describeTable(table);
+        const after = await (database as unknown as { sequelize: Sequelize }).sequelize
+          .getQueryInterface()
+          .describeTable(table);
         expect('extra' in after).toBe(true);
       } finally {
         await database.close();

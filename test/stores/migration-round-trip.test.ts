@@ -9,28 +9,51 @@ import { checkMigrationsUndo } from '../support/migration-round-trip';
 
 const createTable: SqlMigration = {
   name: 'round-trip-0001-create',
-  up: (queryInterface) => queryInterface.sequelize.query('CREATE TABLE rt_things (id VARCHAR(36) PRIMARY KEY)').then(() => undefined),
+  up: (queryInterface) =>
+    queryInterface.sequelize.query('CREATE TABLE rt_things (id VARCHAR(36) PRIMARY KEY)').then(() => undefined),
   down: (queryInterface) => queryInterface.dropTable('rt_things'),
 };
 
 function databaseWith(second: SqlMigration): SqlDatabase {
-  const store = defineStore({ name: 'round-trip', migrations: [createTable, second], relational: () => ({}), mongodb: () => ({}) });
+  const store = defineStore({
+    name: 'round-trip',
+    migrations: [createTable, second],
+    relational: () => ({}),
+    mongodb: () => ({}),
+  });
   return new SqlDatabase(
-    { url: 'sqlite::memory:', engine: 'sqlite', timeoutMs: 10_000, migrationTimeoutMs: 60_000, connectAttempts: 1, cleanupIntervalMs: 0, stores: [store] },
+    {
+      url: 'sqlite::memory:',
+      engine: 'sqlite',
+      timeoutMs: 10_000,
+      migrationTimeoutMs: 60_000,
+      connectAttempts: 1,
+      cleanupIntervalMs: 0,
+      stores: [store],
+    },
     createLogger({ env: 'test', logLevel: 'silent' }),
   );
 }
 
 const addColumn = (down: SqlMigration['down']): SqlMigration => ({
   name: 'round-trip-0002-add-colour',
-  up: (queryInterface) => queryInterface.sequelize.query('ALTER TABLE rt_things ADD COLUMN colour VARCHAR(20)').then(() => undefined),
+  up: (queryInterface) =>
+    queryInterface.sequelize.query('ALTER TABLE rt_things ADD COLUMN colour VARCHAR(20)').then(() => undefined),
   down,
 });
 
 describe('the migration round trip', () => {
   it.each([
-    ['a down that does nothing', addColumn(async () => undefined), /migration 'round-trip-0002-add-colour' does not undo cleanly: after its down, table rt_things differs/],
-    ['a down that throws', addColumn(async () => Promise.reject(new Error('this one is one-way'))), /migration 'round-trip-0002-add-colour' does not undo: its down failed: .*this one is one-way/],
+    [
+      'a down that does nothing',
+      addColumn(async () => undefined),
+      /migration 'round-trip-0002-add-colour' does not undo cleanly: after its down, table rt_things differs/,
+    ],
+    [
+      'a down that throws',
+      addColumn(async () => Promise.reject(new Error('this one is one-way'))),
+      /migration 'round-trip-0002-add-colour' does not undo: its down failed: .*this one is one-way/,
+    ],
   ])('names the migration with %s', async (_case, second, message) => {
     const database = databaseWith(second);
     await database.connect();

@@ -40,13 +40,23 @@ describe('the migration runner', () => {
     expect((await runner.pending()).map((m) => m.name)).toEqual(['c_third']);
     expect(calls).toEqual(['up b_first', 'up a_second', 'up c_third', 'down c_third']);
     expect(events.map(({ event, name }) => `${String(event)} ${String(name)}`)).toEqual([
-      'migrating b_first', 'migrated b_first', 'migrating a_second', 'migrated a_second', 'migrating c_third', 'migrated c_third',
-      'reverting c_third', 'reverted c_third',
+      'migrating b_first',
+      'migrated b_first',
+      'migrating a_second',
+      'migrated a_second',
+      'migrating c_third',
+      'migrated c_third',
+      'reverting c_third',
+      'reverted c_third',
     ]);
-    expect(events.filter((event) => String(event.event).endsWith('ed')).every((event) => typeof event.durationSeconds === 'number')).toBe(true);
+    expect(
+      events
+        .filter((event) => String(event.event).endsWith('ed'))
+        .every((event) => typeof event.durationSeconds === 'number'),
+    ).toBe(true);
   });
 
-  it('keeps umzug\'s table: one `name` column, VARCHAR(255), the primary key; a record written before counts as applied', async () => {
+  it("keeps umzug's table: one `name` column, VARCHAR(255), the primary key; a record written before counts as applied", async () => {
     const runner = new MigrationRunner(sequelize, TABLE, [migration('one', []), migration('two', [])], () => undefined);
     await runner.pending(); // creates the table, as umzug did on its first look
     const columns = await sequelize.getQueryInterface().describeTable(TABLE);
@@ -56,9 +66,17 @@ describe('the migration runner', () => {
     expect((await runner.pending()).map((m) => m.name)).toEqual(['two']);
   });
 
-  it('a failing step records nothing and throws umzug\'s message with the error as cause', async () => {
-    const runner = new MigrationRunner(sequelize, TABLE, [migration('fine', []), migration('broken', [], 'up')], () => undefined);
-    const error = await runner.up().then(() => undefined, (thrown: unknown) => thrown as MigrationError);
+  it("a failing step records nothing and throws umzug's message with the error as cause", async () => {
+    const runner = new MigrationRunner(
+      sequelize,
+      TABLE,
+      [migration('fine', []), migration('broken', [], 'up')],
+      () => undefined,
+    );
+    const error = await runner.up().then(
+      () => undefined,
+      (thrown: unknown) => thrown as MigrationError,
+    );
     expect(error).toBeInstanceOf(MigrationError);
     expect(error?.message).toBe('Migration broken (up) failed: Original error: broken broke');
     expect((error?.cause as Error).message).toBe('broken broke');

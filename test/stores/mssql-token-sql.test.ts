@@ -15,14 +15,25 @@ function storeCapturing(engine: SqlEngine): { store: SqlRefreshTokenStore; state
   // No driver is needed to generate SQL: a stand-in module keeps tedious (whose Azure dependencies jest cannot
   // load) out of this test; the SQL is Sequelize's mssql dialect's own.
   const driver = engine === 'mssql' ? { dialectModule: { Connection: class {}, TYPES: {}, ISOLATION_LEVEL: {} } } : {};
-  const sequelize = new Sequelize({ dialect: engine, logging: false, ...driver, ...(engine === 'sqlite' ? { storage: ':memory:' } : { host: '127.0.0.1' }) });
+  const sequelize = new Sequelize({
+    dialect: engine,
+    logging: false,
+    ...driver,
+    ...(engine === 'sqlite' ? { storage: ':memory:' } : { host: '127.0.0.1' }),
+  });
   const statements: string[] = [];
   // Nothing reaches a server: every statement is recorded and answered with "no rows".
-  sequelize.query = (async (sql: string | { query: string }, options?: { replacements?: Record<string, string> | string[] }) => {
+  sequelize.query = (async (
+    sql: string | { query: string },
+    options?: { replacements?: Record<string, string> | string[] },
+  ) => {
     let text = typeof sql === 'string' ? sql : sql.query;
     const replacements = options?.replacements ?? {};
-    if (Array.isArray(replacements)) for (const value of replacements) text = text.replace('?', sequelize.escape(value));
-    else for (const [name, value] of Object.entries(replacements)) text = text.replace(`:${name}`, sequelize.escape(value));
+    if (Array.isArray(replacements))
+      for (const value of replacements) text = text.replace('?', sequelize.escape(value));
+    else
+      for (const [name, value] of Object.entries(replacements))
+        text = text.replace(`:${name}`, sequelize.escape(value));
     statements.push(text);
     return [[], 0];
   }) as typeof sequelize.query;
@@ -45,7 +56,9 @@ function storeCapturing(engine: SqlEngine): { store: SqlRefreshTokenStore; state
       engine === 'mssql'
         ? (read, key) => new DirectReads(sequelize, engine).selectByKey(read, key)
         : async (read, key) => {
-            await sequelize.query(`${read.select} WHERE ${read.column} = ${read.placeholder ?? '?'}`, { replacements: [key] });
+            await sequelize.query(`${read.select} WHERE ${read.column} = ${read.placeholder ?? '?'}`, {
+              replacements: [key],
+            });
             return null;
           },
     removeExpiredPeriodically: () => undefined,

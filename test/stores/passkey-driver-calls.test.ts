@@ -8,11 +8,22 @@ import type { MongoStoreContext } from '../../src/stores/kit/definition';
 
 describe('MongoDB: what the passkey store asks of mongoose', () => {
   const connection = mongoose.createConnection(); // never opened: only models and the calls made to them
-  const context = { connection, timeoutMs: 1000, Schema: mongoose.Schema, run: (operation: () => Promise<unknown>) => operation() } as unknown as MongoStoreContext;
+  const context = {
+    connection,
+    timeoutMs: 1000,
+    Schema: mongoose.Schema,
+    run: (operation: () => Promise<unknown>) => operation(),
+  } as unknown as MongoStoreContext;
   const store = new MongoPasskeyStore(context);
   const Passkey = connection.models.Passkey!;
   const chain = (result: unknown) => {
-    const query = { maxTimeMS: () => query, lean: () => query, sort: () => query, limit: () => query, exec: async () => result };
+    const query = {
+      maxTimeMS: () => query,
+      lean: () => query,
+      sort: () => query,
+      limit: () => query,
+      exec: async () => result,
+    };
     return query;
   };
   const credentialId = Buffer.from([0, 1, 2, 255]);
@@ -30,9 +41,29 @@ describe('MongoDB: what the passkey store asks of mongoose', () => {
 
   it('finds by the credential id’s bytes, and reads BSON Binary back as a Buffer', async () => {
     const binary = (bytes: Buffer) => new mongoose.mongo.Binary(bytes);
-    const doc = { _id: 'p1', userId: 'u1', credentialId: binary(credentialId), publicKey: binary(Buffer.from([9])), counter: 3, transports: ['usb'], name: 'Key', createdAt: at, lastUsedAt: null };
+    const doc = {
+      _id: 'p1',
+      userId: 'u1',
+      credentialId: binary(credentialId),
+      publicKey: binary(Buffer.from([9])),
+      counter: 3,
+      transports: ['usb'],
+      name: 'Key',
+      createdAt: at,
+      lastUsedAt: null,
+    };
     const findOne = jest.spyOn(Passkey, 'findOne').mockReturnValue(chain(doc) as never);
-    expect(await store.findByCredentialId(credentialId)).toEqual({ id: 'p1', userId: 'u1', credentialId, publicKey: Buffer.from([9]), counter: 3, transports: ['usb'], name: 'Key', createdAt: at, lastUsedAt: null });
+    expect(await store.findByCredentialId(credentialId)).toEqual({
+      id: 'p1',
+      userId: 'u1',
+      credentialId,
+      publicKey: Buffer.from([9]),
+      counter: 3,
+      transports: ['usb'],
+      name: 'Key',
+      createdAt: at,
+      lastUsedAt: null,
+    });
     expect(findOne).toHaveBeenCalledWith({ credentialId });
   });
 
@@ -43,7 +74,9 @@ describe('MongoDB: what the passkey store asks of mongoose', () => {
   });
 
   it('moves the counter forward by one conditional update, and removes by user', async () => {
-    const updateOne = jest.spyOn(Passkey, 'updateOne').mockReturnValue(chain({ matchedCount: 0, modifiedCount: 0 }) as never);
+    const updateOne = jest
+      .spyOn(Passkey, 'updateOne')
+      .mockReturnValue(chain({ matchedCount: 0, modifiedCount: 0 }) as never);
     expect(await store.recordUse('p1', 7, at)).toBe(false);
     expect(await store.recordUse('p1', 0, at)).toBe(false);
     expect(updateOne.mock.calls).toEqual([

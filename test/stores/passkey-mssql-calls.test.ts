@@ -10,7 +10,12 @@ import type { SqlStoreContext } from '../../src/stores/kit/definition';
 
 function capturing(): { sequelize: Sequelize; statements: string[] } {
   // No driver is needed to generate SQL (a stand-in keeps tedious out, as in mssql-token-sql.test.ts).
-  const sequelize = new Sequelize({ dialect: 'mssql', logging: false, host: '127.0.0.1', dialectModule: { Connection: class {}, TYPES: {}, ISOLATION_LEVEL: {} } });
+  const sequelize = new Sequelize({
+    dialect: 'mssql',
+    logging: false,
+    host: '127.0.0.1',
+    dialectModule: { Connection: class {}, TYPES: {}, ISOLATION_LEVEL: {} },
+  });
   const statements: string[] = [];
   sequelize.query = (async (sql: string | { query: string }) => {
     statements.push(typeof sql === 'string' ? sql : sql.query);
@@ -37,11 +42,19 @@ describe('SQL Server: the passkey table and store', () => {
 
   it('compares the credential id as a binary literal, and moves the counter by one conditional update', async () => {
     const { sequelize, statements } = capturing();
-    const context = { sequelize, DataTypes, engine: 'mssql', timeoutMs: 1000, run: async (operation: () => Promise<unknown>) => operation().catch(() => undefined) } as unknown as SqlStoreContext;
+    const context = {
+      sequelize,
+      DataTypes,
+      engine: 'mssql',
+      timeoutMs: 1000,
+      run: async (operation: () => Promise<unknown>) => operation().catch(() => undefined),
+    } as unknown as SqlStoreContext;
     const store = new SqlPasskeyStore(context);
     await store.findByCredentialId(Buffer.from([0, 1, 0xab, 0xff]));
     expect(statements.at(-1)).toMatch(/WHERE \[Passkey\]\.\[credential_id\] = 0x0001abff/);
     await store.recordUse('p1', 7, new Date('2026-01-02T03:04:05.678Z'));
-    expect(statements.at(-1)).toBe("UPDATE [passkeys] SET [counter]=$1,[last_used_at]=$2 WHERE [id] = $3 AND [counter] < 7");
+    expect(statements.at(-1)).toBe(
+      'UPDATE [passkeys] SET [counter]=$1,[last_used_at]=$2 WHERE [id] = $3 AND [counter] < 7',
+    );
   });
 });

@@ -10,7 +10,14 @@ import { registeredStores } from '../support/registered-stores';
 // compared as bytes; listed by user oldest first; the counter moved forward by one conditional update only.
 
 const userId = () => `u-${randomBytes(6).toString('hex')}`;
-const passkey = (user: string, credentialId = randomBytes(32)): NewPasskey => ({ userId: user, credentialId, publicKey: randomBytes(77), counter: 0, transports: ['internal', 'hybrid'], name: 'Laptop' });
+const passkey = (user: string, credentialId = randomBytes(32)): NewPasskey => ({
+  userId: user,
+  credentialId,
+  publicKey: randomBytes(77),
+  counter: 0,
+  transports: ['internal', 'hybrid'],
+  name: 'Laptop',
+});
 
 const engines = testEngines();
 
@@ -26,7 +33,14 @@ for (const target of engines) {
       const alice = userId();
       const id = Buffer.concat([Buffer.from([0, 255, 0x41]), randomBytes(1020)]); // the longest id WebAuthn allows, with a NUL and high bytes
       const added = await store.add({ ...passkey(alice, id), counter: 7 });
-      expect(added).toEqual({ ...passkey(alice, id), publicKey: expect.any(Buffer), counter: 7, id: expect.any(String), createdAt: expect.any(Date), lastUsedAt: null });
+      expect(added).toEqual({
+        ...passkey(alice, id),
+        publicKey: expect.any(Buffer),
+        counter: 7,
+        id: expect.any(String),
+        createdAt: expect.any(Date),
+        lastUsedAt: null,
+      });
       await expect(store.add(passkey(userId(), Buffer.from(id)))).rejects.toBeInstanceOf(DuplicateKeyError);
       const found = await store.findByCredentialId(Buffer.from(id));
       expect(found).toEqual({ ...added, createdAt: expect.any(Date) });
@@ -47,7 +61,11 @@ for (const target of engines) {
       expect(await store.recordUse(counted.id, 0, at)).toBe(false);
       expect(await store.recordUse(counted.id, 6, at)).toBe(true);
       expect(await store.findByCredentialId(counted.credentialId)).toMatchObject({ counter: 6, lastUsedAt: at });
-      const racing = await Promise.all([store.recordUse(counted.id, 9, at), store.recordUse(counted.id, 9, at), store.recordUse(counted.id, 9, at)]);
+      const racing = await Promise.all([
+        store.recordUse(counted.id, 9, at),
+        store.recordUse(counted.id, 9, at),
+        store.recordUse(counted.id, 9, at),
+      ]);
       expect(racing.filter(Boolean)).toHaveLength(1);
       const uncounted = await store.add(passkey(user));
       expect(await store.recordUse(uncounted.id, 0, at)).toBe(true);
@@ -63,7 +81,10 @@ for (const target of engines) {
       await new Promise((resolve) => setTimeout(resolve, 5));
       const second = await store.add({ ...passkey(user), name: 'Second', transports: [] });
       const others = await store.add(passkey(other));
-      expect((await store.listByUser(user)).map((each) => [each.name, each.transports])).toEqual([['First', ['internal', 'hybrid']], ['Second', []]]);
+      expect((await store.listByUser(user)).map((each) => [each.name, each.transports])).toEqual([
+        ['First', ['internal', 'hybrid']],
+        ['Second', []],
+      ]);
       expect(await store.remove(other, first.id)).toBe(0); // not theirs
       expect(await store.remove(user, first.id)).toBe(1);
       expect(await store.remove(user, first.id)).toBe(0);

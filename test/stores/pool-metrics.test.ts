@@ -19,8 +19,19 @@ for (const { name, url, variable } of ENGINES) {
   if (!url) process.stdout.write(`pool metrics on ${name}: skipped (${variable} is not set)\n`);
   run(`connection pool gauge on ${name}`, () => {
     it('reports used, idle and pending connections at scrape time', async () => {
-      const config = loadConfig({ NODE_ENV: 'test', ...TEST_SECRETS, DATABASE_URL: url!, METRICS_PORT: '9464', AUTH_RATE_LIMIT_MAX: '1000' });
-      const service = await startService(config, memoryLogger().logger, { modules: [authModule], port: 0, metricsPort: 0, host: '127.0.0.1' });
+      const config = loadConfig({
+        NODE_ENV: 'test',
+        ...TEST_SECRETS,
+        DATABASE_URL: url!,
+        METRICS_PORT: '9464',
+        AUTH_RATE_LIMIT_MAX: '1000',
+      });
+      const service = await startService(config, memoryLogger().logger, {
+        modules: [authModule],
+        port: 0,
+        metricsPort: 0,
+        host: '127.0.0.1',
+      });
       try {
         await request(`http://127.0.0.1:${service.port}`).post('/api/auth/login').send(DEMO).expect(200);
         const text = await (await fetch(`http://127.0.0.1:${service.metricsPort}/metrics`)).text();

@@ -10,7 +10,9 @@ interface Row {
 function standIn() {
   const statements: { keys: string[]; finish(rows: Row[] | Error): void }[] = [];
   const started = (keys: string[]) =>
-    new Promise<Row[]>((resolve, reject) => statements.push({ keys, finish: (rows) => (rows instanceof Error ? reject(rows) : resolve(rows)) }));
+    new Promise<Row[]>((resolve, reject) =>
+      statements.push({ keys, finish: (rows) => (rows instanceof Error ? reject(rows) : resolve(rows)) }),
+    );
   const batches = new ReadBatches<Row>({
     one: async (key) => (await started([key]))[0] ?? null,
     many: (keys) => started([...keys]),

@@ -1,6 +1,12 @@
 import { loadConfig } from '../../src/config/config';
 import { createLogger } from '../../src/logger';
-import { createResourceTable, defineStore, removedMigrations, type RemovedHistory, type SqlMigration } from '../../src/modules/kit';
+import {
+  createResourceTable,
+  defineStore,
+  removedMigrations,
+  type RemovedHistory,
+  type SqlMigration,
+} from '../../src/modules/kit';
 import { createDatabase } from '../../src/stores/create-database';
 import { MIGRATIONS_TABLE } from '../../src/stores/sql/migrations/migration';
 import type { SqlDatabase } from '../../src/stores/sql/sql-database';
@@ -14,14 +20,29 @@ import { testEngines } from '../support/engines';
 
 const logger = createLogger({ env: 'test', logLevel: 'silent' });
 
-function history(table: string, references: Record<string, string>, onDelete: 'restrict' | 'cascade' = 'restrict'): RemovedHistory {
+function history(
+  table: string,
+  references: Record<string, string>,
+  onDelete: 'restrict' | 'cascade' = 'restrict',
+): RemovedHistory {
   const create: SqlMigration = {
     name: `rh-${table}-0001-create`,
     up: (queryInterface) =>
-      createResourceTable(queryInterface, table, (c) => Object.assign({}, c.string('name', { optional: true }), ...Object.entries(references).map(([column, target]) => c.reference(column, target, { onDelete })))),
+      createResourceTable(queryInterface, table, (c) =>
+        Object.assign(
+          {},
+          c.string('name', { optional: true }),
+          ...Object.entries(references).map(([column, target]) => c.reference(column, target, { onDelete })),
+        ),
+      ),
     down: (queryInterface) => queryInterface.dropTable(table),
   };
-  const removal: SqlMigration = { name: `rh-${table}-0002-remove-module`, transaction: false, up: (queryInterface) => queryInterface.dropTable(table), down: (queryInterface) => create.up(queryInterface) };
+  const removal: SqlMigration = {
+    name: `rh-${table}-0002-remove-module`,
+    transaction: false,
+    up: (queryInterface) => queryInterface.dropTable(table),
+    down: (queryInterface) => create.up(queryInterface),
+  };
   return { table, references: Object.values(references), migrations: [create], removal };
 }
 
@@ -48,7 +69,12 @@ describe('removedMigrations', () => {
 
   it('keeps the order given where no table points at another, and a reference to a table outside the histories is no constraint', () => {
     const outside = history('rh_outside', { owner: 'rh_live_table' });
-    expect(removedMigrations([labels, outside]).map((migration) => migration.name)).toEqual(['rh-rh_labels-0001-create', 'rh-rh_outside-0001-create', 'rh-rh_outside-0002-remove-module', 'rh-rh_labels-0002-remove-module']);
+    expect(removedMigrations([labels, outside]).map((migration) => migration.name)).toEqual([
+      'rh-rh_labels-0001-create',
+      'rh-rh_outside-0001-create',
+      'rh-rh_outside-0002-remove-module',
+      'rh-rh_labels-0002-remove-module',
+    ]);
   });
 });
 
@@ -56,14 +82,27 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
   (target.skipReason ? describe.skip : describe)(`removed modules replayed on ${target.label}`, () => {
     it('a database without their history runs every migration, leaving none of their tables', async () => {
       const started = await target.start();
-      const store = defineStore({ name: 'removed-modules', migrations: removedMigrations(removed), relational: () => ({}), mongodb: () => ({}) });
-      const database = createDatabase(loadConfig({ NODE_ENV: 'test', DATABASE_URL: started.url, DATABASE_TIMEOUT: '10s' }), logger, [store], { cleanupJob: false, connectAttempts: 3 }) as SqlDatabase;
+      const store = defineStore({
+        name: 'removed-modules',
+        migrations: removedMigrations(removed),
+        relational: () => ({}),
+        mongodb: () => ({}),
+      });
+      const database = createDatabase(
+        loadConfig({ NODE_ENV: 'test', DATABASE_URL: started.url, DATABASE_TIMEOUT: '10s' }),
+        logger,
+        [store],
+        { cleanupJob: false, connectAttempts: 3 },
+      ) as SqlDatabase;
       await database.connect();
       const queryInterface = database.queryInterface();
       // The engine's database is shared by the suites: what an earlier run left is removed first, so this one starts from none of it.
       const forget = async () => {
         for (const { table } of removed) await queryInterface.dropTable(table).catch(() => undefined);
-        if (await queryInterface.tableExists(MIGRATIONS_TABLE)) await queryInterface.bulkDelete(MIGRATIONS_TABLE, { name: removedMigrations(removed).map((migration) => migration.name) });
+        if (await queryInterface.tableExists(MIGRATIONS_TABLE))
+          await queryInterface.bulkDelete(MIGRATIONS_TABLE, {
+            name: removedMigrations(removed).map((migration) => migration.name),
+          });
       };
       try {
         await forget();

@@ -11,7 +11,19 @@ import { bookings, bookingsModule, notices, rooms } from '../support/booking-fix
 // one with rules on its fields (allowed values, ranges, a length, a pattern); a tracker's tickets with states,
 // and the join of tickets and labels; a catalogue of rooms admins write, the bookings pointing at them, and
 // notices anyone reads and editors write (the access policies).
-const fixtures: AnyResource[] = [notes, tags, marks, ruledTickets, projects, tickets, labels, ticketLabels, rooms, bookings, notices];
+const fixtures: AnyResource[] = [
+  notes,
+  tags,
+  marks,
+  ruledTickets,
+  projects,
+  tickets,
+  labels,
+  ticketLabels,
+  rooms,
+  bookings,
+  notices,
+];
 for (const resource of fixtures) {
   describeResourceStore(resource);
   describeResourceRoutes(resource, resource === bookings ? bookingsModule : resourceModule(resource));

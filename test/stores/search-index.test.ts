@@ -1,5 +1,15 @@
 import { SchemaDriftError } from '../../src/stores/errors';
-import { addSearchIndex, createListIndexes, createRecordTable, defineResource, field, fieldColumns, listIndexColumns, removeSearchIndex, type SqlMigration } from '../../src/modules/kit';
+import {
+  addSearchIndex,
+  createListIndexes,
+  createRecordTable,
+  defineResource,
+  field,
+  fieldColumns,
+  listIndexColumns,
+  removeSearchIndex,
+  type SqlMigration,
+} from '../../src/modules/kit';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
 import { missingSearchIndex, searchIndexName } from '../../src/stores/sql/migrations/search-index';
 import type { SqlDatabase } from '../../src/stores/sql/sql-database';
@@ -10,7 +20,12 @@ import { testEngines } from '../support/engines';
 // start-up while missing (naming the command), added online over rows, and used by the store's LIKE; the
 // engines without one (SQLite, MariaDB here) need none and walk instead (search-walk.ts).
 
-const declaration = { fields: { title: field.string() }, filters: [] as 'title'[], sort: ['title' as const], search: ['title' as const] };
+const declaration = {
+  fields: { title: field.string() },
+  filters: [] as 'title'[],
+  sort: ['title' as const],
+  search: ['title' as const],
+};
 
 // A table as a module generated before search indexes were built: the shadow and the list indexes, no trigram index.
 const createLegacy: SqlMigration = {
@@ -23,7 +38,13 @@ const createLegacy: SqlMigration = {
   down: (queryInterface) => queryInterface.dropTable('si_notes'),
 };
 
-const legacy = defineResource({ name: 'si-notes', table: 'si_notes', modelName: 'SiNote', ...declaration, migrations: [createLegacy] });
+const legacy = defineResource({
+  name: 'si-notes',
+  table: 'si_notes',
+  modelName: 'SiNote',
+  ...declaration,
+  migrations: [createLegacy],
+});
 
 describe('the search index name', () => {
   it('is <table>_<column>_trgm, shortened with a hash past 60 characters', () => {
@@ -40,60 +61,95 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
     const sql = () => opened.database() as SqlDatabase;
     const postgres = target.engine === 'postgres';
 
-    it(postgres ? 'refuses to start without the trigram index, naming it and new:indexes; built online over rows, used by ?q=, then accepted' : 'needs none: the store walks', async () => {
-      const store = sql().store(resourceStore(legacy));
-      const run = Date.now(); // the database outlives a run: this run's owners
-      for (let i = 0; i < 40; i += 1) await store.create(`owner-${run}-${i % 2}`, { title: `Tïtle ${i}` });
-      const queryInterface = sql().queryInterface();
-      await removeSearchIndex(queryInterface, 'si_notes', ['title_search']); // as the legacy table was made
-      if (!postgres) {
+    it(
+      postgres
+        ? 'refuses to start without the trigram index, naming it and new:indexes; built online over rows, used by ?q=, then accepted'
+        : 'needs none: the store walks',
+      async () => {
+        const store = sql().store(resourceStore(legacy));
+        const run = Date.now(); // the database outlives a run: this run's owners
+        for (let i = 0; i < 40; i += 1) await store.create(`owner-${run}-${i % 2}`, { title: `Tïtle ${i}` });
+        const queryInterface = sql().queryInterface();
+        await removeSearchIndex(queryInterface, 'si_notes', ['title_search']); // as the legacy table was made
+        if (!postgres) {
+          await expect(sql().checkSchema()).resolves.toBeUndefined();
+          await addSearchIndex(queryInterface, 'si_notes', ['title_search']); // nothing to build here
+          expect(await missingSearchIndex(queryInterface, 'si_notes', ['title_search'])).toEqual([]);
+          return;
+        }
+        const refused = await sql()
+          .checkSchema()
+          .then(
+            () => undefined,
+            (error: unknown) => error,
+          );
+        expect(refused).toBeInstanceOf(SchemaDriftError);
+        expect((refused as Error).message).toContain(
+          "resource 'si-notes': table si_notes lacks the list indexes its declaration needs: the trigram index of title_search for ?q=",
+        );
+        expect((refused as Error).message).toContain('npm run new:indexes -- si-notes');
+
+        await addSearchIndex(queryInterface, 'si_notes', ['title_search']);
+        await addSearchIndex(queryInterface, 'si_notes', ['title_search']); // again, as after a half-applied run: nothing to do
         await expect(sql().checkSchema()).resolves.toBeUndefined();
-        await addSearchIndex(queryInterface, 'si_notes', ['title_search']); // nothing to build here
-        expect(await missingSearchIndex(queryInterface, 'si_notes', ['title_search'])).toEqual([]);
-        return;
-      }
-      const refused = await sql().checkSchema().then(() => undefined, (error: unknown) => error);
-      expect(refused).toBeInstanceOf(SchemaDriftError);
-      expect((refused as Error).message).toContain("resource 'si-notes': table si_notes lacks the list indexes its declaration needs: the trigram index of title_search for ?q=");
-      expect((refused as Error).message).toContain('npm run new:indexes -- si-notes');
+        // The store's own condition (LIKE … ESCAPE '!') is served by it when the planner may not scan the table.
+        const [plan] = await queryInterface.sequelize.query(
+          `BEGIN; SET LOCAL enable_seqscan = off; EXPLAIN SELECT id FROM si_notes WHERE title_search LIKE '%tle 1!%%' ESCAPE '!'; COMMIT;`,
+        );
+        expect(JSON.stringify(plan)).toContain('si_notes_title_search_trgm');
+        const found = await store.list(
+          { ownerId: `owner-${run}-1` },
+          { where: [], sort: [], limit: 100, offset: 0, search: 'TITLE 1' },
+        );
+        expect(found.items.map((item) => item.title).sort()).toEqual([
+          'Tïtle 1',
+          'Tïtle 11',
+          'Tïtle 13',
+          'Tïtle 15',
+          'Tïtle 17',
+          'Tïtle 19',
+        ]);
 
-      await addSearchIndex(queryInterface, 'si_notes', ['title_search']);
-      await addSearchIndex(queryInterface, 'si_notes', ['title_search']); // again, as after a half-applied run: nothing to do
-      await expect(sql().checkSchema()).resolves.toBeUndefined();
-      // The store's own condition (LIKE … ESCAPE '!') is served by it when the planner may not scan the table.
-      const [plan] = await queryInterface.sequelize.query(`BEGIN; SET LOCAL enable_seqscan = off; EXPLAIN SELECT id FROM si_notes WHERE title_search LIKE '%tle 1!%%' ESCAPE '!'; COMMIT;`);
-      expect(JSON.stringify(plan)).toContain('si_notes_title_search_trgm');
-      const found = await store.list({ ownerId: `owner-${run}-1` }, { where: [], sort: [], limit: 100, offset: 0, search: 'TITLE 1' });
-      expect(found.items.map((item) => item.title).sort()).toEqual(['Tïtle 1', 'Tïtle 11', 'Tïtle 13', 'Tïtle 15', 'Tïtle 17', 'Tïtle 19']);
+        await removeSearchIndex(queryInterface, 'si_notes', ['title_search']);
+        expect(await missingSearchIndex(queryInterface, 'si_notes', ['title_search'])).toEqual(['title_search']);
+        await expect(sql().checkSchema()).rejects.toBeInstanceOf(SchemaDriftError);
+      },
+    );
 
-      await removeSearchIndex(queryInterface, 'si_notes', ['title_search']);
-      expect(await missingSearchIndex(queryInterface, 'si_notes', ['title_search'])).toEqual(['title_search']);
-      await expect(sql().checkSchema()).rejects.toBeInstanceOf(SchemaDriftError);
-    });
-
-    (postgres ? it : it.skip)('asks the index only for a term with three letters or digits in a row that a short walk of the page did not find', async () => {
-      const store = sql().store(resourceStore(legacy));
-      const owner = `owner-probe-${Date.now()}`;
-      for (let i = 0; i < 30; i += 1) await store.create(owner, { title: `Note ${i} -- x` });
-      const sequelize = sql().queryInterface().sequelize;
-      const asked: string[] = [];
-      const query = sequelize.query.bind(sequelize);
-      const spy = jest.spyOn(sequelize, 'query').mockImplementation(((text: string, options: never) => (asked.push(String(text)), query(text, options))) as never);
-      const list = async (search: string) => {
-        asked.length = 0;
-        const page = await store.list({ ownerId: owner }, { where: [], sort: [], limit: 5, offset: 0, search });
-        return { found: page.items.length, walked: asked.filter((text) => text.includes('CASE WHEN')).length, indexed: asked.filter((text) => /WHERE .*title_search" LIKE/.test(text)).length };
-      };
-      try {
-        // In every row: one read of the order finds the page. In one row: that read falls short, the index finds it.
-        expect(await list('note')).toEqual({ found: 5, walked: 1, indexed: 0 });
-        expect(await list('note 17')).toEqual({ found: 1, walked: 1, indexed: 1 });
-        // No three letters or digits in a row (`--`, `x`): pg_trgm has no trigram to look up, so the walk alone answers.
-        expect(await list('-- x')).toMatchObject({ found: 5, indexed: 0 });
-        expect(await list('---')).toMatchObject({ found: 0, indexed: 0 });
-      } finally {
-        spy.mockRestore();
-      }
-    });
+    (postgres ? it : it.skip)(
+      'asks the index only for a term with three letters or digits in a row that a short walk of the page did not find',
+      async () => {
+        const store = sql().store(resourceStore(legacy));
+        const owner = `owner-probe-${Date.now()}`;
+        for (let i = 0; i < 30; i += 1) await store.create(owner, { title: `Note ${i} -- x` });
+        const sequelize = sql().queryInterface().sequelize;
+        const asked: string[] = [];
+        const query = sequelize.query.bind(sequelize);
+        const spy = jest
+          .spyOn(sequelize, 'query')
+          .mockImplementation(
+            ((text: string, options: never) => (asked.push(String(text)), query(text, options))) as never,
+          );
+        const list = async (search: string) => {
+          asked.length = 0;
+          const page = await store.list({ ownerId: owner }, { where: [], sort: [], limit: 5, offset: 0, search });
+          return {
+            found: page.items.length,
+            walked: asked.filter((text) => text.includes('CASE WHEN')).length,
+            indexed: asked.filter((text) => /WHERE .*title_search" LIKE/.test(text)).length,
+          };
+        };
+        try {
+          // In every row: one read of the order finds the page. In one row: that read falls short, the index finds it.
+          expect(await list('note')).toEqual({ found: 5, walked: 1, indexed: 0 });
+          expect(await list('note 17')).toEqual({ found: 1, walked: 1, indexed: 1 });
+          // No three letters or digits in a row (`--`, `x`): pg_trgm has no trigram to look up, so the walk alone answers.
+          expect(await list('-- x')).toMatchObject({ found: 5, indexed: 0 });
+          expect(await list('---')).toMatchObject({ found: 0, indexed: 0 });
+        } finally {
+          spy.mockRestore();
+        }
+      },
+    );
   });
 }

@@ -18,25 +18,46 @@ import type { MongoStoreContext, SqlStoreContext } from '../../src/stores/kit/de
 
 describe('SQL Server: the user row is locked before the ways in are counted', () => {
   it('reads the password hash WITH (UPDLOCK) in the transaction', async () => {
-    const sequelize = new Sequelize({ dialect: 'mssql', logging: false, host: '127.0.0.1', dialectModule: { Connection: class {}, TYPES: {}, ISOLATION_LEVEL: {} } });
+    const sequelize = new Sequelize({
+      dialect: 'mssql',
+      logging: false,
+      host: '127.0.0.1',
+      dialectModule: { Connection: class {}, TYPES: {}, ISOLATION_LEVEL: {} },
+    });
     const statements: string[] = [];
     sequelize.query = (async (sql: string | { query: string }, options?: { type?: string }) => {
       statements.push(typeof sql === 'string' ? sql : sql.query);
       return options?.type === 'SELECT' ? [] : [[], 0]; // no rows
     }) as typeof sequelize.query;
     const transaction = { LOCK: Transaction.LOCK } as unknown as Transaction;
-    const context = { sequelize, DataTypes, engine: 'mssql', timeoutMs: 1000, run: (operation: () => Promise<unknown>) => operation(), transaction: (work: (t: Transaction) => Promise<unknown>) => work(transaction) } as unknown as SqlStoreContext;
+    const context = {
+      sequelize,
+      DataTypes,
+      engine: 'mssql',
+      timeoutMs: 1000,
+      run: (operation: () => Promise<unknown>) => operation(),
+      transaction: (work: (t: Transaction) => Promise<unknown>) => work(transaction),
+    } as unknown as SqlStoreContext;
     for (const Store of [SqlUserStore, SqlPasskeyStore, SqlIdentityStore]) new Store(context);
     const store = new SqlSignInMethodStore(context);
     expect(await store.removeUnlessLast('u1', { passkeyId: 'p1' }, keepsAWayIn)).toEqual({ outcome: 'not-found' }); // no row: nobody to lock
     // Sequelize's own `lock` writes nothing on SQL Server: the store writes the hint itself.
-    expect(statements).toEqual(["SELECT [password_hash] AS [passwordHash] FROM [users] WITH (UPDLOCK, ROWLOCK) WHERE [id] = :id"]);
+    expect(statements).toEqual([
+      'SELECT [password_hash] AS [passwordHash] FROM [users] WITH (UPDLOCK, ROWLOCK) WHERE [id] = :id',
+    ]);
   });
 });
 
 describe('MongoDB: claim the lease, count, delete, release', () => {
   const connection = mongoose.createConnection(); // never opened: only models and the calls made to them
-  const context = { connection, timeoutMs: 1000, Schema: mongoose.Schema, run: (operation: () => Promise<unknown>) => operation(), recordSchema: (fields: mongoose.SchemaDefinition) => new mongoose.Schema({ _id: String, ...fields }, { timestamps: true }) } as unknown as MongoStoreContext;
+  const context = {
+    connection,
+    timeoutMs: 1000,
+    Schema: mongoose.Schema,
+    run: (operation: () => Promise<unknown>) => operation(),
+    recordSchema: (fields: mongoose.SchemaDefinition) =>
+      new mongoose.Schema({ _id: String, ...fields }, { timestamps: true }),
+  } as unknown as MongoStoreContext;
   new MongoUserStore(context);
   new MongoPasskeyStore(context);
   new MongoIdentityStore(context);
@@ -44,34 +65,79 @@ describe('MongoDB: claim the lease, count, delete, release', () => {
   const { User, Passkey, LinkedIdentity } = connection.models as Record<string, mongoose.Model<unknown>>;
   /** Every call, in order: what each mock was asked, and the maxTimeMS it was given. */
   let calls: unknown[][] = [];
-  const chain = (name: string, result: () => unknown) => (...args: unknown[]) => {
-    const call = [name, ...args];
-    calls.push(call);
-    const query = { maxTimeMS: (ms: number) => (call.push({ maxTimeMS: ms }), query), lean: () => query, exec: async () => result() };
-    return query as never;
-  };
-  const driver = (name: string, result: () => unknown) => async (...args: unknown[]) => (calls.push([name, ...args]), result()) as never;
+  const chain =
+    (name: string, result: () => unknown) =>
+    (...args: unknown[]) => {
+      const call = [name, ...args];
+      calls.push(call);
+      const query = {
+        maxTimeMS: (ms: number) => (call.push({ maxTimeMS: ms }), query),
+        lean: () => query,
+        exec: async () => result(),
+      };
+      return query as never;
+    };
+  const driver =
+    (name: string, result: () => unknown) =>
+    async (...args: unknown[]) =>
+      (calls.push([name, ...args]), result()) as never;
   const at = new Date('2026-01-02T03:04:05.678Z');
-  const key = { _id: 'p1', userId: 'u1', credentialId: Buffer.from([1]), publicKey: Buffer.from([2]), counter: 0, transports: [], name: 'Phone', createdAt: at, lastUsedAt: null };
-  const claimFilter = { _id: 'u1', $or: [{ signInMethodsLease: { $exists: false } }, { $expr: { $lt: ['$signInMethodsLease.at', { $subtract: ['$$NOW', 5000] }] } }] };
-  const claimUpdate = { $set: { 'signInMethodsLease.token': expect.any(String) }, $currentDate: { 'signInMethodsLease.at': true } };
+  const key = {
+    _id: 'p1',
+    userId: 'u1',
+    credentialId: Buffer.from([1]),
+    publicKey: Buffer.from([2]),
+    counter: 0,
+    transports: [],
+    name: 'Phone',
+    createdAt: at,
+    lastUsedAt: null,
+  };
+  const claimFilter = {
+    _id: 'u1',
+    $or: [
+      { signInMethodsLease: { $exists: false } },
+      { $expr: { $lt: ['$signInMethodsLease.at', { $subtract: ['$$NOW', 5000] }] } },
+    ],
+  };
+  const claimUpdate = {
+    $set: { 'signInMethodsLease.token': expect.any(String) },
+    $currentDate: { 'signInMethodsLease.at': true },
+  };
   const claim = ['claim', claimFilter, claimUpdate, { projection: { passwordHash: 1 }, maxTimeMS: 1000 }];
-  const release = ['release', { _id: 'u1', 'signInMethodsLease.token': expect.any(String) }, { $unset: { signInMethodsLease: '' } }, { maxTimeMS: 1000 }];
-  const counts = [['passkeys', { userId: 'u1' }, { maxTimeMS: 1000 }], ['identities', { userId: 'u1' }, { maxTimeMS: 1000 }]];
-  const mock = (claims: unknown[], options: { passkeys?: unknown[]; passkeysFail?: Error; deleteFail?: Error } = {}) => {
+  const release = [
+    'release',
+    { _id: 'u1', 'signInMethodsLease.token': expect.any(String) },
+    { $unset: { signInMethodsLease: '' } },
+    { maxTimeMS: 1000 },
+  ];
+  const counts = [
+    ['passkeys', { userId: 'u1' }, { maxTimeMS: 1000 }],
+    ['identities', { userId: 'u1' }, { maxTimeMS: 1000 }],
+  ];
+  const mock = (
+    claims: unknown[],
+    options: { passkeys?: unknown[]; passkeysFail?: Error; deleteFail?: Error } = {},
+  ) => {
     let claimed = 0;
-    jest.spyOn(User!.collection, 'findOneAndUpdate').mockImplementation(driver('claim', () => claims[Math.min(claimed++, claims.length - 1)]));
+    jest
+      .spyOn(User!.collection, 'findOneAndUpdate')
+      .mockImplementation(driver('claim', () => claims[Math.min(claimed++, claims.length - 1)]));
     jest.spyOn(User!.collection, 'updateOne').mockImplementation(driver('release', () => ({ modifiedCount: 1 })));
     jest.spyOn(User!, 'exists').mockImplementation(chain('exists', () => ({ _id: 'u1' })));
-    jest.spyOn(Passkey!, 'find').mockImplementation(chain('passkeys', () => {
-      if (options.passkeysFail) throw options.passkeysFail;
-      return options.passkeys ?? [key, { ...key, _id: 'p2' }];
-    }));
+    jest.spyOn(Passkey!, 'find').mockImplementation(
+      chain('passkeys', () => {
+        if (options.passkeysFail) throw options.passkeysFail;
+        return options.passkeys ?? [key, { ...key, _id: 'p2' }];
+      }),
+    );
     jest.spyOn(LinkedIdentity!, 'find').mockImplementation(chain('identities', () => []));
-    jest.spyOn(Passkey!, 'deleteOne').mockImplementation(chain('delete', () => {
-      if (options.deleteFail) throw options.deleteFail;
-      return { deletedCount: 1 };
-    }));
+    jest.spyOn(Passkey!, 'deleteOne').mockImplementation(
+      chain('delete', () => {
+        if (options.deleteFail) throw options.deleteFail;
+        return { deletedCount: 1 };
+      }),
+    );
   };
   beforeEach(() => (calls = []));
   afterEach(() => jest.restoreAllMocks());
@@ -79,7 +145,11 @@ describe('MongoDB: claim the lease, count, delete, release', () => {
 
   it('claims the user with one conditional update, counts, deletes, then releases its own lease', async () => {
     mock([{ passwordHash: '!none' }]);
-    expect(await store.removeUnlessLast('u1', { passkeyId: 'p1' }, keepsAWayIn)).toEqual({ outcome: 'removed', passkeys: [expect.objectContaining({ id: 'p1', name: 'Phone' })], identities: [] });
+    expect(await store.removeUnlessLast('u1', { passkeyId: 'p1' }, keepsAWayIn)).toEqual({
+      outcome: 'removed',
+      passkeys: [expect.objectContaining({ id: 'p1', name: 'Phone' })],
+      identities: [],
+    });
     expect(calls).toEqual([claim, ...counts, ['delete', { _id: 'p1', userId: 'u1' }, { maxTimeMS: 1000 }], release]);
     const token = (calls[0]![2] as { $set: Record<string, string> }).$set['signInMethodsLease.token'];
     expect(calls[4]![1]).toEqual({ _id: 'u1', 'signInMethodsLease.token': token }); // only its own lease
@@ -127,6 +197,8 @@ describe('MongoDB: claim the lease, count, delete, release', () => {
   it('a failed release does not turn a removal into an error (the lease runs out)', async () => {
     mock([{ passwordHash: '!none' }]);
     jest.spyOn(User!.collection, 'updateOne').mockRejectedValue(new Error('no primary'));
-    expect(await store.removeUnlessLast('u1', { issuer: 'https://idp.example.com' }, keepsAWayIn)).toEqual({ outcome: 'not-found' });
+    expect(await store.removeUnlessLast('u1', { issuer: 'https://idp.example.com' }, keepsAWayIn)).toEqual({
+      outcome: 'not-found',
+    });
   });
 });

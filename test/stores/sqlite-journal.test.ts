@@ -33,9 +33,17 @@ describe('SQLite file: write-ahead log', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sqlite-journal-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const warnings: Record<string, unknown>[] = [];
-  const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line) as Record<string, unknown>) });
+  const logger = pino(
+    { level: 'warn' },
+    { write: (line: string) => void warnings.push(JSON.parse(line) as Record<string, unknown>) },
+  );
   const open = async (file: string): Promise<Database> => {
-    const database = createDatabase(loadConfig({ NODE_ENV: 'test', DATABASE_URL: `sqlite:${file}`, DATABASE_TIMEOUT: '5000' }), logger, [userStore], { cleanupJob: false, connectAttempts: 1 });
+    const database = createDatabase(
+      loadConfig({ NODE_ENV: 'test', DATABASE_URL: `sqlite:${file}`, DATABASE_TIMEOUT: '5000' }),
+      logger,
+      [userStore],
+      { cleanupJob: false, connectAttempts: 1 },
+    );
     await database.connect();
     await database.migrate();
     return database;
@@ -48,7 +56,9 @@ describe('SQLite file: write-ahead log', () => {
     const other = rawConnection(file);
     try {
       expect(await other.all('PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }]);
-      await database.store(userStore).create({ email: 'logged@example.com', passwordHash: 'hash', role: 'user', name: null });
+      await database
+        .store(userStore)
+        .create({ email: 'logged@example.com', passwordHash: 'hash', role: 'user', name: null });
       expect(existsSync(`${file}-wal`)).toBe(true);
     } finally {
       await other.close();
@@ -60,7 +70,7 @@ describe('SQLite file: write-ahead log', () => {
     expect(warnings).toEqual([]);
   });
 
-  it("lets the service commit while another program holds a read open, and that program keeps its snapshot", async () => {
+  it('lets the service commit while another program holds a read open, and that program keeps its snapshot', async () => {
     const file = join(dir, 'reader.sqlite');
     const database = await open(file);
     const users = database.store(userStore);
@@ -70,7 +80,12 @@ describe('SQLite file: write-ahead log', () => {
       await reader.exec('BEGIN');
       expect(await reader.all('SELECT COUNT(*) AS n FROM users')).toEqual([{ n: 1 }]);
       // In rollback-journal mode this commit would wait for the reader's lock and fail (SQLITE_BUSY).
-      const second = await users.create({ email: 'second@example.com', passwordHash: 'hash', role: 'user', name: null });
+      const second = await users.create({
+        email: 'second@example.com',
+        passwordHash: 'hash',
+        role: 'user',
+        name: null,
+      });
       expect(await users.findById(second.id)).toEqual(second);
       expect(await reader.all('SELECT COUNT(*) AS n FROM users')).toEqual([{ n: 1 }]);
       await reader.exec('COMMIT');
@@ -88,10 +103,20 @@ describe('SQLite file: write-ahead log', () => {
     expect(await holder.all('SELECT n FROM held')).toEqual([{ n: 1 }]); // a read held open: the file is shared, not the service's alone
     let database: Database | undefined;
     try {
-      const opening = createDatabase(loadConfig({ NODE_ENV: 'test', DATABASE_URL: `sqlite:${file}` }), logger, [userStore], { cleanupJob: false, connectAttempts: 1 });
+      const opening = createDatabase(
+        loadConfig({ NODE_ENV: 'test', DATABASE_URL: `sqlite:${file}` }),
+        logger,
+        [userStore],
+        { cleanupJob: false, connectAttempts: 1 },
+      );
       database = opening;
       await opening.connect();
-      expect(warnings).toEqual([expect.objectContaining({ level: 40, msg: expect.stringContaining('could not switch to write-ahead-log mode') })]);
+      expect(warnings).toEqual([
+        expect.objectContaining({
+          level: 40,
+          msg: expect.stringContaining('could not switch to write-ahead-log mode'),
+        }),
+      ]);
     } finally {
       await holder.exec('COMMIT');
       await holder.close();

@@ -19,12 +19,16 @@ async function database(): Promise<Sequelize> {
   await sequelize.query('PRAGMA foreign_keys = ON');
   for (const statement of SCHEMA) await sequelize.query(statement);
   await sequelize.query("INSERT INTO `notes` (`id`) VALUES ('n1'), ('n2')");
-  await sequelize.query("INSERT INTO `tags` (`id`, `name`, `note`, `rank`) VALUES ('t1', 'a', 'n1', 1), ('t2', 'b', 'n2', 2), ('t3', 'c', 'n1', NULL)");
+  await sequelize.query(
+    "INSERT INTO `tags` (`id`, `name`, `note`, `rank`) VALUES ('t1', 'a', 'n1', 1), ('t2', 'b', 'n2', 2), ('t3', 'c', 'n1', NULL)",
+  );
   return sequelize;
 }
 
 async function snapshot(sequelize: Sequelize) {
-  const [objects] = await sequelize.query("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name");
+  const [objects] = await sequelize.query(
+    "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name",
+  );
   const [rows] = await sequelize.query('SELECT * FROM `tags` ORDER BY `id`');
   const [pragma] = await sequelize.query<{ foreign_keys: number }>('PRAGMA foreign_keys', { type: QueryTypes.SELECT });
   return { objects, rows, foreignKeys: pragma!.foreign_keys };
@@ -58,14 +62,20 @@ describe('SQLite table rebuild: all or nothing', () => {
     const sequelize = await database();
     const before = await snapshot(sequelize);
     failOnce(sequelize, pattern);
-    await expect(setFieldRequired(sequelize.getQueryInterface(), 'tags', 'name', true)).rejects.toThrow('injected failure');
+    await expect(setFieldRequired(sequelize.getQueryInterface(), 'tags', 'name', true)).rejects.toThrow(
+      'injected failure',
+    );
     expect(await snapshot(sequelize)).toEqual(before);
     await setFieldRequired(sequelize.getQueryInterface(), 'tags', 'name', true);
     const after = await snapshot(sequelize);
     expect(after.rows).toEqual(before.rows);
     expect(after.foreignKeys).toBe(1);
-    expect((after.objects as { name: string; sql: string }[]).find((object) => object.name === 'tags')!.sql).toMatch(/`name` VARCHAR\(200\) NOT NULL/);
-    expect((after.objects as { name: string }[]).map((object) => object.name)).toEqual((before.objects as { name: string }[]).map((object) => object.name));
+    expect((after.objects as { name: string; sql: string }[]).find((object) => object.name === 'tags')!.sql).toMatch(
+      /`name` VARCHAR\(200\) NOT NULL/,
+    );
+    expect((after.objects as { name: string }[]).map((object) => object.name)).toEqual(
+      (before.objects as { name: string }[]).map((object) => object.name),
+    );
     await sequelize.close();
   });
 
@@ -75,7 +85,9 @@ describe('SQLite table rebuild: all or nothing', () => {
     await sequelize.query("INSERT INTO `tags` (`id`, `name`, `note`) VALUES ('t4', 'd', 'gone')");
     await sequelize.query('PRAGMA foreign_keys = ON');
     const before = await snapshot(sequelize);
-    await expect(rebuildSqlite(sequelize.getQueryInterface(), 'tags', (parts) => parts)).rejects.toThrow('would break 1 foreign keys');
+    await expect(rebuildSqlite(sequelize.getQueryInterface(), 'tags', (parts) => parts)).rejects.toThrow(
+      'would break 1 foreign keys',
+    );
     expect(await snapshot(sequelize)).toEqual(before);
     await sequelize.close();
   });

@@ -29,7 +29,9 @@ interface Probe {
 const probe = defineStore<Probe>({
   name: 'statement-budget-probe',
   migrations: [],
-  relational: (context) => ({ select: (sql) => context.run(() => context.sequelize.query(sql, { type: QueryTypes.SELECT })) }),
+  relational: (context) => ({
+    select: (sql) => context.run(() => context.sequelize.query(sql, { type: QueryTypes.SELECT })),
+  }),
   mongodb: () => {
     throw new Error('SQL engines only');
   },
@@ -44,7 +46,18 @@ for (const target of engines) {
     beforeAll(async () => {
       started = await target.start();
       const url = target.engine === 'sqlite' ? 'sqlite::memory:' : started.url;
-      database = new SqlDatabase({ url, engine: target.engine as SqlEngine, timeoutMs: BUDGET_MS, migrationTimeoutMs: 60_000, cleanupIntervalMs: 0, connectAttempts: 3, stores: [probe] }, logger);
+      database = new SqlDatabase(
+        {
+          url,
+          engine: target.engine as SqlEngine,
+          timeoutMs: BUDGET_MS,
+          migrationTimeoutMs: 60_000,
+          cleanupIntervalMs: 0,
+          connectAttempts: 3,
+          stores: [probe],
+        },
+        logger,
+      );
       await database.connect();
     }, 240_000);
     afterAll(async () => {
@@ -52,20 +65,30 @@ for (const target of engines) {
       await started?.stop();
     });
 
-    it('stops a statement past the budget with the store\'s 503 error, and frees its connection', async () => {
+    it("stops a statement past the budget with the store's 503 error, and frees its connection", async () => {
       const store = database.store(probe);
-      await expect(store.select(SLOW[target.engine as keyof typeof SLOW])).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.select(SLOW[target.engine as keyof typeof SLOW])).rejects.toBeInstanceOf(
+        StoreUnavailableError,
+      );
       // The guard answered at the deadline; the engine stopping the statement is what lets these run. On SQLite
       // (one connection) a statement still running would hold every later one.
       for (let i = 0; i < 3; i += 1) await expect(store.select('SELECT 1 AS n')).resolves.toEqual([{ n: 1 }]);
       if (target.engine === 'postgres') {
-        const running = await database.sequelize.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(120)%'", { type: QueryTypes.SELECT });
+        const running = await database.sequelize.query(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(120)%'",
+          { type: QueryTypes.SELECT },
+        );
         expect(running).toEqual([{ n: 0 }]);
       }
       if (target.engine === 'mysql') {
         // The server ends it at max_statement_time, about when the guard answered: asked until it is gone (bounded).
-        const running = async () => (await database.sequelize.query("SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT COUNT(*) AS n FROM seq_1_to_%'", { type: QueryTypes.SELECT })) as { n: number }[];
-        for (let i = 0; i < 50 && (await running())[0]!.n > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+        const running = async () =>
+          (await database.sequelize.query(
+            "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT COUNT(*) AS n FROM seq_1_to_%'",
+            { type: QueryTypes.SELECT },
+          )) as { n: number }[];
+        for (let i = 0; i < 50 && (await running())[0]!.n > 0; i += 1)
+          await new Promise((resolve) => setTimeout(resolve, 100));
         expect(await running()).toEqual([{ n: 0 }]);
       }
     }, 30_000);

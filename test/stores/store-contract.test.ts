@@ -80,7 +80,11 @@ for (const target of engines) {
       it('creates, finds and deletes a record', async () => {
         const record = { userId: 'user-1', token: digest(), expiresAt: inSeconds(3600) };
         await database.store(refreshTokenStore).create(record);
-        expect(await database.store(refreshTokenStore).findByToken(record.token)).toEqual({ ...record, familyId: record.token, retiredAt: null });
+        expect(await database.store(refreshTokenStore).findByToken(record.token)).toEqual({
+          ...record,
+          familyId: record.token,
+          retiredAt: null,
+        });
         expect(await database.store(refreshTokenStore).deleteByToken(record.token)).toBe(true);
         expect(await database.store(refreshTokenStore).findByToken(record.token)).toBeNull();
       });
@@ -89,15 +93,17 @@ for (const target of engines) {
         const expiresAt = new Date(Math.floor(Date.now() / 1000) * 1000 + 3_600_123);
         const token = digest();
         await database.store(refreshTokenStore).create({ userId: 'user-ms', token, expiresAt });
-        expect((await database.store(refreshTokenStore).findByToken(token))?.expiresAt.getTime()).toBe(expiresAt.getTime());
+        expect((await database.store(refreshTokenStore).findByToken(token))?.expiresAt.getTime()).toBe(
+          expiresAt.getTime(),
+        );
       });
 
       it('rejects a duplicate token with DuplicateKeyError', async () => {
         const token = digest();
         await database.store(refreshTokenStore).create({ userId: 'user-1', token, expiresAt: inSeconds(3600) });
-        await expect(database.store(refreshTokenStore).create({ userId: 'user-2', token, expiresAt: inSeconds(60) })).rejects.toBeInstanceOf(
-          DuplicateKeyError,
-        );
+        await expect(
+          database.store(refreshTokenStore).create({ userId: 'user-2', token, expiresAt: inSeconds(60) }),
+        ).rejects.toBeInstanceOf(DuplicateKeyError);
         expect((await database.store(refreshTokenStore).findByToken(token))?.userId).toBe('user-1');
       });
 
@@ -118,12 +124,18 @@ for (const target of engines) {
       });
 
       it('handles 50 concurrent creates', async () => {
-        const records = Array.from({ length: 50 }, (_, i) => ({ userId: `user-${i % 7}`, token: digest(), expiresAt: inSeconds(3600) }));
+        const records = Array.from({ length: 50 }, (_, i) => ({
+          userId: `user-${i % 7}`,
+          token: digest(),
+          expiresAt: inSeconds(3600),
+        }));
         const started = performance.now();
         await Promise.all(records.map((record) => database.store(refreshTokenStore).create(record)));
         const ms = Math.round(performance.now() - started);
         figures.push(`${target.label}: 50 concurrent creates in ${ms} ms`);
-        const found = await Promise.all(records.map((record) => database.store(refreshTokenStore).findByToken(record.token)));
+        const found = await Promise.all(
+          records.map((record) => database.store(refreshTokenStore).findByToken(record.token)),
+        );
         expect(found).toEqual(records.map((record) => ({ ...record, familyId: record.token, retiredAt: null })));
       });
 
@@ -145,10 +157,18 @@ for (const target of engines) {
         it('cleanup removes exactly the expired rows', async () => {
           const sql = database as SqlDatabase;
           const now = new Date();
-          const expired = Array.from({ length: 5 }, (_, i) => ({ userId: 'user-c', token: digest(), expiresAt: new Date(now.getTime() - 1 - i * 60_000) }));
+          const expired = Array.from({ length: 5 }, (_, i) => ({
+            userId: 'user-c',
+            token: digest(),
+            expiresAt: new Date(now.getTime() - 1 - i * 60_000),
+          }));
           // Expiring exactly at `now` counts as expired (the lookup requires expires_at > now).
           expired.push({ userId: 'user-c', token: digest(), expiresAt: now });
-          const valid = Array.from({ length: 5 }, (_, i) => ({ userId: 'user-c', token: digest(), expiresAt: new Date(now.getTime() + 1 + i * 60_000) }));
+          const valid = Array.from({ length: 5 }, (_, i) => ({
+            userId: 'user-c',
+            token: digest(),
+            expiresAt: new Date(now.getTime() + 1 + i * 60_000),
+          }));
           for (const record of [...expired, ...valid]) await sql.store(refreshTokenStore).create(record);
 
           const RefreshToken = sql.sequelize.model('RefreshToken');
@@ -166,8 +186,18 @@ for (const target of engines) {
     describe('user store', () => {
       it('creates a user and finds it by id and by email, case-insensitively', async () => {
         const email = `Ada.${randomBytes(4).toString('hex')}@Example.COM`;
-        const user = await database.store(userStore).create({ email, passwordHash: '$argon2id$fake', role: 'admin', name: 'Ada' });
-        expect(user).toEqual({ id: expect.any(String), email: email.toLowerCase(), passwordHash: '$argon2id$fake', role: 'admin', name: 'Ada', sessionVersion: 0, emailVerified: true });
+        const user = await database
+          .store(userStore)
+          .create({ email, passwordHash: '$argon2id$fake', role: 'admin', name: 'Ada' });
+        expect(user).toEqual({
+          id: expect.any(String),
+          email: email.toLowerCase(),
+          passwordHash: '$argon2id$fake',
+          role: 'admin',
+          name: 'Ada',
+          sessionVersion: 0,
+          emailVerified: true,
+        });
         expect(await database.store(userStore).findById(user.id)).toEqual(user);
         expect(await database.store(userStore).findByEmail(email.toUpperCase())).toEqual(user);
         expect(await database.store(userStore).findByEmail(`  ${email.toLowerCase()} `)).toEqual(user);
@@ -178,14 +208,21 @@ for (const target of engines) {
       it('keeps emails unique whatever their case', async () => {
         const email = `grace.${randomBytes(4).toString('hex')}@example.com`;
         await database.store(userStore).create({ email, passwordHash: 'h1', role: 'user', name: null });
-        await expect(database.store(userStore).create({ email: email.toUpperCase(), passwordHash: 'h2', role: 'user', name: null })).rejects.toBeInstanceOf(
-          DuplicateKeyError,
-        );
+        await expect(
+          database
+            .store(userStore)
+            .create({ email: email.toUpperCase(), passwordHash: 'h2', role: 'user', name: null }),
+        ).rejects.toBeInstanceOf(DuplicateKeyError);
       });
 
       it('keeps apart emails that differ only by an accent or ß (one meaning of equal on every engine)', async () => {
         const tag = randomBytes(4).toString('hex');
-        for (const email of [`jose.${tag}@example.com`, `josé.${tag}@example.com`, `strasse.${tag}@example.com`, `straße.${tag}@example.com`]) {
+        for (const email of [
+          `jose.${tag}@example.com`,
+          `josé.${tag}@example.com`,
+          `strasse.${tag}@example.com`,
+          `straße.${tag}@example.com`,
+        ]) {
           await database.store(userStore).create({ email, passwordHash: 'h', role: 'user', name: null });
           expect((await database.store(userStore).findByEmail(email))?.email).toBe(email);
         }
@@ -193,7 +230,9 @@ for (const target of engines) {
 
       it('keeps whether the address is verified: unverified until marked, verified by default', async () => {
         const tag = randomBytes(4).toString('hex');
-        const registered = await database.store(userStore).create({ email: `v.${tag}@example.com`, passwordHash: 'h', role: 'user', name: null, emailVerified: false });
+        const registered = await database
+          .store(userStore)
+          .create({ email: `v.${tag}@example.com`, passwordHash: 'h', role: 'user', name: null, emailVerified: false });
         expect((await database.store(userStore).findById(registered.id))?.emailVerified).toBe(false);
         expect(await database.store(userStore).markEmailVerified(registered.id)).toBe(true);
         expect(await database.store(userStore).markEmailVerified(registered.id)).toBe(true); // again: still there
@@ -202,7 +241,14 @@ for (const target of engines) {
       });
 
       it('replaces the password hash', async () => {
-        const user = await database.store(userStore).create({ email: `h.${randomBytes(4).toString('hex')}@example.com`, passwordHash: 'old', role: 'user', name: null });
+        const user = await database
+          .store(userStore)
+          .create({
+            email: `h.${randomBytes(4).toString('hex')}@example.com`,
+            passwordHash: 'old',
+            role: 'user',
+            name: null,
+          });
         await database.store(userStore).updatePasswordHash(user.id, 'new');
         expect((await database.store(userStore).findById(user.id))?.passwordHash).toBe('new');
       });
@@ -219,7 +265,9 @@ for (const target of engines) {
 
       it('describes itself without the password', () => {
         const password = new URL(engine.url().replace(/^sqlite:/, 'sqlite://x/')).password;
-        expect(database.description).toMatch(new RegExp(`^${target.engine === 'mongodb' ? 'mongodb' : target.engine}\\b`));
+        expect(database.description).toMatch(
+          new RegExp(`^${target.engine === 'mongodb' ? 'mongodb' : target.engine}\\b`),
+        );
         expect(database.description).not.toContain('@');
         if (password.length >= 8) expect(database.description).not.toContain(decodeURIComponent(password));
       });
@@ -227,24 +275,34 @@ for (const target of engines) {
 
     describe('HTTP login → refresh → logout', () => {
       it('runs the whole flow through the real service on this engine (users and refresh tokens in the database)', async () => {
-        const service = await startService(configFor(engine.url(), { USER_STORE: 'database' }), logger, { port: 0, host: '127.0.0.1' });
+        const service = await startService(configFor(engine.url(), { USER_STORE: 'database' }), logger, {
+          port: 0,
+          host: '127.0.0.1',
+        });
         try {
           const { database: db } = service.services;
           const email = `flow.${randomBytes(4).toString('hex')}@example.com`;
           const password = 'correct horse battery staple';
-          const user = await db.store(userStore).create({ email, passwordHash: await new PasswordHasher().hash(password), role: 'user', name: 'Flow' });
+          const user = await db
+            .store(userStore)
+            .create({ email, passwordHash: await new PasswordHasher().hash(password), role: 'user', name: 'Flow' });
           const http = request(service.server);
 
           await http.post('/api/auth/login').send({ email, password: 'wrong password' }).expect(401);
           const login = await http.post('/api/auth/login').send({ email: email.toUpperCase(), password }).expect(200);
           expect(login.body).toMatchObject({ status: 'success', data: { accessToken: expect.any(String) } });
-          const cookie = ([] as string[]).concat(login.headers['set-cookie'] ?? []).find((c) => c.startsWith('refreshToken='));
+          const cookie = ([] as string[])
+            .concat(login.headers['set-cookie'] ?? [])
+            .find((c) => c.startsWith('refreshToken='));
           const refreshToken = /^refreshToken=([^;]+)/.exec(cookie ?? '')?.[1];
           expect(refreshToken).toBeDefined();
           const stored = await db.store(refreshTokenStore).findByToken(digestRefreshToken(refreshToken!));
           expect(stored).toMatchObject({ userId: user.id });
 
-          const refreshed = await http.post('/api/auth/refresh').set('Cookie', `refreshToken=${refreshToken}`).expect(200);
+          const refreshed = await http
+            .post('/api/auth/refresh')
+            .set('Cookie', `refreshToken=${refreshToken}`)
+            .expect(200);
           expect(refreshed.body.data.accessToken).toEqual(expect.any(String));
           expect(await db.store(refreshTokenStore).findByToken(digestRefreshToken(refreshToken!))).toEqual(stored);
 
@@ -264,7 +322,7 @@ for (const target of engines) {
     if (target.engine !== 'mongodb') {
       // Near the end on purpose: it drops the schema and builds it again.
       describe('migrations', () => {
-        it('every registered migration (the generated modules\' included) undoes cleanly, each named if not', async () => {
+        it("every registered migration (the generated modules' included) undoes cleanly, each named if not", async () => {
           const applied = await checkMigrationsUndo(database as SqlDatabase);
           expect(applied).toEqual(migrationsOf(registeredStores).map((migration) => migration.name));
         }, 120_000);
@@ -279,7 +337,12 @@ for (const target of engines) {
           while ((await sql.migrator().down()).length > 0);
           expect((await sql.migrator().status()).executed).toEqual([]);
 
-          const instances = [1, 2, 3].map(() => createDatabase(configFor(engine.url()), logger, registeredStores, { cleanupJob: false, connectAttempts: 1 }));
+          const instances = [1, 2, 3].map(() =>
+            createDatabase(configFor(engine.url()), logger, registeredStores, {
+              cleanupJob: false,
+              connectAttempts: 1,
+            }),
+          );
           try {
             await Promise.all(instances.map((instance) => instance.connect()));
             const results = await Promise.allSettled(instances.map((instance) => instance.migrate()));
@@ -302,14 +365,19 @@ for (const target of engines) {
       describe('failure and recovery', () => {
         it('fails with StoreUnavailableError within seconds when nothing listens', async () => {
           const url = withPort(engine.url(), await closedPort());
-          const unreachable = createDatabase(configFor(url), logger, registeredStores, { cleanupJob: false, connectAttempts: 1 });
+          const unreachable = createDatabase(configFor(url), logger, registeredStores, {
+            cleanupJob: false,
+            connectAttempts: 1,
+          });
           try {
             const connect = await elapsed(() => unreachable.connect());
             expect(connect.result.status).toBe('rejected');
             expect((connect.result as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
             const lookup = await elapsed(() => unreachable.store(refreshTokenStore).findByToken(digest()));
             expect((lookup.result as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
-            figures.push(`${target.label}: closed port → StoreUnavailableError after ${connect.ms} ms (connect), ${lookup.ms} ms (lookup)`);
+            figures.push(
+              `${target.label}: closed port → StoreUnavailableError after ${connect.ms} ms (connect), ${lookup.ms} ms (lookup)`,
+            );
           } finally {
             await unreachable.close().catch(() => undefined);
           }
@@ -317,7 +385,10 @@ for (const target of engines) {
 
         it('fails with StoreUnavailableError within the timeout when the server never answers', async () => {
           const hole = await blackHole();
-          const hanging = createDatabase(configFor(withPort(engine.url(), hole.port)), logger, registeredStores, { cleanupJob: false, connectAttempts: 1 });
+          const hanging = createDatabase(configFor(withPort(engine.url(), hole.port)), logger, registeredStores, {
+            cleanupJob: false,
+            connectAttempts: 1,
+          });
           try {
             const ping = await elapsed(() => hanging.ping());
             expect((ping.result as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
@@ -334,23 +405,32 @@ for (const target of engines) {
           await proxy.start();
           let service: RunningService | undefined;
           try {
-            service = await startService(configFor(withPort(engine.url(), proxy.port)), logger, { port: 0, host: '127.0.0.1' });
+            service = await startService(configFor(withPort(engine.url(), proxy.port)), logger, {
+              port: 0,
+              host: '127.0.0.1',
+            });
             const agent = request(service.server);
             expect((await agent.get('/health/ready')).status).toBe(200);
 
             await proxy.cut();
             const down = await elapsed(() => agent.get('/health/ready').then((res) => res.status));
             expect(down.result).toEqual({ status: 'fulfilled', value: 503 });
-            await expect(service.services.database.store(refreshTokenStore).findByToken(digest())).rejects.toBeInstanceOf(StoreUnavailableError);
+            await expect(
+              service.services.database.store(refreshTokenStore).findByToken(digest()),
+            ).rejects.toBeInstanceOf(StoreUnavailableError);
 
             await proxy.start(); // same port: the database is back
             const recovered = await elapsed(() =>
               eventually(async () => (await agent.get('/health/ready')).status === 200, 20_000),
             );
             expect(recovered.result).toEqual({ status: 'fulfilled', value: true });
-            figures.push(`${target.label}: outage → 503 in ${down.ms} ms; recovered ${recovered.ms} ms after the database returned`);
+            figures.push(
+              `${target.label}: outage → 503 in ${down.ms} ms; recovered ${recovered.ms} ms after the database returned`,
+            );
             const token = digest();
-            await service.services.database.store(refreshTokenStore).create({ userId: 'user-r', token, expiresAt: inSeconds(60) });
+            await service.services.database
+              .store(refreshTokenStore)
+              .create({ userId: 'user-r', token, expiresAt: inSeconds(60) });
             expect(await service.services.database.store(refreshTokenStore).findByToken(token)).not.toBeNull();
           } finally {
             await service?.stop();

@@ -16,16 +16,22 @@ describe('the judge of a write', () => {
   it('sees the record as it will be, with its owner, and the stored one; refusing writes nothing', async () => {
     const store = storeOf(opened.database(), notes);
     const seen: { next: Record<string, unknown>; stored: Record<string, unknown> | null }[] = [];
-    const judge = async (next: Record<string, unknown>, stored: Record<string, unknown> | null) => void seen.push({ next, stored });
+    const judge = async (next: Record<string, unknown>, stored: Record<string, unknown> | null) =>
+      void seen.push({ next, stored });
     const values = await valuesFor(opened.database(), notes, 'judged-owner');
     const created = await store.create('judged-owner', values as never, { judge });
     expect(seen[0]).toEqual({ next: expect.objectContaining({ ...values, ownerId: 'judged-owner' }), stored: null });
     await store.update(created.id, { ownerId: 'judged-owner' }, { title: 'Changed' } as never, { judge });
-    expect(seen[1]).toEqual({ next: expect.objectContaining({ title: 'Changed', ownerId: 'judged-owner' }), stored: expect.objectContaining({ title: created.title }) });
+    expect(seen[1]).toEqual({
+      next: expect.objectContaining({ title: 'Changed', ownerId: 'judged-owner' }),
+      stored: expect.objectContaining({ title: created.title }),
+    });
     const refuse = async () => {
       throw new WriteRefusedError([{ field: 'title', message: 'is not welcome' }]);
     };
-    await expect(store.update(created.id, { ownerId: 'judged-owner' }, { title: 'Refused' } as never, { judge: refuse })).rejects.toBeInstanceOf(WriteRefusedError);
+    await expect(
+      store.update(created.id, { ownerId: 'judged-owner' }, { title: 'Refused' } as never, { judge: refuse }),
+    ).rejects.toBeInstanceOf(WriteRefusedError);
     expect((await store.findById(created.id, {}))!.title).toBe('Changed');
   });
 });

@@ -27,7 +27,9 @@ export function refreshTokenFrom(response: Response): string | undefined {
 
 /** True when the response clears the refresh cookie (same name and path, Max-Age=0). */
 export function clearsRefreshCookie(response: Response): boolean {
-  return setCookies(response).some((line) => /^refreshToken=;/.test(line) && line.includes('Path=/api/auth') && line.includes('Max-Age=0'));
+  return setCookies(response).some(
+    (line) => /^refreshToken=;/.test(line) && line.includes('Path=/api/auth') && line.includes('Max-Age=0'),
+  );
 }
 
 export interface Session {

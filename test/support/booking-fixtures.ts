@@ -1,4 +1,11 @@
-import { createResourceTable, defineResource, field, listIndexColumns, resourceModule, type SqlMigration } from '../../src/modules/kit';
+import {
+  createResourceTable,
+  defineResource,
+  field,
+  listIndexColumns,
+  resourceModule,
+  type SqlMigration,
+} from '../../src/modules/kit';
 import { shapeSamples } from './resource-samples';
 
 // A room-booking service as a team would declare it: rooms, a catalogue every signed-in user reads and admins
@@ -9,9 +16,16 @@ import { shapeSamples } from './resource-samples';
 
 type Listed = Parameters<typeof listIndexColumns>[0];
 
-const created = (table: string, resource: () => Listed, columns: Parameters<typeof createResourceTable>[2], unique?: string[][], checks?: string[]): SqlMigration => ({
+const created = (
+  table: string,
+  resource: () => Listed,
+  columns: Parameters<typeof createResourceTable>[2],
+  unique?: string[][],
+  checks?: string[],
+): SqlMigration => ({
   name: `booking-fixture-${table}-0001-create`,
-  up: (queryInterface) => createResourceTable(queryInterface, table, columns, { indexes: listIndexColumns(resource()), unique, checks }),
+  up: (queryInterface) =>
+    createResourceTable(queryInterface, table, columns, { indexes: listIndexColumns(resource()), unique, checks }),
   down: (queryInterface) => queryInterface.dropTable(table),
 });
 
@@ -24,7 +38,14 @@ export const rooms = defineResource({
   filters: ['capacity'],
   sort: ['name'],
   access: { read: 'authenticated', write: 'admin' },
-  migrations: [created('bk_rooms', (): Listed => rooms, (c) => ({ ...c.string('name'), ...c.integer('capacity', { minimum: 1, maximum: 500 }) }), [['name']])],
+  migrations: [
+    created(
+      'bk_rooms',
+      (): Listed => rooms,
+      (c) => ({ ...c.string('name'), ...c.integer('capacity', { minimum: 1, maximum: 500 }) }),
+      [['name']],
+    ),
+  ],
 });
 
 export const bookings = defineResource({
@@ -67,7 +88,9 @@ export const bookings = defineResource({
 export const bookingsModule = resourceModule(bookings, {
   checkWrite: async ({ record, read }) => {
     const room = await read(rooms).findById(record.room);
-    return room && record.attendees > room.capacity ? { attendees: `must be at most the room's capacity, ${room.capacity}` } : undefined;
+    return room && record.attendees > room.capacity
+      ? { attendees: `must be at most the room's capacity, ${room.capacity}` }
+      : undefined;
   },
 });
 
@@ -80,5 +103,11 @@ export const notices = defineResource({
   modelName: 'BkNotice',
   fields: { text: field.string() },
   access: { read: 'public', write: 'role:editor' },
-  migrations: [created('bk_notices', (): Listed => notices, (c) => c.string('text'))],
+  migrations: [
+    created(
+      'bk_notices',
+      (): Listed => notices,
+      (c) => c.string('text'),
+    ),
+  ],
 });

@@ -47,18 +47,27 @@ export function keepingChecks(resource: Resource, values: Values, fixed: Readonl
   const checks = checksOf(resource);
   for (let pass = 0; pass <= checks.length; pass += 1) {
     // A check whose sides are both fixed stays as the caller wrote it (a case just outside it, on purpose).
-    const broken = checks.filter((check) => !keepsCheck(check, kept) && !(fixed.has(check.left) && fixed.has(check.right)));
+    const broken = checks.filter(
+      (check) => !keepsCheck(check, kept) && !(fixed.has(check.left) && fixed.has(check.right)),
+    );
     if (broken.length === 0) return kept;
     for (const check of broken) {
-      const moved = [check, mirrored(check)].filter((side) => !fixed.has(side.left)).some((side) => {
-        const definition = resource.fields[side.left]!;
-        const value = keeping(side, definition, kept[side.right]);
-        if (!keepsRules(rulesOf(definition), value)) return false;
-        kept[side.left] = value;
-        return true;
-      });
-      if (!moved) throw new Error(`no sample of ${resource.name} keeps ${check.text} within its fields' rules: shape its samples (shapeSamples)`);
+      const moved = [check, mirrored(check)]
+        .filter((side) => !fixed.has(side.left))
+        .some((side) => {
+          const definition = resource.fields[side.left]!;
+          const value = keeping(side, definition, kept[side.right]);
+          if (!keepsRules(rulesOf(definition), value)) return false;
+          kept[side.left] = value;
+          return true;
+        });
+      if (!moved)
+        throw new Error(
+          `no sample of ${resource.name} keeps ${check.text} within its fields' rules: shape its samples (shapeSamples)`,
+        );
     }
   }
-  throw new Error(`no sample of ${resource.name} keeps all of ${checks.map((check) => check.text).join(', ')}: shape its samples (shapeSamples)`);
+  throw new Error(
+    `no sample of ${resource.name} keeps all of ${checks.map((check) => check.text).join(', ')}: shape its samples (shapeSamples)`,
+  );
 }

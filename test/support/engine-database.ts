@@ -18,7 +18,11 @@ export interface EngineDatabase {
  * For a suite on one engine: starts it and opens a migrated database with these stores (and the stores they
  * depend on) before the suite, closes both after. `env` adds settings (e.g. DATABASE_TIMEOUT).
  */
-export function useEngineDatabase(target: EngineTarget, stores: readonly AnyStoreDefinition[], env: Record<string, string> = {}): EngineDatabase {
+export function useEngineDatabase(
+  target: EngineTarget,
+  stores: readonly AnyStoreDefinition[],
+  env: Record<string, string> = {},
+): EngineDatabase {
   let started: StartedEngine | undefined;
   let database: Database | undefined;
   beforeAll(async () => {

@@ -136,7 +136,11 @@ function probeContainers(images: string[]): ProbeResult {
   try {
     probeResult = JSON.parse(probe.stdout.trim().split('\n').pop() ?? '') as ProbeResult;
   } catch {
-    probeResult = { runtime: false, reason: `the container probe failed (${probe.error?.message ?? probe.stderr.trim().slice(0, 200)})`, images: {} };
+    probeResult = {
+      runtime: false,
+      reason: `the container probe failed (${probe.error?.message ?? probe.stderr.trim().slice(0, 200)})`,
+      images: {},
+    };
   }
   return probeResult;
 }
@@ -152,12 +156,20 @@ function containersRequested(): boolean {
 /** The engines the contract suite runs against, in a fixed order, each with its source or skip reason. */
 export function testEngines(): EngineTarget[] {
   const targets: EngineTarget[] = [
-    { engine: 'sqlite', label: 'sqlite (in memory)', start: async () => ({ url: 'sqlite::memory:', stop: async () => undefined }) },
+    {
+      engine: 'sqlite',
+      label: 'sqlite (in memory)',
+      start: async () => ({ url: 'sqlite::memory:', stop: async () => undefined }),
+    },
   ];
   for (const spec of NETWORK_ENGINES) {
     const url = process.env[spec.urlVariable]?.trim();
     if (url) {
-      targets.push({ engine: spec.engine, label: `${spec.engine} (${spec.urlVariable})`, start: async () => ({ url, stop: async () => undefined }) });
+      targets.push({
+        engine: spec.engine,
+        label: `${spec.engine} (${spec.urlVariable})`,
+        start: async () => ({ url, stop: async () => undefined }),
+      });
       continue;
     }
     const image = imageOf(spec);
@@ -172,7 +184,11 @@ export function testEngines(): EngineTarget[] {
       continue;
     }
     const probe = probeContainers(NETWORK_ENGINES.filter((e) => !process.env[e.urlVariable]?.trim()).map(imageOf));
-    const reason = !probe.runtime ? probe.reason : probe.images[image]?.available ? undefined : (probe.images[image]?.reason ?? `image ${image} was not probed`);
+    const reason = !probe.runtime
+      ? probe.reason
+      : probe.images[image]?.available
+        ? undefined
+        : (probe.images[image]?.reason ?? `image ${image} was not probed`);
     targets.push({
       engine: spec.engine,
       label,

@@ -28,7 +28,15 @@ export function useMailApp(target: EngineTarget, env: Record<string, string> = {
   beforeAll(async () => {
     started = await target.start();
     app = await buildTestApp({
-      env: { DATABASE_URL: started.url, USER_STORE: 'database', AUTH_REGISTRATION: 'true', AUTH_RATE_LIMIT_MAX: '1000', SMTP_URL: await mail.start(), PUBLIC_URL: MAIL_PUBLIC_URL, ...env },
+      env: {
+        DATABASE_URL: started.url,
+        USER_STORE: 'database',
+        AUTH_REGISTRATION: 'true',
+        AUTH_RATE_LIMIT_MAX: '1000',
+        SMTP_URL: await mail.start(),
+        PUBLIC_URL: MAIL_PUBLIC_URL,
+        ...env,
+      },
       modules: [authModule, usersModule],
     });
   }, 240_000);
@@ -41,7 +49,10 @@ export function useMailApp(target: EngineTarget, env: Record<string, string> = {
     counter += 1;
     const email = `mail-${counter}-${randomUUID().slice(0, 8)}@example.com`; // unique across files sharing a database
     // With email verification on, 202 and a message (a taken address answers alike); without, 201 and the user.
-    await http().post('/api/auth/register').send({ name: 'Mail Tester', email, password: MAIL_TEST_PASSWORD }).expect(verificationOn ? 202 : 201);
+    await http()
+      .post('/api/auth/register')
+      .send({ name: 'Mail Tester', email, password: MAIL_TEST_PASSWORD })
+      .expect(verificationOn ? 202 : 201);
     return email;
   };
   return { app: opened, http, mail, register };

@@ -33,8 +33,17 @@ export class MailCatcher {
           if (this.refusing) return callback(Object.assign(new Error('Try again later'), { responseCode: 451 }));
           const raw = Buffer.concat(chunks).toString('utf8');
           simpleParser(raw).then((parsed) => {
-            const address = (value: ParsedMail['to'] | ParsedMail['from']) => (Array.isArray(value) ? value[0]?.text : value?.text) ?? '';
-            this.mails.push({ to: address(parsed.to), from: address(parsed.from), subject: parsed.subject ?? '', text: parsed.text ?? '', html: typeof parsed.html === 'string' ? parsed.html : '', raw, parsed });
+            const address = (value: ParsedMail['to'] | ParsedMail['from']) =>
+              (Array.isArray(value) ? value[0]?.text : value?.text) ?? '';
+            this.mails.push({
+              to: address(parsed.to),
+              from: address(parsed.from),
+              subject: parsed.subject ?? '',
+              text: parsed.text ?? '',
+              html: typeof parsed.html === 'string' ? parsed.html : '',
+              raw,
+              parsed,
+            });
             callback();
           }, callback);
         });

@@ -11,7 +11,9 @@ type Schema = Record<string, TableShape>;
 
 async function schemaOf(database: SqlDatabase): Promise<Schema> {
   const queryInterface = database.queryInterface();
-  const tables = ((await queryInterface.showAllTables()) as unknown[]).map((table) => (typeof table === 'string' ? table : String((table as { tableName: string }).tableName)));
+  const tables = ((await queryInterface.showAllTables()) as unknown[]).map((table) =>
+    typeof table === 'string' ? table : String((table as { tableName: string }).tableName),
+  );
   const schema: Schema = {};
   for (const table of tables.filter((name) => name !== MIGRATIONS_TABLE && !name.startsWith('sqlite_')).sort()) {
     const shape = await describeTableShape(queryInterface, table);
@@ -31,7 +33,10 @@ function differences(expected: Schema, actual: Schema): string[] {
   for (const table of new Set([...Object.keys(expected), ...Object.keys(actual)])) {
     if (!(table in actual)) problems.push(`table ${table} is gone`);
     else if (!(table in expected)) problems.push(`table ${table} is left behind`);
-    else if (JSON.stringify(expected[table]) !== JSON.stringify(actual[table])) problems.push(`table ${table} differs: expected ${JSON.stringify(expected[table])}, got ${JSON.stringify(actual[table])}`);
+    else if (JSON.stringify(expected[table]) !== JSON.stringify(actual[table]))
+      problems.push(
+        `table ${table} differs: expected ${JSON.stringify(expected[table])}, got ${JSON.stringify(actual[table])}`,
+      );
   }
   return problems;
 }
@@ -39,14 +44,18 @@ function differences(expected: Schema, actual: Schema): string[] {
 /** An earlier schema with what a one-way migration left (its tables as they are now where they differ from before it) carried into it. */
 function carried(earlier: Schema, beforeOneWay: Schema, now: Schema): Schema {
   const result = { ...earlier };
-  for (const [table, shape] of Object.entries(now)) if (table in result && JSON.stringify(beforeOneWay[table]) !== JSON.stringify(shape)) result[table] = patchColumns(result[table]!, beforeOneWay[table]!, shape);
+  for (const [table, shape] of Object.entries(now))
+    if (table in result && JSON.stringify(beforeOneWay[table]) !== JSON.stringify(shape))
+      result[table] = patchColumns(result[table]!, beforeOneWay[table]!, shape);
   return result;
 }
 
 /** The columns a one-way migration changed, changed the same way in an earlier shape of the table. */
 function patchColumns(earlier: TableShape, beforeOneWay: TableShape, now: TableShape): TableShape {
   const columns = { ...earlier.columns };
-  for (const [name, column] of Object.entries(now.columns)) if (name in columns && JSON.stringify(beforeOneWay.columns[name]) !== JSON.stringify(column)) columns[name] = column;
+  for (const [name, column] of Object.entries(now.columns))
+    if (name in columns && JSON.stringify(beforeOneWay.columns[name]) !== JSON.stringify(column))
+      columns[name] = column;
   return { ...earlier, columns };
 }
 
@@ -56,13 +65,17 @@ function patchColumns(earlier: TableShape, beforeOneWay: TableShape, now: TableS
  */
 export async function checkMigrationsUndo(database: SqlDatabase): Promise<string[]> {
   const migrator = database.migrator();
-  const kept = new Set(migrator.migrations.filter((migration) => migration.keptOnDown).map((migration) => migration.name));
+  const kept = new Set(
+    migrator.migrations.filter((migration) => migration.keptOnDown).map((migration) => migration.name),
+  );
   const undo = async (name?: string): Promise<number> => {
     try {
       return (await migrator.down()).length;
     } catch (error) {
       const failed = name ?? (error as { migration?: { name?: string } }).migration?.name ?? 'the last applied one';
-      throw new Error(`migration '${failed}' does not undo: its down failed: ${(error as Error).message}`, { cause: error });
+      throw new Error(`migration '${failed}' does not undo: its down failed: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   };
   while ((await undo()) > 0);
@@ -82,10 +95,12 @@ export async function checkMigrationsUndo(database: SqlDatabase): Promise<string
     // A declared one-way change: what it made stays, so the migrations before it are checked against that.
     if (problems.length > 0 && kept.has(name)) {
       const now = await schemaOf(database);
-      for (let earlier = 0; earlier < index; earlier += 1) before[earlier] = carried(before[earlier]!, before[index]!, now);
+      for (let earlier = 0; earlier < index; earlier += 1)
+        before[earlier] = carried(before[earlier]!, before[index]!, now);
       continue;
     }
-    if (problems.length > 0) throw new Error(`migration '${name}' does not undo cleanly: after its down, ${problems.join('; ')}`);
+    if (problems.length > 0)
+      throw new Error(`migration '${name}' does not undo cleanly: after its down, ${problems.join('; ')}`);
   }
   await migrator.up();
   return applied;

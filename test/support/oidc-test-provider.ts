@@ -86,7 +86,8 @@ export class ProviderBrowser {
         response = await this.go(new URL(abort!.replace(/&amp;/g, '&'), response.url).href);
         continue;
       }
-      const form: Record<string, string> = prompt === 'login' ? { prompt, login: answer.account, password: 'any' } : { prompt };
+      const form: Record<string, string> =
+        prompt === 'login' ? { prompt, login: answer.account, password: 'any' } : { prompt };
       response = await this.go(new URL(action, response.url).href, new URLSearchParams(form));
     }
     throw new Error('the provider never sent the browser back');
@@ -97,7 +98,10 @@ export class ProviderBrowser {
     const response = await fetch(this.reach(url), {
       method: form ? 'POST' : 'GET',
       redirect: 'manual',
-      headers: { ...(cookie ? { cookie } : {}), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      headers: {
+        ...(cookie ? { cookie } : {}),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
       body: form?.toString(),
     });
     for (const line of response.headers.getSetCookie()) {

@@ -63,19 +63,34 @@ export class DocumentConformance {
     const problems: string[] = [];
     const content = documented.content as Record<string, unknown> | undefined;
     if (content) {
-      if (!String(res.headers['content-type']).startsWith('application/json')) problems.push(`${where}: content type ${res.headers['content-type']}`);
-      const validate = this.validator(pointer('paths', pathTemplate, method.toLowerCase(), 'responses', String(res.status), 'content', 'application/json', 'schema'));
-      if (!validate(res.body)) problems.push(`${where}: body ${JSON.stringify(res.body)}: ${this.ajv.errorsText(validate.errors)}`);
+      if (!String(res.headers['content-type']).startsWith('application/json'))
+        problems.push(`${where}: content type ${res.headers['content-type']}`);
+      const validate = this.validator(
+        pointer(
+          'paths',
+          pathTemplate,
+          method.toLowerCase(),
+          'responses',
+          String(res.status),
+          'content',
+          'application/json',
+          'schema',
+        ),
+      );
+      if (!validate(res.body))
+        problems.push(`${where}: body ${JSON.stringify(res.body)}: ${this.ajv.errorsText(validate.errors)}`);
     } else if (res.text) {
       problems.push(`${where}: documented without a body, got ${res.text}`);
     }
     for (const [name, header] of Object.entries((documented.headers ?? {}) as Record<string, Json>)) {
       const sent = res.headers[name.toLowerCase()] as string | string[] | undefined;
       const schema = this.resolve(header).schema as Json;
-      if (sent === undefined && this.resolve(header).required === true) problems.push(`${where}: required header ${name} missing`);
+      if (sent === undefined && this.resolve(header).required === true)
+        problems.push(`${where}: required header ${name} missing`);
       for (const one of sent === undefined ? [] : Array.isArray(sent) ? sent : [sent]) {
         const value = schema.type === 'integer' ? Number(one) : one;
-        if (!this.ajv.validate(schema, value)) problems.push(`${where}: header ${name}: ${one} does not match ${JSON.stringify(schema)}`);
+        if (!this.ajv.validate(schema, value))
+          problems.push(`${where}: header ${name}: ${one} does not match ${JSON.stringify(schema)}`);
       }
     }
     return problems;

@@ -8,13 +8,25 @@ import { buildTestApp, type TestApp } from './test-app';
  * passkeys for `publicUrl`, a generous auth limit), opened before the suite and closed after; `env` adds
  * settings (MFA_ENCRYPTION_KEY, EMAIL_VERIFICATION, …). The answer gives the app once it is open.
  */
-export function usePasskeyApp(target: EngineTarget, publicUrl: string, env: Record<string, string> = {}): () => TestApp {
+export function usePasskeyApp(
+  target: EngineTarget,
+  publicUrl: string,
+  env: Record<string, string> = {},
+): () => TestApp {
   let started: StartedEngine | undefined;
   let app: TestApp | undefined;
   beforeAll(async () => {
     started = await target.start();
     app = await buildTestApp({
-      env: { DATABASE_URL: started.url, USER_STORE: 'database', PUBLIC_URL: publicUrl, PASSKEYS: 'true', AUTH_REGISTRATION: 'true', AUTH_RATE_LIMIT_MAX: '10000', ...env },
+      env: {
+        DATABASE_URL: started.url,
+        USER_STORE: 'database',
+        PUBLIC_URL: publicUrl,
+        PASSKEYS: 'true',
+        AUTH_REGISTRATION: 'true',
+        AUTH_RATE_LIMIT_MAX: '10000',
+        ...env,
+      },
       modules: [authModule, usersModule],
     });
   }, 120_000);

@@ -5,7 +5,8 @@ import { request as httpRequest } from 'node:http';
 /** Spellings of `path` that a lax router or a normalising proxy might treat as the same path. */
 export function pathVariants(path: string): string[] {
   const segments = path.split('/').slice(1);
-  const percent = (text: string, index: number) => `${text.slice(0, index)}%${text.charCodeAt(index).toString(16)}${text.slice(index + 1)}`;
+  const percent = (text: string, index: number) =>
+    `${text.slice(0, index)}%${text.charCodeAt(index).toString(16)}${text.slice(index + 1)}`;
   const letterAt = (text: string) => text.search(/[a-z]/i);
   const variants = new Set<string>([
     path.toUpperCase(),
@@ -42,10 +43,13 @@ export function pathVariants(path: string): string[] {
 /** Sends `path` exactly as written (supertest and fetch would parse and normalise it); resolves the status. */
 export function sendRaw(port: number, method: string, path: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers: { 'content-type': 'application/json' } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method, path, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(method === 'GET' || method === 'DELETE' ? undefined : '{}');
   });

@@ -17,7 +17,19 @@ import { packageName } from './loaded-package-name';
 const config = loadConfig(process.env);
 const logger = pino({ level: 'silent' });
 const database = createDatabase(config, logger, storesOf(modules), { cleanupJob: false, connectAttempts: 1 }); // never connected
-const services = { config, logger, database, tokens: new TokenService(config.jwt), ...userServices(config, database), lifecycle: new Lifecycle(), metrics: metricsOff };
+const services = {
+  config,
+  logger,
+  database,
+  tokens: new TokenService(config.jwt),
+  ...userServices(config, database),
+  lifecycle: new Lifecycle(),
+  metrics: metricsOff,
+};
 declareApi(services, modules);
-const packages = new Set(Object.keys(require.cache).map(packageName).filter((name) => name !== undefined));
+const packages = new Set(
+  Object.keys(require.cache)
+    .map(packageName)
+    .filter((name) => name !== undefined),
+);
 process.stdout.write(`${JSON.stringify([...packages].sort())}\n`);

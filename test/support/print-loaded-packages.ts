@@ -7,7 +7,6 @@ import { packageName } from './loaded-package-name';
 // environment it is given, answers GET / and a login over HTTP, and prints the npm packages present in
 // require.cache as one JSON array. Jest's module registry does not fill require.cache, hence the child.
 
-
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const service = await startService(config, createLogger(config), { port: 0, host: '127.0.0.1' });
@@ -20,7 +19,11 @@ async function main(): Promise<void> {
       body: JSON.stringify({ email: config.demoUser.email, password: config.demoUser.password }),
     });
     if (login.status !== 200) throw new Error(`login answered ${login.status}`);
-    const packages = new Set(Object.keys(require.cache).map(packageName).filter((name) => name !== undefined));
+    const packages = new Set(
+      Object.keys(require.cache)
+        .map(packageName)
+        .filter((name) => name !== undefined),
+    );
     process.stdout.write(`${JSON.stringify([...packages].sort())}\n`);
   } finally {
     await service.stop();

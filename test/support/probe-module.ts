@@ -28,13 +28,23 @@ export const itemRoute = route({
     tags: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 3 })),
   }),
   responses: {
-    200: Type.Object({ id: Type.Integer(), limit: Type.Integer(), verbose: Type.Boolean(), tags: Type.Array(Type.String()) }),
+    200: Type.Object({
+      id: Type.Integer(),
+      limit: Type.Integer(),
+      verbose: Type.Boolean(),
+      tags: Type.Array(Type.String()),
+    }),
   },
   errors: { 404: 'No such item' },
   handler: (ctx) => {
     if (ctx.params.id === 404) throw notFound('No such item');
     // Typed from the schemas: a number, a number, a boolean or undefined, a string array or undefined.
-    return { id: ctx.params.id, limit: ctx.query.limit, verbose: ctx.query.verbose ?? false, tags: ctx.query.tags ?? [] };
+    return {
+      id: ctx.params.id,
+      limit: ctx.query.limit,
+      verbose: ctx.query.verbose ?? false,
+      tags: ctx.query.tags ?? [],
+    };
   },
 });
 

@@ -20,7 +20,6 @@ export function findRedisServer(): string | undefined {
   return found.status === 0 && found.stdout.trim() ? found.stdout.trim() : undefined;
 }
 
-
 /** Resolves once the server answers PING (bounded: 10 s). */
 async function waitForPong(port: number, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -42,9 +41,26 @@ async function waitForPong(port: number, child: ChildProcess): Promise<void> {
 export async function startRedisServer(binary: string): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'auth-redis-'));
   const port = await freePort();
-  const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], {
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    binary,
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--protected-mode',
+      'yes',
+    ],
+    {
+      stdio: 'ignore',
+    },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     await waitForPong(port, child);

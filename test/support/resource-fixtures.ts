@@ -54,7 +54,13 @@ export const notes = defineResource({
 
 const createTags: SqlMigration = {
   name: 'kit-fixture-tags-0001-create',
-  up: (queryInterface) => createResourceTable(queryInterface, 'kit_tags', (c) => ({ ...c.string('name'), ...c.reference('note', 'kit_notes') }), { unique: [['note', 'name']], indexes: listIndexColumns(tags) }),
+  up: (queryInterface) =>
+    createResourceTable(
+      queryInterface,
+      'kit_tags',
+      (c) => ({ ...c.string('name'), ...c.reference('note', 'kit_notes') }),
+      { unique: [['note', 'name']], indexes: listIndexColumns(tags) },
+    ),
   down: (queryInterface) => queryInterface.dropTable('kit_tags'),
 };
 
@@ -71,7 +77,13 @@ export const tags = defineResource({
 
 const createMarks: SqlMigration = {
   name: 'kit-fixture-marks-0001-create',
-  up: (queryInterface) => createResourceTable(queryInterface, 'kit_marks', (c) => ({ ...c.string('colour'), ...c.reference('tag', 'kit_tags', { onDelete: 'cascade' }) }), { indexes: listIndexColumns(marks) }),
+  up: (queryInterface) =>
+    createResourceTable(
+      queryInterface,
+      'kit_marks',
+      (c) => ({ ...c.string('colour'), ...c.reference('tag', 'kit_tags', { onDelete: 'cascade' }) }),
+      { indexes: listIndexColumns(marks) },
+    ),
   down: (queryInterface) => queryInterface.dropTable('kit_marks'),
 };
 

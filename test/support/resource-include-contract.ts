@@ -35,11 +35,19 @@ function joined(resource: Resource): Resource[] {
  */
 export function relatedModules(resource: AnyResource): ModuleFactory[] {
   const plain = resource as Resource;
-  const joins = referrersOf(plain).map((referrer) => referrer.resource).filter((join) => joined(join).length === 2 && join.name !== plain.name);
-  return [...new Set([...joins, ...joined(plain)])].filter((other) => other.name !== plain.name).map((other) => resourceModule(other));
+  const joins = referrersOf(plain)
+    .map((referrer) => referrer.resource)
+    .filter((join) => joined(join).length === 2 && join.name !== plain.name);
+  return [...new Set([...joins, ...joined(plain)])]
+    .filter((other) => other.name !== plain.name)
+    .map((other) => resourceModule(other));
 }
 
-export function describeIncludeCases(resource: AnyResource, path: string, { http, as, create, database, ownerId }: IncludeCaseContext): void {
+export function describeIncludeCases(
+  resource: AnyResource,
+  path: string,
+  { http, as, create, database, ownerId }: IncludeCaseContext,
+): void {
   const plain = resource as Resource;
   const mounted = (join: Resource) => {
     try {
@@ -54,7 +62,11 @@ export function describeIncludeCases(resource: AnyResource, path: string, { http
     const includes = includesOf(plain, mounted);
     const refused = await http().get(`${path}?include=nothing`).set('Authorization', as('dave')).expect(422);
     const allowed = includes.map((include) => include.name).join(', ');
-    expect(refused.body.errors).toEqual([includes.length > 0 ? { field: 'query.include', message: `'nothing' cannot be included: allowed are ${allowed}` } : expect.objectContaining({ field: 'query.include' })]);
+    expect(refused.body.errors).toEqual([
+      includes.length > 0
+        ? { field: 'query.include', message: `'nothing' cannot be included: allowed are ${allowed}` }
+        : expect.objectContaining({ field: 'query.include' }),
+    ]);
     if (includes.length === 0) return;
     const owner = ownerId('dave');
     // The joins' targets first: making one may make records of this resource (a target that has many of them
@@ -63,7 +75,11 @@ export function describeIncludeCases(resource: AnyResource, path: string, { http
     for (const include of includes) {
       if (include.kind !== 'join') continue;
       const targetOwner = ownerOf(include.target, owner);
-      const make = async () => storeOf(database(), include.target).create(targetOwner, (await valuesFor(database(), include.target, targetOwner, true)) as never);
+      const make = async () =>
+        storeOf(database(), include.target).create(
+          targetOwner,
+          (await valuesFor(database(), include.target, targetOwner, true)) as never,
+        );
       linked.set(include.name, [await make(), await make()]);
     }
     const records = [await create('dave'), await create('dave'), await create('dave')];
@@ -71,7 +87,10 @@ export function describeIncludeCases(resource: AnyResource, path: string, { http
       if (include.kind !== 'join') continue;
       // Two links on the newest record, none on the others; the link makes no other record.
       for (const target of linked.get(include.name)!) {
-        const link = await valuesFor(database(), include.join, ownerOf(include.join, owner), true, { [include.from]: records[2]!.id, [include.to]: target.id });
+        const link = await valuesFor(database(), include.join, ownerOf(include.join, owner), true, {
+          [include.from]: records[2]!.id,
+          [include.to]: target.id,
+        });
         await storeOf(database(), include.join).create(ownerOf(include.join, owner), link as never);
       }
     }
@@ -79,22 +98,42 @@ export function describeIncludeCases(resource: AnyResource, path: string, { http
       Object.fromEntries(
         await Promise.all(
           includes.map(async (include) => {
-            if (include.kind === 'join') return [include.name, record.id === records[2]!.id ? json(linked.get(include.name)) : []];
-            const found = typeof record[include.name] === 'string' ? await storeOf(database(), include.target).findById(record[include.name] as string, referenceScope(include.target.access, owner)) : null;
+            if (include.kind === 'join')
+              return [include.name, record.id === records[2]!.id ? json(linked.get(include.name)) : []];
+            const found =
+              typeof record[include.name] === 'string'
+                ? await storeOf(database(), include.target).findById(
+                    record[include.name] as string,
+                    referenceScope(include.target.access, owner),
+                  )
+                : null;
             return [include.name, json(found)];
           }),
         ),
       );
-    const stores = [...new Set(includes.flatMap((include) => (include.kind === 'join' ? [include.join, include.target] : [include.target])).map((target) => storeOf(database(), target)))];
+    const stores = [
+      ...new Set(
+        includes
+          .flatMap((include) => (include.kind === 'join' ? [include.join, include.target] : [include.target]))
+          .map((target) => storeOf(database(), target)),
+      ),
+    ];
     const calls = stores.map((store) => jest.spyOn(store, 'list'));
     try {
       const names = includes.map((include) => include.name).join(',');
       const page = await http().get(`${path}?include=${names}&limit=3`).set('Authorization', as('dave')).expect(200);
-      const perStore = (store: unknown) => includes.flatMap((include) => (include.kind === 'join' ? [include.join, include.target] : [include.target])).filter((target) => storeOf(database(), target) === store).length;
+      const perStore = (store: unknown) =>
+        includes
+          .flatMap((include) => (include.kind === 'join' ? [include.join, include.target] : [include.target]))
+          .filter((target) => storeOf(database(), target) === store).length;
       expect(calls.map((call) => call.mock.calls.length)).toEqual(stores.map(perStore));
-      for (const item of page.body.data.items) expect({ id: item.id, included: item.included }).toEqual({ id: item.id, included: await expected(item) });
+      for (const item of page.body.data.items)
+        expect({ id: item.id, included: item.included }).toEqual({ id: item.id, included: await expected(item) });
       for (const record of records) {
-        const one = await http().get(`${path}/${String(record.id)}?include=${names}`).set('Authorization', as('dave')).expect(200);
+        const one = await http()
+          .get(`${path}/${String(record.id)}?include=${names}`)
+          .set('Authorization', as('dave'))
+          .expect(200);
         expect(one.body.data.included).toEqual(await expected(record));
       }
     } finally {
@@ -102,18 +141,36 @@ export function describeIncludeCases(resource: AnyResource, path: string, { http
     }
     const plainPage = await http().get(`${path}?limit=1`).set('Authorization', as('dave')).expect(200);
     expect(plainPage.body.data.items[0]).not.toHaveProperty('included');
-    await http().get(`${path}/${String(records[0]!.id)}?include=nothing`).set('Authorization', as('dave')).expect(422);
+    await http()
+      .get(`${path}/${String(records[0]!.id)}?include=nothing`)
+      .set('Authorization', as('dave'))
+      .expect(422);
   });
 
   const sides = joined(plain);
-  (sides.length === 2 && sides[0]!.name !== sides[1]!.name ? it : it.skip)('links the two resources it joins: each side includes the other on /:id', async () => {
-    const link = await create('dave');
-    for (const [index, side] of sides.entries()) {
-      const other = sides[1 - index]!;
-      const [from, to] = Object.entries(plain.fields as Fields).filter(([, definition]) => definition.kind === 'reference').map(([name]) => name);
-      const [mine, theirs] = index === 0 ? [from!, to!] : [to!, from!];
-      const read = await http().get(`/api/${side.name}/${String(link[mine])}?include=${other.name}`).set('Authorization', as('dave')).expect(200);
-      expect(read.body.data.included[other.name]).toEqual([json(await storeOf(database(), other).findById(link[theirs] as string, referenceScope(other.access, ownerId('dave'))))]);
-    }
-  });
+  (sides.length === 2 && sides[0]!.name !== sides[1]!.name ? it : it.skip)(
+    'links the two resources it joins: each side includes the other on /:id',
+    async () => {
+      const link = await create('dave');
+      for (const [index, side] of sides.entries()) {
+        const other = sides[1 - index]!;
+        const [from, to] = Object.entries(plain.fields as Fields)
+          .filter(([, definition]) => definition.kind === 'reference')
+          .map(([name]) => name);
+        const [mine, theirs] = index === 0 ? [from!, to!] : [to!, from!];
+        const read = await http()
+          .get(`/api/${side.name}/${String(link[mine])}?include=${other.name}`)
+          .set('Authorization', as('dave'))
+          .expect(200);
+        expect(read.body.data.included[other.name]).toEqual([
+          json(
+            await storeOf(database(), other).findById(
+              link[theirs] as string,
+              referenceScope(other.access, ownerId('dave')),
+            ),
+          ),
+        ]);
+      }
+    },
+  );
 }

@@ -17,21 +17,33 @@ export interface PolicyCaseContext {
   database: () => Database;
 }
 
-export function describePolicyCases(resource: AnyResource, path: string, { http, as, create, idOf, database }: PolicyCaseContext): void {
+export function describePolicyCases(
+  resource: AnyResource,
+  path: string,
+  { http, as, create, idOf, database }: PolicyCaseContext,
+): void {
   const { access } = resource;
   const catalogue = isCatalogue(access);
 
   it(`reads: ${access.read === 'public' ? 'anyone, without a token' : 'every signed-in user'}, the records of ${catalogue ? 'the catalogue' : 'every user'}`, async () => {
     const record = await create('alice');
-    const read = (request: ReturnType<ReturnType<typeof http>['get']>) => (access.read === 'public' ? request : request.set('Authorization', as('eve')));
+    const read = (request: ReturnType<ReturnType<typeof http>['get']>) =>
+      access.read === 'public' ? request : request.set('Authorization', as('eve'));
     expect((await read(http().get(`${path}/${String(record.id)}`)).expect(200)).body.data).toEqual(record);
-    const listed = await read(http().get(path).query({ limit: 100, ...(catalogue ? {} : { ownerId: idOf('alice') }) })).expect(200);
+    const listed = await read(
+      http()
+        .get(path)
+        .query({ limit: 100, ...(catalogue ? {} : { ownerId: idOf('alice') }) }),
+    ).expect(200);
     expect(listed.body.data.items.map((item: { id: string }) => item.id)).toContain(record.id);
     if (access.read !== 'public') {
       await http().get(path).expect(401);
-      await http().get(`${path}/${String(record.id)}`).expect(401);
+      await http()
+        .get(`${path}/${String(record.id)}`)
+        .expect(401);
     }
-    if (!catalogue) expect(listed.body.data.items.every((item: { ownerId: string }) => item.ownerId === idOf('alice'))).toBe(true); // ?ownerId= narrows, for any reader
+    if (!catalogue)
+      expect(listed.body.data.items.every((item: { ownerId: string }) => item.ownerId === idOf('alice'))).toBe(true); // ?ownerId= narrows, for any reader
   });
 
   it(`writes: ${catalogue ? `${access.write} only (anyone else 403), the records nobody's` : 'each user their own (another user 404), an admin any'}`, async () => {
@@ -49,6 +61,8 @@ export function describePolicyCases(resource: AnyResource, path: string, { http,
       await http().delete(`${path}/${id}`).set('Authorization', as('eve')).expect(404);
       await http().patch(`${path}/${id}`).set('Authorization', as('root')).send(changes).expect(200);
     }
-    expect((await http().get(`${path}/${id}`).set('Authorization', as('eve')).expect(200)).body.data).toMatchObject(changes);
+    expect((await http().get(`${path}/${id}`).set('Authorization', as('eve')).expect(200)).body.data).toMatchObject(
+      changes,
+    );
   });
 }

@@ -64,7 +64,13 @@ export function sampleOf(resource: Resource, name: string): unknown {
 
 /** A value of the wrong type for a request body. */
 export function wrongValue(definition: FieldDefinition): unknown {
-  return definition.kind === 'integer' ? 1.5 : definition.kind === 'number' || definition.kind === 'boolean' ? 'not-this' : definition.kind === 'datetime' ? 'next tuesday' : 42;
+  return definition.kind === 'integer'
+    ? 1.5
+    : definition.kind === 'number' || definition.kind === 'boolean'
+      ? 'not-this'
+      : definition.kind === 'datetime'
+        ? 'next tuesday'
+        : 42;
 }
 
 /** The store of a resource on an open database (its dependencies are opened with it). */
@@ -74,7 +80,12 @@ export function storeOf(database: Database, resource: Resource): ResourceStore<F
 
 /** The fields a request body may not name: the read-only ones and those the actions set (governedFields). */
 export function bodyless(resource: Resource): Set<string> {
-  return new Set([...Object.entries(resource.fields as Fields).filter(([, definition]) => definition.readOnly).map(([name]) => name), ...governedFields(resource.actions)]);
+  return new Set([
+    ...Object.entries(resource.fields as Fields)
+      .filter(([, definition]) => definition.readOnly)
+      .map(([name]) => name),
+    ...governedFields(resource.actions),
+  ]);
 }
 
 /**
@@ -82,7 +93,13 @@ export function bodyless(resource: Resource): Set<string> {
  * fresh; each reference points at a new record of the same owner, unless `given` names it (those values are
  * taken as they are: no record is made for them). Read-only fields are left to the store and the actions.
  */
-export async function valuesFor(database: Database, resource: Resource, ownerId: string, required = false, given: Values = {}): Promise<Values> {
+export async function valuesFor(
+  database: Database,
+  resource: Resource,
+  ownerId: string,
+  required = false,
+  given: Values = {},
+): Promise<Values> {
   const values: Values = { ...given };
   const fixed = new Set(Object.keys(given));
   const left = bodyless(resource);
@@ -91,13 +108,19 @@ export async function valuesFor(database: Database, resource: Resource, ownerId:
     if (definition.kind === 'reference') {
       const target = definition.references!.resource() as Resource;
       const owner = ownerOf(target, ownerId);
-      values[name] = (await storeOf(database, target).create(owner, (await valuesFor(database, target, owner, true)) as never)).id;
+      values[name] = (
+        await storeOf(database, target).create(owner, (await valuesFor(database, target, owner, true)) as never)
+      ).id;
     } else {
       values[name] = sampleOf(resource, name);
     }
   }
   // Fields the create leaves out keep their defaults: a check is kept by the values the record will hold.
-  const held = Object.fromEntries(Object.entries(resource.fields as Fields).flatMap(([name, definition]) => (name in values || definition.default === undefined ? [] : [[name, definition.default]])));
+  const held = Object.fromEntries(
+    Object.entries(resource.fields as Fields).flatMap(([name, definition]) =>
+      name in values || definition.default === undefined ? [] : [[name, definition.default]],
+    ),
+  );
   const kept = keepingChecks(resource, { ...held, ...values }, new Set([...fixed, ...Object.keys(held)]));
   return Object.fromEntries(Object.keys(values).map((name) => [name, kept[name]]));
 }
@@ -109,13 +132,17 @@ export function ownerOf(resource: Resource, ownerId: string): string {
 
 /** Values as a JSON body carries them (datetimes as ISO strings). */
 export function asJson(values: Values): Values {
-  return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, value instanceof Date ? value.toISOString() : value]));
+  return Object.fromEntries(
+    Object.entries(values).map(([name, value]) => [name, value instanceof Date ? value.toISOString() : value]),
+  );
 }
 
 /** The writable fields that are not references: the ones a test can vary freely. */
 export function plainFields(resource: Resource): [string, FieldDefinition][] {
   const left = bodyless(resource);
-  return Object.entries(resource.fields as Fields).filter(([name, definition]) => definition.kind !== 'reference' && !left.has(name));
+  return Object.entries(resource.fields as Fields).filter(
+    ([name, definition]) => definition.kind !== 'reference' && !left.has(name),
+  );
 }
 
 /**
@@ -125,20 +152,34 @@ export function plainFields(resource: Resource): [string, FieldDefinition][] {
  */
 export async function changesFor(database: Database, resource: Resource, ownerId: string): Promise<Values> {
   const plain = plainFields(resource);
-  if (plain.length > 0) return keepingChecks(resource, Object.fromEntries(plain.map(([name]) => [name, sampleOf(resource, name)])));
+  if (plain.length > 0)
+    return keepingChecks(resource, Object.fromEntries(plain.map(([name]) => [name, sampleOf(resource, name)])));
   return valuesFor(database, resource, ownerId);
 }
 
 /** The fields with a declared default, and the value a record gets when the field is left out. */
 export function defaultedFields(resource: Resource): [string, unknown][] {
-  return Object.entries(resource.fields as Fields).flatMap(([name, definition]) => (definition.default === undefined ? [] : [[name, definition.default] as [string, unknown]]));
+  return Object.entries(resource.fields as Fields).flatMap(([name, definition]) =>
+    definition.default === undefined ? [] : [[name, definition.default] as [string, unknown]],
+  );
 }
 
 /**
  * What `?q=` must and must not find, the same on every engine (shadows.ts): case and accents ignored, `%`,
  * `_`, `[` and `!` plain characters. Each query: the values it finds, among all of `SEARCH_VALUES`.
  */
-export const SEARCH_VALUES = ['Une École', 'ÉCOLE', 'ecole', 'ecale', '100% sure', '1000 sure', 'a_b', 'axb', 'x[a]y', 'hey!x'] as const;
+export const SEARCH_VALUES = [
+  'Une École',
+  'ÉCOLE',
+  'ecole',
+  'ecale',
+  '100% sure',
+  '1000 sure',
+  'a_b',
+  'axb',
+  'x[a]y',
+  'hey!x',
+] as const;
 export const SEARCH_CASES: readonly { q: string; finds: readonly string[] }[] = [
   { q: 'école', finds: ['Une École', 'ÉCOLE', 'ecole'] },
   { q: 'ECOLE', finds: ['Une École', 'ÉCOLE', 'ecole'] },

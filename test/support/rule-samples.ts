@@ -22,7 +22,9 @@ function patternSample(rules: FieldRules, maxLength: number, seed: number): stri
     const value = draw.gen();
     if (value.length > 0 && value.length <= maxLength && keepsRules(rules, value)) return value;
   }
-  throw new Error(`no sample of ${maxLength} characters or fewer matches the pattern ${rules.pattern} and its other rules: simplify it`);
+  throw new Error(
+    `no sample of ${maxLength} characters or fewer matches the pattern ${rules.pattern} and its other rules: simplify it`,
+  );
 }
 
 /** A value of a field with rules, the seed's own where the rule leaves room; undefined for a field without rules. */
@@ -50,7 +52,9 @@ export interface Outside {
 /** A string within the kind's length that the pattern refuses (undefined when every candidate matches). */
 function unmatched(rules: FieldRules, maxLength: number): string | undefined {
   const length = Math.min(Math.max(rules.minLength ?? 1, 3), maxLength);
-  return ['!', '~', ' ', '0', 'a', 'Z', '-'].map((character) => character.repeat(length)).find((candidate) => !new RegExp(rules.pattern!, 'u').test(candidate));
+  return ['!', '~', ' ', '0', 'a', 'Z', '-']
+    .map((character) => character.repeat(length))
+    .find((candidate) => !new RegExp(rules.pattern!, 'u').test(candidate));
 }
 
 /** Values just outside each of the field's rules (a value of the right kind otherwise). */
@@ -60,8 +64,10 @@ export function outsideValues(definition: FieldDefinition): Outside[] {
   const outside: Outside[] = [];
   const step = definition.kind === 'integer' ? 1 : 0.001;
   if (rules.enum) outside.push({ rule: 'enum', value: `not-${rules.enum.join('-')}`.slice(0, maxLength) });
-  if (rules.minimum !== undefined && rules.minimum - step >= -INT32) outside.push({ rule: 'minimum', value: rules.minimum - step });
-  if (rules.maximum !== undefined && rules.maximum + step <= INT32) outside.push({ rule: 'maximum', value: rules.maximum + step });
+  if (rules.minimum !== undefined && rules.minimum - step >= -INT32)
+    outside.push({ rule: 'minimum', value: rules.minimum - step });
+  if (rules.maximum !== undefined && rules.maximum + step <= INT32)
+    outside.push({ rule: 'maximum', value: rules.maximum + step });
   if (rules.minLength !== undefined && rules.minLength > 1) {
     const short = rules.pattern ? undefined : 'x'.repeat(rules.minLength - 1);
     outside.push({ rule: 'minLength', value: short ?? '!'.repeat(rules.minLength - 1) });

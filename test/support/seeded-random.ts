@@ -15,7 +15,13 @@ export function seededRandom(seed: string): RandomSource {
   let counter = 0;
   let pool = Buffer.alloc(0);
   const bytes = (length: number): Buffer => {
-    while (pool.length < length) pool = Buffer.concat([pool, createHash('sha256').update(`${seed}:${(counter += 1)}`).digest()]);
+    while (pool.length < length)
+      pool = Buffer.concat([
+        pool,
+        createHash('sha256')
+          .update(`${seed}:${(counter += 1)}`)
+          .digest(),
+      ]);
     const drawn = Buffer.from(pool.subarray(0, length));
     pool = pool.subarray(length);
     return drawn;

@@ -41,22 +41,48 @@ export class SoftwareAuthenticator {
   create(options: Json, reusing?: HeldCredential): Json {
     const rpId = (options.rp as { id: string }).id;
     const privateKey = reusing?.privateKey ?? generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
-    const credential: HeldCredential = { id: reusing?.id ?? randomBytes(16), privateKey, rpId, userHandle: (options.user as { id: string }).id, counter: 0 };
+    const credential: HeldCredential = {
+      id: reusing?.id ?? randomBytes(16),
+      privateKey,
+      rpId,
+      userHandle: (options.user as { id: string }).id,
+      counter: 0,
+    };
     if (!reusing) this.held.push(credential);
     const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
-    const coseKey = new Map<number, number | Uint8Array>([[1, 2], [3, -7], [-1, 1], [-2, Buffer.from(jwk.x!, 'base64url')], [-3, Buffer.from(jwk.y!, 'base64url')]]);
+    const coseKey = new Map<number, number | Uint8Array>([
+      [1, 2],
+      [3, -7],
+      [-1, 1],
+      [-2, Buffer.from(jwk.x!, 'base64url')],
+      [-3, Buffer.from(jwk.y!, 'base64url')],
+    ]);
     const length = Buffer.alloc(2);
     length.writeUInt16BE(credential.id.length);
     const attested = Buffer.concat([Buffer.alloc(16), length, credential.id, Buffer.from(isoCBOR.encode(coseKey))]);
-    const authData = this.authenticatorData(credential, FLAGS.userPresent | FLAGS.userVerified | FLAGS.attestedData, attested);
-    const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]) as Parameters<typeof isoCBOR.encode>[0]);
+    const authData = this.authenticatorData(
+      credential,
+      FLAGS.userPresent | FLAGS.userVerified | FLAGS.attestedData,
+      attested,
+    );
+    const attestationObject = isoCBOR.encode(
+      new Map<string, unknown>([
+        ['fmt', 'none'],
+        ['attStmt', new Map()],
+        ['authData', authData],
+      ]) as Parameters<typeof isoCBOR.encode>[0],
+    );
     return {
       id: credential.id.toString('base64url'),
       rawId: credential.id.toString('base64url'),
       type: 'public-key',
       authenticatorAttachment: 'platform',
       clientExtensionResults: {},
-      response: { clientDataJSON: this.clientData('webauthn.create', options.challenge as string), attestationObject: Buffer.from(attestationObject).toString('base64url'), transports: ['internal'] },
+      response: {
+        clientDataJSON: this.clientData('webauthn.create', options.challenge as string),
+        attestationObject: Buffer.from(attestationObject).toString('base64url'),
+        transports: ['internal'],
+      },
     };
   }
 
@@ -65,7 +91,11 @@ export class SoftwareAuthenticator {
     if (this.counting) credential.counter += 1;
     const authData = this.authenticatorData(credential, FLAGS.userPresent | FLAGS.userVerified);
     const clientDataJSON = this.clientData('webauthn.get', options.challenge as string);
-    const signature = sign('sha256', Buffer.concat([authData, sha256(Buffer.from(clientDataJSON, 'base64url'))]), credential.privateKey);
+    const signature = sign(
+      'sha256',
+      Buffer.concat([authData, sha256(Buffer.from(clientDataJSON, 'base64url'))]),
+      credential.privateKey,
+    );
     const id = credential.id.toString('base64url');
     return {
       id,
@@ -73,13 +103,24 @@ export class SoftwareAuthenticator {
       type: 'public-key',
       authenticatorAttachment: 'platform',
       clientExtensionResults: {},
-      response: { clientDataJSON, authenticatorData: authData.toString('base64url'), signature: signature.toString('base64url'), userHandle: credential.userHandle },
+      response: {
+        clientDataJSON,
+        authenticatorData: authData.toString('base64url'),
+        signature: signature.toString('base64url'),
+        userHandle: credential.userHandle,
+      },
     };
   }
 
   private pick(options: Json): HeldCredential {
-    const allowed = ((options.allowCredentials as Array<{ id: string }> | undefined) ?? []).map((descriptor) => descriptor.id);
-    const usable = this.held.filter((credential) => credential.rpId === options.rpId && (allowed.length === 0 || allowed.includes(credential.id.toString('base64url'))));
+    const allowed = ((options.allowCredentials as Array<{ id: string }> | undefined) ?? []).map(
+      (descriptor) => descriptor.id,
+    );
+    const usable = this.held.filter(
+      (credential) =>
+        credential.rpId === options.rpId &&
+        (allowed.length === 0 || allowed.includes(credential.id.toString('base64url'))),
+    );
     const chosen = usable.at(-1);
     if (!chosen) throw new Error('NotAllowedError: no credential for these options');
     return chosen;
@@ -92,6 +133,8 @@ export class SoftwareAuthenticator {
   }
 
   private clientData(type: string, challenge: string): string {
-    return Buffer.from(JSON.stringify({ type, challenge, origin: this.origin, crossOrigin: false })).toString('base64url');
+    return Buffer.from(JSON.stringify({ type, challenge, origin: this.origin, crossOrigin: false })).toString(
+      'base64url',
+    );
   }
 }

@@ -6,9 +6,14 @@ import { createResourceTable, defineResource, field, listIndexColumns, type SqlM
 
 type Listed = Parameters<typeof listIndexColumns>[0];
 
-const created = (table: string, resource: () => Listed, columns: Parameters<typeof createResourceTable>[2]): SqlMigration => ({
+const created = (
+  table: string,
+  resource: () => Listed,
+  columns: Parameters<typeof createResourceTable>[2],
+): SqlMigration => ({
   name: `tracker-fixture-${table}-0001-create`,
-  up: (queryInterface) => createResourceTable(queryInterface, table, columns, { indexes: listIndexColumns(resource()) }),
+  up: (queryInterface) =>
+    createResourceTable(queryInterface, table, columns, { indexes: listIndexColumns(resource()) }),
   down: (queryInterface) => queryInterface.dropTable(table),
 });
 
@@ -17,7 +22,13 @@ export const projects = defineResource({
   table: 'tr_projects',
   modelName: 'TrProject',
   fields: { name: field.string() },
-  migrations: [created('tr_projects', (): Listed => projects, (c) => c.string('name'))],
+  migrations: [
+    created(
+      'tr_projects',
+      (): Listed => projects,
+      (c) => c.string('name'),
+    ),
+  ],
 });
 
 export const tickets = defineResource({
@@ -37,7 +48,16 @@ export const tickets = defineResource({
     reopen: { set: { status: 'open', closedAt: null }, from: { status: ['closed'] } },
   },
   migrations: [
-    created('tr_tickets', (): Listed => tickets, (c) => ({ ...c.string('title'), ...c.string('status', { default: 'open' }), ...c.datetime('closed_at', { optional: true }), ...c.reference('project', 'tr_projects', { optional: true, onDelete: 'cascade' }) })),
+    created(
+      'tr_tickets',
+      (): Listed => tickets,
+      (c) => ({
+        ...c.string('title'),
+        ...c.string('status', { default: 'open' }),
+        ...c.datetime('closed_at', { optional: true }),
+        ...c.reference('project', 'tr_projects', { optional: true, onDelete: 'cascade' }),
+      }),
+    ),
   ],
 });
 
@@ -46,23 +66,40 @@ export const labels = defineResource({
   table: 'tr_labels',
   modelName: 'TrLabel',
   fields: { name: field.string() },
-  migrations: [created('tr_labels', (): Listed => labels, (c) => c.string('name'))],
+  migrations: [
+    created(
+      'tr_labels',
+      (): Listed => labels,
+      (c) => c.string('name'),
+    ),
+  ],
 });
 
 export const ticketLabels = defineResource({
   name: 'tr-ticket-labels',
   table: 'tr_ticket_labels',
   modelName: 'TrTicketLabel',
-  fields: { ticket: field.reference(() => tickets, { onDelete: 'cascade' }), label: field.reference(() => labels, { onDelete: 'cascade' }) },
+  fields: {
+    ticket: field.reference(() => tickets, { onDelete: 'cascade' }),
+    label: field.reference(() => labels, { onDelete: 'cascade' }),
+  },
   unique: [['ticket', 'label']],
   migrations: [
     {
       name: 'tracker-fixture-tr_ticket_labels-0001-create',
       up: (queryInterface): Promise<void> =>
-        createResourceTable(queryInterface, 'tr_ticket_labels', (c) => ({ ...c.reference('ticket', 'tr_tickets', { onDelete: 'cascade' }), ...c.reference('label', 'tr_labels', { onDelete: 'cascade' }) }), {
-          unique: [['ticket', 'label']],
-          indexes: listIndexColumns(ticketLabels as Listed),
-        }),
+        createResourceTable(
+          queryInterface,
+          'tr_ticket_labels',
+          (c) => ({
+            ...c.reference('ticket', 'tr_tickets', { onDelete: 'cascade' }),
+            ...c.reference('label', 'tr_labels', { onDelete: 'cascade' }),
+          }),
+          {
+            unique: [['ticket', 'label']],
+            indexes: listIndexColumns(ticketLabels as Listed),
+          },
+        ),
       down: (queryInterface) => queryInterface.dropTable('tr_ticket_labels'),
     },
   ],

@@ -74,11 +74,15 @@ export class ComposeStack {
   removeNow(): void {
     const [command, ...base] = this.command;
     try {
-      execFileSync(command, [...base, '-p', this.project, '-f', this.file, 'down', '-v', '--remove-orphans', '-t', '5'], {
-        env: this.env,
-        stdio: 'ignore',
-        timeout: 120_000,
-      });
+      execFileSync(
+        command,
+        [...base, '-p', this.project, '-f', this.file, 'down', '-v', '--remove-orphans', '-t', '5'],
+        {
+          env: this.env,
+          stdio: 'ignore',
+          timeout: 120_000,
+        },
+      );
     } catch {
       // already gone, or Docker itself is gone: nothing more to do here
     }
@@ -107,7 +111,11 @@ export function haproxyStats(port: number): Promise<HaproxyRow[]> {
 /** The state HAProxy gives each server of a backend: UP, DOWN, "UP 1/2" (rising), … */
 export async function serverStates(port: number, backend: string): Promise<Map<string, string>> {
   const rows = await haproxyStats(port);
-  return new Map(rows.filter((row) => row.pxname === backend && !['FRONTEND', 'BACKEND'].includes(row.svname)).map((row) => [row.svname, row.status]));
+  return new Map(
+    rows
+      .filter((row) => row.pxname === backend && !['FRONTEND', 'BACKEND'].includes(row.svname))
+      .map((row) => [row.svname, row.status]),
+  );
 }
 
 /** Polls until `test` holds (true), or throws after `timeoutMs` with `what` in the message. */

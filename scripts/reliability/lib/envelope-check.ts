@@ -16,7 +16,8 @@ function isFieldError(item: unknown): boolean {
 /** What is wrong with the answer's shape, or undefined when it is well-formed. Says nothing about the status's class. */
 export function envelopeProblem(res: Answer, method: string): string | undefined {
   if (!res.headers['x-request-id']) return 'no X-Request-Id';
-  if (res.status === 204 || method.toUpperCase() === 'HEAD') return res.text ? 'a body where none is allowed' : undefined;
+  if (res.status === 204 || method.toUpperCase() === 'HEAD')
+    return res.text ? 'a body where none is allowed' : undefined;
   if (!/^application\/json\b/.test(String(res.headers['content-type']))) return 'a non-JSON content type';
   let body: unknown;
   try {
@@ -31,8 +32,14 @@ export function envelopeProblem(res: Answer, method: string): string | undefined
     return res.status >= 400 || keys !== 'data,status' ? 'a malformed success envelope' : undefined;
   }
   if (envelope.status === 'fail') {
-    const errorsOk = envelope.errors === undefined || (Array.isArray(envelope.errors) && envelope.errors.every(isFieldError));
-    if (res.status < 400 || typeof envelope.message !== 'string' || !['message,status', 'errors,message,status'].includes(keys) || !errorsOk) {
+    const errorsOk =
+      envelope.errors === undefined || (Array.isArray(envelope.errors) && envelope.errors.every(isFieldError));
+    if (
+      res.status < 400 ||
+      typeof envelope.message !== 'string' ||
+      !['message,status', 'errors,message,status'].includes(keys) ||
+      !errorsOk
+    ) {
       return 'a malformed fail envelope';
     }
     return res.status === 422 && !Array.isArray(envelope.errors) ? 'a 422 without errors' : undefined;

@@ -47,12 +47,22 @@ export function send(target: Target, call: Call, timeoutMs: number): Promise<Out
       resolve({ ...outcome, reusedSocket: req.reusedSocket, gotHead, startedAt, ms: Date.now() - startedAt });
     };
     const req = request(
-      { host: '127.0.0.1', port: target.port, localAddress: target.localAddress, agent: target.agent ?? false, method: call.method, path: call.path, headers },
+      {
+        host: '127.0.0.1',
+        port: target.port,
+        localAddress: target.localAddress,
+        agent: target.agent ?? false,
+        method: call.method,
+        path: call.path,
+        headers,
+      },
       (res) => {
         gotHead = true;
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => finish({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          finish({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+        );
         res.on('aborted', () => finish({ headers: res.headers, error: 'INCOMPLETE' }));
         res.on('error', () => finish({ headers: res.headers, error: 'INCOMPLETE' }));
       },
@@ -79,7 +89,8 @@ export function cookieFrom(headers: Outcome['headers'], name: string): string | 
   return undefined;
 }
 
-export const refreshCookieFrom = (headers: Outcome['headers']): string | undefined => cookieFrom(headers, 'refreshToken');
+export const refreshCookieFrom = (headers: Outcome['headers']): string | undefined =>
+  cookieFrom(headers, 'refreshToken');
 
 /** data.accessToken of a success envelope, if present. */
 export function accessTokenFrom(outcome: Outcome): string | undefined {

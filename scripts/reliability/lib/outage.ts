@@ -61,11 +61,22 @@ export async function runOutage(options: OutageOptions): Promise<OutageResult> {
   const probing = probes.map(async (probe) => {
     for (let i = 0; i < 2_000 && !finished; i += 1) {
       const outcome: Outcome = await send({ port: service.port, localAddress: PROBE_ADDRESS }, probe.call, 15_000);
-      samples.push({ probe: probe.name, sentAt: outcome.startedAt, answeredAt: outcome.startedAt + outcome.ms, status: outcome.status ?? outcome.error ?? '?' });
+      samples.push({
+        probe: probe.name,
+        sentAt: outcome.startedAt,
+        answeredAt: outcome.startedAt + outcome.ms,
+        status: outcome.status ?? outcome.error ?? '?',
+      });
       await sleep(100);
     }
   });
-  const traffic = runTraffic({ users: options.users, until: Date.now() + 600_000, maxActions: 10_000_000, onRecord: (r) => records.push(r), stopped: () => finished });
+  const traffic = runTraffic({
+    users: options.users,
+    until: Date.now() + 600_000,
+    maxActions: 10_000_000,
+    onRecord: (r) => records.push(r),
+    stopped: () => finished,
+  });
 
   await sleep(2_000); // a normal baseline first
   const t0 = Date.now();
@@ -91,7 +102,8 @@ export async function runOutage(options: OutageOptions): Promise<OutageResult> {
   for (const s of samples.filter((x) => x.answeredAt >= t0 && x.sentAt < t1)) {
     const probe = probes.find((p) => p.name === s.probe)!;
     if (s.status !== 503 && s.status !== 200) failures.push(`${s.probe}: answered ${s.status} during the outage`);
-    if (probe.duringOutage === 200 && s.status !== 200) failures.push(`${s.probe}: answered ${s.status} during the outage (must stay 200)`);
+    if (probe.duringOutage === 200 && s.status !== 200)
+      failures.push(`${s.probe}: answered ${s.status} during the outage (must stay 200)`);
   }
   // Time to recover: for each probe, the first 200 after which it never failed again, counted from the restart command.
   let timeToRecoverMs = 0;
@@ -102,8 +114,10 @@ export async function runOutage(options: OutageOptions): Promise<OutageResult> {
     if (!recovered) failures.push(`${probe.name}: never answered 200 again`);
     else timeToRecoverMs = Math.max(timeToRecoverMs, recovered.answeredAt - t1);
   }
-  if (timeTo503Ms > options.refuseWithinMs) failures.push(`time to 503 ${timeTo503Ms} ms > ${options.refuseWithinMs} ms`);
-  if (timeToRecoverMs > options.recoverWithinMs) failures.push(`time to recover ${timeToRecoverMs} ms > ${options.recoverWithinMs} ms`);
+  if (timeTo503Ms > options.refuseWithinMs)
+    failures.push(`time to 503 ${timeTo503Ms} ms > ${options.refuseWithinMs} ms`);
+  if (timeToRecoverMs > options.recoverWithinMs)
+    failures.push(`time to recover ${timeToRecoverMs} ms > ${options.recoverWithinMs} ms`);
 
   // Background traffic: 503 allowed only for dependent actions answered after t0 and sent before recovery.
   const stats = new Stats();
@@ -115,7 +129,8 @@ export async function runOutage(options: OutageOptions): Promise<OutageResult> {
     stats.record(record, inWindow && options.mayFail(record.action) ? [503] : []);
   }
   if (stats.failureCount) failures.push(`${stats.failureCount} traffic failures`);
-  if (maxOutageLatencyMs > options.refuseWithinMs + 1_000) failures.push(`a request took ${maxOutageLatencyMs} ms during the outage`);
+  if (maxOutageLatencyMs > options.refuseWithinMs + 1_000)
+    failures.push(`a request took ${maxOutageLatencyMs} ms during the outage`);
   if (!service.alive) failures.push('the service process died');
   return { failures, timeTo503Ms, timeToRecoverMs, dependencyStartMs, stats, maxOutageLatencyMs };
 }

@@ -12,8 +12,13 @@ import { tempDirectory } from './settings';
 function binDir(): string {
   if (process.env.PG_BIN) return process.env.PG_BIN;
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
-  if (!versions.length) throw new Error('PostgreSQL server binaries not found: apt-get install -y postgresql (or set PG_BIN)');
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (!versions.length)
+    throw new Error('PostgreSQL server binaries not found: apt-get install -y postgresql (or set PG_BIN)');
   return join(root, versions[0], 'bin');
 }
 
@@ -43,22 +48,49 @@ export class PostgresCluster {
   static async create(): Promise<PostgresCluster> {
     const bin = binDir();
     const base = tempDirectory('pg'); // the postmaster writes data/postmaster.pid here
-    if (process.getuid?.() === 0) chownSync(base, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })));
+    if (process.getuid?.() === 0)
+      chownSync(
+        base,
+        Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })),
+        Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })),
+      );
     const cluster = new PostgresCluster(join(base, 'data'), await freePort(), bin);
     onExit(() => {
       cluster.stopSync('immediate');
       rmSync(base, { recursive: true, force: true });
     });
-    run(join(bin, 'initdb'), ['-D', cluster.dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C.UTF-8'], 120_000);
+    run(
+      join(bin, 'initdb'),
+      ['-D', cluster.dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C.UTF-8'],
+      120_000,
+    );
     await cluster.start();
-    run(join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(cluster.port), '-U', 'postgres', '-v', 'ON_ERROR_STOP=1', '-q', '-c', 'CREATE ROLE app LOGIN', '-c', 'CREATE DATABASE app OWNER app']);
+    run(join(bin, 'psql'), [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(cluster.port),
+      '-U',
+      'postgres',
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-q',
+      '-c',
+      'CREATE ROLE app LOGIN',
+      '-c',
+      'CREATE DATABASE app OWNER app',
+    ]);
     return cluster;
   }
 
   /** Starts the server and waits until it accepts connections (pg_ctl -w). */
   async start(): Promise<void> {
     const options = `-c listen_addresses=127.0.0.1 -p ${this.port} -k ${this.dataDir} -c fsync=off -c max_connections=60`;
-    run(join(this.bin, 'pg_ctl'), ['-D', this.dataDir, '-o', options, '-l', join(this.dataDir, '..', 'postgres.log'), '-w', '-t', '60', 'start'], 90_000);
+    run(
+      join(this.bin, 'pg_ctl'),
+      ['-D', this.dataDir, '-o', options, '-l', join(this.dataDir, '..', 'postgres.log'), '-w', '-t', '60', 'start'],
+      90_000,
+    );
     this.running = true;
   }
 
@@ -75,6 +107,19 @@ export class PostgresCluster {
 
   /** Rows in the refresh-token table (a check that tokens survived the outage). */
   count(table: string): number {
-    return Number(run(join(this.bin, 'psql'), ['-h', '127.0.0.1', '-p', String(this.port), '-U', 'app', '-d', 'app', '-Atqc', `SELECT count(*) FROM ${table}`]).trim());
+    return Number(
+      run(join(this.bin, 'psql'), [
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(this.port),
+        '-U',
+        'app',
+        '-d',
+        'app',
+        '-Atqc',
+        `SELECT count(*) FROM ${table}`,
+      ]).trim(),
+    );
   }
 }

@@ -45,14 +45,20 @@ export class RedisServer {
 
   async start(): Promise<void> {
     const binary = process.env.REDIS_SERVER ?? 'redis-server';
-    this.child = spawnChild(binary, ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir], { stdio: 'ignore' });
+    this.child = spawnChild(
+      binary,
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir],
+      { stdio: 'ignore' },
+    );
     writeFileSync(join(this.dir, 'redis.pid'), `${this.child.pid}\n`); // for CI's backstop clean-up
     for (let attempt = 0; attempt < 100; attempt += 1) {
       if (await answersPing(this.port)) return;
       if (this.child.exitCode !== null) break;
       await sleep(100);
     }
-    throw new Error(`redis-server did not answer on port ${this.port} (is it installed? apt-get install -y redis-server)`);
+    throw new Error(
+      `redis-server did not answer on port ${this.port} (is it installed? apt-get install -y redis-server)`,
+    );
   }
 
   /** SIGKILL: the counters are gone, clients see the connection drop. */

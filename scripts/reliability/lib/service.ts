@@ -33,7 +33,11 @@ export class ServiceProcess {
    * `measurable`: the soak's memory probe (lib/gc-probe.cjs) is preloaded with --expose-gc and an IPC
    * channel, so measureAfterGc() works; the service code itself is the production build either way.
    */
-  static async start(env: Record<string, string>, logFile: string, options: { measurable?: boolean } = {}): Promise<ServiceProcess> {
+  static async start(
+    env: Record<string, string>,
+    logFile: string,
+    options: { measurable?: boolean } = {},
+  ): Promise<ServiceProcess> {
     const entry = join(ROOT, 'dist', 'server.js');
     if (!existsSync(entry)) throw new Error('dist/server.js is missing: run `npm run build` (make build) first');
     const port = await freePort();
@@ -71,7 +75,10 @@ export class ServiceProcess {
     const service = new ServiceProcess(child, port, logFile);
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
-      if (!service.alive) throw new Error(`the service exited during start-up (code ${child.exitCode}, signal ${child.signalCode}); log: ${logFile}\n${service.logTail()}`);
+      if (!service.alive)
+        throw new Error(
+          `the service exited during start-up (code ${child.exitCode}, signal ${child.signalCode}); log: ${logFile}\n${service.logTail()}`,
+        );
       const ready = await send({ port }, { method: 'GET', path: '/health/ready' }, 2_000);
       if (ready.status === 200) return service;
       await sleep(200);
@@ -87,7 +94,16 @@ export class ServiceProcess {
   }
 
   /** A full GC in the service, then its memory in bytes (needs `measurable` at start). */
-  measureAfterGc(timeoutMs = 10_000): Promise<{ rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; spaces: Record<string, number> }> {
+  measureAfterGc(
+    timeoutMs = 10_000,
+  ): Promise<{
+    rss: number;
+    heapUsed: number;
+    heapTotal: number;
+    external: number;
+    arrayBuffers: number;
+    spaces: Record<string, number>;
+  }> {
     const child = this.child;
     if (!child.send) return Promise.reject(new Error('the service was not started measurable'));
     return new Promise((resolve, reject) => {
@@ -95,7 +111,16 @@ export class ServiceProcess {
         child.off('message', onMessage);
         reject(new Error(`no memory figures from the service within ${timeoutMs} ms`));
       }, timeoutMs);
-      const onMessage = (message: { measured?: { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; spaces: Record<string, number> } }) => {
+      const onMessage = (message: {
+        measured?: {
+          rss: number;
+          heapUsed: number;
+          heapTotal: number;
+          external: number;
+          arrayBuffers: number;
+          spaces: Record<string, number>;
+        };
+      }) => {
         if (!message?.measured) return;
         clearTimeout(timer);
         child.off('message', onMessage);

@@ -38,9 +38,14 @@ export class Stats {
       const problem = envelopeProblem({ status: outcome.status, headers: outcome.headers, text: outcome.text }, 'POST');
       if (problem) failure = `malformed answer: ${problem}`;
       else if (outcome.status >= 500 && !allowed.includes(outcome.status)) failure = `server error ${outcome.status}`;
-      else if (!expected.includes(outcome.status) && !allowed.includes(outcome.status)) failure = `unexpected status ${outcome.status} for ${action}`;
+      else if (!expected.includes(outcome.status) && !allowed.includes(outcome.status))
+        failure = `unexpected status ${outcome.status} for ${action}`;
     }
-    if (failure) this.fail(failure, `${action} ${record.requestId}: ${outcome.status ?? outcome.error} ${(outcome.text ?? '').slice(0, 160)}`);
+    if (failure)
+      this.fail(
+        failure,
+        `${action} ${record.requestId}: ${outcome.status ?? outcome.error} ${(outcome.text ?? '').slice(0, 160)}`,
+      );
     return failure;
   }
 
@@ -71,9 +76,16 @@ export class Stats {
   }
 
   summary(): string {
-    const classes = [...this.byClass.entries()].sort().map(([k, v]) => `${k}=${v}`).join(' ');
+    const classes = [...this.byClass.entries()]
+      .sort()
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
     const failures = [...this.failures.entries()].map(([k, v]) => `${k}=${v}`).join(', ') || 'none';
-    const lines = [`requests ${this.requests} | ${classes}`, `failures ${this.failureCount}: ${failures}`, `latency p50 ${this.percentile(50)} ms, p99 ${this.percentile(99)} ms, max ${this.maxLatency} ms`];
+    const lines = [
+      `requests ${this.requests} | ${classes}`,
+      `failures ${this.failureCount}: ${failures}`,
+      `latency p50 ${this.percentile(50)} ms, p99 ${this.percentile(99)} ms, max ${this.maxLatency} ms`,
+    ];
     if (this.examples.length) lines.push('examples:', ...this.examples.map((e) => `  ${e}`));
     return lines.join('\n');
   }

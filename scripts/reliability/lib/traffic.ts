@@ -111,7 +111,12 @@ export class VirtualUser {
 
   async login(): Promise<Record_> {
     const headers = this.device ? { ...JSON_TYPE, cookie: `loginDevice=${this.device}` } : JSON_TYPE;
-    const record = await this.call('login', [200], { method: 'POST', path: '/api/auth/login', headers, body: JSON.stringify(DEMO) });
+    const record = await this.call('login', [200], {
+      method: 'POST',
+      path: '/api/auth/login',
+      headers,
+      body: JSON.stringify(DEMO),
+    });
     if (record.outcome.status === 200) {
       this.token = accessTokenFrom(record.outcome);
       this.cookie = refreshCookieFrom(record.outcome.headers);
@@ -132,9 +137,18 @@ export class VirtualUser {
         return this.login();
       case 'badLogin':
         // A guesser (no device cookie): 401, and 429 once the account or this address has failed too often.
-        return this.call(action, [401, 429], { method: 'POST', path: '/api/auth/login', headers: JSON_TYPE, body: JSON.stringify({ ...DEMO, password: 'wrong-password' }) });
+        return this.call(action, [401, 429], {
+          method: 'POST',
+          path: '/api/auth/login',
+          headers: JSON_TYPE,
+          body: JSON.stringify({ ...DEMO, password: 'wrong-password' }),
+        });
       case 'refresh': {
-        const record = await this.call(action, [200], { method: 'POST', path: '/api/auth/refresh', headers: { cookie: `refreshToken=${this.cookie}` } });
+        const record = await this.call(action, [200], {
+          method: 'POST',
+          path: '/api/auth/refresh',
+          headers: { cookie: `refreshToken=${this.cookie}` },
+        });
         const fresh = record.outcome.status === 200 ? accessTokenFrom(record.outcome) : undefined;
         if (fresh) this.token = fresh;
         return record;
@@ -151,21 +165,49 @@ export class VirtualUser {
         return record;
       }
       case 'me':
-        return this.call(action, [200], { method: 'GET', path: '/api/users/me', headers: { authorization: `Bearer ${this.token}` } });
+        return this.call(action, [200], {
+          method: 'GET',
+          path: '/api/users/me',
+          headers: { authorization: `Bearer ${this.token}` },
+        });
       case 'protectedNoToken':
         return this.call(action, [401], { method: 'POST', path: '/api/auth/logout' });
       case 'badToken': {
         const bad = this.token ? tamper(this.token) : 'not.a.jwt';
-        return this.call(action, [401], { method: 'POST', path: '/api/auth/logout', headers: { authorization: `Bearer ${bad}` } });
+        return this.call(action, [401], {
+          method: 'POST',
+          path: '/api/auth/logout',
+          headers: { authorization: `Bearer ${bad}` },
+        });
       }
       case 'malformedJson':
-        return this.call(action, [400], { method: 'POST', path: '/api/auth/login', headers: JSON_TYPE, body: '{"email": "demo@example.com", "password": ' });
+        return this.call(action, [400], {
+          method: 'POST',
+          path: '/api/auth/login',
+          headers: JSON_TYPE,
+          body: '{"email": "demo@example.com", "password": ',
+        });
       case 'oversizedBody':
-        return this.call(action, [413], { method: 'POST', path: '/api/auth/login', headers: JSON_TYPE, body: OVERSIZED });
+        return this.call(action, [413], {
+          method: 'POST',
+          path: '/api/auth/login',
+          headers: JSON_TYPE,
+          body: OVERSIZED,
+        });
       case 'wrongContentType':
-        return this.call(action, [415], { method: 'POST', path: '/api/auth/login', headers: { 'content-type': 'text/plain' }, body: 'email=demo' });
+        return this.call(action, [415], {
+          method: 'POST',
+          path: '/api/auth/login',
+          headers: { 'content-type': 'text/plain' },
+          body: 'email=demo',
+        });
       case 'invalidBody':
-        return this.call(action, [422], { method: 'POST', path: '/api/auth/login', headers: JSON_TYPE, body: JSON.stringify({ email: 42, password: ['x'] }) });
+        return this.call(action, [422], {
+          method: 'POST',
+          path: '/api/auth/login',
+          headers: JSON_TYPE,
+          body: JSON.stringify({ email: 42, password: ['x'] }),
+        });
     }
   }
 

@@ -38,7 +38,12 @@ export class ChallengeTokens {
   ) {
     this.key = createSecretKey(Buffer.from(hkdfSync('sha256', accessSecret, '', 'mfa-challenge-token/v1', 32)));
     this.audience = `${issuer}#mfa`;
-    this.expected = { type: TYPE, issuer, audience: this.audience, maxLifetimeSeconds: ttlSeconds + CLOCK_SKEW_SECONDS };
+    this.expected = {
+      type: TYPE,
+      issuer,
+      audience: this.audience,
+      maxLifetimeSeconds: ttlSeconds + CLOCK_SKEW_SECONDS,
+    };
   }
 
   sign(challenge: Challenge): string {
@@ -60,8 +65,15 @@ export class ChallengeTokens {
     if (!claims || typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) return undefined;
     if (typeof claims.jti !== 'string' || !claims.jti || typeof claims.exp !== 'number') return undefined; // every token signed here has both
     const { auth_time: authTime, amr } = claims as { auth_time?: unknown; amr?: unknown };
-    const signed = typeof authTime === 'number' && Array.isArray(amr) && amr.every((method) => typeof method === 'string');
+    const signed =
+      typeof authTime === 'number' && Array.isArray(amr) && amr.every((method) => typeof method === 'string');
     const firstFactor = signed ? { authTime, amr: amr as string[] } : NO_PROOF; // signed here, so always both
-    return { userId: claims.sub as string, sessionVersion: version, firstFactor, id: claims.jti, expiresAt: new Date(claims.exp * 1000) };
+    return {
+      userId: claims.sub as string,
+      sessionVersion: version,
+      firstFactor,
+      id: claims.jti,
+      expiresAt: new Date(claims.exp * 1000),
+    };
   }
 }

@@ -11,10 +11,13 @@ export type FactorAnswer = { code: string } | { recoveryCode: string };
 /** A guess at a code refused before it was looked at: the user's count is full. */
 export type Throttled = { ok: false; refused: 'throttled'; retryAfterSeconds: number };
 
-export type FactorCheck = { ok: true; via: 'code' | 'recovery-code' } | { ok: false; refused: 'wrong-code' | 'replayed-code' | 'not-enrolled' } | Throttled;
+export type FactorCheck =
+  | { ok: true; via: 'code' | 'recovery-code' }
+  | { ok: false; refused: 'wrong-code' | 'replayed-code' | 'not-enrolled' }
+  | Throttled;
 
-export type ConfirmCheck = { ok: true; recoveryCodes: string[] } | { ok: false; refused: 'no-enrolment' | 'wrong-code' } | Throttled;
-
+export type ConfirmCheck =
+  { ok: true; recoveryCodes: string[] } | { ok: false; refused: 'no-enrolment' | 'wrong-code' } | Throttled;
 
 /**
  * A code is accepted from the time step before to the one after now (RFC 6238 §5.2 allows a step of clock
@@ -70,15 +73,20 @@ export class SecondFactor {
    * like `check`: a token thief guessing at an enrolment its owner left pending has the same few tries.
    */
   confirm(userId: string, code: string, counting: Counting = (work) => work): Promise<ConfirmCheck> {
-    return this.counted(userId, counting, (outcome) => !outcome.ok && outcome.refused === 'no-enrolment', async (): Promise<ConfirmCheck> => {
-      const record = await this.store.find(userId);
-      if (!record || record.confirmed) return { ok: false, refused: 'no-enrolment' };
-      const step = await this.stepOf(this.box.open(record.secret, userId), code);
-      if (step === undefined) return { ok: false, refused: 'wrong-code' };
-      const codes = newRecoveryCodes();
-      const confirmed = await this.store.confirm(userId, record.secret, step, codes.map(recoveryCodeDigest));
-      return confirmed ? { ok: true, recoveryCodes: codes } : { ok: false, refused: 'no-enrolment' }; // a newer enrolment replaced this one meanwhile
-    });
+    return this.counted(
+      userId,
+      counting,
+      (outcome) => !outcome.ok && outcome.refused === 'no-enrolment',
+      async (): Promise<ConfirmCheck> => {
+        const record = await this.store.find(userId);
+        if (!record || record.confirmed) return { ok: false, refused: 'no-enrolment' };
+        const step = await this.stepOf(this.box.open(record.secret, userId), code);
+        if (step === undefined) return { ok: false, refused: 'wrong-code' };
+        const codes = newRecoveryCodes();
+        const confirmed = await this.store.confirm(userId, record.secret, step, codes.map(recoveryCodeDigest));
+        return confirmed ? { ok: true, recoveryCodes: codes } : { ok: false, refused: 'no-enrolment' }; // a newer enrolment replaced this one meanwhile
+      },
+    );
   }
 
   /**
@@ -87,13 +95,25 @@ export class SecondFactor {
    */
   check(userId: string, answer: FactorAnswer, counting: Counting = (work) => work): Promise<FactorCheck> {
     // A code accepted before (this step, a double submit) is no guess: it gives back its count.
-    return this.counted(userId, counting, (outcome) => !outcome.ok && outcome.refused === 'replayed-code', () => this.verify(userId, answer));
+    return this.counted(
+      userId,
+      counting,
+      (outcome) => !outcome.ok && outcome.refused === 'replayed-code',
+      () => this.verify(userId, answer),
+    );
   }
 
   /** A guess, counted per user before it runs; a right one clears the count, one that was no guess (`noGuess`) gives it back. */
-  private async counted<Outcome extends { ok: boolean }>(userId: string, counting: Counting, noGuess: (outcome: Outcome) => boolean, guess: () => Promise<Outcome>): Promise<Outcome | Throttled> {
+  private async counted<Outcome extends { ok: boolean }>(
+    userId: string,
+    counting: Counting,
+    noGuess: (outcome: Outcome) => boolean,
+    guess: () => Promise<Outcome>,
+  ): Promise<Outcome | Throttled> {
     const key = `mfa-throttle:${userId}`;
-    const blockedMs = await counting(this.counter.reserve([{ key, limit: this.limits.failures }], this.limits.windowMs));
+    const blockedMs = await counting(
+      this.counter.reserve([{ key, limit: this.limits.failures }], this.limits.windowMs),
+    );
     if (blockedMs > 0) return { ok: false, refused: 'throttled', retryAfterSeconds: Math.ceil(blockedMs / 1000) };
     let outcome: Outcome;
     try {

@@ -34,7 +34,13 @@ export class SecretBox {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES }).setAAD(Buffer.from(owner));
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return [VERSION, id, iv.toString('base64url'), ciphertext.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+    return [
+      VERSION,
+      id,
+      iv.toString('base64url'),
+      ciphertext.toString('base64url'),
+      cipher.getAuthTag().toString('base64url'),
+    ].join('.');
   }
 
   /** The plaintext; throws when the value was not sealed by one of the keys for this owner (tampered, moved, key dropped). */
@@ -44,7 +50,9 @@ export class SecretBox {
     if (version !== VERSION || !entry || iv === undefined || ciphertext === undefined || tag === undefined) {
       throw new Error(`sealed MFA secret not readable with the configured MFA_ENCRYPTION_KEY (key id ${id ?? 'none'})`);
     }
-    const decipher = createDecipheriv('aes-256-gcm', entry.key, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES })
+    const decipher = createDecipheriv('aes-256-gcm', entry.key, Buffer.from(iv, 'base64url'), {
+      authTagLength: TAG_BYTES,
+    })
       .setAAD(Buffer.from(owner))
       .setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');

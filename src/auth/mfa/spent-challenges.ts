@@ -31,7 +31,12 @@ export class SpentChallenges {
   /** Spends the token: true for the first caller, false for every later or racing one. */
   async spend(challenge: SpendableChallenge): Promise<boolean> {
     try {
-      await this.tokens.create({ digest: challengeDigest(challenge), userId: challenge.userId, purpose: PURPOSE, expiresAt: challenge.expiresAt });
+      await this.tokens.create({
+        digest: challengeDigest(challenge),
+        userId: challenge.userId,
+        purpose: PURPOSE,
+        expiresAt: challenge.expiresAt,
+      });
       return true;
     } catch (error) {
       if (error instanceof DuplicateKeyError) return false;

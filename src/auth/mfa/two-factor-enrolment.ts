@@ -66,6 +66,8 @@ export class TwoFactorEnrolment {
 
   /** The owner hears of it, whoever did it (with mail configured); beside the answer, a failure only logged. */
   private notify(user: UserRecord, notice: AccountNotice): void {
-    this.notices?.send(user, notice).catch((error: unknown) => this.logger.warn({ err: error, userId: user.id }, 'two-factor notice not sent'));
+    this.notices
+      ?.send(user, notice)
+      .catch((error: unknown) => this.logger.warn({ err: error, userId: user.id }, 'two-factor notice not sent'));
   }
 }

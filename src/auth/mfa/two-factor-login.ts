@@ -54,7 +54,8 @@ export class TwoFactorLogin {
     const challenge = this.challenges.verify(mfaToken);
     if (!challenge) return undefined;
     const user = await this.users.findById(challenge.userId);
-    if (!user || user.sessionVersion !== challenge.sessionVersion || (await this.spentChallenges.spent(challenge))) return undefined;
+    if (!user || user.sessionVersion !== challenge.sessionVersion || (await this.spentChallenges.spent(challenge)))
+      return undefined;
     return { user, tokenId: challenge.id, firstFactor: challenge.firstFactor };
   }
 
@@ -62,11 +63,15 @@ export class TwoFactorLogin {
    * The second step by another factor: as `verify`, the token is spent first and given back when `prove`
    * fails or throws, so it signs in once whichever factor answers it and a racing code or passkey finds it used.
    */
-  async verifyBy<Outcome extends { ok: boolean }>(mfaToken: string, prove: (pending: PendingSecondStep) => Promise<Outcome>): Promise<Outcome | { ok: false; refused: MfaTokenRefusal; userId?: string }> {
+  async verifyBy<Outcome extends { ok: boolean }>(
+    mfaToken: string,
+    prove: (pending: PendingSecondStep) => Promise<Outcome>,
+  ): Promise<Outcome | { ok: false; refused: MfaTokenRefusal; userId?: string }> {
     const challenge = this.challenges.verify(mfaToken);
     if (!challenge) return { ok: false, refused: 'invalid-token' };
     const user = await this.users.findById(challenge.userId);
-    if (!user || user.sessionVersion !== challenge.sessionVersion) return { ok: false, refused: 'session-ended', userId: challenge.userId };
+    if (!user || user.sessionVersion !== challenge.sessionVersion)
+      return { ok: false, refused: 'session-ended', userId: challenge.userId };
     if (!(await this.spentChallenges.spend(challenge))) return { ok: false, refused: 'spent-token', userId: user.id };
     let outcome: Outcome;
     try {
@@ -82,7 +87,9 @@ export class TwoFactorLogin {
   async verify(mfaToken: string, answer: FactorAnswer): Promise<SecondStepOutcome> {
     return this.verifyBy(mfaToken, async ({ user, firstFactor }): Promise<SecondStepOutcome> => {
       const check = await this.factors.check(user.id, answer, this.counting);
-      return check.ok ? { ok: true, user, via: check.via, proof: completedBy(firstFactor, AMR.oneTimeCode) } : { ...check, userId: user.id };
+      return check.ok
+        ? { ok: true, user, via: check.via, proof: completedBy(firstFactor, AMR.oneTimeCode) }
+        : { ...check, userId: user.id };
     });
   }
 }

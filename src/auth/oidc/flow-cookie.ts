@@ -26,7 +26,9 @@ export class FlowSeal {
   private readonly box: SecretBox;
 
   constructor(secret: string) {
-    this.box = new SecretBox([Buffer.from(hkdfSync('sha256', secret, '', 'oidc-flow-cookie/v1', 32)).toString('base64')]);
+    this.box = new SecretBox([
+      Buffer.from(hkdfSync('sha256', secret, '', 'oidc-flow-cookie/v1', 32)).toString('base64'),
+    ]);
   }
 
   seal(flow: SignInFlow, now = Date.now()): string {
@@ -46,8 +48,18 @@ export class FlowSeal {
     const { provider, returnTo, state, nonce, codeVerifier, expiresAt, link, fresh, startedAt } = payload;
     if (typeof expiresAt !== 'number' || expiresAt * 1000 <= now || typeof startedAt !== 'number') return undefined;
     if (![provider, returnTo, state, nonce, codeVerifier].every((part) => typeof part === 'string')) return undefined;
-    const flow = { provider: provider!, returnTo: returnTo!, state: state!, nonce: nonce!, codeVerifier: codeVerifier!, startedAt, ...(fresh === true ? { fresh } : {}) };
+    const flow = {
+      provider: provider!,
+      returnTo: returnTo!,
+      state: state!,
+      nonce: nonce!,
+      codeVerifier: codeVerifier!,
+      startedAt,
+      ...(fresh === true ? { fresh } : {}),
+    };
     if (link === undefined) return flow;
-    return typeof link.userId === 'string' && Number.isSafeInteger(link.sessionVersion) ? { ...flow, link: { userId: link.userId, sessionVersion: link.sessionVersion } } : undefined;
+    return typeof link.userId === 'string' && Number.isSafeInteger(link.sessionVersion)
+      ? { ...flow, link: { userId: link.userId, sessionVersion: link.sessionVersion } }
+      : undefined;
   }
 }

@@ -64,12 +64,19 @@ export class OidcAccounts {
     const holder = await this.users.findByEmail(identity.email);
     if (holder) {
       if (!holder.emailVerified) return { ok: false, refused: 'account-unverified' };
-      if (!provider.linkByEmail || holder.role !== 'user' || (await this.beyondPassword(holder))) return { ok: false, refused: 'account-exists' };
+      if (!provider.linkByEmail || holder.role !== 'user' || (await this.beyondPassword(holder)))
+        return { ok: false, refused: 'account-exists' };
       return this.link(provider.name, identity, holder, 'email');
     }
     if (!provider.registration) return { ok: false, refused: 'registration-closed' };
     try {
-      const created = await this.users.create({ email: identity.email, passwordHash: NO_PASSWORD, role: 'user', name: identity.name ?? null, emailVerified: true });
+      const created = await this.users.create({
+        email: identity.email,
+        passwordHash: NO_PASSWORD,
+        role: 'user',
+        name: identity.name ?? null,
+        emailVerified: true,
+      });
       return await this.link(provider.name, identity, created, 'created');
     } catch (error) {
       // The same person signing in twice at once: the other attempt made the user; link to it like any holder.
@@ -84,7 +91,8 @@ export class OidcAccounts {
    */
   async linkTo(user: UserRecord, provider: string, identity: ProviderIdentity): Promise<'linked' | 'taken'> {
     const existing = await this.identities.find(identity.issuer, identity.subject);
-    if (existing && (await this.users.findById(existing.userId))) return existing.userId === user.id ? 'linked' : 'taken';
+    if (existing && (await this.users.findById(existing.userId)))
+      return existing.userId === user.id ? 'linked' : 'taken';
     if (existing) await this.identities.removeUser(existing.userId);
     const result = await this.link(provider, identity, user, 'email');
     return result.ok && result.user.id === user.id ? 'linked' : 'taken';
@@ -104,7 +112,12 @@ export class OidcAccounts {
     return result.identities.length;
   }
 
-  private async link(provider: string, identity: ProviderIdentity, user: UserRecord, how: Resolution): Promise<AccountResult> {
+  private async link(
+    provider: string,
+    identity: ProviderIdentity,
+    user: UserRecord,
+    how: Resolution,
+  ): Promise<AccountResult> {
     try {
       await this.identities.link({ issuer: identity.issuer, subject: identity.subject, userId: user.id, provider });
       if (how !== 'created') this.onChange(user, 'added', provider);

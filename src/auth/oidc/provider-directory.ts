@@ -42,10 +42,18 @@ export class ProviderDirectory<Provider> {
       if (outcome.status === 'fulfilled') return this.record(provider, outcome.value);
       const failure = this.parts.classify(outcome.reason);
       if (!failure.outage) {
-        mistakes.push(new OidcDiscoveryError(`${provider.prefix}ISSUER: ${provider.issuer.href} did not answer with its OpenID Connect discovery document: ${failure.reason}`, { cause: outcome.reason }));
+        mistakes.push(
+          new OidcDiscoveryError(
+            `${provider.prefix}ISSUER: ${provider.issuer.href} did not answer with its OpenID Connect discovery document: ${failure.reason}`,
+            { cause: outcome.reason },
+          ),
+        );
         return;
       }
-      this.parts.logger.warn({ provider: provider.name, reason: failure.reason }, `OpenID Connect provider not reachable: its sign-in answers 503 until it is discovered (${provider.prefix}ISSUER)`);
+      this.parts.logger.warn(
+        { provider: provider.name, reason: failure.reason },
+        `OpenID Connect provider not reachable: its sign-in answers 503 until it is discovered (${provider.prefix}ISSUER)`,
+      );
       this.retry(provider, this.parts.firstRetryMs ?? 1_000);
     });
     if (mistakes.length > 0) {
@@ -79,7 +87,10 @@ export class ProviderDirectory<Provider> {
 
   private record(provider: OidcProviderSettings, found: Provider): void {
     this.found.set(provider.name, found);
-    this.parts.logger.info({ provider: provider.name, issuer: provider.issuer.href }, 'OpenID Connect provider discovered');
+    this.parts.logger.info(
+      { provider: provider.name, issuer: provider.issuer.href },
+      'OpenID Connect provider discovered',
+    );
   }
 
   private retry(provider: OidcProviderSettings, delayMs: number): void {
@@ -91,7 +102,10 @@ export class ProviderDirectory<Provider> {
         (error: unknown) => {
           const failure = this.parts.classify(error);
           // Once running, even a mistake cannot stop the service: it is logged as an error and tried again.
-          this.parts.logger[failure.outage ? 'warn' : 'error']({ provider: provider.name, reason: failure.reason, retryInMs: delayMs }, `OpenID Connect provider still not discovered (${provider.prefix}ISSUER)`);
+          this.parts.logger[failure.outage ? 'warn' : 'error'](
+            { provider: provider.name, reason: failure.reason, retryInMs: delayMs },
+            `OpenID Connect provider still not discovered (${provider.prefix}ISSUER)`,
+          );
           this.retry(provider, Math.min(delayMs * 2, this.parts.maxRetryMs ?? 60_000));
         },
       );

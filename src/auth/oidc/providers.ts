@@ -20,7 +20,8 @@ const str = (value: unknown) => (typeof value === 'string' && value !== '' ? val
 /** The address a provider vouches for, if it fits a users row (254 characters, an @): else none. */
 function addressOf(claims: Record<string, unknown>): Pick<ProviderIdentity, 'email' | 'emailVerified'> {
   const email = str(claims.email);
-  if (!email || email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email)) return { email: undefined, emailVerified: false };
+  if (!email || email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email))
+    return { email: undefined, emailVerified: false };
   return { email, emailVerified: claims.email_verified === true };
 }
 
@@ -29,20 +30,42 @@ function addressOf(claims: Record<string, unknown>): Pick<ProviderIdentity, 'ema
  * "something went wrong" and fetch's "fetch failed" wrap what happened ("connect ECONNREFUSED 10.0.0.5:443").
  */
 function describe(error: unknown): string {
-  if (error instanceof client.ResponseBodyError || error instanceof client.AuthorizationResponseError) return error.error;
+  if (error instanceof client.ResponseBodyError || error instanceof client.AuthorizationResponseError)
+    return error.error;
   // By shape, not instanceof: fetch's errors come from Node's own realm, which a test runner's is not.
-  const errorLike = (value: unknown): value is { message: string; cause?: unknown } => typeof value === 'object' && value !== null && typeof (value as Error).message === 'string';
+  const errorLike = (value: unknown): value is { message: string; cause?: unknown } =>
+    typeof value === 'object' && value !== null && typeof (value as Error).message === 'string';
   let innermost = error;
   while (errorLike(innermost) && errorLike(innermost.cause)) innermost = innermost.cause;
   return errorLike(innermost) ? innermost.message : String(innermost);
 }
 
 /** Failed to reach the provider at all (refused, reset, timed out), as opposed to an answer it gave. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 function unreachable(error: unknown): boolean {
-  for (let cause: unknown = error; cause instanceof Error || (typeof cause === 'object' && cause !== null); cause = (cause as Error).cause) {
+  for (
+    let cause: unknown = error;
+    cause instanceof Error || (typeof cause === 'object' && cause !== null);
+    cause = (cause as Error).cause
+  ) {
     const { name, message, code } = cause as { name?: string; message?: string; code?: string };
-    if (name === 'TimeoutError' || name === 'AbortError' || message === 'fetch failed' || (code !== undefined && NETWORK_CODES.has(code))) return true;
+    if (
+      name === 'TimeoutError' ||
+      name === 'AbortError' ||
+      message === 'fetch failed' ||
+      (code !== undefined && NETWORK_CODES.has(code))
+    )
+      return true;
   }
   return false;
 }
@@ -65,10 +88,16 @@ export class OidcProvider {
 
   static async discover(settings: OidcProviderSettings, publicUrl: string): Promise<OidcProvider> {
     const loopbackHttp = settings.issuer.protocol === 'http:'; // the settings allow it only to localhost outside production
-    const configuration = await client.discovery(settings.issuer, settings.clientId, { client_secret: settings.clientSecret }, client.ClientSecretBasic(settings.clientSecret), {
-      timeout: HTTP_TIMEOUT_SECONDS,
-      ...(loopbackHttp ? { execute: [client.allowInsecureRequests] } : {}),
-    });
+    const configuration = await client.discovery(
+      settings.issuer,
+      settings.clientId,
+      { client_secret: settings.clientSecret },
+      client.ClientSecretBasic(settings.clientSecret),
+      {
+        timeout: HTTP_TIMEOUT_SECONDS,
+        ...(loopbackHttp ? { execute: [client.allowInsecureRequests] } : {}),
+      },
+    );
     return new OidcProvider(settings, configuration, `${publicUrl}/api/auth/oidc/${settings.name}/callback`);
   }
 
@@ -113,14 +142,24 @@ export class OidcProvider {
       });
       const claims = tokens.claims()!; // idTokenExpected: openid-client refuses an answer without one
       let source: Record<string, unknown> = claims;
-      if (str(claims.email) === undefined) source = await client.fetchUserInfo(this.configuration, tokens.access_token, claims.sub);
+      if (str(claims.email) === undefined)
+        source = await client.fetchUserInfo(this.configuration, tokens.access_token, claims.sub);
       // OpenID Connect Core §2: a `sub` is at most 255 ASCII characters (the linked-identity key holds that much).
-      if (claims.sub.length > 255 || !/^[\x21-\x7e]+$/.test(claims.sub)) throw new ProviderRefusal('exchange', 'the subject identifier is not 1-255 visible ASCII characters');
-      const authTime = typeof claims.auth_time === 'number' && Number.isSafeInteger(claims.auth_time) ? claims.auth_time : undefined;
-      return { issuer: claims.iss, subject: claims.sub, ...addressOf(source), name: str(source.name)?.trim().slice(0, 100) || undefined, authTime };
+      if (claims.sub.length > 255 || !/^[\x21-\x7e]+$/.test(claims.sub))
+        throw new ProviderRefusal('exchange', 'the subject identifier is not 1-255 visible ASCII characters');
+      const authTime =
+        typeof claims.auth_time === 'number' && Number.isSafeInteger(claims.auth_time) ? claims.auth_time : undefined;
+      return {
+        issuer: claims.iss,
+        subject: claims.sub,
+        ...addressOf(source),
+        name: str(source.name)?.trim().slice(0, 100) || undefined,
+        authTime,
+      };
     } catch (error) {
       if (error instanceof ProviderRefusal) throw error;
-      if (error instanceof client.AuthorizationResponseError) throw new ProviderRefusal('denied', describe(error), { cause: error });
+      if (error instanceof client.AuthorizationResponseError)
+        throw new ProviderRefusal('denied', describe(error), { cause: error });
       throw new ProviderRefusal(unreachable(error) ? 'unreachable' : 'exchange', describe(error), { cause: error });
     }
   }
@@ -141,7 +180,11 @@ function classify(error: unknown): DiscoveryFailure {
  * unreachable ones are discovered in the background (ProviderDirectory), and one that answers something other
  * than its discovery document (a wrong issuer URL) stops start-up naming its OIDC_<NAME>_ISSUER.
  */
-export function discoverProviders(settings: OidcSettings, logger: Logger, retry: { firstRetryMs?: number; maxRetryMs?: number } = {}): Promise<ProviderDirectory<OidcProvider>> {
+export function discoverProviders(
+  settings: OidcSettings,
+  logger: Logger,
+  retry: { firstRetryMs?: number; maxRetryMs?: number } = {},
+): Promise<ProviderDirectory<OidcProvider>> {
   const discover = (provider: OidcProviderSettings) => OidcProvider.discover(provider, settings.publicUrl);
   return new ProviderDirectory(settings.providers, { discover, classify, logger, ...retry }).start();
 }

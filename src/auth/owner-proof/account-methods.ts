@@ -22,7 +22,12 @@ export class AccountMethodsReader {
       passkeys?.listByUser(user.id) ?? [],
       identities?.listByUser(user.id) ?? [],
     ]);
-    return { password: hasPassword(user.passwordHash), secondFactor: factor, passkeys: keys.length, providers: [...new Set(linked.map((identity) => identity.provider))] };
+    return {
+      password: hasPassword(user.passwordHash),
+      secondFactor: factor,
+      passkeys: keys.length,
+      providers: [...new Set(linked.map((identity) => identity.provider))],
+    };
   }
 
   /** More than a password protects the account (a second factor, a passkey): an address alone never links into it. */

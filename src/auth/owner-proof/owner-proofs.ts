@@ -16,7 +16,9 @@ export interface InlineProof {
 export type SessionCheck = { ok: true; user: UserRecord } | { ok: false; refused: 'user-gone' | 'session-ended' };
 
 /** A proof given there and then that was wrong (counted by the login throttle), or could not be counted. */
-export type ProofRefusal = { ok: false; refused: 'wrong-password' | 'wrong-code' } | { ok: false; refused: 'throttled'; retryAfterSeconds: number };
+export type ProofRefusal =
+  | { ok: false; refused: 'wrong-password' | 'wrong-code' }
+  | { ok: false; refused: 'throttled'; retryAfterSeconds: number };
 
 /** The owner of the account, proven: who they are as stored now, what signs them in, and the proof that held. */
 export interface ProvenOwner {
@@ -78,7 +80,9 @@ export class OwnerProofs {
   }
 
   /** The caller's user and what signs them in, when the token's session is the stored one. */
-  private async owner(claims: AccessClaims): Promise<({ ok: true } & Omit<ProvenOwner, 'proof'>) | Exclude<SessionCheck, { ok: true }>> {
+  private async owner(
+    claims: AccessClaims,
+  ): Promise<({ ok: true } & Omit<ProvenOwner, 'proof'>) | Exclude<SessionCheck, { ok: true }>> {
     const session = await this.session(claims);
     return session.ok ? { ok: true, user: session.user, account: await this.methods.of(session.user) } : session;
   }
@@ -88,7 +92,11 @@ export class OwnerProofs {
    * then the owner proven now. Undefined when it is not enough whatever it holds: nothing is checked, so a code
    * alone can neither be tried nor fill the user's count.
    */
-  private async given(owner: Omit<ProvenOwner, 'proof'>, inline: InlineProof, origin: AttemptOrigin): Promise<OwnerCheck | undefined> {
+  private async given(
+    owner: Omit<ProvenOwner, 'proof'>,
+    inline: InlineProof,
+    origin: AttemptOrigin,
+  ): Promise<OwnerCheck | undefined> {
     const { parts, amr } = counted(inline, owner.account);
     if (!signsIn(amr, owner.account)) return undefined;
     return (await this.check(owner.user, parts, origin)) ?? { ok: true, ...owner, proof: provenNow(...amr) };
@@ -100,7 +108,12 @@ export class OwnerProofs {
       const password = await this.passwords.check(user, inline.password, origin);
       if (!password.ok) return password;
     }
-    const answer: FactorAnswer | undefined = inline.code !== undefined ? { code: inline.code } : inline.recoveryCode !== undefined ? { recoveryCode: inline.recoveryCode } : undefined;
+    const answer: FactorAnswer | undefined =
+      inline.code !== undefined
+        ? { code: inline.code }
+        : inline.recoveryCode !== undefined
+          ? { recoveryCode: inline.recoveryCode }
+          : undefined;
     if (!answer) return undefined;
     if (!this.factors) return { ok: false, refused: 'wrong-code' };
     const factor = await this.factors.check(user.id, answer, this.counting);

@@ -40,7 +40,10 @@ export const completedBy = (first: SessionProof, ...amr: string[]): SessionProof
  * A proof after a way in went: without the methods of that kind (the proof may have been made with the very
  * passkey or provider removed, and a proof names only the kind), so the next change asks again.
  */
-export const without = (proof: SessionProof, ...methods: string[]): SessionProof => ({ authTime: proof.authTime, amr: proof.amr.filter((method) => !methods.includes(method)) });
+export const without = (proof: SessionProof, ...methods: string[]): SessionProof => ({
+  authTime: proof.authTime,
+  amr: proof.amr.filter((method) => !methods.includes(method)),
+});
 
 /** A passkey answered with user verification: two factors in one gesture. */
 export const PASSKEY_AMR = [AMR.passkey, AMR.userVerified, AMR.multiFactor];
@@ -65,12 +68,18 @@ export interface AccountMethods {
  */
 export function signsIn(amr: readonly string[], account: AccountMethods): boolean {
   if (amr.includes(AMR.passkey) && account.passkeys > 0) return true;
-  const firstFactor = (amr.includes(AMR.password) && account.password) || (amr.includes(AMR.provider) && account.providers.length > 0);
+  const firstFactor =
+    (amr.includes(AMR.password) && account.password) || (amr.includes(AMR.provider) && account.providers.length > 0);
   return firstFactor && (!account.secondFactor || amr.includes(AMR.oneTimeCode));
 }
 
 /** A proof no older than `maxAgeSeconds` that signs the account in. */
-export function recentlyProven(proof: SessionProof, account: AccountMethods, maxAgeSeconds: number, now = nowSeconds()): boolean {
+export function recentlyProven(
+  proof: SessionProof,
+  account: AccountMethods,
+  maxAgeSeconds: number,
+  now = nowSeconds(),
+): boolean {
   return proof.authTime > 0 && now - proof.authTime <= maxAgeSeconds && signsIn(proof.amr, account);
 }
 

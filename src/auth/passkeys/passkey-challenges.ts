@@ -29,17 +29,27 @@ export class PasskeyChallenges {
 
   /** Records a challenge issued to this binding (and user, for a registration, a second factor, or the account a sign-up will make). */
   async issue(ceremony: Ceremony, challenge: string, binding: string, userId?: string): Promise<void> {
-    await this.tokens.create({ digest: keyOf(ceremony, challenge, binding), userId: userId ?? ANYONE, purpose: ceremony, expiresAt: new Date(Date.now() + this.ttlMs) });
+    await this.tokens.create({
+      digest: keyOf(ceremony, challenge, binding),
+      userId: userId ?? ANYONE,
+      purpose: ceremony,
+      expiresAt: new Date(Date.now() + this.ttlMs),
+    });
   }
 
   /**
    * Uses the challenge up: `{ userId }` it was issued to (undefined for anyone) when it was issued to this
    * binding, unexpired and unused; null otherwise (unknown, another browser's, expired, used, or lost a race).
    */
-  async consume(ceremony: Ceremony, challenge: string, binding: string): Promise<{ userId: string | undefined } | null> {
+  async consume(
+    ceremony: Ceremony,
+    challenge: string,
+    binding: string,
+  ): Promise<{ userId: string | undefined } | null> {
     const userId = await this.tokens.consume(keyOf(ceremony, challenge, binding), ceremony);
     return userId === null ? null : { userId: userId === ANYONE ? undefined : userId };
   }
 }
 
-const keyOf = (ceremony: Ceremony, challenge: string, binding: string) => digestOf(`${ceremony}:${binding}:${challenge}`);
+const keyOf = (ceremony: Ceremony, challenge: string, binding: string) =>
+  digestOf(`${ceremony}:${binding}:${challenge}`);

@@ -9,7 +9,10 @@ import type { PasskeyChallenges } from './passkey-challenges';
 import { challengeOf, type CreationOptions, type RegistrationCredential, type RelyingParty } from './relying-party';
 
 export type OptionsOutcome = { ok: true; options: CreationOptions } | { ok: false; refused: 'too-many' };
-export type RegisterOutcome = { ok: true; passkey: PasskeyRecord } | { ok: false; refused: 'bad-challenge' | 'already-registered' }| { ok: false; refused: 'invalid-credential'; detail: string };
+export type RegisterOutcome =
+  | { ok: true; passkey: PasskeyRecord }
+  | { ok: false; refused: 'bad-challenge' | 'already-registered' }
+  | { ok: false; refused: 'invalid-credential'; detail: string };
 export type RemoveOutcome = 'removed' | 'not-found' | 'last-way' | 'busy';
 
 /**
@@ -41,7 +44,12 @@ export class PasskeyEnrolment {
     return { ok: true, options };
   }
 
-  async register(user: UserRecord, credential: RegistrationCredential, name: string, binding: string): Promise<RegisterOutcome> {
+  async register(
+    user: UserRecord,
+    credential: RegistrationCredential,
+    name: string,
+    binding: string,
+  ): Promise<RegisterOutcome> {
     const challenge = challengeOf(credential);
     const issued = challenge && (await this.challenges.consume('passkey-registration', challenge, binding));
     if (!issued || issued.userId !== user.id) return { ok: false, refused: 'bad-challenge' };
@@ -49,7 +57,11 @@ export class PasskeyEnrolment {
     try {
       verified = await this.party.verifyRegistration(credential, challenge);
     } catch (error) {
-      return { ok: false, refused: 'invalid-credential', detail: error instanceof Error ? error.message : String(error) };
+      return {
+        ok: false,
+        refused: 'invalid-credential',
+        detail: error instanceof Error ? error.message : String(error),
+      };
     }
     try {
       const passkey = await this.passkeys.add({ userId: user.id, name, ...verified });
@@ -78,7 +90,9 @@ export class PasskeyEnrolment {
    * beside the answer, a failure only logged.
    */
   private notify(user: UserRecord, change: SignInMethodChange, passkey: PasskeyRecord): void {
-    this.notices?.signInMethodChanged(user, change, passkeyMethod(passkey.name)).catch((error: unknown) => this.logger.warn({ err: error, userId: user.id }, 'passkey notice not sent'));
+    this.notices
+      ?.signInMethodChanged(user, change, passkeyMethod(passkey.name))
+      .catch((error: unknown) => this.logger.warn({ err: error, userId: user.id }, 'passkey notice not sent'));
   }
 }
 

@@ -54,29 +54,44 @@ export class PasskeyLogin {
   }
 
   /** A sign-in's answer: alone, or (`secondStep`, whose mfaToken the caller spends: TwoFactorLogin.verifyBy) as the second factor. */
-  async verify(credential: AuthenticationCredential, binding: string, secondStep?: PasskeyScope): Promise<PasskeyLoginOutcome> {
+  async verify(
+    credential: AuthenticationCredential,
+    binding: string,
+    secondStep?: PasskeyScope,
+  ): Promise<PasskeyLoginOutcome> {
     const challenge = challengeOf(credential);
     // Used up first, before the signature is checked: of N verifies racing with one answer, one goes on.
     const issued = challenge && (await this.challenges.consume('passkey-login', challenge, bound(binding, secondStep)));
     if (!issued) return { ok: false, refused: 'bad-challenge' };
     const passkey = await this.passkeys.findByCredentialId(Buffer.from(credential.rawId, 'base64url'));
     if (!passkey) return { ok: false, refused: 'unknown-credential' };
-    if (issued.userId !== undefined && issued.userId !== passkey.userId) return { ok: false, refused: 'invalid-credential', userId: issued.userId, detail: "another user's passkey" };
+    if (issued.userId !== undefined && issued.userId !== passkey.userId)
+      return { ok: false, refused: 'invalid-credential', userId: issued.userId, detail: "another user's passkey" };
     const handle = credential.response.userHandle;
-    if (handle && Buffer.from(handle, 'base64url').toString('utf8') !== passkey.userId) return { ok: false, refused: 'invalid-credential', userId: passkey.userId, detail: 'user handle' };
+    if (handle && Buffer.from(handle, 'base64url').toString('utf8') !== passkey.userId)
+      return { ok: false, refused: 'invalid-credential', userId: passkey.userId, detail: 'user handle' };
     let counter: number;
     try {
       counter = await this.party.verifyAuthentication(credential, challenge, passkey);
     } catch (error) {
-      return { ok: false, refused: 'invalid-credential', userId: passkey.userId, detail: error instanceof Error ? error.message : String(error) };
+      return {
+        ok: false,
+        refused: 'invalid-credential',
+        userId: passkey.userId,
+        detail: error instanceof Error ? error.message : String(error),
+      };
     }
-    if (!(await this.passkeys.recordUse(passkey.id, counter, new Date()))) return { ok: false, refused: 'counter', userId: passkey.userId };
+    if (!(await this.passkeys.recordUse(passkey.id, counter, new Date())))
+      return { ok: false, refused: 'counter', userId: passkey.userId };
     const user = await this.users.findById(passkey.userId);
     if (!user) return { ok: false, refused: 'user-gone', userId: passkey.userId };
-    const proof = secondStep?.firstFactor ? completedBy(secondStep.firstFactor, ...PASSKEY_AMR) : provenNow(...PASSKEY_AMR);
+    const proof = secondStep?.firstFactor
+      ? completedBy(secondStep.firstFactor, ...PASSKEY_AMR)
+      : provenNow(...PASSKEY_AMR);
     return { ok: true, user, passkey, proof };
   }
 }
 
 /** The browser's binding, and for a second factor the mfaToken's id with it. */
-const bound = (binding: string, secondStep: PasskeyScope | undefined) => (secondStep ? `${binding}:${secondStep.tokenId}` : binding);
+const bound = (binding: string, secondStep: PasskeyScope | undefined) =>
+  secondStep ? `${binding}:${secondStep.tokenId}` : binding;

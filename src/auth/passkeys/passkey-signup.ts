@@ -52,31 +52,50 @@ export class PasskeySignup {
   async options(applicant: PasskeyApplicant, binding: string): Promise<SignupOptionsOutcome> {
     if (!this.answersAlike && (await this.users.findByEmail(applicant.email))) return { ok: false, refused: 'taken' };
     const id = newId();
-    const options = await this.party.creationOptions({ id, email: normaliseEmail(applicant.email), name: applicant.name.trim() }, []);
+    const options = await this.party.creationOptions(
+      { id, email: normaliseEmail(applicant.email), name: applicant.name.trim() },
+      [],
+    );
     await this.challenges.issue('passkey-signup', options.challenge, boundTo(binding, applicant), id);
     return { ok: true, options };
   }
 
-  async register(applicant: PasskeyApplicant, credential: RegistrationCredential, passkeyName: string, binding: string, requestId?: string): Promise<SignupOutcome> {
+  async register(
+    applicant: PasskeyApplicant,
+    credential: RegistrationCredential,
+    passkeyName: string,
+    binding: string,
+    requestId?: string,
+  ): Promise<SignupOutcome> {
     const challenge = challengeOf(credential);
-    const issued = challenge ? await this.challenges.consume('passkey-signup', challenge, boundTo(binding, applicant)) : null;
+    const issued = challenge
+      ? await this.challenges.consume('passkey-signup', challenge, boundTo(binding, applicant))
+      : null;
     const userId = issued?.userId;
     if (!challenge || !userId) return { outcome: 'refused', refused: 'bad-challenge' };
     let verified;
     try {
       verified = await this.party.verifyRegistration(credential, challenge);
     } catch (error) {
-      return { outcome: 'refused', refused: 'invalid-credential', detail: error instanceof Error ? error.message : String(error) };
+      return {
+        outcome: 'refused',
+        refused: 'invalid-credential',
+        detail: error instanceof Error ? error.message : String(error),
+      };
     }
     // A credential id registered already is the credential's problem, not the address's: told apart before the
     // insert, whose DuplicateKeyError then means the address (a taken address answers as registration does).
-    if (await this.passkeys.findByCredentialId(verified.credentialId)) return { outcome: 'refused', refused: 'already-registered' };
+    if (await this.passkeys.findByCredentialId(verified.credentialId))
+      return { outcome: 'refused', refused: 'already-registered' };
     const { email, name } = applicant;
     let passkey: PasskeyRecord | undefined;
     const enrolled = await this.registration.enrol(
       email,
       async () => {
-        const made = await this.methods.createWithPasskey({ id: userId, email, passwordHash: NO_PASSWORD, role: 'user', name: name.trim(), emailVerified: false }, { name: passkeyName, ...verified });
+        const made = await this.methods.createWithPasskey(
+          { id: userId, email, passwordHash: NO_PASSWORD, role: 'user', name: name.trim(), emailVerified: false },
+          { name: passkeyName, ...verified },
+        );
         passkey = made.passkey;
         return made.user;
       },
@@ -87,4 +106,5 @@ export class PasskeySignup {
 }
 
 /** The browser's binding with the address and name the options were asked for: the verify must name the same. */
-const boundTo = (binding: string, applicant: PasskeyApplicant) => `${binding}:${digestOf(`${normaliseEmail(applicant.email)}\n${applicant.name.trim()}`)}`;
+const boundTo = (binding: string, applicant: PasskeyApplicant) =>
+  `${binding}:${digestOf(`${normaliseEmail(applicant.email)}\n${applicant.name.trim()}`)}`;

@@ -38,7 +38,10 @@ export class RelyingParty {
   }
 
   /** Options for a new discoverable credential of this user, none of `existing` again. */
-  creationOptions(user: { id: string; email: string; name: string | null }, existing: readonly PasskeyRecord[]): Promise<CreationOptions> {
+  creationOptions(
+    user: { id: string; email: string; name: string | null },
+    existing: readonly PasskeyRecord[],
+  ): Promise<CreationOptions> {
     return this.webauthn().generateRegistrationOptions({
       rpName: this.settings.rpName,
       rpID: this.settings.rpId,
@@ -47,7 +50,10 @@ export class RelyingParty {
       userID: new TextEncoder().encode(user.id), // the user handle: the account's id, nothing personal
       timeout: CEREMONY_TIMEOUT_MS,
       attestationType: 'none',
-      excludeCredentials: existing.map((passkey) => ({ id: passkey.credentialId.toString('base64url'), transports: passkey.transports })),
+      excludeCredentials: existing.map((passkey) => ({
+        id: passkey.credentialId.toString('base64url'),
+        transports: passkey.transports,
+      })),
       authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'required' },
     });
   }
@@ -58,7 +64,10 @@ export class RelyingParty {
       rpID: this.settings.rpId,
       timeout: CEREMONY_TIMEOUT_MS,
       userVerification: 'required',
-      allowCredentials: allowed.map((passkey) => ({ id: passkey.credentialId.toString('base64url'), transports: passkey.transports })),
+      allowCredentials: allowed.map((passkey) => ({
+        id: passkey.credentialId.toString('base64url'),
+        transports: passkey.transports,
+      })),
     });
   }
 
@@ -77,7 +86,9 @@ export class RelyingParty {
       credentialId: Buffer.from(id, 'base64url'),
       publicKey: Buffer.from(publicKey),
       counter,
-      transports: (transports ?? credential.response.transports ?? []).filter((transport): transport is PasskeyTransport => TRANSPORTS.has(transport)),
+      transports: (transports ?? credential.response.transports ?? []).filter(
+        (transport): transport is PasskeyTransport => TRANSPORTS.has(transport),
+      ),
     };
   }
 
@@ -85,13 +96,22 @@ export class RelyingParty {
    * The signature counter of a valid sign-in answer to `challenge` by `passkey`; throws for anything else.
    * The library is given counter 0 so that it leaves the comparison to the caller's conditional update.
    */
-  async verifyAuthentication(credential: AuthenticationCredential, challenge: string, passkey: PasskeyRecord): Promise<number> {
+  async verifyAuthentication(
+    credential: AuthenticationCredential,
+    challenge: string,
+    passkey: PasskeyRecord,
+  ): Promise<number> {
     const result = await this.webauthn().verifyAuthenticationResponse({
       response: credential,
       expectedChallenge: challenge,
       expectedOrigin: this.settings.origins,
       expectedRPID: this.settings.rpId,
-      credential: { id: passkey.credentialId.toString('base64url'), publicKey: new Uint8Array(passkey.publicKey), counter: 0, transports: passkey.transports },
+      credential: {
+        id: passkey.credentialId.toString('base64url'),
+        publicKey: new Uint8Array(passkey.publicKey),
+        counter: 0,
+        transports: passkey.transports,
+      },
       requireUserVerification: true,
     });
     if (!result.verified) throw new Error('authentication not verified');
@@ -102,8 +122,12 @@ export class RelyingParty {
 /** The challenge a credential answers, read from its client data (base64url JSON); undefined when unreadable. */
 export function challengeOf(credential: { response: { clientDataJSON: string } }): string | undefined {
   try {
-    const data = JSON.parse(Buffer.from(credential.response.clientDataJSON, 'base64url').toString('utf8')) as { challenge?: unknown };
-    return typeof data.challenge === 'string' && data.challenge.length > 0 && data.challenge.length <= 128 ? data.challenge : undefined;
+    const data = JSON.parse(Buffer.from(credential.response.clientDataJSON, 'base64url').toString('utf8')) as {
+      challenge?: unknown;
+    };
+    return typeof data.challenge === 'string' && data.challenge.length > 0 && data.challenge.length <= 128
+      ? data.challenge
+      : undefined;
   } catch {
     return undefined;
   }

@@ -4,7 +4,13 @@
 // racing inserts of one token exactly one succeeds, on every engine. Table `account_tokens` / collection
 // `account_tokens`; expired ones are removed by the clean-up job (relational) or a TTL index (MongoDB).
 
-export type AccountTokenPurpose = 'password-reset' | 'email-verification' | 'spent-mfa-challenge' | 'passkey-registration' | 'passkey-login' | 'passkey-signup';
+export type AccountTokenPurpose =
+  | 'password-reset'
+  | 'email-verification'
+  | 'spent-mfa-challenge'
+  | 'passkey-registration'
+  | 'passkey-login'
+  | 'passkey-signup';
 
 export interface AccountTokenRecord {
   /** SHA-256 of the token, 64 lower-case hex characters. */

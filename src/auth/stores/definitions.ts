@@ -48,7 +48,8 @@ export const userStore = defineStore<DatabaseUserStore>({
 export const refreshTokenStore = defineStore<RefreshTokenStore>({
   name: 'refresh-tokens',
   migrations: [createRefreshTokens, addRefreshTokenFamilies],
-  relational: (context) => new (require('./sql-refresh-token-store') as typeof SqlRefreshTokens).SqlRefreshTokenStore(context),
+  relational: (context) =>
+    new (require('./sql-refresh-token-store') as typeof SqlRefreshTokens).SqlRefreshTokenStore(context),
   mongodb: (context) => new MongoRefreshTokenStore(context),
 });
 
@@ -56,7 +57,8 @@ export const refreshTokenStore = defineStore<RefreshTokenStore>({
 export const accountTokenStore = defineStore<AccountTokenStore>({
   name: 'account-tokens',
   migrations: [createAccountTokens],
-  relational: (context) => new (require('./sql-account-token-store') as typeof SqlAccountTokens).SqlAccountTokenStore(context),
+  relational: (context) =>
+    new (require('./sql-account-token-store') as typeof SqlAccountTokens).SqlAccountTokenStore(context),
   mongodb: (context) => new MongoAccountTokenStore(context),
 });
 
@@ -93,7 +95,8 @@ export const signInMethodStore = defineStore<SignInMethodStore>({
   name: 'sign-in-methods',
   migrations: [],
   dependsOn: [userStore, passkeyStore, identityStore],
-  relational: (context) => new (require('./sql-sign-in-method-store') as typeof SqlSignInMethods).SqlSignInMethodStore(context),
+  relational: (context) =>
+    new (require('./sql-sign-in-method-store') as typeof SqlSignInMethods).SqlSignInMethodStore(context),
   mongodb: (context) => new MongoSignInMethodStore(context),
 });
 /* eslint-enable @typescript-eslint/no-require-imports */

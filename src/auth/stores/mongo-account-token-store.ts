@@ -15,7 +15,12 @@ export class MongoAccountTokenStore implements AccountTokenStore {
 
   constructor(private readonly context: MongoStoreContext) {
     const schema = new context.Schema<TokenDocument>(
-      { _id: { type: String, required: true }, userId: { type: String, required: true }, purpose: { type: String, required: true }, expiresAt: { type: Date, required: true } },
+      {
+        _id: { type: String, required: true },
+        userId: { type: String, required: true },
+        purpose: { type: String, required: true },
+        expiresAt: { type: Date, required: true },
+      },
       { versionKey: false, timestamps: { createdAt: true, updatedAt: false } },
     );
     schema.index({ expiresAt: 1 }, { expireAfterSeconds: 0, name: 'account_tokens_expires_at' });
@@ -33,7 +38,10 @@ export class MongoAccountTokenStore implements AccountTokenStore {
 
   find(digest: string, purpose: AccountTokenPurpose, now = new Date()): Promise<AccountTokenRecord | null> {
     return this.context.run(async () => {
-      const doc = await this.Token.findOne({ _id: digest, purpose, expiresAt: { $gt: now } }).maxTimeMS(this.context.timeoutMs).lean<TokenDocument>().exec();
+      const doc = await this.Token.findOne({ _id: digest, purpose, expiresAt: { $gt: now } })
+        .maxTimeMS(this.context.timeoutMs)
+        .lean<TokenDocument>()
+        .exec();
       return doc ? MongoAccountTokenStore.toRecord(doc) : null;
     });
   }
@@ -41,7 +49,10 @@ export class MongoAccountTokenStore implements AccountTokenStore {
   consume(digest: string, purpose: AccountTokenPurpose, now = new Date()): Promise<string | null> {
     return this.context.run(async () => {
       // One atomic findOneAndDelete: of two racing uses, one gets the document.
-      const doc = await this.Token.findOneAndDelete({ _id: digest, purpose, expiresAt: { $gt: now } }).maxTimeMS(this.context.timeoutMs).lean<TokenDocument>().exec();
+      const doc = await this.Token.findOneAndDelete({ _id: digest, purpose, expiresAt: { $gt: now } })
+        .maxTimeMS(this.context.timeoutMs)
+        .lean<TokenDocument>()
+        .exec();
       return doc ? doc.userId : null;
     });
   }

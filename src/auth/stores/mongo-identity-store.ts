@@ -10,7 +10,13 @@ export interface IdentityDocument {
   createdAt: Date;
 }
 
-export const toIdentity = (doc: IdentityDocument): LinkedIdentity => ({ issuer: doc.issuer, subject: doc.subject, userId: doc.userId, provider: doc.provider, linkedAt: new Date(doc.createdAt) });
+export const toIdentity = (doc: IdentityDocument): LinkedIdentity => ({
+  issuer: doc.issuer,
+  subject: doc.subject,
+  userId: doc.userId,
+  provider: doc.provider,
+  linkedAt: new Date(doc.createdAt),
+});
 
 /**
  * Linked identities on MongoDB (collection `linked_identities`): a unique index on (issuer, subject) makes
@@ -38,14 +44,21 @@ export class MongoIdentityStore implements IdentityStore {
 
   find(issuer: string, subject: string): Promise<LinkedIdentity | null> {
     return this.context.run(async () => {
-      const doc = await this.Identity.findOne({ issuer, subject }).maxTimeMS(this.context.timeoutMs).lean<IdentityDocument>().exec();
+      const doc = await this.Identity.findOne({ issuer, subject })
+        .maxTimeMS(this.context.timeoutMs)
+        .lean<IdentityDocument>()
+        .exec();
       return doc ? toIdentity(doc) : null;
     });
   }
 
   listByUser(userId: string): Promise<LinkedIdentity[]> {
     return this.context.run(async () => {
-      const docs = await this.Identity.find({ userId }).sort({ createdAt: 1, issuer: 1 }).maxTimeMS(this.context.timeoutMs).lean<IdentityDocument[]>().exec();
+      const docs = await this.Identity.find({ userId })
+        .sort({ createdAt: 1, issuer: 1 })
+        .maxTimeMS(this.context.timeoutMs)
+        .lean<IdentityDocument[]>()
+        .exec();
       return docs.map(toIdentity);
     });
   }

@@ -39,7 +39,10 @@ export class MongoMfaStore implements MfaStore {
 
   find(userId: string): Promise<MfaRecord | null> {
     return this.context.run(async () => {
-      const doc = await this.Credential.findById(userId).maxTimeMS(this.context.timeoutMs).lean<CredentialDocument>().exec();
+      const doc = await this.Credential.findById(userId)
+        .maxTimeMS(this.context.timeoutMs)
+        .lean<CredentialDocument>()
+        .exec();
       return doc ? { userId, secret: doc.secret, confirmed: doc.confirmed, lastStep: doc.lastStep ?? null } : null;
     });
   }
@@ -60,13 +63,18 @@ export class MongoMfaStore implements MfaStore {
   confirm(userId: string, secret: string, step: number, recoveryDigests: readonly string[]): Promise<boolean> {
     return this.context.run(async () => {
       const change = { $set: { confirmed: true, lastStep: step, recoveryCodes: [...recoveryDigests] } };
-      return (await this.Credential.updateOne({ _id: userId, secret, confirmed: false }, change).exec()).modifiedCount === 1;
+      return (
+        (await this.Credential.updateOne({ _id: userId, secret, confirmed: false }, change).exec()).modifiedCount === 1
+      );
     });
   }
 
   useStep(userId: string, step: number): Promise<boolean> {
     return this.context.run(async () => {
-      const result = await this.Credential.updateOne({ _id: userId, confirmed: true, $or: [{ lastStep: null }, { lastStep: { $lt: step } }] }, { $set: { lastStep: step } }).exec();
+      const result = await this.Credential.updateOne(
+        { _id: userId, confirmed: true, $or: [{ lastStep: null }, { lastStep: { $lt: step } }] },
+        { $set: { lastStep: step } },
+      ).exec();
       return result.modifiedCount === 1;
     });
   }
@@ -74,14 +82,20 @@ export class MongoMfaStore implements MfaStore {
   useRecoveryCode(userId: string, digest: string): Promise<boolean> {
     // One conditional $pull: of racing uses of one code, only the one that found it there modifies the document.
     return this.context.run(async () => {
-      const result = await this.Credential.updateOne({ _id: userId, recoveryCodes: digest }, { $pull: { recoveryCodes: digest } }).exec();
+      const result = await this.Credential.updateOne(
+        { _id: userId, recoveryCodes: digest },
+        { $pull: { recoveryCodes: digest } },
+      ).exec();
       return result.modifiedCount === 1;
     });
   }
 
   recoveryCodesLeft(userId: string): Promise<number> {
     return this.context.run(async () => {
-      const doc = await this.Credential.findById(userId, { recoveryCodes: 1 }).maxTimeMS(this.context.timeoutMs).lean<Pick<CredentialDocument, 'recoveryCodes'>>().exec();
+      const doc = await this.Credential.findById(userId, { recoveryCodes: 1 })
+        .maxTimeMS(this.context.timeoutMs)
+        .lean<Pick<CredentialDocument, 'recoveryCodes'>>()
+        .exec();
       return doc?.recoveryCodes?.length ?? 0;
     });
   }
@@ -89,13 +103,19 @@ export class MongoMfaStore implements MfaStore {
   replaceRecoveryCodes(userId: string, recoveryDigests: readonly string[]): Promise<boolean> {
     // One update of the credential's document: the codes it holds are replaced whole.
     return this.context.run(async () => {
-      const result = await this.Credential.updateOne({ _id: userId, confirmed: true }, { $set: { recoveryCodes: [...recoveryDigests] } }).exec();
+      const result = await this.Credential.updateOne(
+        { _id: userId, confirmed: true },
+        { $set: { recoveryCodes: [...recoveryDigests] } },
+      ).exec();
       return result.matchedCount === 1;
     });
   }
 
   reseal(userId: string, previous: string, next: string): Promise<void> {
-    return this.context.run(async () => void (await this.Credential.updateOne({ _id: userId, secret: previous }, { $set: { secret: next } }).exec()));
+    return this.context.run(
+      async () =>
+        void (await this.Credential.updateOne({ _id: userId, secret: previous }, { $set: { secret: next } }).exec()),
+    );
   }
 
   remove(userId: string): Promise<boolean> {

@@ -1,6 +1,13 @@
 import type { Model } from 'mongoose';
 import type { MongoStoreContext } from '../../stores/kit/definition';
-import { MAX_PASSKEYS_PER_USER, newPasskeyRecord, type NewPasskey, type PasskeyRecord, type PasskeyStore, type PasskeyTransport } from './passkey-store';
+import {
+  MAX_PASSKEYS_PER_USER,
+  newPasskeyRecord,
+  type NewPasskey,
+  type PasskeyRecord,
+  type PasskeyStore,
+  type PasskeyTransport,
+} from './passkey-store';
 
 export interface PasskeyDocument {
   _id: string;
@@ -15,7 +22,8 @@ export interface PasskeyDocument {
 }
 
 /** A lean read gives BSON Binary (its bytes in `.buffer`), a hydrated one a Buffer. */
-const bytesOf = (value: Buffer | { buffer: Uint8Array }) => (Buffer.isBuffer(value) ? value : Buffer.from(value.buffer));
+const bytesOf = (value: Buffer | { buffer: Uint8Array }) =>
+  Buffer.isBuffer(value) ? value : Buffer.from(value.buffer);
 
 export const toPasskey = (doc: PasskeyDocument): PasskeyRecord => ({
   id: doc._id,
@@ -68,14 +76,22 @@ export class MongoPasskeyStore implements PasskeyStore {
 
   findByCredentialId(credentialId: Buffer): Promise<PasskeyRecord | null> {
     return this.context.run(async () => {
-      const doc = await this.Passkey.findOne({ credentialId }).maxTimeMS(this.context.timeoutMs).lean<PasskeyDocument>().exec();
+      const doc = await this.Passkey.findOne({ credentialId })
+        .maxTimeMS(this.context.timeoutMs)
+        .lean<PasskeyDocument>()
+        .exec();
       return doc ? toPasskey(doc) : null;
     });
   }
 
   listByUser(userId: string): Promise<PasskeyRecord[]> {
     return this.context.run(async () => {
-      const docs = await this.Passkey.find({ userId }).sort({ createdAt: 1, _id: 1 }).limit(MAX_PASSKEYS_PER_USER).maxTimeMS(this.context.timeoutMs).lean<PasskeyDocument[]>().exec();
+      const docs = await this.Passkey.find({ userId })
+        .sort({ createdAt: 1, _id: 1 })
+        .limit(MAX_PASSKEYS_PER_USER)
+        .maxTimeMS(this.context.timeoutMs)
+        .lean<PasskeyDocument[]>()
+        .exec();
       return docs.map(toPasskey);
     });
   }
@@ -84,7 +100,10 @@ export class MongoPasskeyStore implements PasskeyStore {
     return this.context.run(async () => {
       // One conditional update decides: a counter not above the stored one (a clone) changes nothing.
       const advanced = counter === 0 ? { counter: 0 } : { counter: { $lt: counter } };
-      const result = await this.Passkey.updateOne({ _id: id, ...advanced }, { $set: { counter, lastUsedAt: usedAt } }).exec();
+      const result = await this.Passkey.updateOne(
+        { _id: id, ...advanced },
+        { $set: { counter, lastUsedAt: usedAt } },
+      ).exec();
       return result.modifiedCount === 1 || (counter === 0 && result.matchedCount === 1);
     });
   }

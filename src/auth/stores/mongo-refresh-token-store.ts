@@ -62,7 +62,12 @@ export class MongoRefreshTokenStore implements RefreshTokenStore {
 
   create(record: NewRefreshToken): Promise<void> {
     return this.context.run(async () => {
-      await this.RefreshToken.create({ token: record.token, userId: record.userId, expiresAt: record.expiresAt, familyId: record.familyId ?? record.token });
+      await this.RefreshToken.create({
+        token: record.token,
+        userId: record.userId,
+        expiresAt: record.expiresAt,
+        familyId: record.familyId ?? record.token,
+      });
     });
   }
 
@@ -89,9 +94,16 @@ export class MongoRefreshTokenStore implements RefreshTokenStore {
       const retired = await this.RefreshToken.updateOne({ token, retiredAt: null }, { $set: { retiredAt: at } }).exec();
       if (retired.modifiedCount === 0) return false;
       try {
-        await this.RefreshToken.create({ token: successor.token, userId: successor.userId, expiresAt: successor.expiresAt, familyId: successor.familyId });
+        await this.RefreshToken.create({
+          token: successor.token,
+          userId: successor.userId,
+          expiresAt: successor.expiresAt,
+          familyId: successor.familyId,
+        });
       } catch (error) {
-        await this.RefreshToken.updateOne({ token, retiredAt: at }, { $set: { retiredAt: null } }).exec().catch(() => undefined);
+        await this.RefreshToken.updateOne({ token, retiredAt: at }, { $set: { retiredAt: null } })
+          .exec()
+          .catch(() => undefined);
         throw error;
       }
       return true;

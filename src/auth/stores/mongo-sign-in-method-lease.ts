@@ -81,7 +81,13 @@ export class SignInMethodLease {
   /** Gives the lease up, if it is still ours. Never throws: a lease not given up runs out. */
   async release(userId: string, lease: Lease): Promise<void> {
     await this.context
-      .run(() => this.users().collection.updateOne({ _id: userId, [`${LEASE_FIELD}.token`]: lease.token } as object, { $unset: { [LEASE_FIELD]: '' } }, { maxTimeMS: this.context.timeoutMs }))
+      .run(() =>
+        this.users().collection.updateOne(
+          { _id: userId, [`${LEASE_FIELD}.token`]: lease.token } as object,
+          { $unset: { [LEASE_FIELD]: '' } },
+          { maxTimeMS: this.context.timeoutMs },
+        ),
+      )
       .catch(() => undefined);
   }
 
@@ -103,6 +109,9 @@ export class SignInMethodLease {
   }
 
   private async exists(userId: string): Promise<boolean> {
-    return (await this.context.run(() => this.users().exists({ _id: userId }).maxTimeMS(this.context.timeoutMs).exec())) !== null;
+    return (
+      (await this.context.run(() => this.users().exists({ _id: userId }).maxTimeMS(this.context.timeoutMs).exec())) !==
+      null
+    );
   }
 }

@@ -36,7 +36,11 @@ export class MongoSignInMethodStore implements SignInMethodStore {
   }
 
   /** Each call is its own bounded store call (context.run): the wait for a lease is not cut off as one query. */
-  async removeUnlessLast(userId: string, removal: MethodRemoval, keeps: (left: WaysIn) => boolean): Promise<MethodRemovalResult> {
+  async removeUnlessLast(
+    userId: string,
+    removal: MethodRemoval,
+    keeps: (left: WaysIn) => boolean,
+  ): Promise<MethodRemovalResult> {
     const lease = await this.lease.claim(userId);
     if (lease === 'not-found') return { outcome: 'not-found' };
     if (lease === 'busy') return { outcome: 'busy' };
@@ -45,16 +49,33 @@ export class MongoSignInMethodStore implements SignInMethodStore {
     let deleteUnanswered = false;
     try {
       const { passkeys, identities } = await this.waysIn(userId);
-      const going = 'passkeyId' in removal
-        ? { passkeys: passkeys.filter((passkey) => passkey.id === removal.passkeyId), identities: [] as LinkedIdentity[] }
-        : { passkeys: [] as PasskeyRecord[], identities: identities.filter((identity) => identity.issuer === removal.issuer) };
+      const going =
+        'passkeyId' in removal
+          ? {
+              passkeys: passkeys.filter((passkey) => passkey.id === removal.passkeyId),
+              identities: [] as LinkedIdentity[],
+            }
+          : {
+              passkeys: [] as PasskeyRecord[],
+              identities: identities.filter((identity) => identity.issuer === removal.issuer),
+            };
       if (going.passkeys.length + going.identities.length === 0) return { outcome: 'not-found' };
-      if (!keeps({ passwordHash: lease.passwordHash, passkeys: passkeys.length - going.passkeys.length, identities: identities.length - going.identities.length })) return { outcome: 'last-way' };
+      if (
+        !keeps({
+          passwordHash: lease.passwordHash,
+          passkeys: passkeys.length - going.passkeys.length,
+          identities: identities.length - going.identities.length,
+        })
+      )
+        return { outcome: 'last-way' };
       if (!this.lease.holds(lease)) return { outcome: 'busy' }; // too slow so far: the lease might run out under the delete
       deleteUnanswered = true;
       await this.context.run(() => {
         const { Passkey, Identity } = this.models;
-        const query = 'passkeyId' in removal ? Passkey.deleteOne({ _id: removal.passkeyId, userId }) : Identity.deleteMany({ userId, issuer: removal.issuer });
+        const query =
+          'passkeyId' in removal
+            ? Passkey.deleteOne({ _id: removal.passkeyId, userId })
+            : Identity.deleteMany({ userId, issuer: removal.issuer });
         return query.maxTimeMS(this.context.timeoutMs).exec();
       });
       deleteUnanswered = false;
@@ -67,12 +88,19 @@ export class MongoSignInMethodStore implements SignInMethodStore {
   /** The user's passkeys and identities, read one after the other under the lease. */
   private async waysIn(userId: string): Promise<{ passkeys: PasskeyRecord[]; identities: LinkedIdentity[] }> {
     const { Passkey, Identity } = this.models;
-    const passkeys = await this.context.run(() => Passkey.find({ userId }).maxTimeMS(this.context.timeoutMs).lean<PasskeyDocument[]>().exec());
-    const identities = await this.context.run(() => Identity.find({ userId }).maxTimeMS(this.context.timeoutMs).lean<IdentityDocument[]>().exec());
+    const passkeys = await this.context.run(() =>
+      Passkey.find({ userId }).maxTimeMS(this.context.timeoutMs).lean<PasskeyDocument[]>().exec(),
+    );
+    const identities = await this.context.run(() =>
+      Identity.find({ userId }).maxTimeMS(this.context.timeoutMs).lean<IdentityDocument[]>().exec(),
+    );
     return { passkeys: passkeys.map(toPasskey), identities: identities.map(toIdentity) };
   }
 
-  createWithPasskey(user: NewUser & { id: string }, passkey: Omit<NewPasskey, 'userId'>): Promise<{ user: UserRecord; passkey: PasskeyRecord }> {
+  createWithPasskey(
+    user: NewUser & { id: string },
+    passkey: Omit<NewPasskey, 'userId'>,
+  ): Promise<{ user: UserRecord; passkey: PasskeyRecord }> {
     const created = newUserRecord(user, user.id);
     const record = newPasskeyRecord({ ...passkey, userId: user.id });
     return this.context.run(async () => {

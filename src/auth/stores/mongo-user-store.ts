@@ -4,7 +4,16 @@ import type { KeyCondition } from '../../stores/kit/keyset';
 import { listPage } from '../../stores/kit/list-page';
 import type { ResourcePage } from '../../stores/kit/resource-store';
 import { normaliseEmail } from './email';
-import { LAST_ADMIN, USERS_ORDER, type DatabaseUserStore, type KeepRole, type ListedUser, type NewUser, type UserListQuery, type UserRecord } from './user-store';
+import {
+  LAST_ADMIN,
+  USERS_ORDER,
+  type DatabaseUserStore,
+  type KeepRole,
+  type ListedUser,
+  type NewUser,
+  type UserListQuery,
+  type UserRecord,
+} from './user-store';
 
 interface UserDocument {
   _id: string;
@@ -21,7 +30,15 @@ interface UserDocument {
 const PROJECTION = { email: 1, passwordHash: 1, role: 1, name: 1, sessionVersion: 1, emailVerified: 1 } as const;
 
 function toRecord(doc: UserDocument): UserRecord {
-  return { id: doc._id, email: doc.email, passwordHash: doc.passwordHash, role: doc.role, name: doc.name ?? null, sessionVersion: doc.sessionVersion ?? 0, emailVerified: doc.emailVerified ?? true };
+  return {
+    id: doc._id,
+    email: doc.email,
+    passwordHash: doc.passwordHash,
+    role: doc.role,
+    name: doc.name ?? null,
+    sessionVersion: doc.sessionVersion ?? 0,
+    emailVerified: doc.emailVerified ?? true,
+  };
 }
 
 /** The user store on MongoDB (collection `users`): lean lookups with a projection, one round trip each. */
@@ -44,7 +61,10 @@ export class MongoUserStore implements DatabaseUserStore {
 
   private findOne(filter: Record<string, string>): Promise<UserRecord | null> {
     return this.context.run(async () => {
-      const doc = await this.User.findOne(filter, PROJECTION).maxTimeMS(this.context.timeoutMs).lean<UserDocument>().exec();
+      const doc = await this.User.findOne(filter, PROJECTION)
+        .maxTimeMS(this.context.timeoutMs)
+        .lean<UserDocument>()
+        .exec();
       return doc ? toRecord(doc) : null;
     });
   }
@@ -59,7 +79,13 @@ export class MongoUserStore implements DatabaseUserStore {
 
   create(user: NewUser): Promise<UserRecord> {
     return this.context.run(async () => {
-      const doc = await this.User.create({ email: normaliseEmail(user.email), passwordHash: user.passwordHash, role: user.role, name: user.name ?? null, emailVerified: user.emailVerified ?? true });
+      const doc = await this.User.create({
+        email: normaliseEmail(user.email),
+        passwordHash: user.passwordHash,
+        role: user.role,
+        name: user.name ?? null,
+        emailVerified: user.emailVerified ?? true,
+      });
       return toRecord(doc.toObject());
     });
   }
@@ -72,7 +98,11 @@ export class MongoUserStore implements DatabaseUserStore {
 
   changePassword(id: string, passwordHash: string): Promise<number | undefined> {
     return this.context.run(async () => {
-      const doc = await this.User.findOneAndUpdate({ _id: id }, { $set: { passwordHash }, $inc: { sessionVersion: 1 } }, { returnDocument: 'after', projection: PROJECTION })
+      const doc = await this.User.findOneAndUpdate(
+        { _id: id },
+        { $set: { passwordHash }, $inc: { sessionVersion: 1 } },
+        { returnDocument: 'after', projection: PROJECTION },
+      )
         .maxTimeMS(this.context.timeoutMs)
         .lean<UserDocument>()
         .exec();
@@ -81,11 +111,15 @@ export class MongoUserStore implements DatabaseUserStore {
   }
 
   markEmailVerified(id: string): Promise<boolean> {
-    return this.context.run(async () => (await this.User.updateOne({ _id: id }, { $set: { emailVerified: true } }).exec()).matchedCount > 0);
+    return this.context.run(
+      async () => (await this.User.updateOne({ _id: id }, { $set: { emailVerified: true } }).exec()).matchedCount > 0,
+    );
   }
 
   endSessions(id: string): Promise<boolean> {
-    return this.context.run(async () => (await this.User.updateOne({ _id: id }, { $inc: { sessionVersion: 1 } }).exec()).matchedCount > 0);
+    return this.context.run(
+      async () => (await this.User.updateOne({ _id: id }, { $inc: { sessionVersion: 1 } }).exec()).matchedCount > 0,
+    );
   }
 
   /**
@@ -95,7 +129,10 @@ export class MongoUserStore implements DatabaseUserStore {
    */
   private async wouldEmpty(id: string, guard: KeepRole | undefined, newRole?: string): Promise<boolean> {
     if (!guard || newRole === guard.keepRole) return false;
-    const target = await this.User.findOne({ _id: id }, { role: 1 }).maxTimeMS(this.context.timeoutMs).lean<Pick<UserDocument, 'role'>>().exec();
+    const target = await this.User.findOne({ _id: id }, { role: 1 })
+      .maxTimeMS(this.context.timeoutMs)
+      .lean<Pick<UserDocument, 'role'>>()
+      .exec();
     if (target?.role !== guard.keepRole) return false;
     return (await this.User.countDocuments({ role: guard.keepRole }).maxTimeMS(this.context.timeoutMs).exec()) <= 1;
   }
@@ -111,8 +148,16 @@ export class MongoUserStore implements DatabaseUserStore {
       listPage<ListedUser>({ ...query, where: [], sort: USERS_ORDER }, () => false, {
         read: async (segment, limit, offset) => {
           const filter = segment.where.length > 0 ? { $and: segment.where.map(condition) } : {};
-          const sort = Object.fromEntries(segment.order.map(({ field, descending }) => [path(field), descending ? -1 : 1])) as Record<string, 1 | -1>;
-          const docs = await this.User.find(filter, { ...PROJECTION, createdAt: 1 }).sort(sort).skip(offset).limit(limit).maxTimeMS(this.context.timeoutMs).lean<(UserDocument & { createdAt: Date })[]>().exec();
+          const sort = Object.fromEntries(
+            segment.order.map(({ field, descending }) => [path(field), descending ? -1 : 1]),
+          ) as Record<string, 1 | -1>;
+          const docs = await this.User.find(filter, { ...PROJECTION, createdAt: 1 })
+            .sort(sort)
+            .skip(offset)
+            .limit(limit)
+            .maxTimeMS(this.context.timeoutMs)
+            .lean<(UserDocument & { createdAt: Date })[]>()
+            .exec();
           return docs.map((doc) => ({ ...toRecord(doc), createdAt: doc.createdAt }));
         },
         count: (upTo) => this.User.countDocuments({}, { limit: upTo }).maxTimeMS(this.context.timeoutMs).exec(),
@@ -120,11 +165,14 @@ export class MongoUserStore implements DatabaseUserStore {
     );
   }
 
-
   updateRole(id: string, role: string, guard?: KeepRole): Promise<UserRecord | null | typeof LAST_ADMIN> {
     return this.context.run(async () => {
       if (await this.wouldEmpty(id, guard, role)) return LAST_ADMIN;
-      const doc = await this.User.findOneAndUpdate({ _id: id }, { $set: { role } }, { returnDocument: 'after', projection: PROJECTION })
+      const doc = await this.User.findOneAndUpdate(
+        { _id: id },
+        { $set: { role } },
+        { returnDocument: 'after', projection: PROJECTION },
+      )
         .maxTimeMS(this.context.timeoutMs)
         .lean<UserDocument>()
         .exec();

@@ -33,11 +33,18 @@ export interface SignInMethodStore {
    * for one user (on any replica) never both pass: on the relational engines in one transaction that first
    * locks the user's row; on MongoDB under a short lease claimed in the user document (`signInMethodsLease`).
    */
-  removeUnlessLast(userId: string, removal: MethodRemoval, keeps: (left: WaysIn) => boolean): Promise<MethodRemovalResult>;
+  removeUnlessLast(
+    userId: string,
+    removal: MethodRemoval,
+    keeps: (left: WaysIn) => boolean,
+  ): Promise<MethodRemovalResult>;
   /**
    * A new user and their first passkey, together: one transaction on the relational engines; on MongoDB the
    * user is removed again when the passkey cannot be added. DuplicateKeyError when the address (or the
    * credential id) is taken; then nothing is left behind.
    */
-  createWithPasskey(user: NewUser & { id: string }, passkey: Omit<NewPasskey, 'userId'>): Promise<{ user: UserRecord; passkey: PasskeyRecord }>;
+  createWithPasskey(
+    user: NewUser & { id: string },
+    passkey: Omit<NewPasskey, 'userId'>,
+  ): Promise<{ user: UserRecord; passkey: PasskeyRecord }>;
 }

@@ -10,7 +10,13 @@ export interface IdentityRow {
   linkedAt: Date | string;
 }
 
-export const toIdentity = (row: IdentityRow): LinkedIdentity => ({ issuer: row.issuer, subject: row.subject, userId: row.userId, provider: row.provider, linkedAt: new Date(row.linkedAt) });
+export const toIdentity = (row: IdentityRow): LinkedIdentity => ({
+  issuer: row.issuer,
+  subject: row.subject,
+  userId: row.userId,
+  provider: row.provider,
+  linkedAt: new Date(row.linkedAt),
+});
 
 /** Linked identities on a relational engine (table `linked_identities`, migration 0011). */
 export class SqlIdentityStore implements IdentityStore {
@@ -40,7 +46,14 @@ export class SqlIdentityStore implements IdentityStore {
 
   listByUser(userId: string): Promise<LinkedIdentity[]> {
     return this.context.run(async () => {
-      const rows = await this.Identity.findAll({ where: { userId }, order: [['linkedAt', 'ASC'], ['issuer', 'ASC']], raw: true });
+      const rows = await this.Identity.findAll({
+        where: { userId },
+        order: [
+          ['linkedAt', 'ASC'],
+          ['issuer', 'ASC'],
+        ],
+        raw: true,
+      });
       return (rows as unknown as IdentityRow[]).map(toIdentity);
     });
   }

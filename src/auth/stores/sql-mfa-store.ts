@@ -34,9 +34,18 @@ export class SqlMfaStore implements MfaStore {
     return this.context.run(async () => {
       const row = await this.Credential.findByPk(userId, { raw: true });
       if (!row) return null;
-      const { secret, confirmed, lastStep } = row as unknown as { secret: string; confirmed: unknown; lastStep: number | string | null };
+      const { secret, confirmed, lastStep } = row as unknown as {
+        secret: string;
+        confirmed: unknown;
+        lastStep: number | string | null;
+      };
       // BOOLEAN is 0/1 on SQLite, MySQL and SQL Server
-      return { userId, secret, confirmed: confirmed === true || Number(confirmed) === 1, lastStep: lastStep === null ? null : Number(lastStep) };
+      return {
+        userId,
+        secret,
+        confirmed: confirmed === true || Number(confirmed) === 1,
+        lastStep: lastStep === null ? null : Number(lastStep),
+      };
     });
   }
 
@@ -56,10 +65,16 @@ export class SqlMfaStore implements MfaStore {
   confirm(userId: string, secret: string, step: number, recoveryDigests: readonly string[]): Promise<boolean> {
     return this.context.run(() =>
       this.context.transaction(async (transaction) => {
-        const [confirmed] = await this.Credential.update({ confirmed: true, lastStep: step }, { where: { userId, secret, confirmed: false }, transaction });
+        const [confirmed] = await this.Credential.update(
+          { confirmed: true, lastStep: step },
+          { where: { userId, secret, confirmed: false }, transaction },
+        );
         if (confirmed !== 1) return false;
         await this.RecoveryCode.destroy({ where: { userId }, transaction });
-        await this.RecoveryCode.bulkCreate(recoveryDigests.map((digest) => ({ digest, userId })), { transaction });
+        await this.RecoveryCode.bulkCreate(
+          recoveryDigests.map((digest) => ({ digest, userId })),
+          { transaction },
+        );
         return true;
       }),
     );
@@ -86,17 +101,25 @@ export class SqlMfaStore implements MfaStore {
       this.context.transaction(async (transaction) => {
         // A write to the credential's row first: it locks the row on every engine (SQLite's transactions take
         // turns), so a racing replacement waits here until this one's codes are in, then replaces them.
-        await this.Credential.update({ lastStep: this.context.sequelize.col('last_step') }, { where: { userId, confirmed: true }, transaction });
+        await this.Credential.update(
+          { lastStep: this.context.sequelize.col('last_step') },
+          { where: { userId, confirmed: true }, transaction },
+        );
         if ((await this.Credential.count({ where: { userId, confirmed: true }, transaction })) !== 1) return false;
         await this.RecoveryCode.destroy({ where: { userId }, transaction });
-        await this.RecoveryCode.bulkCreate(recoveryDigests.map((digest) => ({ digest, userId })), { transaction });
+        await this.RecoveryCode.bulkCreate(
+          recoveryDigests.map((digest) => ({ digest, userId })),
+          { transaction },
+        );
         return true;
       }),
     );
   }
 
   reseal(userId: string, previous: string, next: string): Promise<void> {
-    return this.context.run(async () => void (await this.Credential.update({ secret: next }, { where: { userId, secret: previous } })));
+    return this.context.run(
+      async () => void (await this.Credential.update({ secret: next }, { where: { userId, secret: previous } })),
+    );
   }
 
   remove(userId: string): Promise<boolean> {

@@ -1,6 +1,13 @@
 import { Op, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
 import type { SqlStoreContext } from '../../stores/kit/definition';
-import { MAX_PASSKEYS_PER_USER, newPasskeyRecord, type NewPasskey, type PasskeyRecord, type PasskeyStore, type PasskeyTransport } from './passkey-store';
+import {
+  MAX_PASSKEYS_PER_USER,
+  newPasskeyRecord,
+  type NewPasskey,
+  type PasskeyRecord,
+  type PasskeyStore,
+  type PasskeyTransport,
+} from './passkey-store';
 
 export interface PasskeyRow {
   id: string;
@@ -66,7 +73,15 @@ export class SqlPasskeyStore implements PasskeyStore {
 
   listByUser(userId: string): Promise<PasskeyRecord[]> {
     return this.context.run(async () => {
-      const rows = await this.Passkey.findAll({ where: { userId }, order: [['createdAt', 'ASC'], ['id', 'ASC']], limit: MAX_PASSKEYS_PER_USER, raw: true });
+      const rows = await this.Passkey.findAll({
+        where: { userId },
+        order: [
+          ['createdAt', 'ASC'],
+          ['id', 'ASC'],
+        ],
+        limit: MAX_PASSKEYS_PER_USER,
+        raw: true,
+      });
       return (rows as unknown as PasskeyRow[]).map(toPasskey);
     });
   }

@@ -39,7 +39,12 @@ export class SqlRefreshTokenStore implements RefreshTokenStore {
     const select =
       `SELECT ${q('token')} AS ${q('token')}, ${q('user_id')} AS ${q('userId')}, ${q('expires_at')} AS ${q('expiresAt')}, ` +
       `${q('family_id')} AS ${q('familyId')}, ${q('retired_at')} AS ${q('retiredAt')} FROM ${q('refresh_tokens')}`;
-    this.lookup = { select, column: q('token'), field: 'token', placeholder: this.onMssql ? 'CAST(? AS CHAR(64))' : '?' };
+    this.lookup = {
+      select,
+      column: q('token'),
+      field: 'token',
+      placeholder: this.onMssql ? 'CAST(? AS CHAR(64))' : '?',
+    };
   }
 
   private get onMssql(): boolean {
@@ -76,18 +81,28 @@ export class SqlRefreshTokenStore implements RefreshTokenStore {
 
   create(record: NewRefreshToken): Promise<void> {
     return this.context.run(async () => {
-      await this.RefreshToken.create({ token: record.token, userId: record.userId, expiresAt: record.expiresAt, familyId: record.familyId ?? record.token });
+      await this.RefreshToken.create({
+        token: record.token,
+        userId: record.userId,
+        expiresAt: record.expiresAt,
+        familyId: record.familyId ?? record.token,
+      });
     });
   }
 
   deleteByToken(token: string): Promise<boolean> {
-    return this.context.run(async () => (await this.RefreshToken.destroy({ where: { token: this.digest(token) } })) > 0);
+    return this.context.run(
+      async () => (await this.RefreshToken.destroy({ where: { token: this.digest(token) } })) > 0,
+    );
   }
 
   retire(token: string, at: Date): Promise<boolean> {
     // One conditional UPDATE: the database serialises racing calls on the row, and only one sees retired_at NULL.
     return this.context.run(async () => {
-      const [changed] = await this.RefreshToken.update({ retiredAt: at }, { where: { token: this.digest(token), retiredAt: null } });
+      const [changed] = await this.RefreshToken.update(
+        { retiredAt: at },
+        { where: { token: this.digest(token), retiredAt: null } },
+      );
       return changed > 0;
     });
   }
@@ -101,14 +116,19 @@ export class SqlRefreshTokenStore implements RefreshTokenStore {
     // Twice: on PostgreSQL (READ COMMITTED) a DELETE that waited for a racing rotation's lock on a member
     // re-checks only the rows it had seen, not the successor that rotation committed; the second statement
     // sees it. Family revocation is rare (logout, reuse detected): the extra statement costs nothing that matters.
-    return this.context.run(async () => (await this.RefreshToken.destroy({ where })) + (await this.RefreshToken.destroy({ where })));
+    return this.context.run(
+      async () => (await this.RefreshToken.destroy({ where })) + (await this.RefreshToken.destroy({ where })),
+    );
   }
 
   /** Retire and successor in one transaction: both committed, or neither. */
   rotate(token: string, successor: NewRefreshToken & { familyId: string }, at: Date): Promise<boolean> {
     return this.context.run(() =>
       this.context.transaction(async (transaction) => {
-        const [changed] = await this.RefreshToken.update({ retiredAt: at }, { where: { token: this.digest(token), retiredAt: null }, transaction });
+        const [changed] = await this.RefreshToken.update(
+          { retiredAt: at },
+          { where: { token: this.digest(token), retiredAt: null }, transaction },
+        );
         if (changed === 0) return false;
         await this.RefreshToken.create({ ...successor }, { transaction });
         return true;

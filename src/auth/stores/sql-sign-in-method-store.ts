@@ -18,7 +18,11 @@ export class SqlSignInMethodStore implements SignInMethodStore {
     return this.context.sequelize.model(name);
   }
 
-  removeUnlessLast(userId: string, removal: MethodRemoval, keeps: (left: WaysIn) => boolean): Promise<MethodRemovalResult> {
+  removeUnlessLast(
+    userId: string,
+    removal: MethodRemoval,
+    keeps: (left: WaysIn) => boolean,
+  ): Promise<MethodRemovalResult> {
     return this.context.run(() =>
       this.context.transaction(async (transaction) => {
         const passwordHash = await this.lockUser(userId, transaction);
@@ -28,12 +32,21 @@ export class SqlSignInMethodStore implements SignInMethodStore {
         const identityRows = await this.model('LinkedIdentity').findAll({ where: { userId }, raw: true, transaction });
         const passkeys = (passkeyRows as unknown as PasskeyRow[]).map(toPasskey);
         const identities = (identityRows as unknown as IdentityRow[]).map(toIdentity);
-        const going = 'passkeyId' in removal
-          ? { passkeys: passkeys.filter((passkey) => passkey.id === removal.passkeyId), identities: [] }
-          : { passkeys: [], identities: identities.filter((identity) => identity.issuer === removal.issuer) };
+        const going =
+          'passkeyId' in removal
+            ? { passkeys: passkeys.filter((passkey) => passkey.id === removal.passkeyId), identities: [] }
+            : { passkeys: [], identities: identities.filter((identity) => identity.issuer === removal.issuer) };
         if (going.passkeys.length + going.identities.length === 0) return { outcome: 'not-found' };
-        if (!keeps({ passwordHash, passkeys: passkeys.length - going.passkeys.length, identities: identities.length - going.identities.length })) return { outcome: 'last-way' };
-        if ('passkeyId' in removal) await this.model('Passkey').destroy({ where: { userId, id: removal.passkeyId }, transaction });
+        if (
+          !keeps({
+            passwordHash,
+            passkeys: passkeys.length - going.passkeys.length,
+            identities: identities.length - going.identities.length,
+          })
+        )
+          return { outcome: 'last-way' };
+        if ('passkeyId' in removal)
+          await this.model('Passkey').destroy({ where: { userId, id: removal.passkeyId }, transaction });
         else await this.model('LinkedIdentity').destroy({ where: { userId, issuer: removal.issuer }, transaction });
         return { outcome: 'removed', ...going };
       }),
@@ -49,18 +62,30 @@ export class SqlSignInMethodStore implements SignInMethodStore {
     if (this.context.engine === 'mssql') {
       // Sequelize writes no lock hint on SQL Server (its `lock` option is FOR UPDATE only): the hint is written
       // here. UPDLOCK holds the row until the transaction ends, as FOR UPDATE does; ROWLOCK keeps it to the row.
-      const rows = await this.context.sequelize.query<{ passwordHash: string }>('SELECT [password_hash] AS [passwordHash] FROM [users] WITH (UPDLOCK, ROWLOCK) WHERE [id] = :id', {
-        replacements: { id: userId },
-        type: QueryTypes.SELECT,
-        transaction,
-      });
+      const rows = await this.context.sequelize.query<{ passwordHash: string }>(
+        'SELECT [password_hash] AS [passwordHash] FROM [users] WITH (UPDLOCK, ROWLOCK) WHERE [id] = :id',
+        {
+          replacements: { id: userId },
+          type: QueryTypes.SELECT,
+          transaction,
+        },
+      );
       return rows[0]?.passwordHash ?? null;
     }
-    const row = await this.model('User').findOne({ where: { id: userId }, attributes: ['passwordHash'], lock: transaction.LOCK.UPDATE, raw: true, transaction });
+    const row = await this.model('User').findOne({
+      where: { id: userId },
+      attributes: ['passwordHash'],
+      lock: transaction.LOCK.UPDATE,
+      raw: true,
+      transaction,
+    });
     return row ? (row as unknown as { passwordHash: string }).passwordHash : null;
   }
 
-  createWithPasskey(user: NewUser & { id: string }, passkey: Omit<NewPasskey, 'userId'>): Promise<{ user: UserRecord; passkey: PasskeyRecord }> {
+  createWithPasskey(
+    user: NewUser & { id: string },
+    passkey: Omit<NewPasskey, 'userId'>,
+  ): Promise<{ user: UserRecord; passkey: PasskeyRecord }> {
     const created = newUserRecord(user, user.id);
     const record = newPasskeyRecord({ ...passkey, userId: user.id });
     return this.context.run(() =>

@@ -7,7 +7,17 @@ import type { SqlStoreContext } from '../../stores/kit/definition';
 import { boundedCount } from '../../stores/sql/bounded-count';
 import type { KeyedRead } from '../../stores/sql/direct-reads';
 import { normaliseEmail } from './email';
-import { LAST_ADMIN, newUserRecord, USERS_ORDER, type DatabaseUserStore, type KeepRole, type ListedUser, type NewUser, type UserListQuery, type UserRecord } from './user-store';
+import {
+  LAST_ADMIN,
+  newUserRecord,
+  USERS_ORDER,
+  type DatabaseUserStore,
+  type KeepRole,
+  type ListedUser,
+  type NewUser,
+  type UserListQuery,
+  type UserRecord,
+} from './user-store';
 
 function toRecord(row: UserRecord): UserRecord {
   return {
@@ -48,7 +58,10 @@ export class SqlUserStore implements DatabaseUserStore {
     );
     const q = (name: string) => context.sequelize.getQueryInterface().quoteIdentifier(name);
     const select = `SELECT ${q('id')} AS ${q('id')}, ${q('email')} AS ${q('email')}, ${q('password_hash')} AS ${q('passwordHash')}, ${q('role')} AS ${q('role')}, ${q('name')} AS ${q('name')}, ${q('session_version')} AS ${q('sessionVersion')}, ${q('email_verified')} AS ${q('emailVerified')} FROM ${q('users')}`;
-    this.lookups = { id: { select, column: q('id'), field: 'id' }, email: { select, column: q('email'), field: 'email' } };
+    this.lookups = {
+      id: { select, column: q('id'), field: 'id' },
+      email: { select, column: q('email'), field: 'email' },
+    };
     // "Someone else holds the role": a derived table, because MySQL refuses a subquery on the table it updates.
     this.othersHoldSql = (role: string) =>
       `(SELECT COUNT(*) FROM (SELECT ${q('id')} FROM ${q('users')} WHERE ${q('role')} = ${context.sequelize.escape(role)}) ${q('holders')}) > 1`;
@@ -101,7 +114,10 @@ export class SqlUserStore implements DatabaseUserStore {
 
   changePassword(id: string, passwordHash: string): Promise<number | undefined> {
     return this.context.run(async () => {
-      const [changed] = await this.User.update({ passwordHash, sessionVersion: literal('session_version + 1') }, { where: { id } });
+      const [changed] = await this.User.update(
+        { passwordHash, sessionVersion: literal('session_version + 1') },
+        { where: { id } },
+      );
       return changed > 0 ? (await this.findById(id))?.sessionVersion : undefined;
     });
   }
@@ -133,18 +149,23 @@ export class SqlUserStore implements DatabaseUserStore {
           const rows = await this.User.findAll({
             attributes: [...COLUMNS, 'created_at'],
             where: { [Op.and]: segment.where.map(condition) },
-            order: segment.order.map(({ field, descending }): [string, string] => [column(field), descending ? 'DESC' : 'ASC']),
+            order: segment.order.map(({ field, descending }): [string, string] => [
+              column(field),
+              descending ? 'DESC' : 'ASC',
+            ]),
             limit,
             offset,
             raw: true,
           });
-          return (rows as unknown as (UserRecord & { created_at: Date | string })[]).map((row) => ({ ...toRecord(row), createdAt: new Date(row.created_at) }));
+          return (rows as unknown as (UserRecord & { created_at: Date | string })[]).map((row) => ({
+            ...toRecord(row),
+            createdAt: new Date(row.created_at),
+          }));
         },
         count: (upTo) => boundedCount(this.User, undefined, upTo),
       }),
     );
   }
-
 
   updateRole(id: string, role: string, guard?: KeepRole): Promise<UserRecord | null | typeof LAST_ADMIN> {
     return this.context.run(async () => {

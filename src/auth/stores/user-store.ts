@@ -32,7 +32,15 @@ export type NewUser = Omit<UserRecord, 'id' | 'sessionVersion' | 'emailVerified'
 
 /** The record a store writes for a new user under `id`: the address normalised, at the first session version. */
 export function newUserRecord(user: NewUser, id: string): UserRecord {
-  return { id, email: normaliseEmail(user.email), passwordHash: user.passwordHash, role: user.role, name: user.name ?? null, sessionVersion: 0, emailVerified: user.emailVerified ?? true };
+  return {
+    id,
+    email: normaliseEmail(user.email),
+    passwordHash: user.passwordHash,
+    role: user.role,
+    name: user.name ?? null,
+    sessionVersion: 0,
+    emailVerified: user.emailVerified ?? true,
+  };
 }
 
 /** Why a role change or delete was refused: it would leave no administrator. */

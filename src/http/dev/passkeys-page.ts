@@ -41,14 +41,27 @@ const PAGE = `<!doctype html>
 `;
 
 /** Its own scripts, and requests to this origin only. */
-const POLICY = ["default-src 'none'", "script-src 'self'", "connect-src 'self'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"].join('; ');
+const POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 let assets: Map<string, string> | undefined;
 
 /** Read on first use and kept (tests build many apps). The package exports no package.json: found by its main file. */
 function pageAssets(): Map<string, string> {
   return (assets ??= new Map([
-    ['simplewebauthn-browser.js', readFileSync(join(dirname(require.resolve('@simplewebauthn/browser')), '..', 'dist', 'bundle', 'index.umd.min.js'), 'utf8')],
+    [
+      'simplewebauthn-browser.js',
+      readFileSync(
+        join(dirname(require.resolve('@simplewebauthn/browser')), '..', 'dist', 'bundle', 'index.umd.min.js'),
+        'utf8',
+      ),
+    ],
     ['page.js', PAGE_SCRIPT],
   ]));
 }

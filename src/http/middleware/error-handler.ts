@@ -1,7 +1,16 @@
 import type { ParameterizedContext } from 'koa';
 import { HashQueueFullError } from '../../auth/hash-queue';
 import type { Logger } from '../../logger';
-import { DuplicateKeyError, MissingReferenceError, ReferencedRecordError, RuleViolationError, StoreUnavailableError, UniqueKeyError, WriteContendedError, WriteRefusedError } from '../../stores/errors';
+import {
+  DuplicateKeyError,
+  MissingReferenceError,
+  ReferencedRecordError,
+  RuleViolationError,
+  StoreUnavailableError,
+  UniqueKeyError,
+  WriteContendedError,
+  WriteRefusedError,
+} from '../../stores/errors';
 import { fail, type FieldError } from '../envelope';
 import { answered, answerJson } from '../json-answer';
 import { HttpError, notFound } from '../errors';
@@ -32,23 +41,42 @@ const STORE_RETRY_AFTER_SECONDS = 5;
 function describe(error: unknown): Described {
   if (error instanceof HttpError) return { status: error.status, message: error.message, ...error.details };
   if (error instanceof StoreUnavailableError) {
-    return { status: 503, message: 'Service temporarily unavailable, try again shortly', headers: { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) } };
+    return {
+      status: 503,
+      message: 'Service temporarily unavailable, try again shortly',
+      headers: { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) },
+    };
   }
   if (error instanceof DuplicateKeyError) return { status: 409, message: 'The resource already exists' };
   // A resource's rules (src/stores/kit/resource.ts), told the same on every engine.
-  if (error instanceof UniqueKeyError) return { status: 409, message: `A record with this ${error.fields.join(' and ')} exists already` };
+  if (error instanceof UniqueKeyError)
+    return { status: 409, message: `A record with this ${error.fields.join(' and ')} exists already` };
   if (error instanceof ReferencedRecordError) return { status: 409, message: error.message };
-  if (error instanceof MissingReferenceError) return { status: 422, message: 'Validation failed', errors: [{ field: error.field, message: error.message }] };
-  if (error instanceof RuleViolationError) return { status: 422, message: 'Validation failed', errors: [{ field: error.field, message: error.message }] };
-  if (error instanceof WriteRefusedError) return { status: 422, message: 'Validation failed', errors: error.problems.map(({ field, message }) => ({ field, message })) };
+  if (error instanceof MissingReferenceError)
+    return { status: 422, message: 'Validation failed', errors: [{ field: error.field, message: error.message }] };
+  if (error instanceof RuleViolationError)
+    return { status: 422, message: 'Validation failed', errors: [{ field: error.field, message: error.message }] };
+  if (error instanceof WriteRefusedError)
+    return {
+      status: 422,
+      message: 'Validation failed',
+      errors: error.problems.map(({ field, message }) => ({ field, message })),
+    };
   if (error instanceof WriteContendedError) return { status: 409, message: error.message };
   if (error instanceof HashQueueFullError) {
-    return { status: 503, message: 'Too many sign-ins at once, try again shortly', headers: { 'Retry-After': String(HASH_QUEUE_RETRY_AFTER_SECONDS) } };
+    return {
+      status: 503,
+      message: 'Too many sign-ins at once, try again shortly',
+      headers: { 'Retry-After': String(HASH_QUEUE_RETRY_AFTER_SECONDS) },
+    };
   }
   const candidate = (error ?? {}) as LibraryError;
   const status = Number(candidate.status ?? candidate.statusCode);
   if (Number.isInteger(status) && status >= 400 && status < 500 && candidate.expose !== false) {
-    const headers = candidate.headers && typeof candidate.headers === 'object' ? (candidate.headers as Record<string, string>) : undefined;
+    const headers =
+      candidate.headers && typeof candidate.headers === 'object'
+        ? (candidate.headers as Record<string, string>)
+        : undefined;
     return { status, message: typeof candidate.message === 'string' ? candidate.message : 'Bad request', headers };
   }
   return { status: 500, message: 'Internal server error' };
@@ -83,7 +111,8 @@ export function errorAnswers(logger: Logger): ErrorAnswers {
       if (described.status === 500) logger.error({ reqId: ctx.state.requestId, err: error }, 'unhandled error');
       // Only the store's own outages here: other 503s (readiness while stopping, the rate limiter's refusal)
       // are deliberate answers that log themselves, at their own rate.
-      else if (error instanceof StoreUnavailableError) logger.warn({ reqId: ctx.state.requestId, err: error }, 'database unavailable');
+      else if (error instanceof StoreUnavailableError)
+        logger.warn({ reqId: ctx.state.requestId, err: error }, 'database unavailable');
       if (described.headers) ctx.set(described.headers);
       answerJson(ctx, described.status, fail(described.message, described.errors));
     },

@@ -13,7 +13,8 @@ function hasBody(headers: NodeJS.Dict<string | string[]>): boolean {
 /** co-body's errors carry a status and a type; give each a clear message of our own. */
 function parseFailure(error: Error & { status?: number; type?: string }): HttpError {
   if (error.status === 413 || error.type === 'entity.too.large') return new HttpError(413, 'Request body too large');
-  if (error.status === 415 || error.type === 'encoding.unsupported') return new HttpError(415, 'Unsupported content encoding');
+  if (error.status === 415 || error.type === 'encoding.unsupported')
+    return new HttpError(415, 'Unsupported content encoding');
   if (error.type === 'request.aborted') return new HttpError(400, 'Request body was not received completely');
   return badRequest('Malformed JSON body: an object or array is expected');
 }

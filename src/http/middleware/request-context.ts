@@ -69,7 +69,10 @@ export function requestContext(logger: Logger, lifecycle: Lifecycle, steps: Requ
       const level = QUIET_PATHS.has(ctx.path) ? 'debug' : 'info';
       if (lines.isLevelEnabled(level)) {
         const ms = Math.round((performance.now() - started) * 100) / 100;
-        lines[level]({ reqId: id, ip: clientIp(ctx), method: ctx.method, path: ctx.path, status: ctx.status, ms }, 'request');
+        lines[level](
+          { reqId: id, ip: clientIp(ctx), method: ctx.method, path: ctx.path, status: ctx.status, ms },
+          'request',
+        );
       }
     }
   };

@@ -9,7 +9,10 @@ import type { RequestState } from '../routing/route';
  * limit's 429) or with 405 is given the template of the route whose path it matches; anything else is
  * UNMATCHED_ROUTE. So the label takes only as many values as there are declared routes, plus one.
  */
-function routeTemplate(ctx: { _matchedRoute?: unknown; path: string; method: string }, router: Router<RequestState>): string {
+function routeTemplate(
+  ctx: { _matchedRoute?: unknown; path: string; method: string },
+  router: Router<RequestState>,
+): string {
   if (typeof ctx._matchedRoute === 'string') return ctx._matchedRoute;
   const { path } = router.match(ctx.path, ctx.method); // only for requests the router did not answer
   const layer = path.findLast((candidate) => candidate.methods.length > 0);
@@ -28,7 +31,12 @@ export function requestMetrics(metrics: HttpMetrics, router: Router<RequestState
       await next();
     } finally {
       // The error handler below turns every error into a status, so ctx.status is the answer's.
-      metrics.request(ctx.method, routeTemplate(ctx as typeof ctx & { _matchedRoute?: unknown }, router), ctx.status, (performance.now() - started) / 1000);
+      metrics.request(
+        ctx.method,
+        routeTemplate(ctx as typeof ctx & { _matchedRoute?: unknown }, router),
+        ctx.status,
+        (performance.now() - started) / 1000,
+      );
     }
   };
 }

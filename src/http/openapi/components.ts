@@ -21,7 +21,10 @@ export const FRAMEWORK_HEADERS: Record<string, HeaderDoc> = {
   'WWW-Authenticate': { description: 'The Bearer challenge (RFC 6750)', schema: { type: 'string' } },
   'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 0 } },
   'RateLimit-Limit': { description: 'Requests allowed per window', schema: { type: 'integer', minimum: 0 } },
-  'RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Remaining': {
+    description: 'Requests left in the current window',
+    schema: { type: 'integer', minimum: 0 },
+  },
   'RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer', minimum: 0 } },
 };
 
@@ -30,11 +33,18 @@ export function plain<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
-export function baseComponents(): { schemas: Record<string, JsonSchema>; headers: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema> } {
+export function baseComponents(): {
+  schemas: Record<string, JsonSchema>;
+  headers: Record<string, JsonSchema>;
+  securitySchemes: Record<string, JsonSchema>;
+} {
   // Two fail bodies, split by status: a 422 lists the refused fields (required, at least one), every other
   // failure has no `errors` at all, so a generated client's types narrow by status. The field error lives once.
   const validationFail = plain(ValidationFailEnvelopeSchema) as JsonSchema & { properties: { errors: JsonSchema } };
-  validationFail.properties.errors = { ...validationFail.properties.errors, items: { $ref: '#/components/schemas/FieldError' } };
+  validationFail.properties.errors = {
+    ...validationFail.properties.errors,
+    items: { $ref: '#/components/schemas/FieldError' },
+  };
   return {
     schemas: {
       SuccessEnvelope: plain(SuccessEnvelopeSchema),

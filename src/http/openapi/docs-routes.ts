@@ -56,7 +56,9 @@ function readUiAssets(): { version: string; assets: Map<string, Asset> } {
   // Resolved here, not imported at the top: a service with API_DOCS off never touches the package.
   const root = dirname(require.resolve('swagger-ui-dist/package.json'));
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
-  const assets = new Map<string, Asset>(Object.entries(UI_FILES).map(([file, type]) => [file, { type, body: readFileSync(join(root, file)) }]));
+  const assets = new Map<string, Asset>(
+    Object.entries(UI_FILES).map(([file, type]) => [file, { type, body: readFileSync(join(root, file)) }]),
+  );
   // Started from a file, not an inline script, so the policy needs no 'unsafe-inline' for scripts.
   // validatorUrl null: the page never sends the document to the public validator.
   const init = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null });\n`;
@@ -85,7 +87,11 @@ function page(title: string, version: string): string {
 }
 
 /** Adds GET /openapi.json, GET /docs and the page's files to the router. */
-export function mountApiDocs(router: Router<RequestState>, document: OpenApiDocument, publicUrl: string | undefined): void {
+export function mountApiDocs(
+  router: Router<RequestState>,
+  document: OpenApiDocument,
+  publicUrl: string | undefined,
+): void {
   const json = JSON.stringify(document);
   router.get('/openapi.json', (ctx) => {
     ctx.type = 'application/json';

@@ -30,21 +30,32 @@ export function buildOpenApiDocument(routes: readonly MountedRoute[], options: D
 
   for (const route of routes) {
     const { module, definition } = route;
-    if (module && !tags.some((tag) => tag.name === module.name)) tags.push({ name: module.name, description: module.description ?? `The routes of the ${module.name} module, under /api/${module.name}` });
+    if (module && !tags.some((tag) => tag.name === module.name))
+      tags.push({
+        name: module.name,
+        description: module.description ?? `The routes of the ${module.name} module, under /api/${module.name}`,
+      });
     Object.assign(components.securitySchemes, module?.securitySchemes);
     for (const scheme of definition.security ?? []) {
-      if (!module?.securitySchemes?.[scheme]) throw new Error(`${route.where}: security names '${scheme}', which its module does not define`);
+      if (!module?.securitySchemes?.[scheme])
+        throw new Error(`${route.where}: security names '${scheme}', which its module does not define`);
     }
     const operationId = definition.operationId ?? derivedOperationId(definition.method, route.path);
     const clash = operationIds.get(operationId);
     if (clash) throw new Error(`${route.where}: operationId '${operationId}' is already used by ${clash}`);
     operationIds.set(operationId, route.where);
-    (paths[openApiPath(route.path)] ??= {})[definition.method.toLowerCase()] = describeOperation(route, operationId, options.requestBudget);
+    (paths[openApiPath(route.path)] ??= {})[definition.method.toLowerCase()] = describeOperation(
+      route,
+      operationId,
+      options.requestBudget,
+    );
   }
 
   // A framework header that every operation states inline (as always sent) is referred to nowhere: left out.
   const referenced = JSON.stringify(paths);
-  components.headers = Object.fromEntries(Object.entries(components.headers).filter(([name]) => referenced.includes(`"#/components/headers/${name}"`)));
+  components.headers = Object.fromEntries(
+    Object.entries(components.headers).filter(([name]) => referenced.includes(`"#/components/headers/${name}"`)),
+  );
 
   return {
     openapi: '3.1.0',
@@ -52,7 +63,9 @@ export function buildOpenApiDocument(routes: readonly MountedRoute[], options: D
       title: options.package.name,
       version: options.package.version,
       ...(options.package.description ? { description: options.package.description } : {}),
-      ...(options.package.license ? { license: { name: options.package.license, identifier: options.package.license } } : {}),
+      ...(options.package.license
+        ? { license: { name: options.package.license, identifier: options.package.license } }
+        : {}),
     },
     servers: [{ url: options.publicUrl ?? '/' }],
     tags: tags.map((tag) => (tag.description ? tag : { name: tag.name })),

@@ -24,7 +24,8 @@ interface ErrorEntry {
  * says otherwise) before any route runs: a long query string is enough, so any operation can get it
  * (src/http/http-server.ts writes the envelope).
  */
-const HEADERS_TOO_LARGE = 'Request line and headers larger than the server accepts (16 KiB by default): a long query string or header';
+const HEADERS_TOO_LARGE =
+  'Request line and headers larger than the server accepts (16 KiB by default): a long query string or header';
 
 const PARAMETER_PART = { params: 'path', query: 'query', headers: 'header' } as const;
 
@@ -50,10 +51,14 @@ export function derivedOperationId(method: string, path: string): string {
 }
 
 function declaredByMiddleware(route: MountedRoute): { errors: ErrorResponses[]; headers: Record<string, HeaderDoc> } {
-  const entries = (route.module?.middleware ?? []).filter((entry): entry is Exclude<ModuleMiddleware, Middleware> => typeof entry !== 'function');
-  return { errors: entries.flatMap((entry) => (entry.errors ? [entry.errors] : [])), headers: Object.assign({}, ...entries.map((entry) => entry.headers)) };
+  const entries = (route.module?.middleware ?? []).filter(
+    (entry): entry is Exclude<ModuleMiddleware, Middleware> => typeof entry !== 'function',
+  );
+  return {
+    errors: entries.flatMap((entry) => (entry.errors ? [entry.errors] : [])),
+    headers: Object.assign({}, ...entries.map((entry) => entry.headers)),
+  };
 }
-
 
 /** What the per-user request budget sends on an authenticated route's answers (src/http/routing/request-budget.ts). */
 const BUDGET_HEADERS: Record<string, HeaderDoc> = {
@@ -77,9 +82,13 @@ function errorEntries(route: MountedRoute, budgeted: boolean): Map<number, Error
   };
   if (definition.body) add(400, 'Malformed JSON, or a `__proto__` / `constructor.prototype` key');
   if (definition.access !== 'public') {
-    add(401, { description: 'Missing, invalid or expired bearer token', headers: { 'WWW-Authenticate': FRAMEWORK_HEADERS['WWW-Authenticate'] } });
+    add(401, {
+      description: 'Missing, invalid or expired bearer token',
+      headers: { 'WWW-Authenticate': FRAMEWORK_HEADERS['WWW-Authenticate'] },
+    });
   }
-  if (typeof definition.access === 'object') add(403, `The caller's role is not one of: ${definition.access.roles.join(', ')}`);
+  if (typeof definition.access === 'object')
+    add(403, `The caller's role is not one of: ${definition.access.roles.join(', ')}`);
   if (budgeted && definition.access !== 'public') {
     add(429, {
       description:
@@ -96,7 +105,11 @@ function errorEntries(route: MountedRoute, budgeted: boolean): Map<number, Error
   const validated = (['params', 'query', 'headers', 'body'] as const).filter((part) => definition[part]);
   if (validated.length) add(422, `The ${validated.join(', ')} did not match the schema: \`errors\` names each field`);
   // A route of a module that keeps data can find the database unreachable: derived from that fact.
-  if (route.usesStores) add(503, { description: 'The database is unreachable: try again shortly', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } });
+  if (route.usesStores)
+    add(503, {
+      description: 'The database is unreachable: try again shortly',
+      headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] },
+    });
   for (const declared of [definition.errors ?? {}, ...declaredByMiddleware(route).errors]) {
     for (const [status, doc] of Object.entries(declared)) add(Number(status), doc);
   }
@@ -110,9 +123,19 @@ function errorEntries(route: MountedRoute, budgeted: boolean): Map<number, Error
  * own. Those in `required` are always sent: stated (`required: true`, so inline rather than a `$ref`); a
  * framework header always sent (X-Request-Id) says so in its component.
  */
-function headerRefs(route: MountedRoute, headers: Record<string, HeaderDoc>, required: ReadonlySet<string>, budgeted: boolean): Record<string, JsonSchema> {
+function headerRefs(
+  route: MountedRoute,
+  headers: Record<string, HeaderDoc>,
+  required: ReadonlySet<string>,
+  budgeted: boolean,
+): Record<string, JsonSchema> {
   const budget = budgeted && route.definition.access !== 'public' ? BUDGET_HEADERS : {}; // the token check's request budget
-  const all: Record<string, HeaderDoc> = { 'X-Request-Id': FRAMEWORK_HEADERS['X-Request-Id'], ...budget, ...declaredByMiddleware(route).headers, ...headers };
+  const all: Record<string, HeaderDoc> = {
+    'X-Request-Id': FRAMEWORK_HEADERS['X-Request-Id'],
+    ...budget,
+    ...declaredByMiddleware(route).headers,
+    ...headers,
+  };
   return Object.fromEntries(
     Object.entries(all).map(([name, header]) => {
       if (FRAMEWORK_HEADERS[name]?.required) return [name, { $ref: `#/components/headers/${name}` }]; // its component says it is always sent
@@ -127,20 +150,37 @@ function jsonContent(schema: JsonSchema, example?: unknown): JsonSchema {
   return { 'application/json': example === undefined ? { schema } : { schema, example } };
 }
 
-const LOCATION_HEADER = { description: 'Where the created resource is read (its URL path)', schema: { type: 'string' } };
+const LOCATION_HEADER = {
+  description: 'Where the created resource is read (its URL path)',
+  schema: { type: 'string' },
+};
 
 function successResponses(route: MountedRoute, budgeted: boolean): Record<string, JsonSchema> {
   const declared = route.definition.responses ?? { [route.successStatus]: {} };
   return Object.fromEntries(
     Object.entries(declared).map(([status, data]) => {
-      const location: Record<string, HeaderDoc> = route.definition.location && status === '201' ? { Location: LOCATION_HEADER } : {};
-      const headers = headerRefs(route, { ...(route.definition.responseHeaders ?? {}), ...location }, new Set(Object.keys(location)), budgeted);
+      const location: Record<string, HeaderDoc> =
+        route.definition.location && status === '201' ? { Location: LOCATION_HEADER } : {};
+      const headers = headerRefs(
+        route,
+        { ...(route.definition.responseHeaders ?? {}), ...location },
+        new Set(Object.keys(location)),
+        budgeted,
+      );
       const response: JsonSchema = { description: STATUS_CODES[Number(status)] ?? 'Success', headers };
       if (data !== null) {
         // `data` required: a generated client types the payload as present, with no `| undefined` to guard.
-        const envelope = { allOf: [{ $ref: SCHEMA_REF.success }, { type: 'object', required: ['data'], properties: { data: plain(data) } }] };
+        const envelope = {
+          allOf: [
+            { $ref: SCHEMA_REF.success },
+            { type: 'object', required: ['data'], properties: { data: plain(data) } },
+          ],
+        };
         const payload = exampleOf(plain(data) as JsonSchema);
-        response.content = jsonContent(envelope, payload === undefined ? undefined : { status: 'success', data: payload });
+        response.content = jsonContent(
+          envelope,
+          payload === undefined ? undefined : { status: 'success', data: payload },
+        );
       }
       return [status, response];
     }),
@@ -150,9 +190,12 @@ function successResponses(route: MountedRoute, budgeted: boolean): Record<string
 /** What a fail answer looks like: the message the service gives, and for a 422 the field it names. */
 function failExample(route: MountedRoute, status: number): JsonSchema {
   if (status !== 422) return { status: 'fail', message: STATUS_CODES[status] ?? 'Error' };
-  const names = (part: 'body' | 'query' | 'params' | 'headers') => Object.keys((route.definition[part] as { properties?: object } | undefined)?.properties ?? {});
+  const names = (part: 'body' | 'query' | 'params' | 'headers') =>
+    Object.keys((route.definition[part] as { properties?: object } | undefined)?.properties ?? {});
   const body = names('body')[0];
-  const other = (['query', 'params', 'headers'] as const).flatMap((part) => names(part).map((name) => `${part}.${name}`))[0];
+  const other = (['query', 'params', 'headers'] as const).flatMap((part) =>
+    names(part).map((name) => `${part}.${name}`),
+  )[0];
   const field = body ?? other ?? 'body';
   return { status: 'fail', message: 'Validation failed', errors: [{ field, message: 'is invalid' }] };
 }
@@ -163,7 +206,10 @@ function responses(route: MountedRoute, budgeted: boolean): Record<string, JsonS
     all[status] = {
       description: entry.descriptions.join('; '),
       ...(entry.raw ? {} : { headers: headerRefs(route, entry.headers, entry.always, budgeted) }),
-      content: jsonContent({ $ref: status === 422 ? SCHEMA_REF.validationFail : SCHEMA_REF.fail }, failExample(route, status)),
+      content: jsonContent(
+        { $ref: status === 422 ? SCHEMA_REF.validationFail : SCHEMA_REF.fail },
+        failExample(route, status),
+      ),
     };
   }
   return all;
@@ -227,7 +273,11 @@ export function describeOperation(route: MountedRoute, operationId: string, budg
   operation.description = definition.description ?? derivedDescription(route);
   const params = parameters(route);
   if (params.length) operation.parameters = params;
-  if (definition.body) operation.requestBody = { required: true, content: jsonContent(plain(definition.body), exampleOf(plain(definition.body))) };
+  if (definition.body)
+    operation.requestBody = {
+      required: true,
+      content: jsonContent(plain(definition.body), exampleOf(plain(definition.body))),
+    };
   operation.responses = responses(route, budgeted);
   const requirements = security(route);
   if (requirements) operation.security = requirements;

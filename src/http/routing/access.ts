@@ -9,14 +9,16 @@ import type { Access, RequestState } from './route';
 const BEARER = /^Bearer +([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*)$/i;
 
 // RFC 6750 §3: a 401 for a protected resource names the scheme; a token that was sent but refused adds why.
-const noToken = () => new HttpError(401, 'Missing or malformed bearer token', { headers: { 'WWW-Authenticate': 'Bearer' } });
+const noToken = () =>
+  new HttpError(401, 'Missing or malformed bearer token', { headers: { 'WWW-Authenticate': 'Bearer' } });
 const badToken = (message = 'Invalid or expired access token') =>
   new HttpError(401, message, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
 const REFUSALS = {
   'user-gone': 'This user no longer exists',
   'session-ended': 'This session has ended: log in again',
   'role-changed': 'Your role has changed: refresh the access token',
-  unverified: 'Email address not verified: follow the link sent to it, or ask for a new one (POST /api/auth/resend-verification)',
+  unverified:
+    'Email address not verified: follow the link sent to it, or ask for a new one (POST /api/auth/resend-verification)',
 } as const;
 
 /** What the guards need: the token service, the users' current state, and the per-user budget and turns when on. */
@@ -35,7 +37,10 @@ export interface Authenticators {
  * caller's turn (at most USER_CONCURRENCY_MAX of a user's requests run at once). One step for all of it: it
  * runs on every authenticated request, and each async layer costs a frame and a promise.
  */
-function requireToken({ tokens, callers, admit, takeTurn }: Authenticators, roles?: ReadonlySet<string>): Middleware<RequestState> {
+function requireToken(
+  { tokens, callers, admit, takeTurn }: Authenticators,
+  roles?: ReadonlySet<string>,
+): Middleware<RequestState> {
   const fresh = roles !== undefined;
   return async (ctx, next) => {
     const match = BEARER.exec(ctx.get('Authorization'));
@@ -64,7 +69,11 @@ function requireToken({ tokens, callers, admit, takeTurn }: Authenticators, role
 }
 
 /** The guards an access rule asks for, in order; a missing or unknown rule is a start-up error. */
-export function accessGuards(access: Access | undefined, auth: Authenticators, where: string): Middleware<RequestState>[] {
+export function accessGuards(
+  access: Access | undefined,
+  auth: Authenticators,
+  where: string,
+): Middleware<RequestState>[] {
   if (access === 'public') return [];
   if (access === 'authenticated') return [requireToken(auth)];
   if (access && typeof access === 'object' && Array.isArray(access.roles) && access.roles.length > 0) {

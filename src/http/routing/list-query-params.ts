@@ -1,6 +1,13 @@
 import { allowedInWords, keepsRules, rulesOf } from '../../stores/kit/field-rules';
 import type { FieldKind } from '../../stores/kit/fields';
-import { builtInKind, withTiebreak, type Comparison, type Condition, type ListQuery, type SortKey } from '../../stores/kit/list-query';
+import {
+  builtInKind,
+  withTiebreak,
+  type Comparison,
+  type Condition,
+  type ListQuery,
+  type SortKey,
+} from '../../stores/kit/list-query';
 import type { ListSettings } from '../../stores/kit/pagination';
 import type { Resource } from '../../stores/kit/resource';
 import type { FieldError } from '../envelope';
@@ -48,17 +55,37 @@ export function readListQuery(resource: Resource, query: Record<string, unknown>
     const kind = queryableDefinition(resource, field).kind;
     const rules = rulesOf(queryableDefinition(resource, field));
     if (comparison === 'in') {
-      const items = String(value).split(',').map((item) => readItem(kind, item));
-      if (items.length > MAX_IN_VALUES) errors.push({ field: `query.${parameter}`, message: `at most ${MAX_IN_VALUES} values` });
-      else if (items.some((item) => item === undefined)) errors.push({ field: `query.${parameter}`, message: `each value must be a ${kind}` });
-      else if (items.some((item) => !keepsRules(rules, item))) errors.push({ field: `query.${parameter}`, message: `each value must be ${allowedInWords(rules)}` });
+      const items = String(value)
+        .split(',')
+        .map((item) => readItem(kind, item));
+      if (items.length > MAX_IN_VALUES)
+        errors.push({ field: `query.${parameter}`, message: `at most ${MAX_IN_VALUES} values` });
+      else if (items.some((item) => item === undefined))
+        errors.push({ field: `query.${parameter}`, message: `each value must be a ${kind}` });
+      else if (items.some((item) => !keepsRules(rules, item)))
+        errors.push({ field: `query.${parameter}`, message: `each value must be ${allowedInWords(rules)}` });
       else where.push({ field, comparison, value: items });
     } else {
-      where.push({ field, comparison, value: kind === 'datetime' && comparison !== 'null' ? new Date(String(value)) : value });
+      where.push({
+        field,
+        comparison,
+        value: kind === 'datetime' && comparison !== 'null' ? new Date(String(value)) : value,
+      });
     }
   }
   const sort = readSort(query.sort);
-  const window = readListWindow(query, settings, withTiebreak(sort), (field) => builtInKind(field) ?? resource.fields[field]?.kind, errors);
+  const window = readListWindow(
+    query,
+    settings,
+    withTiebreak(sort),
+    (field) => builtInKind(field) ?? resource.fields[field]?.kind,
+    errors,
+  );
   if (errors.length > 0) throw unprocessable(errors);
-  return { where, sort, ...window, ...(typeof query.q === 'string' ? { search: query.q, scanLimit: settings.searchScanLimit } : {}) };
+  return {
+    where,
+    sort,
+    ...window,
+    ...(typeof query.q === 'string' ? { search: query.q, scanLimit: settings.searchScanLimit } : {}),
+  };
 }

@@ -41,7 +41,8 @@ export function pathParameterNames(path: string): string[] {
 function statusKeys(map: object | undefined, min: number, max: number, what: string, where: string): number[] {
   const keys = Object.keys(map ?? {}).map(Number);
   for (const key of keys) {
-    if (!Number.isInteger(key) || key < min || key > max) throw new Error(`${where}: ${what} must be keyed by statuses ${min}–${max}, not ${key}`);
+    if (!Number.isInteger(key) || key < min || key > max)
+      throw new Error(`${where}: ${what} must be keyed by statuses ${min}–${max}, not ${key}`);
   }
   return keys.sort((a, b) => a - b);
 }
@@ -57,7 +58,9 @@ function checkDeclaration(definition: AnyRoute, path: string, where: string): nu
   if (typeof definition.handler !== 'function') throw new Error(`${where}: handler must be a function`);
   // 3xx: a redirect (the handler calls ctx.redirect), declared without a body.
   const successes = statusKeys(definition.responses, 200, 399, 'responses', where);
-  for (const status of successes) if (status >= 300 && definition.responses?.[status] !== null) throw new Error(`${where}: a redirect (${status}) has no body: declare it as null`);
+  for (const status of successes)
+    if (status >= 300 && definition.responses?.[status] !== null)
+      throw new Error(`${where}: a redirect (${status}) has no body: declare it as null`);
   statusKeys(definition.errors, 400, 599, 'errors', where);
   const withBody = successes.filter((status) => definition.responses?.[status] != null);
   const status = definition.status ?? withBody[0] ?? 200;
@@ -65,16 +68,20 @@ function checkDeclaration(definition: AnyRoute, path: string, where: string): nu
     throw new Error(`${where}: status ${status} is not among the declared responses`);
   }
   for (const part of ['params', 'query', 'headers'] as const) {
-    if (definition[part] && (definition[part] as { type?: unknown }).type !== 'object') throw new Error(`${where}: ${part} schema must be of type object`);
+    if (definition[part] && (definition[part] as { type?: unknown }).type !== 'object')
+      throw new Error(`${where}: ${part} schema must be of type object`);
   }
   if (definition.params) {
     const declared = (propertyNames(definition.params) ?? []).sort().join(', ');
     const inPath = pathParameterNames(path).sort().join(', ');
-    if (declared !== inPath) throw new Error(`${where}: params schema names [${declared}] but the path has [${inPath}]`);
+    if (declared !== inPath)
+      throw new Error(`${where}: params schema names [${declared}] but the path has [${inPath}]`);
   }
-  if (definition.query && !propertyNames(definition.query)) throw new Error(`${where}: query schema must list its parameters in properties`);
+  if (definition.query && !propertyNames(definition.query))
+    throw new Error(`${where}: query schema must list its parameters in properties`);
   for (const name of propertyNames(definition.headers) ?? []) {
-    if (name !== name.toLowerCase()) throw new Error(`${where}: header names in the headers schema must be lower-case (${name})`);
+    if (name !== name.toLowerCase())
+      throw new Error(`${where}: header names in the headers schema must be lower-case (${name})`);
   }
   return status;
 }
@@ -85,8 +92,14 @@ function respond(definition: AnyRoute, status: number): Middleware<RequestState>
   return async (ctx) => {
     const data = await handler(ctx as unknown as RouteContext);
     if (data !== undefined) {
-      answerJson(ctx, definition.statusOf ? (definition.statusOf as (answered: unknown) => number)(data) : status, success(data));
-      const location = definition.location ? (definition.location as (created: unknown) => string | undefined)(data) : undefined;
+      answerJson(
+        ctx,
+        definition.statusOf ? (definition.statusOf as (answered: unknown) => number)(data) : status,
+        success(data),
+      );
+      const location = definition.location
+        ? (definition.location as (created: unknown) => string | undefined)(data)
+        : undefined;
       if (location !== undefined) ctx.set('Location', location);
     } else if (!answered(ctx)) {
       ctx.status = 204;
@@ -111,7 +124,10 @@ function chain(route: MountedRoute, options: MountOptions): Middleware<RequestSt
 /** The paths a route path matches, as a regular expression: each `:name` one segment, `*rest` anything. */
 function pathPattern(path: string): RegExp {
   const escaped = path.replace(/\/$/, '').replace(/[.+?^$()|[\]\\]/g, '\\$&');
-  const pattern = escaped.replace(/\{\/\*[A-Za-z_]\w*\}/g, '(?:/.*)?').replace(/\*[A-Za-z_]\w*/g, '.*').replace(/:[A-Za-z_]\w*/g, '[^/]+');
+  const pattern = escaped
+    .replace(/\{\/\*[A-Za-z_]\w*\}/g, '(?:/.*)?')
+    .replace(/\*[A-Za-z_]\w*/g, '.*')
+    .replace(/:[A-Za-z_]\w*/g, '[^/]+');
   return new RegExp(`^${pattern}/?$`);
 }
 
@@ -121,17 +137,28 @@ function pathPattern(path: string): RegExp {
  */
 function refuseShadowedRoutes(routes: readonly MountedRoute[]): void {
   routes.forEach((later, index) => {
-    const earlier = routes.slice(0, index).find((route) => route.definition.method === later.definition.method && pathPattern(route.path).test(later.path));
-    if (earlier) throw new Error(`${later.where} is never reached: ${earlier.where}, declared before it, matches its path. Declare it first, or give it another path`);
+    const earlier = routes
+      .slice(0, index)
+      .find((route) => route.definition.method === later.definition.method && pathPattern(route.path).test(later.path));
+    if (earlier)
+      throw new Error(
+        `${later.where} is never reached: ${earlier.where}, declared before it, matches its path. Declare it first, or give it another path`,
+      );
   });
 }
 
 /** The mounted form of a module's (or the system's) routes under `prefix`, each declaration checked. */
-export function declareRoutes(prefix: string, routes: readonly AnyRoute[], module?: ModuleDefinition, usesStores = false): MountedRoute[] {
+export function declareRoutes(
+  prefix: string,
+  routes: readonly AnyRoute[],
+  module?: ModuleDefinition,
+  usesStores = false,
+): MountedRoute[] {
   const mounted = routes.map((definition) => {
     const path = `${prefix}${definition.path === '/' && prefix ? '' : definition.path}`;
     const where = `route ${String(definition.method)} ${path}`;
-    if (typeof definition.path !== 'string' || !definition.path.startsWith('/')) throw new Error(`${where}: path must start with /`);
+    if (typeof definition.path !== 'string' || !definition.path.startsWith('/'))
+      throw new Error(`${where}: path must start with /`);
     return { path, where, definition, successStatus: checkDeclaration(definition, path, where), module, usesStores };
   });
   refuseShadowedRoutes(mounted);
@@ -142,13 +169,18 @@ export function declareRoutes(prefix: string, routes: readonly AnyRoute[], modul
 export type ExactChains = ReadonlyMap<string, Middleware<RequestState>>;
 
 /** Adds declared routes to a router, each with its chain composed once, here; returns the chains of exact paths. */
-export function mountRoutes(router: Router<RequestState>, routes: readonly MountedRoute[], options: MountOptions): ExactChains {
+export function mountRoutes(
+  router: Router<RequestState>,
+  routes: readonly MountedRoute[],
+  options: MountOptions,
+): ExactChains {
   const exact = new Map<string, Middleware<RequestState>>();
   for (const route of routes) {
     // Composed once here: given a list, the router would compose it again on every request.
     const composed = compose(chain(route, options));
     router.register(route.path, [route.definition.method], [composed]);
-    if (pathParameterNames(route.path).length === 0 && !route.path.includes('{')) exact.set(`${route.definition.method} ${route.path}`, composed);
+    if (pathParameterNames(route.path).length === 0 && !route.path.includes('{'))
+      exact.set(`${route.definition.method} ${route.path}`, composed);
   }
   return exact;
 }
@@ -205,5 +237,6 @@ export function underPrefix(prefix: string, middleware: Middleware<RequestState>
   scope.all(`${prefix}{/*rest}`, () => undefined); // registered only to be matched, never dispatched
   // Matching is case-sensitive and decodes nothing, so a path that does not start with the prefix cannot
   // match: the cheap test first, the router's own answer for the rest (every request passes here).
-  return (ctx, next) => (ctx.path.startsWith(prefix) && scope.match(ctx.path, ctx.method).route ? run(ctx, next) : next());
+  return (ctx, next) =>
+    ctx.path.startsWith(prefix) && scope.match(ctx.path, ctx.method).route ? run(ctx, next) : next();
 }

@@ -10,14 +10,27 @@ import { unprocessable } from '../errors';
 
 /** The body property, for the create schema and the document. */
 export const ownerIdProperty: Record<string, TSchema> = {
-  ownerId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Admins only: create the record for this user (its references must be that user's records). Anyone else: 422" })),
+  ownerId: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description:
+        "Admins only: create the record for this user (its references must be that user's records). Anyone else: 422",
+    }),
+  ),
 };
 
 /** The owner of a record to create: the caller, or the user an admin names (422 for a non-admin naming one, or an unknown user). */
-export async function ownerOfNew(caller: AuthUser, body: Record<string, unknown>, users: Pick<UserStore, 'findById'>): Promise<string> {
+export async function ownerOfNew(
+  caller: AuthUser,
+  body: Record<string, unknown>,
+  users: Pick<UserStore, 'findById'>,
+): Promise<string> {
   if (body.ownerId === undefined) return caller.id;
-  if (caller.role !== ADMIN_ROLE) throw unprocessable([{ field: 'ownerId', message: 'is for admins only: a record is created for its caller' }]);
+  if (caller.role !== ADMIN_ROLE)
+    throw unprocessable([{ field: 'ownerId', message: 'is for admins only: a record is created for its caller' }]);
   const ownerId = String(body.ownerId);
-  if (ownerId !== caller.id && !(await users.findById(ownerId))) throw unprocessable([{ field: 'ownerId', message: 'No such user' }]);
+  if (ownerId !== caller.id && !(await users.findById(ownerId)))
+    throw unprocessable([{ field: 'ownerId', message: 'No such user' }]);
   return ownerId;
 }

@@ -14,14 +14,25 @@ export const idParams = Type.Object({ id: Type.String({ description: 'The record
  * is refused (list-window.ts): both need the settings, so they are checked there, not here.
  */
 export const pageQuery = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'Records per page' }),
+  limit: Type.Integer({
+    minimum: 1,
+    maximum: MAX_PAGE_SIZE,
+    default: DEFAULT_PAGE_SIZE,
+    description: 'Records per page',
+  }),
   offset: Type.Optional(
     Type.Integer({
       minimum: 0,
       description: `Records to skip (default 0), at most LIST_MAX_OFFSET (${DEFAULT_LIST_SETTINGS.maxOffset} unless configured): deeper pages are read with \`cursor\`. Not with \`cursor\`.`,
     }),
   ),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'The `nextCursor` of the previous page (same sort and filters). Not with `offset`.' })),
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description: 'The `nextCursor` of the previous page (same sort and filters). Not with `offset`.',
+    }),
+  ),
   count: Type.Optional(
     Type.Boolean({
       description: `true: the page also carries \`total\`, the number of records the list holds, counted up to LIST_COUNT_LIMIT (${DEFAULT_LIST_SETTINGS.countLimit} unless configured; past it \`total\` is the limit and \`totalCapped\` is true). Counting reads every matching record: ask only when it is shown.`,
@@ -50,11 +61,20 @@ export function pageSchema<Item extends TSchema>(item: Item) {
     limit: Type.Integer(),
     offset: Type.Integer(),
     nextCursor: Type.Union([Type.String(), Type.Null()], {
-      description: 'Pass as `cursor` for the next page; null on the last page. A page may hold fewer than `limit` items, even none, and still have one (`scanCapped`): follow it until null.',
+      description:
+        'Pass as `cursor` for the next page; null on the last page. A page may hold fewer than `limit` items, even none, and still have one (`scanCapped`): follow it until null.',
     }),
-    total: Type.Optional(Type.Integer({ minimum: 0, description: 'With `count=true`: the records the list holds, at most LIST_COUNT_LIMIT' })),
+    total: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'With `count=true`: the records the list holds, at most LIST_COUNT_LIMIT',
+      }),
+    ),
     totalCapped: Type.Optional(
-      Type.Boolean({ description: 'With `count=true`: true when the list may hold more than `total` (the count stopped at LIST_COUNT_LIMIT, or, with `q` walked, at LIST_SEARCH_SCAN_LIMIT records examined)' }),
+      Type.Boolean({
+        description:
+          'With `count=true`: true when the list may hold more than `total` (the count stopped at LIST_COUNT_LIMIT, or, with `q` walked, at LIST_SEARCH_SCAN_LIMIT records examined)',
+      }),
     ),
     scanCapped: Type.Optional(
       Type.Boolean({

@@ -20,7 +20,9 @@ function answer(ctx: ParameterizedContext<RequestState>, taken: BudgetTaken): vo
   answerHeader(ctx, 'ratelimit-remaining', String(taken.remaining));
   answerHeader(ctx, 'ratelimit-reset', String(taken.resetSeconds));
   if (!taken.allowed) {
-    throw new HttpError(429, `Too many requests from this user; try again in ${taken.resetSeconds} seconds`, { headers: { 'Retry-After': String(taken.resetSeconds) } });
+    throw new HttpError(429, `Too many requests from this user; try again in ${taken.resetSeconds} seconds`, {
+      headers: { 'Retry-After': String(taken.resetSeconds) },
+    });
   }
 }
 
@@ -40,7 +42,10 @@ export function admission(budget: RequestBudget, logger: Logger): Admission {
   const outage = (ctx: ParameterizedContext<RequestState>, error: unknown) => {
     if (Date.now() - lastOutageLog < OUTAGE_LOG_INTERVAL_MS) return;
     lastOutageLog = Date.now(); // one line per interval, not one per request
-    logger.warn({ reqId: ctx.state.requestId, err: error }, 'user request budget unavailable: requests let through uncounted');
+    logger.warn(
+      { reqId: ctx.state.requestId, err: error },
+      'user request budget unavailable: requests let through uncounted',
+    );
   };
   return (ctx, caller) => {
     if (exempt.has(caller.role)) return;
@@ -72,7 +77,9 @@ export function turnTaker(settings: RequestBudgetSettings): TurnTaker | undefine
     if (exempt.has(caller.role)) return undefined;
     const turn = turns.enter(caller.id);
     if (turn === undefined) {
-      throw new HttpError(429, `Too many requests from this user at once; try again when some have been answered`, { headers: { 'Retry-After': '1' } });
+      throw new HttpError(429, `Too many requests from this user at once; try again when some have been answered`, {
+        headers: { 'Retry-After': '1' },
+      });
     }
     return turn;
   };

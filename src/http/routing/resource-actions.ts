@@ -1,4 +1,14 @@
-import { actionChanges, stampedFields, conflictMessage, isSet, refusingState, stateConflictDescription, stateConflictMessage, type ActionDeclaration, type StateValue } from '../../stores/kit/actions';
+import {
+  actionChanges,
+  stampedFields,
+  conflictMessage,
+  isSet,
+  refusingState,
+  stateConflictDescription,
+  stateConflictMessage,
+  type ActionDeclaration,
+  type StateValue,
+} from '../../stores/kit/actions';
 import type { Fields } from '../../stores/kit/fields';
 import type { Condition } from '../../stores/kit/list-query';
 import { writeScope } from '../../stores/kit/access-policy';
@@ -20,16 +30,24 @@ import type { WriteJudge } from '../../stores/kit/write-rules';
 
 /** The conditions an action's record must meet: its `unless` field empty (null, or false for a boolean), each `from` field one of its values. */
 function guardOf(resource: Resource, action: ActionDeclaration): Condition[] {
-  const from = Object.entries(action.from ?? {}).map(([field, values]): Condition => ({ field, comparison: 'in', value: [...(values as StateValue[])] }));
+  const from = Object.entries(action.from ?? {}).map(([field, values]): Condition => ({
+    field,
+    comparison: 'in',
+    value: [...(values as StateValue[])],
+  }));
   if (action.unless === undefined) return from;
   // A boolean (required: actions.ts refuses an optional one) is unset when false; any other field when null.
-  if (resource.fields[action.unless]!.kind === 'boolean') return [{ field: action.unless, comparison: 'eq', value: false }, ...from];
+  if (resource.fields[action.unless]!.kind === 'boolean')
+    return [{ field: action.unless, comparison: 'eq', value: false }, ...from];
   return [{ field: action.unless, comparison: 'null', value: true }, ...from];
 }
 
 /** The 409s an action may answer, for the document. */
 function conflictsOf(name: string, action: ActionDeclaration): ErrorResponses {
-  const reasons = [...(action.unless === undefined ? [] : [`\`${conflictMessage(name, action)}\` while ${action.unless} is set`]), ...(action.from === undefined ? [] : [stateConflictDescription(name, action)])];
+  const reasons = [
+    ...(action.unless === undefined ? [] : [`\`${conflictMessage(name, action)}\` while ${action.unless} is set`]),
+    ...(action.from === undefined ? [] : [stateConflictDescription(name, action)]),
+  ];
   return reasons.length === 0 ? {} : { 409: { description: reasons.join('; ') } };
 }
 
@@ -47,7 +65,12 @@ interface ActionRouteParts {
 }
 
 /** One route per declared action. */
-export function actionRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, record: JsonSchema, { notFound: notFoundMessage, judge }: ActionRouteParts): AnyRoute[] {
+export function actionRoutes<F extends Fields>(
+  resource: Resource<F>,
+  store: ResourceStore<F>,
+  record: JsonSchema,
+  { notFound: notFoundMessage, judge }: ActionRouteParts,
+): AnyRoute[] {
   const plain = resource as unknown as Resource;
   // An action is a write: who may write the resource may run it (the owner, or a catalogue's writers), unless admins only.
   const writers = routeAccess(plain.access).write;
@@ -59,19 +82,27 @@ export function actionRoutes<F extends Fields>(resource: Resource<F>, store: Res
       method: 'POST',
       path: `/:id/${name}`,
       access: action.access === 'admin' ? { roles: [ADMIN_ROLE] } : writers,
-      summary: action.summary ?? `${name[0]!.toUpperCase()}${name.slice(1)} a record: sets ${Object.keys(action.set).join(', ')}`,
+      summary:
+        action.summary ??
+        `${name[0]!.toUpperCase()}${name.slice(1)} a record: sets ${Object.keys(action.set).join(', ')}`,
       description: typeof conflicts[409] === 'object' ? `Refused (409): ${conflicts[409].description}.` : undefined,
       params: idParams,
       responses: { 200: record },
       errors: { 404: notFoundMessage, ...conflicts },
       handler: async (ctx) => {
         const scope = writeScope(plain.access, callerOf(ctx));
-        const changed = await store.update(ctx.params.id, scope, changes as never, { guard, stamped, judge: judge(ctx, name) });
+        const changed = await store.update(ctx.params.id, scope, changes as never, {
+          guard,
+          stamped,
+          judge: judge(ctx, name),
+        });
         if (changed) return changed;
         const current = await store.findById(ctx.params.id, scope);
         if (!current) throw notFound(notFoundMessage);
         // Meeting the conditions again here means another write changed it back in between: a conflict all the same.
-        throw conflict(refusal(name, action, current as Record<string, unknown>) ?? `Cannot ${name}: the record changed meanwhile`);
+        throw conflict(
+          refusal(name, action, current as Record<string, unknown>) ?? `Cannot ${name}: the record changed meanwhile`,
+        );
       },
     });
   });

@@ -39,12 +39,22 @@ export function includedRecordSchema(resource: Resource, includes: readonly Incl
     Object.fromEntries(
       includes.map((include) => {
         const target = recordSchema(include.target);
-        return [include.name, Type.Optional(include.kind === 'join' ? Type.Array(target) : Type.Union([target, Type.Null()]))];
+        return [
+          include.name,
+          Type.Optional(include.kind === 'join' ? Type.Array(target) : Type.Union([target, Type.Null()])),
+        ];
       }),
     ),
-    { additionalProperties: false, description: 'With `?include=`: the records the named references point at, and those linked through join resources' },
+    {
+      additionalProperties: false,
+      description:
+        'With `?include=`: the records the named references point at, and those linked through join resources',
+    },
   );
-  return Type.Object({ ...(record as TObject).properties, included: Type.Optional(included) }, { additionalProperties: false });
+  return Type.Object(
+    { ...(record as TObject).properties, included: Type.Optional(included) },
+    { additionalProperties: false },
+  );
 }
 
 /** The includes `?include=` names (a repeat counts once); a name the resource does not offer is a 422 listing those it does. */
@@ -52,7 +62,13 @@ export function readInclude(includes: readonly Include[], value: unknown): Inclu
   if (value === undefined) return [];
   const names = [...new Set(String(value).split(','))];
   const unknown = names.filter((name) => !includes.some((include) => include.name === name));
-  if (unknown.length > 0) throw unprocessable([{ field: 'query.include', message: `${unknown.map((name) => `'${name}'`).join(', ')} cannot be included: allowed are ${includes.map((include) => include.name).join(', ')}` }]);
+  if (unknown.length > 0)
+    throw unprocessable([
+      {
+        field: 'query.include',
+        message: `${unknown.map((name) => `'${name}'`).join(', ')} cannot be included: allowed are ${includes.map((include) => include.name).join(', ')}`,
+      },
+    ]);
   return names.map((name) => includes.find((include) => include.name === name)!);
 }
 
@@ -64,42 +80,94 @@ export type ScopeOf = (resource: Resource) => OwnerScope;
 type Row = Record<string, unknown>;
 
 /** The records with these ids in the scope, by id: one query. */
-async function recordsById(store: ResourceStore<Fields>, ids: readonly string[], scope: OwnerScope): Promise<Map<string, unknown>> {
+async function recordsById(
+  store: ResourceStore<Fields>,
+  ids: readonly string[],
+  scope: OwnerScope,
+): Promise<Map<string, unknown>> {
   if (ids.length === 0) return new Map();
-  const { items } = await store.list(scope, { where: [{ field: 'id', comparison: 'in', value: [...ids] }], sort: [], limit: ids.length, offset: 0 });
+  const { items } = await store.list(scope, {
+    where: [{ field: 'id', comparison: 'in', value: [...ids] }],
+    sort: [],
+    limit: ids.length,
+    offset: 0,
+  });
   return new Map(items.map((record) => [record.id, record]));
 }
 
 /** The distinct string values of a field over these rows. */
-const idsOf = (rows: readonly Row[], field: string) => [...new Set(rows.map((row) => row[field]).filter((id): id is string => typeof id === 'string'))];
+const idsOf = (rows: readonly Row[], field: string) => [
+  ...new Set(rows.map((row) => row[field]).filter((id): id is string => typeof id === 'string')),
+];
 
 /** Each record's linked records through a join: the links of the page's ids (one query), then the records they point at (one query). */
-async function linked(include: JoinInclude, records: readonly Row[], scopeOf: ScopeOf, storeOf: StoreOf): Promise<(record: Row) => unknown> {
-  const page = await storeOf(include.join).list(scopeOf(include.join), { where: [{ field: include.from, comparison: 'in', value: idsOf(records, 'id') }], sort: [{ field: 'createdAt', descending: false }], limit: MAX_INCLUDED_LINKS, offset: 0 });
+async function linked(
+  include: JoinInclude,
+  records: readonly Row[],
+  scopeOf: ScopeOf,
+  storeOf: StoreOf,
+): Promise<(record: Row) => unknown> {
+  const page = await storeOf(include.join).list(scopeOf(include.join), {
+    where: [{ field: include.from, comparison: 'in', value: idsOf(records, 'id') }],
+    sort: [{ field: 'createdAt', descending: false }],
+    limit: MAX_INCLUDED_LINKS,
+    offset: 0,
+  });
   if (page.nextCursor !== null) {
-    throw unprocessable([{ field: 'query.include', message: `${include.name}: these records have more than ${MAX_INCLUDED_LINKS} ${include.name} between them: ask a smaller limit` }]);
+    throw unprocessable([
+      {
+        field: 'query.include',
+        message: `${include.name}: these records have more than ${MAX_INCLUDED_LINKS} ${include.name} between them: ask a smaller limit`,
+      },
+    ]);
   }
   const links = page.items as Row[];
   const targets = await recordsById(storeOf(include.target), idsOf(links, include.to), scopeOf(include.target));
-  return (record) => links.filter((link) => link[include.from] === record.id && targets.has(link[include.to] as string)).map((link) => targets.get(link[include.to] as string));
+  return (record) =>
+    links
+      .filter((link) => link[include.from] === record.id && targets.has(link[include.to] as string))
+      .map((link) => targets.get(link[include.to] as string));
 }
 
 /** Each record's referenced record (one query over the records' references). */
-async function referenced(include: Include, records: readonly Row[], scopeOf: ScopeOf, storeOf: StoreOf): Promise<(record: Row) => unknown> {
+async function referenced(
+  include: Include,
+  records: readonly Row[],
+  scopeOf: ScopeOf,
+  storeOf: StoreOf,
+): Promise<(record: Row) => unknown> {
   const found = await recordsById(storeOf(include.target), idsOf(records, include.name), scopeOf(include.target));
-  return (record) => (typeof record[include.name] === 'string' ? (found.get(record[include.name] as string) ?? null) : null);
+  return (record) =>
+    typeof record[include.name] === 'string' ? (found.get(record[include.name] as string) ?? null) : null;
 }
 
 /** The records, each with `included`: one or two store calls per include, whatever the number of records. */
-export async function withIncludedRecords<R>(records: readonly R[], include: readonly Include[], scopeOf: ScopeOf, storeOf: StoreOf): Promise<R[]> {
+export async function withIncludedRecords<R>(
+  records: readonly R[],
+  include: readonly Include[],
+  scopeOf: ScopeOf,
+  storeOf: StoreOf,
+): Promise<R[]> {
   if (include.length === 0 || records.length === 0) return [...records];
   const rows = records as readonly Row[];
   // The includes' reads do not depend on each other: they go to the database together.
-  const readers = await Promise.all(include.map((one) => (one.kind === 'join' ? linked(one, rows, scopeOf, storeOf) : referenced(one, rows, scopeOf, storeOf))));
-  return rows.map((row) => ({ ...row, included: Object.fromEntries(include.map((one, index) => [one.name, readers[index]!(row)])) }) as R);
+  const readers = await Promise.all(
+    include.map((one) =>
+      one.kind === 'join' ? linked(one, rows, scopeOf, storeOf) : referenced(one, rows, scopeOf, storeOf),
+    ),
+  );
+  return rows.map(
+    (row) =>
+      ({ ...row, included: Object.fromEntries(include.map((one, index) => [one.name, readers[index]!(row)])) }) as R,
+  );
 }
 
 /** A page with each item's included records. */
-export async function withIncluded<F extends Fields>(page: ResourcePage<RecordOf<F>>, include: readonly Include[], scopeOf: ScopeOf, storeOf: StoreOf): Promise<ResourcePage<RecordOf<F>>> {
+export async function withIncluded<F extends Fields>(
+  page: ResourcePage<RecordOf<F>>,
+  include: readonly Include[],
+  scopeOf: ScopeOf,
+  storeOf: StoreOf,
+): Promise<ResourcePage<RecordOf<F>>> {
   return { ...page, items: await withIncludedRecords(page.items, include, scopeOf, storeOf) };
 }

@@ -4,7 +4,13 @@ import type { AuthUser } from '../../auth/tokens';
 import type { Fields, FieldsOf } from '../../stores/kit/fields';
 import { includesOf } from '../../stores/kit/includes';
 import { checkInWords, checksOf } from '../../stores/kit/field-checks';
-import { CATALOGUE_OWNER, isCatalogue, readScope, writeScope, type ResourceAccess } from '../../stores/kit/access-policy';
+import {
+  CATALOGUE_OWNER,
+  isCatalogue,
+  readScope,
+  writeScope,
+  type ResourceAccess,
+} from '../../stores/kit/access-policy';
 import { routeAccess } from './access';
 import { ADMIN_ROLE, type OwnerScope } from '../../stores/kit/owner-scope';
 import type { ListSettings } from '../../stores/kit/pagination';
@@ -15,7 +21,14 @@ import { callerOf } from './caller';
 import { actionRoutes } from './resource-actions';
 import { readListQuery } from './list-query-params';
 import { LIST_WINDOW_REFUSALS } from './list-window';
-import { includedRecordSchema, readInclude, withIncluded, withIncludedRecords, withIncludeQuery, type StoreOf } from './resource-include';
+import {
+  includedRecordSchema,
+  readInclude,
+  withIncluded,
+  withIncludedRecords,
+  withIncludeQuery,
+  type StoreOf,
+} from './resource-include';
 import { ownerIdProperty, ownerOfNew } from './record-owner';
 import { idParams, pageSchema } from './record-schemas';
 import { createBodySchema, listQuerySchema, recordSchema, updateBodySchema } from './resource-schemas';
@@ -51,7 +64,10 @@ function toFields(resource: Resource, body: Record<string, unknown>): Record<str
  */
 function listScope(access: ResourceAccess, caller: AuthUser | undefined, query: Record<string, unknown>): OwnerScope {
   if (query.ownerId === undefined) return readScope(access, caller);
-  if (access.read === 'owner' && caller?.role !== ADMIN_ROLE) throw unprocessable([{ field: 'query.ownerId', message: "is for admins only: a list holds the caller's own records" }]);
+  if (access.read === 'owner' && caller?.role !== ADMIN_ROLE)
+    throw unprocessable([
+      { field: 'query.ownerId', message: "is for admins only: a list holds the caller's own records" },
+    ]);
   return { ownerId: String(query.ownerId) };
 }
 
@@ -81,13 +97,29 @@ function opened(storeOf: StoreOf) {
 
 /** What each route says of whose records it works on, from the policy. */
 function words(access: ResourceAccess) {
-  if (isCatalogue(access)) return { records: 'the records (a catalogue: nobody owns them)', create: `Create a record (${access.write === 'admin' ? 'admins' : `role ${access.write.slice(5)} and admins`} only)` };
-  if (access.read === 'owner') return { records: "the caller's records (an admin's: everyone's)", create: 'Create a record owned by the caller (an admin may name its owner)' };
-  return { records: `every user's records (${access.read === 'public' ? 'no token needed' : 'any signed-in user'})`, create: 'Create a record owned by the caller (an admin may name its owner)' };
+  if (isCatalogue(access))
+    return {
+      records: 'the records (a catalogue: nobody owns them)',
+      create: `Create a record (${access.write === 'admin' ? 'admins' : `role ${access.write.slice(5)} and admins`} only)`,
+    };
+  if (access.read === 'owner')
+    return {
+      records: "the caller's records (an admin's: everyone's)",
+      create: 'Create a record owned by the caller (an admin may name its owner)',
+    };
+  return {
+    records: `every user's records (${access.read === 'public' ? 'no token needed' : 'any signed-in user'})`,
+    create: 'Create a record owned by the caller (an admin may name its owner)',
+  };
 }
 
 /** The five routes under /api/<resource.name>, and one per declared action; `checkWrite`, the module's own check of each write. */
-export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: ResourceStore<F>, { lists, storeOf, users, searchTurns }: ResourceRouteServices, checkWrite?: WriteCheck<F>): AnyRoute[] {
+export function resourceRoutes<F extends Fields>(
+  resource: Resource<F>,
+  store: ResourceStore<F>,
+  { lists, storeOf, users, searchTurns }: ResourceRouteServices,
+  checkWrite?: WriteCheck<F>,
+): AnyRoute[] {
   const plain = resource as unknown as Resource;
   const { access } = plain;
   const allowed = routeAccess(access);
@@ -95,13 +127,23 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
   const record = recordSchema(plain);
   const includes = includesOf(plain, opened(storeOf));
   const createBody = createBodySchema(plain);
-  const clash: ErrorResponses = resource.unique.length > 0 ? { 409: `A record with the same ${resource.unique.map((key) => key.join(' and ')).join(', or ')} exists already` } : {};
+  const clash: ErrorResponses =
+    resource.unique.length > 0
+      ? {
+          409: `A record with the same ${resource.unique.map((key) => key.join(' and ')).join(', or ')} exists already`,
+        }
+      : {};
   const referenced: ErrorResponses = referrersOf(plain).some((referrer) => referrer.onDelete === 'restrict')
-    ? { 409: `Records of ${[...new Set(referrersOf(plain).map((referrer) => referrer.resource.name))].join(', ')} point at it` }
+    ? {
+        409: `Records of ${[...new Set(referrersOf(plain).map((referrer) => referrer.resource.name))].join(', ')} point at it`,
+      }
     : {};
   // The rules across fields, stated where a client writes (field-checks.ts): a record breaking one is a 422 naming the field.
   const checks = checksOf(plain);
-  const rules = checks.length === 0 ? undefined : `Rules across fields (an empty side leaves nothing to compare): ${checks.map((check) => `${check.text} (${check.left} ${checkInWords(check, plain.fields)})`).join('; ')}.`;
+  const rules =
+    checks.length === 0
+      ? undefined
+      : `Rules across fields (an empty side leaves nothing to compare): ${checks.map((check) => `${check.text} (${check.left} ${checkInWords(check, plain.fields)})`).join('; ')}.`;
   const refusals = checks.length === 0 ? '' : ', or a rule across fields is broken';
   const body = (ctx: { request: { body: unknown } }) => toFields(plain, ctx.request.body as Record<string, unknown>);
   // Included records are read in their own resource's read scope for this caller: a booking shows the room it
@@ -109,7 +151,9 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
   const scopes = (caller: AuthUser | undefined) => (target: Resource) => readScope(target.access, caller);
   const judge = (ctx: { state: RequestState }, write: string) => writeJudge(checkWrite, write, callerOf(ctx), storeOf);
   const ownerOf = async (ctx: { state: RequestState; request: { body: unknown } }) =>
-    isCatalogue(access) ? CATALOGUE_OWNER : ownerOfNew(callerOf(ctx), ctx.request.body as Record<string, unknown>, users);
+    isCatalogue(access)
+      ? CATALOGUE_OWNER
+      : ownerOfNew(callerOf(ctx), ctx.request.body as Record<string, unknown>, users);
   return [
     route({
       method: 'POST',
@@ -117,11 +161,18 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
       access: allowed.write,
       summary: said.create,
       description: rules,
-      body: Type.Object({ ...createBody.properties, ...(isCatalogue(access) ? {} : ownerIdProperty) }, { additionalProperties: false }),
+      body: Type.Object(
+        { ...createBody.properties, ...(isCatalogue(access) ? {} : ownerIdProperty) },
+        { additionalProperties: false },
+      ),
       responses: { 201: record },
-      errors: { ...clash, 422: `${isCatalogue(access) ? 'A reference is not a record the catalogue may point at' : "An admin's `ownerId` names no user, or a reference is not that user's record"}${refusals}` },
+      errors: {
+        ...clash,
+        422: `${isCatalogue(access) ? 'A reference is not a record the catalogue may point at' : "An admin's `ownerId` names no user, or a reference is not that user's record"}${refusals}`,
+      },
       location: (created) => `/api/${resource.name}/${(created as { id: string }).id}`,
-      handler: async (ctx) => store.create(await ownerOf(ctx), body(ctx) as FieldsOf<F>, { judge: judge(ctx, 'create') }),
+      handler: async (ctx) =>
+        store.create(await ownerOf(ctx), body(ctx) as FieldsOf<F>, { judge: judge(ctx, 'create') }),
     }),
     route({
       method: 'GET',
@@ -139,7 +190,10 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
         const listed = readListQuery(plain, query, lists);
         const read = () => store.list(listScope(access, caller, query), listed);
         // A search takes a turn shared by all callers, in a round between them; a public read's caller is its address.
-        const page = listed.search === undefined ? await read() : await inSearchTurn(searchTurns, caller?.id ?? `ip:${ctx.ip}`, read);
+        const page =
+          listed.search === undefined
+            ? await read()
+            : await inSearchTurn(searchTurns, caller?.id ?? `ip:${ctx.ip}`, read);
         return withIncluded(page, include, scopes(caller), storeOf);
       },
     }),
@@ -170,7 +224,10 @@ export function resourceRoutes<F extends Fields>(resource: Resource<F>, store: R
       body: updateBodySchema(plain),
       responses: { 200: record },
       errors: { 404: NOT_FOUND, ...clash },
-      handler: async (ctx) => (await store.update(ctx.params.id, writeScope(access, callerOf(ctx)), body(ctx) as never, { judge: judge(ctx, 'update') })) ?? missing(),
+      handler: async (ctx) =>
+        (await store.update(ctx.params.id, writeScope(access, callerOf(ctx)), body(ctx) as never, {
+          judge: judge(ctx, 'update'),
+        })) ?? missing(),
     }),
     route({
       method: 'DELETE',

@@ -19,7 +19,11 @@ function bodyValue(definition: FieldDefinition): TSchema {
   const schema = kindValue(definition);
   if (!hasRules(definition)) return schema;
   const rules = rulesOf(definition);
-  return { ...schema, ...ruleKeywords(rules), description: `${schema.description ? `${schema.description}; ` : ''}${allowedInWords(rules)}` };
+  return {
+    ...schema,
+    ...ruleKeywords(rules),
+    description: `${schema.description ? `${schema.description}; ` : ''}${allowedInWords(rules)}`,
+  };
 }
 
 function kindValue(definition: FieldDefinition): TSchema {
@@ -37,11 +41,15 @@ function kindValue(definition: FieldDefinition): TSchema {
     case 'datetime':
       return Type.String({ format: 'date-time', maxLength: 40 });
     case 'reference':
-      return Type.String({ format: 'uuid', description: `The id (UUIDv7) of one of the caller's ${definition.references!.resource().name}` });
+      return Type.String({
+        format: 'uuid',
+        description: `The id (UUIDv7) of one of the caller's ${definition.references!.resource().name}`,
+      });
   }
 }
 
-const nullable = (schema: TSchema, definition: FieldDefinition) => (definition.optional ? Type.Union([schema, Type.Null()]) : schema);
+const nullable = (schema: TSchema, definition: FieldDefinition) =>
+  definition.optional ? Type.Union([schema, Type.Null()]) : schema;
 
 /** The fields a request body may carry: all but the read-only ones and those actions set (a body naming one is a 422 naming it). */
 const writable = (resource: Resource) => {
@@ -57,7 +65,11 @@ export function createBodySchema(resource: Resource) {
   const properties = Object.fromEntries(
     writable(resource).map(([name, definition]) => {
       const value = nullable(bodyValue(definition), definition);
-      if (definition.default !== undefined) return [name, Type.Optional({ ...value, default: jsonDefault(definition.default), description: 'Left out: the default' })];
+      if (definition.default !== undefined)
+        return [
+          name,
+          Type.Optional({ ...value, default: jsonDefault(definition.default), description: 'Left out: the default' }),
+        ];
       return [name, definition.optional ? Type.Optional(value) : value];
     }),
   );
@@ -66,7 +78,9 @@ export function createBodySchema(resource: Resource) {
 
 /** PATCH: any of the writable fields, at least one; null empties an optional one. */
 export function updateBodySchema(resource: Resource) {
-  const properties = Object.fromEntries(writable(resource).map(([name, definition]) => [name, Type.Optional(nullable(bodyValue(definition), definition))]));
+  const properties = Object.fromEntries(
+    writable(resource).map(([name, definition]) => [name, Type.Optional(nullable(bodyValue(definition), definition))]),
+  );
   return Type.Object(properties, { additionalProperties: false, minProperties: 1 });
 }
 
@@ -76,15 +90,31 @@ export function recordSchema(resource: Resource) {
   const properties = Object.fromEntries(
     fieldEntries(resource).map(([name, definition]) => {
       const value = nullable(definition.kind === 'datetime' ? timestamp : bodyValue(definition), definition);
-      if (governed.has(name)) return [name, { ...value, readOnly: true, description: `Read-only: set by the ${actionsSetting(resource, name).join(' and ')} action${actionsSetting(resource, name).length > 1 ? 's' : ''}` }];
-      return [name, definition.readOnly ? { ...value, readOnly: true, description: 'Read-only: set by the store or an action' } : value];
+      if (governed.has(name))
+        return [
+          name,
+          {
+            ...value,
+            readOnly: true,
+            description: `Read-only: set by the ${actionsSetting(resource, name).join(' and ')} action${actionsSetting(resource, name).length > 1 ? 's' : ''}`,
+          },
+        ];
+      return [
+        name,
+        definition.readOnly
+          ? { ...value, readOnly: true, description: 'Read-only: set by the store or an action' }
+          : value,
+      ];
     }),
   );
   return ownedRecordSchema(properties);
 }
 
 /** The actions that set a field. */
-const actionsSetting = (resource: Resource, name: string) => Object.entries(resource.actions).filter(([, action]) => name in action.set).map(([action]) => action);
+const actionsSetting = (resource: Resource, name: string) =>
+  Object.entries(resource.actions)
+    .filter(([, action]) => name in action.set)
+    .map(([action]) => action);
 
 /** The kind of a field a list may filter or sort by, timestamps included. */
 export function queryableDefinition(resource: Resource, name: string): FieldDefinition {
@@ -94,7 +124,8 @@ export function queryableDefinition(resource: Resource, name: string): FieldDefi
 /** A filter value in the query string, before it is read as the field's kind; an equality keeps the field's rules, a range compares freely. */
 function filterValue(definition: FieldDefinition, comparison: 'eq' | 'range' = 'eq'): TSchema {
   if (comparison === 'range') return kindValue(definition);
-  if (definition.kind === 'reference' || (definition.kind === 'string' && !definition.enum)) return Type.String({ maxLength: definition.maxLength ?? 36 });
+  if (definition.kind === 'reference' || (definition.kind === 'string' && !definition.enum))
+    return Type.String({ maxLength: definition.maxLength ?? 36 });
   return bodyValue(definition);
 }
 
@@ -108,12 +139,14 @@ export function listQuerySchema(resource: Resource) {
     Type.Unsafe<string>({
       type: 'string',
       enum: sortKeysOf(resource).flatMap((key) => [key, `-${key}`]),
-      description: 'One key, `-` for descending (default -createdAt, newest first); id breaks ties. Each order has its index: a page costs a page at any size.',
+      description:
+        'One key, `-` for descending (default -createdAt, newest first); id breaks ties. Each order has its index: a page costs a page at any size.',
     }),
   );
   // A catalogue's records are nobody's: no owner to narrow to. Where every reader sees all, anyone may narrow.
   if (!isCatalogue(resource.access)) {
-    const who = resource.access.read === 'owner' ? "Admins only: this user's records (anyone else: 422)" : "This user's records";
+    const who =
+      resource.access.read === 'owner' ? "Admins only: this user's records (anyone else: 422)" : "This user's records";
     properties.ownerId = Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: who }));
   }
   if (resource.search.length > 0) {
@@ -127,12 +160,25 @@ export function listQuerySchema(resource: Resource) {
   }
   for (const name of resource.filters) {
     const definition = queryableDefinition(resource, name);
-    properties[name] = Type.Optional({ ...filterValue(definition), description: `Equal to (${definition.caseInsensitive ? 'ignoring case' : 'exactly'})` });
-    if (definition.kind !== 'boolean') properties[`${name}[in]`] = Type.Optional(Type.String({ maxLength: 4000, description: `One of these, comma-separated (at most ${MAX_IN_VALUES})` }));
+    properties[name] = Type.Optional({
+      ...filterValue(definition),
+      description: `Equal to (${definition.caseInsensitive ? 'ignoring case' : 'exactly'})`,
+    });
+    if (definition.kind !== 'boolean')
+      properties[`${name}[in]`] = Type.Optional(
+        Type.String({ maxLength: 4000, description: `One of these, comma-separated (at most ${MAX_IN_VALUES})` }),
+      );
     if (['integer', 'number', 'datetime'].includes(definition.kind)) {
-      for (const comparison of ['gt', 'gte', 'lt', 'lte']) properties[`${name}[${comparison}]`] = Type.Optional({ ...filterValue(definition, 'range'), description: `${comparison} this` });
+      for (const comparison of ['gt', 'gte', 'lt', 'lte'])
+        properties[`${name}[${comparison}]`] = Type.Optional({
+          ...filterValue(definition, 'range'),
+          description: `${comparison} this`,
+        });
     }
-    if (definition.optional) properties[`${name}[null]`] = Type.Optional(Type.Boolean({ description: 'true: only records where it is empty; false: only where it is set' }));
+    if (definition.optional)
+      properties[`${name}[null]`] = Type.Optional(
+        Type.Boolean({ description: 'true: only records where it is empty; false: only where it is set' }),
+      );
   }
   return Type.Object(properties, { additionalProperties: false });
 }

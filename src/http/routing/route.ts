@@ -74,7 +74,12 @@ type ParsedBody = ParameterizedContext['request'] extends { body?: infer T } ? T
  * and no body (it is not read). With typed params or query the context is no longer a plain Koa `Context`:
  * helpers should ask for what they use (`Pick<Context, 'cookies'>`) or take a RouteContext.
  */
-export type RouteContext<Params = Record<string, string>, Query = ParsedUrlQuery, Headers = unknown, Body = undefined> = KoaContext & {
+export type RouteContext<
+  Params = Record<string, string>,
+  Query = ParsedUrlQuery,
+  Headers = unknown,
+  Body = undefined,
+> = KoaContext & {
   params: Params;
   query: Query;
   headers: IncomingHttpHeaders & Headers;
@@ -148,7 +153,12 @@ export interface RouteDefinition<
   /** Runs after the guards and validation, before the handler (e.g. a CSRF check on cookie routes). */
   before?: Middleware[];
   handler: RouteHandler<
-    RouteContext<Infer<P, Record<string, string>>, Infer<Q, ParsedUrlQuery>, Infer<H>, B extends undefined ? undefined : Infer<B, ParsedBody>>,
+    RouteContext<
+      Infer<P, Record<string, string>>,
+      Infer<Q, ParsedUrlQuery>,
+      Infer<H>,
+      B extends undefined ? undefined : Infer<B, ParsedBody>
+    >,
     ResponseData<R>
   >;
 }
@@ -158,7 +168,8 @@ export interface RouteDefinition<
  * on every route of the module: the error answers it can give itself (`errors`, e.g. a rate limit's 429) and
  * the headers it adds (`headers`, e.g. `RateLimit-Remaining` or `Cache-Control`).
  */
-export type ModuleMiddleware = Middleware | { middleware: Middleware; errors?: ErrorResponses; headers?: Record<string, HeaderDoc> };
+export type ModuleMiddleware =
+  Middleware | { middleware: Middleware; errors?: ErrorResponses; headers?: Record<string, HeaderDoc> };
 
 export interface ModuleDefinition {
   /** Mount point: routes live under `/api/<name>/`. Lower-case letters, digits and dashes. */

@@ -72,10 +72,15 @@ export class SearchTurns {
 }
 
 /** Runs a search in a turn of `turns` (none: at once); a full queue is a 429 the caller may retry. */
-export async function inSearchTurn<T>(turns: SearchTurns | undefined, caller: string, search: () => Promise<T>): Promise<T> {
+export async function inSearchTurn<T>(
+  turns: SearchTurns | undefined,
+  caller: string,
+  search: () => Promise<T>,
+): Promise<T> {
   if (!turns) return search();
   const turn = turns.enter(caller);
-  if (turn === undefined) throw new HttpError(429, 'Too many searches at once; try again shortly', { headers: { 'Retry-After': '1' } });
+  if (turn === undefined)
+    throw new HttpError(429, 'Too many searches at once; try again shortly', { headers: { 'Retry-After': '1' } });
   const release = await turn;
   try {
     return await search();

@@ -61,7 +61,11 @@ function fieldErrors(errors: ErrorObject[], source: Source): FieldError[] {
     if (error.keyword === 'additionalProperties') {
       return { field: join(path, String(error.params.additionalProperty)), message: 'is not allowed' };
     }
-    if (error.keyword === 'enum') return { field: path || source, message: `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}` };
+    if (error.keyword === 'enum')
+      return {
+        field: path || source,
+        message: `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`,
+      };
     return { field: path || source, message: error.message ?? 'is invalid' };
   });
 }
@@ -93,11 +97,16 @@ export function validateBody(schema: Schema, where: string): Middleware<RequestS
  * - query: Koa's parsed query (cached per request, so `ctx.query` returns the same, coerced object);
  * - headers: Node's header object (names lower-case).
  */
-export function validateRequestParts(parts: { params?: Schema; query?: Schema; headers?: Schema }, where: string): Middleware<RequestState>[] {
+export function validateRequestParts(
+  parts: { params?: Schema; query?: Schema; headers?: Schema },
+  where: string,
+): Middleware<RequestState>[] {
   const guards: Middleware<RequestState>[] = [];
   if (parts.params) {
     const validate = compile('params', parts.params, where);
-    guards.push((ctx, next) => check(validate, (ctx as { params?: unknown }).params ?? {}, 'params', next, parts.params));
+    guards.push((ctx, next) =>
+      check(validate, (ctx as { params?: unknown }).params ?? {}, 'params', next, parts.params),
+    );
   }
   if (parts.query) {
     const validate = compile('query', closedUnlessOpen(parts.query), where);
@@ -124,13 +133,22 @@ function numberSpellingErrors(schema: Schema, value: unknown, source: Source): F
     const given = (value as Record<string, unknown>)[name];
     const pattern = typeof property.type === 'string' ? DECIMAL[property.type] : undefined;
     if (pattern && typeof given === 'string' && !pattern.test(given)) {
-      errors.push({ field: `${source}.${name}`, message: `must be ${property.type === 'integer' ? 'an integer' : 'a number'} in decimal digits` });
+      errors.push({
+        field: `${source}.${name}`,
+        message: `must be ${property.type === 'integer' ? 'an integer' : 'a number'} in decimal digits`,
+      });
     }
   }
   return errors;
 }
 
-function check(validate: ValidateFunction, value: unknown, source: Source, next: () => Promise<unknown>, schema?: Schema): Promise<unknown> {
+function check(
+  validate: ValidateFunction,
+  value: unknown,
+  source: Source,
+  next: () => Promise<unknown>,
+  schema?: Schema,
+): Promise<unknown> {
   const nul = nulCharacterErrors(value, source);
   if (nul.length > 0) throw unprocessable(nul);
   const spelling = schema ? numberSpellingErrors(schema, value, source) : [];

@@ -34,14 +34,23 @@ export interface WriteCheckInput<F extends Fields> {
 /** Field → what is wrong with it; nothing (or an empty object) lets the write go on. */
 export type FieldErrors = Record<string, string>;
 
-export type WriteCheck<F extends Fields> = (input: WriteCheckInput<F>) => FieldErrors | undefined | Promise<FieldErrors | undefined>;
+export type WriteCheck<F extends Fields> = (
+  input: WriteCheckInput<F>,
+) => FieldErrors | undefined | Promise<FieldErrors | undefined>;
 
 /** The reads a check is given: each resource's store, opened with this database, in the caller's read scope. */
 function readerOf<G extends Fields>(store: ResourceStore<G>, resource: Resource<G>, caller: AuthUser): RecordReader<G> {
   const scope = readScope(resource.access, caller);
   return {
     findById: (id) => store.findById(id, scope),
-    list: (query = {}) => store.list(scope, { where: [], sort: [], offset: 0, ...query, limit: Math.min(query.limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE) }),
+    list: (query = {}) =>
+      store.list(scope, {
+        where: [],
+        sort: [],
+        offset: 0,
+        ...query,
+        limit: Math.min(query.limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE),
+      }),
   };
 }
 
@@ -53,9 +62,16 @@ export function writeJudge<F extends Fields>(
   storeOf: (resource: Resource) => ResourceStore<Fields>,
 ): WriteJudge | undefined {
   if (!check) return undefined;
-  const read = <G extends Fields>(resource: Resource<G>) => readerOf(storeOf(resource as unknown as Resource) as unknown as ResourceStore<G>, resource, caller);
+  const read = <G extends Fields>(resource: Resource<G>) =>
+    readerOf(storeOf(resource as unknown as Resource) as unknown as ResourceStore<G>, resource, caller);
   return async (next, stored) => {
-    const errors = await check({ record: next as WriteCheckInput<F>['record'], stored: stored as RecordOf<F> | null, write, caller, read });
+    const errors = await check({
+      record: next as WriteCheckInput<F>['record'],
+      stored: stored as RecordOf<F> | null,
+      write,
+      caller,
+      read,
+    });
     const problems = Object.entries(errors ?? {}).map(([field, message]) => ({ field, message }));
     if (problems.length > 0) throw new WriteRefusedError(problems);
   };

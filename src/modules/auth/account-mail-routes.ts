@@ -19,12 +19,24 @@ const INVALID_TOKEN = { field: 'token', message: 'is invalid, expired or used al
  * before looking it up: known and unknown addresses are indistinguishable, by answer and by timing, and a
  * mail outage changes neither.
  */
-export function accountMailRoutes(reset: PasswordReset, verification: EmailVerification | undefined, events: AuthEvents, logger: Logger, passwordMinLength: number) {
+export function accountMailRoutes(
+  reset: PasswordReset,
+  verification: EmailVerification | undefined,
+  events: AuthEvents,
+  logger: Logger,
+  passwordMinLength: number,
+) {
   /**
    * A route that takes an address and may mail a link to it: 202 with a fixed body at once, the work after
    * the answer (its content and timing must not depend on the lookup, nor on the mail server).
    */
-  const linkRequestRoute = (path: string, summary: string, message: string, request: (email: string) => Promise<boolean>, record: (ctx: Context, sent: boolean, email: string) => void) =>
+  const linkRequestRoute = (
+    path: string,
+    summary: string,
+    message: string,
+    request: (email: string) => Promise<boolean>,
+    record: (ctx: Context, sent: boolean, email: string) => void,
+  ) =>
     route({
       method: 'POST',
       path,
@@ -37,24 +49,35 @@ export function accountMailRoutes(reset: PasswordReset, verification: EmailVerif
         setImmediate(() => {
           request(email).then(
             (sent) => record(ctx as unknown as Context, sent, email),
-            (error: unknown) => logger.warn({ err: error, reqId: ctx.state.requestId }, `${path.slice(1)} request failed`),
+            (error: unknown) =>
+              logger.warn({ err: error, reqId: ctx.state.requestId }, `${path.slice(1)} request failed`),
           );
         });
         return { message };
       },
     });
   const routes = [
-    linkRequestRoute('/forgot-password', 'Ask for a password-reset link by email (the same answer whether or not the address has an account)', ACCEPTED, (email) => reset.request(email), (ctx, sent, email) =>
-      events.record(ctx, { action: 'password-reset-request', outcome: sent ? 'success' : 'ignored', email }),
+    linkRequestRoute(
+      '/forgot-password',
+      'Ask for a password-reset link by email (the same answer whether or not the address has an account)',
+      ACCEPTED,
+      (email) => reset.request(email),
+      (ctx, sent, email) =>
+        events.record(ctx, { action: 'password-reset-request', outcome: sent ? 'success' : 'ignored', email }),
     ),
     route({
       method: 'POST',
       path: '/reset-password',
       access: 'public',
       summary: "Set a new password with the emailed link's token: ends every session of the account",
-      body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }), password: Type.Unsafe<string>(chosenPasswordSchema(passwordMinLength)) }),
+      body: Type.Object({
+        token: Type.String({ minLength: 1, maxLength: 200 }),
+        password: Type.Unsafe<string>(chosenPasswordSchema(passwordMinLength)),
+      }),
       responses: { 204: null },
-      errors: { 422: 'The token is invalid, expired or used already (`token`), or the password breaks the policy (`password`; the token still works)' },
+      errors: {
+        422: 'The token is invalid, expired or used already (`token`), or the password breaks the policy (`password`; the token still works)',
+      },
       handler: async (ctx) => {
         const outcome = await reset.reset(ctx.request.body.token, ctx.request.body.password);
         if ('field' in outcome) {
@@ -87,8 +110,13 @@ export function accountMailRoutes(reset: PasswordReset, verification: EmailVerif
         return undefined; // 204
       },
     }),
-    linkRequestRoute('/resend-verification', 'Ask for a new verification link (the same answer whether or not the address has an unverified account)', RESEND_ACCEPTED, (email) => verification.resend(email), (ctx, sent, email) =>
-      events.record(ctx, { action: 'verification-request', outcome: sent ? 'success' : 'ignored', email }),
+    linkRequestRoute(
+      '/resend-verification',
+      'Ask for a new verification link (the same answer whether or not the address has an unverified account)',
+      RESEND_ACCEPTED,
+      (email) => verification.resend(email),
+      (ctx, sent, email) =>
+        events.record(ctx, { action: 'verification-request', outcome: sent ? 'success' : 'ignored', email }),
     ),
   ];
 }

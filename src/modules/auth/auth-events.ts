@@ -36,7 +36,13 @@ export type AuthEvent =
   | { action: 'mfa-enroll'; outcome: 'started' | 'confirmed' | 'wrong-code'; userId: string }
   | { action: 'mfa-disable'; outcome: 'success'; userId: string }
   | { action: 'mfa-recovery-codes'; outcome: 'success'; userId: string }
-  | { action: 'oidc-login'; outcome: 'success' | 'mfa-required'; userId: string; provider: string; linked: OidcResolution }
+  | {
+      action: 'oidc-login';
+      outcome: 'success' | 'mfa-required';
+      userId: string;
+      provider: string;
+      linked: OidcResolution;
+    }
   | { action: 'oidc-login'; outcome: 'refused'; reason: OidcRefusal; provider: string; detail?: string }
   | { action: 'oidc-unlink'; outcome: 'success' | 'refused'; userId: string; provider: string }
   | { action: 'oidc-link'; outcome: 'success'; userId: string; provider: string }
@@ -45,7 +51,12 @@ export type AuthEvent =
   | { action: 'passkey-register'; outcome: 'started' | 'success'; userId: string; passkeyId?: string }
   | { action: 'passkey-register'; outcome: 'refused'; reason: PasskeyRegisterRefusal; userId?: string }
   | { action: 'passkey-remove'; outcome: 'success' | 'refused'; userId: string; passkeyId: string }
-  | { action: 'owner-proof'; outcome: 'refused'; reason: Exclude<OwnerProofOutcome, 'reauthenticated' | 'reauth-refused'>; userId: string }
+  | {
+      action: 'owner-proof';
+      outcome: 'refused';
+      reason: Exclude<OwnerProofOutcome, 'reauthenticated' | 'reauth-refused'>;
+      userId: string;
+    }
   | { action: 'reauth'; outcome: 'success'; userId: string; via: string }
   | { action: 'reauth'; outcome: 'refused'; reason: string; userId: string }
   | { action: 'rate-limit'; outcome: 'limited' };
@@ -77,10 +88,7 @@ export class AuthEvents {
    */
   private readonly lines: Logger;
 
-  constructor(
-    logger: Logger,
-    secret: string,
-  ) {
+  constructor(logger: Logger, secret: string) {
     this.lines = logger.child({}, { redact: [] });
     this.emailKey = Buffer.from(hkdfSync('sha256', secret, '', 'auth-event-email-hash', 32));
   }
@@ -97,7 +105,13 @@ export class AuthEvents {
 
   record(ctx: Context, event: AuthEvent): void {
     const { action, outcome } = event;
-    const line: Record<string, unknown> = { event: 'auth', action, outcome, reqId: ctx.state.requestId, ip: clientIp(ctx) };
+    const line: Record<string, unknown> = {
+      event: 'auth',
+      action,
+      outcome,
+      reqId: ctx.state.requestId,
+      ip: clientIp(ctx),
+    };
     const userId = 'userId' in event ? event.userId : undefined;
     if (userId) line.userId = userId;
     else if ('email' in event) line.emailHash = this.emailHash(event.email);
@@ -109,7 +123,12 @@ export class AuthEvents {
     if ('linked' in event) line.linked = event.linked;
     if ('detail' in event && event.detail) line.detail = event.detail;
     if ('passkeyId' in event && event.passkeyId) line.passkeyId = event.passkeyId;
-    const routine = outcome === 'success' || outcome === 'ignored' || outcome === 'mfa-required' || outcome === 'started' || outcome === 'confirmed';
+    const routine =
+      outcome === 'success' ||
+      outcome === 'ignored' ||
+      outcome === 'mfa-required' ||
+      outcome === 'started' ||
+      outcome === 'confirmed';
     this.lines[routine ? 'info' : 'warn'](line, `auth ${action} ${outcome}`);
     for (const listener of this.listeners) listener(event, ctx);
   }

@@ -32,9 +32,13 @@ export function countAuthEvents(metrics: AuthMetrics): AuthEventListener {
         return metrics.emailVerification(event.outcome);
       case 'mfa-verify':
         if (event.outcome === 'refused') return metrics.mfa(event.reason);
-        return metrics.mfa(event.outcome === 'success' ? (event.via === 'code' ? 'success' : 'recovery-code') : 'throttled');
+        return metrics.mfa(
+          event.outcome === 'success' ? (event.via === 'code' ? 'success' : 'recovery-code') : 'throttled',
+        );
       case 'mfa-enroll':
-        return metrics.mfa(event.outcome === 'confirmed' ? 'enabled' : event.outcome === 'started' ? 'enrolment-started' : 'wrong-code');
+        return metrics.mfa(
+          event.outcome === 'confirmed' ? 'enabled' : event.outcome === 'started' ? 'enrolment-started' : 'wrong-code',
+        );
       case 'mfa-disable':
         return metrics.mfa('disabled');
       case 'mfa-recovery-codes':

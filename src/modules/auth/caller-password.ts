@@ -6,7 +6,9 @@ import { readDeviceCookie } from './cookie';
 // The HTTP side of the flows that count a password check (login, and a proof of the owner given in a body).
 
 /** Where an attempt comes from, as the login throttle counts it: the client's bucket and its device cookie. */
-export function attemptOrigin(ctx: Parameters<typeof clientBucket>[0] & Parameters<typeof readDeviceCookie>[0]): AttemptOrigin {
+export function attemptOrigin(
+  ctx: Parameters<typeof clientBucket>[0] & Parameters<typeof readDeviceCookie>[0],
+): AttemptOrigin {
   return { client: clientBucket(ctx), deviceToken: readDeviceCookie(ctx) };
 }
 

@@ -37,8 +37,20 @@ export interface AuthCookie {
 export const EXPIRED = ['Max-Age=0', 'Expires=Thu, 01 Jan 1970 00:00:00 GMT'];
 
 /** The Set-Cookie value of an auth cookie (`Secure` when the policy says so). */
-export function serialiseCookie(cookie: AuthCookie, value: string, attributes: readonly string[], secure: boolean): string {
-  return [`${cookie.name}=${value}`, `Path=${cookie.path}`, ...attributes, 'HttpOnly', `SameSite=${cookie.sameSite}`, ...(secure ? ['Secure'] : [])].join('; ');
+export function serialiseCookie(
+  cookie: AuthCookie,
+  value: string,
+  attributes: readonly string[],
+  secure: boolean,
+): string {
+  return [
+    `${cookie.name}=${value}`,
+    `Path=${cookie.path}`,
+    ...attributes,
+    'HttpOnly',
+    `SameSite=${cookie.sameSite}`,
+    ...(secure ? ['Secure'] : []),
+  ].join('; ');
 }
 
 const REFRESH: AuthCookie = { name: REFRESH_COOKIE, path: REFRESH_COOKIE_PATH, sameSite: 'Strict' };

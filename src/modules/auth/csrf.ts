@@ -23,7 +23,8 @@ export function rejectCrossSite(allowedOrigins: readonly string[], publicOrigin:
   return async (ctx, next) => {
     const origin = ctx.get('Origin');
     const listed = origin !== '' && allowed.has(origin);
-    if (origin && !listed && origin !== (publicOrigin ?? requestOrigin(ctx))) throw forbidden('Cross-site request refused');
+    if (origin && !listed && origin !== (publicOrigin ?? requestOrigin(ctx)))
+      throw forbidden('Cross-site request refused');
     const site = ctx.get('Sec-Fetch-Site').toLowerCase();
     if ((site === 'cross-site' || site === 'same-site') && !listed) throw forbidden('Cross-site request refused');
     await next();

@@ -21,8 +21,13 @@ export interface MfaRouteDeps extends SignInDeps, MfaEnrolmentRouteDeps {
 }
 
 /** The second factor: a code, or a recovery code (each a branch, so the document and the types say "one of"). */
-const factorSchemas = <T extends TProperties>(rest: T) => Type.Union([Type.Object({ ...rest, code: totpCodeSchema }), Type.Object({ ...rest, recoveryCode: recoveryCodeSchema })]);
-const answerOf = (body: { code: string } | { recoveryCode: string }): FactorAnswer => ('code' in body ? { code: body.code } : { recoveryCode: body.recoveryCode });
+const factorSchemas = <T extends TProperties>(rest: T) =>
+  Type.Union([
+    Type.Object({ ...rest, code: totpCodeSchema }),
+    Type.Object({ ...rest, recoveryCode: recoveryCodeSchema }),
+  ]);
+const answerOf = (body: { code: string } | { recoveryCode: string }): FactorAnswer =>
+  'code' in body ? { code: body.code } : { recoveryCode: body.recoveryCode };
 
 const RETRY_AFTER = { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] };
 const WRONG_CODE = 'Wrong, expired or already used code';
@@ -41,15 +46,22 @@ export function mfaRoutes(deps: MfaRouteDeps) {
       path: '/mfa',
       access: 'authenticated',
       summary: "Whether the caller's login asks for a second factor, and how many recovery codes are left",
-      responses: { 200: Type.Object({ enabled: Type.Boolean(), recoveryCodesLeft: Type.Integer({ minimum: 0, maximum: RECOVERY_CODE_COUNT }) }) },
+      responses: {
+        200: Type.Object({
+          enabled: Type.Boolean(),
+          recoveryCodesLeft: Type.Integer({ minimum: 0, maximum: RECOVERY_CODE_COUNT }),
+        }),
+      },
       handler: async (ctx) => factors.status(callerOf(ctx).id),
     }),
     route({
       method: 'POST',
       path: '/mfa/verify',
       access: 'public', // the mfaToken from login is the credential
-      summary: 'The second step of a login with two-factor login on: the mfaToken and a code (or a recovery code) give the normal login answer',
-      description: 'An mfaToken signs in once: after its first successful verify it is refused (401), on every replica.',
+      summary:
+        'The second step of a login with two-factor login on: the mfaToken and a code (or a recovery code) give the normal login answer',
+      description:
+        'An mfaToken signs in once: after its first successful verify it is refused (401), on every replica.',
       body: factorSchemas({ mfaToken: Type.String({ minLength: 1, maxLength: 2000 }) }),
       responses: { 200: accessTokenSchema },
       responseHeaders: { 'Set-Cookie': REFRESH_COOKIE_HEADER },
@@ -64,12 +76,28 @@ export function mfaRoutes(deps: MfaRouteDeps) {
             events.record(ctx, { action: 'mfa-verify', outcome: 'throttled', userId: outcome.userId });
             throw tooManyAttempts(outcome.retryAfterSeconds, 'wrong codes');
           }
-          events.record(ctx, { action: 'mfa-verify', outcome: 'refused', reason: outcome.refused, userId: outcome.userId });
-          const tokenRefused = outcome.refused === 'invalid-token' || outcome.refused === 'session-ended' || outcome.refused === 'spent-token';
-          throw unauthorized(tokenRefused ? BAD_MFA_TOKEN : outcome.refused === 'replayed-code' ? USED_CODE : WRONG_CODE);
+          events.record(ctx, {
+            action: 'mfa-verify',
+            outcome: 'refused',
+            reason: outcome.refused,
+            userId: outcome.userId,
+          });
+          const tokenRefused =
+            outcome.refused === 'invalid-token' ||
+            outcome.refused === 'session-ended' ||
+            outcome.refused === 'spent-token';
+          throw unauthorized(
+            tokenRefused ? BAD_MFA_TOKEN : outcome.refused === 'replayed-code' ? USED_CODE : WRONG_CODE,
+          );
         }
         const { user } = outcome;
-        const answer = await signIn(ctx, deps, user, deps.throttle.knowsDevice(user, readDeviceCookie(ctx)), outcome.proof);
+        const answer = await signIn(
+          ctx,
+          deps,
+          user,
+          deps.throttle.knowsDevice(user, readDeviceCookie(ctx)),
+          outcome.proof,
+        );
         events.record(ctx, { action: 'mfa-verify', outcome: 'success', userId: user.id, via: outcome.via });
         return answer;
       },

@@ -13,5 +13,9 @@ export const noStore: Middleware = async (ctx, next) => {
 
 /** What noStore adds to every answer, for the API document. */
 export const noStoreHeaders: Record<string, HeaderDoc> = {
-  'Cache-Control': { description: 'Every answer under /api/auth: never cached', schema: { type: 'string', const: 'no-store' }, required: true },
+  'Cache-Control': {
+    description: 'Every answer under /api/auth: never cached',
+    schema: { type: 'string', const: 'no-store' },
+    required: true,
+  },
 };

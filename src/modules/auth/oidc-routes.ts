@@ -43,11 +43,20 @@ export interface OidcRouteDeps extends SignInDeps {
  * What a sign-in at the provider proves, and when: the ID token's `auth_time` (never later than now), or
  * nothing recent when the provider does not say (a session it held for days would pass for a fresh sign-in).
  */
-const providerProof = (identity: ProviderIdentity): SessionProof => ({ authTime: Math.min(identity.authTime ?? 0, nowSeconds()), amr: [AMR.provider] });
+const providerProof = (identity: ProviderIdentity): SessionProof => ({
+  authTime: Math.min(identity.authTime ?? 0, nowSeconds()),
+  amr: [AMR.provider],
+});
 
-const providerParams = Type.Object({ provider: Type.String({ pattern: '^[a-z][a-z0-9]{0,31}$', description: 'A name in OIDC_PROVIDERS' }) });
+const providerParams = Type.Object({
+  provider: Type.String({ pattern: '^[a-z][a-z0-9]{0,31}$', description: 'A name in OIDC_PROVIDERS' }),
+});
 const LOCATION = (what: string) => ({ description: what, schema: { type: 'string', format: 'uri' } });
-const FLOW_COOKIE_HEADER = { description: 'The sealed sign-in flow: `oidcFlow=<sealed>; Path=/api/auth/oidc; Max-Age=600; HttpOnly; SameSite=Lax` (+ `Secure`)', schema: { type: 'string', pattern: '^oidcFlow=' } };
+const FLOW_COOKIE_HEADER = {
+  description:
+    'The sealed sign-in flow: `oidcFlow=<sealed>; Path=/api/auth/oidc; Max-Age=600; HttpOnly; SameSite=Lax` (+ `Secure`)',
+  schema: { type: 'string', pattern: '^oidcFlow=' },
+};
 
 /** How an account that holds the address links a provider: with its own credential first. */
 const ACCOUNT_EXISTS =
@@ -56,12 +65,25 @@ const ACCOUNT_EXISTS =
 
 /** Each refusal of the account rules, as the browser is told it. */
 const ACCOUNT_REFUSALS: Record<AccountRefusal, HttpError> = {
-  'unverified-email': new HttpError(403, 'The provider has not verified an email address for this identity: it cannot sign in to or create an account here'),
-  'account-unverified': new HttpError(409, 'An account uses this address but has not verified it: verify the address (or reset the password) first, then sign in with the provider'),
-  'registration-closed': new HttpError(403, 'No account uses this address, and accounts are not created through this provider'),
+  'unverified-email': new HttpError(
+    403,
+    'The provider has not verified an email address for this identity: it cannot sign in to or create an account here',
+  ),
+  'account-unverified': new HttpError(
+    409,
+    'An account uses this address but has not verified it: verify the address (or reset the password) first, then sign in with the provider',
+  ),
+  'registration-closed': new HttpError(
+    403,
+    'No account uses this address, and accounts are not created through this provider',
+  ),
   'account-exists': new HttpError(409, ACCOUNT_EXISTS),
 };
-const REFUSAL_KIND: Record<ProviderRefusal['kind'], OidcRefusal> = { denied: 'denied', exchange: 'exchange-failed', unreachable: 'unreachable' };
+const REFUSAL_KIND: Record<ProviderRefusal['kind'], OidcRefusal> = {
+  denied: 'denied',
+  exchange: 'exchange-failed',
+  unreachable: 'unreachable',
+};
 
 /**
  * Sign-in with OpenID Connect providers (OIDC_PROVIDERS, docs/authentication.md): the login redirect, the
@@ -75,7 +97,10 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
     const provider = providers.get(name);
     if (!provider) throw notFound('No such sign-in provider');
     // Configured but not discovered yet (unreachable at start-up, still tried in the background): its outage is its own.
-    if (provider === 'pending') throw new HttpError(503, 'This sign-in provider cannot be reached at the moment: try again later', { headers: { 'Retry-After': '30' } });
+    if (provider === 'pending')
+      throw new HttpError(503, 'This sign-in provider cannot be reached at the moment: try again later', {
+        headers: { 'Retry-After': '30' },
+      });
     return provider;
   };
   /** A refused callback: the envelope, the flow cookie cleared, no session; logged and counted. */
@@ -86,7 +111,14 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
   const landing = (returnTo: string) => `${deps.publicUrl}${returnTo}`;
 
   /** The end of a callback for a known user: the second factor next, or a session exactly as a password login makes it. */
-  const finish = async (ctx: Context, provider: string, user: UserRecord, linked: Resolution, returnTo: string, proof: SessionProof) => {
+  const finish = async (
+    ctx: Context,
+    provider: string,
+    user: UserRecord,
+    linked: Resolution,
+    returnTo: string,
+    proof: SessionProof,
+  ) => {
     ctx.append('Set-Cookie', clearFlow);
     // The provider was the first factor; for a user with two-factor login on, the code comes next, at
     // POST /api/auth/mfa/verify with this token. In the fragment: browsers never send it to a server, so it reaches no log.
@@ -106,8 +138,16 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
       path: '/oidc',
       access: 'public',
       summary: 'The OpenID Connect providers one can sign in with now (discovered), and where each sign-in starts',
-      responses: { 200: Type.Array(Type.Object({ name: Type.String(), loginUrl: Type.String({ description: 'Navigate the browser here (add ?returnTo=/path)' }) })) },
-      handler: () => providers.discovered().map(({ name }) => ({ name, loginUrl: `${deps.publicUrl}/api/auth/oidc/${name}/login` })),
+      responses: {
+        200: Type.Array(
+          Type.Object({
+            name: Type.String(),
+            loginUrl: Type.String({ description: 'Navigate the browser here (add ?returnTo=/path)' }),
+          }),
+        ),
+      },
+      handler: () =>
+        providers.discovered().map(({ name }) => ({ name, loginUrl: `${deps.publicUrl}/api/auth/oidc/${name}/login` })),
     }),
     route({
       method: 'GET',
@@ -117,22 +157,44 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
       description:
         'Authorization code flow with PKCE (S256), `state` and `nonce`, bound to this browser by a sealed, short-lived httpOnly cookie. ' +
         'After the provider, the callback redirects to PUBLIC_URL + `returnTo` (a path on that origin; anything else becomes `/`). With `fresh=true` the ' +
-        'provider is asked to authenticate the end-user now (`max_age=0`, `prompt=login`) and the ID token\'s `auth_time` must say it did: the session is ' +
+        "provider is asked to authenticate the end-user now (`max_age=0`, `prompt=login`) and the ID token's `auth_time` must say it did: the session is " +
         'then a recent proof of the owner, as POST /api/auth/reauth gives one (the way an account that signs in only through providers proves it).',
       params: providerParams,
       query: Type.Object({
-        returnTo: Type.Optional(Type.String({ maxLength: 4000, description: 'A path on PUBLIC_URL, such as /account', examples: ['/account'] })),
-        fresh: Type.Optional(Type.Boolean({ description: 'Ask for a fresh authentication at the provider (a proof of the owner)' })),
+        returnTo: Type.Optional(
+          Type.String({
+            maxLength: 4000,
+            description: 'A path on PUBLIC_URL, such as /account',
+            examples: ['/account'],
+          }),
+        ),
+        fresh: Type.Optional(
+          Type.Boolean({ description: 'Ask for a fresh authentication at the provider (a proof of the owner)' }),
+        ),
       }),
       responses: { 302: null },
-      responseHeaders: { Location: LOCATION("The provider's authorization endpoint"), 'Set-Cookie': FLOW_COOKIE_HEADER },
-      errors: { 404: 'No such provider', 503: { description: 'The provider has not been discovered yet (unreachable): try again later', headers: { 'Retry-After': { description: 'Seconds', schema: { type: 'integer' } } } } },
+      responseHeaders: {
+        Location: LOCATION("The provider's authorization endpoint"),
+        'Set-Cookie': FLOW_COOKIE_HEADER,
+      },
+      errors: {
+        404: 'No such provider',
+        503: {
+          description: 'The provider has not been discovered yet (unreachable): try again later',
+          headers: { 'Retry-After': { description: 'Seconds', schema: { type: 'integer' } } },
+        },
+      },
       handler: async (ctx) => {
         const provider = providerOf(ctx.params.provider);
         const flow = provider.newFlow();
         const fresh = ctx.query.fresh === true;
         const location = await provider.authorizationUrl(flow, fresh);
-        const started = { provider: provider.name, returnTo: safeReturnTo(ctx.query.returnTo), startedAt: nowSeconds(), ...(fresh ? { fresh } : {}) };
+        const started = {
+          provider: provider.name,
+          returnTo: safeReturnTo(ctx.query.returnTo),
+          startedAt: nowSeconds(),
+          ...(fresh ? { fresh } : {}),
+        };
         ctx.append('Set-Cookie', flowCookie(seal.seal({ ...flow, ...started }), cookie));
         ctx.redirect(location);
       },
@@ -149,7 +211,10 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
         'redirect carries `#mfaToken=<token>` for POST /api/auth/mfa/verify. Every refusal answers in the envelope and sets no session.',
       params: providerParams,
       responses: { 302: null },
-      responseHeaders: { Location: LOCATION('PUBLIC_URL + returnTo (+ `#mfaToken=…` when a second factor is due)'), 'Set-Cookie': REFRESH_COOKIE_HEADER },
+      responseHeaders: {
+        Location: LOCATION('PUBLIC_URL + returnTo (+ `#mfaToken=…` when a second factor is due)'),
+        'Set-Cookie': REFRESH_COOKIE_HEADER,
+      },
       errors: {
         400: 'No sign-in in progress in this browser (no, expired or forged flow cookie), or the `state` does not match it',
         403: 'The provider has not verified the address, or no account uses it and this provider does not create accounts',
@@ -164,23 +229,54 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
         const flow = seal.open(readFlowCookie(ctx));
         const query = new URLSearchParams(ctx.querystring);
         if (!flow || flow.provider !== provider.name || query.get('state') !== flow.state) {
-          throw refuse(ctx, provider.name, 'bad-state', new HttpError(400, 'This sign-in was not started in this browser, or it expired: start again'));
+          throw refuse(
+            ctx,
+            provider.name,
+            'bad-state',
+            new HttpError(400, 'This sign-in was not started in this browser, or it expired: start again'),
+          );
         }
         let identity;
         try {
           identity = await provider.identify(query, flow);
         } catch (error) {
           if (!(error instanceof ProviderRefusal)) throw error;
-          throw refuse(ctx, provider.name, REFUSAL_KIND[error.kind], new HttpError(error.kind === 'unreachable' ? 502 : 401, error.message), error.detail);
+          throw refuse(
+            ctx,
+            provider.name,
+            REFUSAL_KIND[error.kind],
+            new HttpError(error.kind === 'unreachable' ? 502 : 401, error.message),
+            error.detail,
+          );
         }
         // A fresh sign-in was asked for: the provider must say the end-user authenticated after the browser left here.
-        if (flow.fresh && (identity.authTime === undefined || identity.authTime < flow.startedAt - CLOCK_SKEW_SECONDS)) {
-          throw refuse(ctx, provider.name, 'stale-sign-in', new HttpError(401, 'The provider did not ask you to sign in again (no recent auth_time): start again'));
+        if (
+          flow.fresh &&
+          (identity.authTime === undefined || identity.authTime < flow.startedAt - CLOCK_SKEW_SECONDS)
+        ) {
+          throw refuse(
+            ctx,
+            provider.name,
+            'stale-sign-in',
+            new HttpError(401, 'The provider did not ask you to sign in again (no recent auth_time): start again'),
+          );
         }
         if (flow.link) {
           const linking = await deps.users.findById(flow.link.userId);
-          if (!linking || linking.sessionVersion !== flow.link.sessionVersion) throw refuse(ctx, provider.name, 'link-session-ended', new HttpError(401, 'The session that asked for this link has ended: sign in and start again'));
-          if ((await accounts.linkTo(linking, provider.name, identity)) === 'taken') throw refuse(ctx, provider.name, 'link-taken', new HttpError(409, 'This identity at the provider signs in to another account'));
+          if (!linking || linking.sessionVersion !== flow.link.sessionVersion)
+            throw refuse(
+              ctx,
+              provider.name,
+              'link-session-ended',
+              new HttpError(401, 'The session that asked for this link has ended: sign in and start again'),
+            );
+          if ((await accounts.linkTo(linking, provider.name, identity)) === 'taken')
+            throw refuse(
+              ctx,
+              provider.name,
+              'link-taken',
+              new HttpError(409, 'This identity at the provider signs in to another account'),
+            );
           events.record(ctx, { action: 'oidc-link', outcome: 'success', userId: linking.id, provider: provider.name });
           ctx.append('Set-Cookie', clearFlow);
           return ctx.redirect(landing(flow.returnTo));
@@ -203,9 +299,17 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
       params: providerParams,
       body: Type.Object({
         ...ownerProofFields,
-        returnTo: Type.Optional(Type.String({ maxLength: 4000, description: 'A path on PUBLIC_URL', examples: ['/account'] })),
+        returnTo: Type.Optional(
+          Type.String({ maxLength: 4000, description: 'A path on PUBLIC_URL', examples: ['/account'] }),
+        ),
       }),
-      responses: { 200: Type.Object({ authorizationUrl: Type.String({ description: "Navigate the browser here: the provider's authorization endpoint" }) }) },
+      responses: {
+        200: Type.Object({
+          authorizationUrl: Type.String({
+            description: "Navigate the browser here: the provider's authorization endpoint",
+          }),
+        }),
+      },
       responseHeaders: { 'Set-Cookie': FLOW_COOKIE_HEADER },
       errors: { ...deps.gate.errors, 404: 'No such provider' },
       before: [deps.gate.proven((body: { password?: string; code?: string; recoveryCode?: string }) => body)],
@@ -214,7 +318,12 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
         const { user } = provenOwner(ctx);
         const flow = provider.newFlow();
         const link = { userId: user.id, sessionVersion: user.sessionVersion };
-        const started = { provider: provider.name, returnTo: safeReturnTo(ctx.request.body.returnTo), link, startedAt: nowSeconds() };
+        const started = {
+          provider: provider.name,
+          returnTo: safeReturnTo(ctx.request.body.returnTo),
+          link,
+          startedAt: nowSeconds(),
+        };
         ctx.append('Set-Cookie', flowCookie(seal.seal({ ...flow, ...started }), cookie));
         return { authorizationUrl: await provider.authorizationUrl(flow) };
       },
@@ -223,7 +332,8 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
       method: 'DELETE',
       path: '/oidc/:provider/link',
       access: 'authenticated',
-      summary: "Unlink the caller's identity at a provider (it no longer signs in to this account), with a recent proof of the owner: every other session ends",
+      summary:
+        "Unlink the caller's identity at a provider (it no longer signs in to this account), with a recent proof of the owner: every other session ends",
       description:
         'A change to the ways in (POST /api/auth/reauth first when the proof is not recent). Every other session of the account ends; the caller goes on ' +
         'with a new refresh cookie: POST /api/auth/refresh gives the next access token.',
@@ -241,10 +351,13 @@ export function oidcRoutes(deps: OidcRouteDeps): ModuleDefinition['routes'] {
         const { user, proof } = provenOwner(ctx);
         const outcome = await accounts.unlink(user, provider.issuer);
         if (outcome === 'not-linked') throw notFound('No identity at this provider is linked to the account');
-        if (outcome === 'busy') throw conflict("The account's ways to sign in were being changed at the same time: try again");
+        if (outcome === 'busy')
+          throw conflict("The account's ways to sign in were being changed at the same time: try again");
         if (outcome === 'last-way') {
           events.record(ctx, { action: 'oidc-unlink', outcome: 'refused', userId: user.id, provider: provider.name });
-          throw conflict('This is the last way to sign in to the account: set a password (reset it by email) or link another provider first');
+          throw conflict(
+            'This is the last way to sign in to the account: set a password (reset it by email) or link another provider first',
+          );
         }
         const session = await deps.sessionsOf.restart(user, without(proof, AMR.provider));
         if (session) ctx.append('Set-Cookie', refreshCookie(session.token, cookie));

@@ -29,16 +29,20 @@ const describeProof = (proof: string) => {
 
 /** RFC 9470 §3: the step-up challenge, naming the account's proofs in the envelope. */
 export function stepUp(proofs: readonly string[], maxAgeSeconds: number): HttpError {
-  const ways = proofs.length > 0 ? proofs.map(describeProof).join('; or ') : 'none is left: reset the password by email';
+  const ways =
+    proofs.length > 0 ? proofs.map(describeProof).join('; or ') : 'none is left: reset the password by email';
   const message = `A recent proof that the account is yours is needed (at most ${maxAgeSeconds} s old): ${ways} [proofs: ${proofs.join(', ')}]`;
   const challenge = `Bearer error="insufficient_user_authentication", error_description="A recent proof of the account's owner is needed", max_age=${maxAgeSeconds}`;
   return new HttpError(401, message, { headers: { 'WWW-Authenticate': challenge } });
 }
 
-const endedSession = (message: string) => new HttpError(401, message, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+const endedSession = (message: string) =>
+  new HttpError(401, message, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
 
 /** Each refusal as the caller is told it. */
-const REFUSALS: { [R in Refusal['refused']]: (refusal: Extract<Refusal, { refused: R }>, maxAgeSeconds: number) => HttpError } = {
+const REFUSALS: {
+  [R in Refusal['refused']]: (refusal: Extract<Refusal, { refused: R }>, maxAgeSeconds: number) => HttpError;
+} = {
   'step-up': (refusal, maxAgeSeconds) => stepUp(refusal.proofs, maxAgeSeconds),
   throttled: (refusal) => tooManyAttempts(refusal.retryAfterSeconds),
   'wrong-password': () => unauthorized('The password is wrong'),
@@ -112,7 +116,10 @@ export function ownerGate(proofs: OwnerProofs, events: AuthEvents): OwnerGate {
           'the message naming the proofs the account can give: POST /api/auth/reauth); a proof in the body that is wrong (counted by the login throttle); ' +
           'or the session ended (on any replica)',
       },
-      429: { description: 'Too many wrong passwords or codes for this account', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
+      429: {
+        description: 'Too many wrong passwords or codes for this account',
+        headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] },
+      },
     },
   };
 }

@@ -16,7 +16,12 @@ const BINDING = /^[A-Za-z0-9_-]{43}$/;
  * The browser's binding (kept: a ceremony in another tab goes on), or a new one; `cookie` is the Set-Cookie
  * value that gives it to the browser for as long as the challenge now issued lives.
  */
-export function ceremonyBinding(ctx: Pick<Context, 'cookies'>, policy: Pick<CookiePolicy, 'secure'>, ttlMs: number, flow = PASSKEY_FLOW): { binding: string; cookie: string } {
+export function ceremonyBinding(
+  ctx: Pick<Context, 'cookies'>,
+  policy: Pick<CookiePolicy, 'secure'>,
+  ttlMs: number,
+  flow = PASSKEY_FLOW,
+): { binding: string; cookie: string } {
   const binding = readBinding(ctx) || PasskeyChallenges.newBinding();
   return { binding, cookie: serialiseCookie(flow, binding, [`Max-Age=${Math.ceil(ttlMs / 1000)}`], policy.secure) };
 }

@@ -19,11 +19,23 @@ export interface PasskeySignupRouteDeps {
 }
 
 const TAKEN = 'This email is already registered';
-const applicant = { name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'The person’s name, as POST /api/auth/register takes it' }), email: emailSchema };
+const applicant = {
+  name: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    pattern: '\\S',
+    description: 'The person’s name, as POST /api/auth/register takes it',
+  }),
+  email: emailSchema,
+};
 const BAD_CREDENTIAL = (message: string) => unprocessable([{ field: 'credential', message }]);
 const REFUSALS: Record<Extract<SignupOutcome, { outcome: 'refused' }>['refused'], HttpError> = {
-  'bad-challenge': BAD_CREDENTIAL('does not answer sign-up options issued in this browser for this email and name, or they expired or were used: ask for new options'),
-  'invalid-credential': BAD_CREDENTIAL('could not be verified (origin, relying party, user verification or attestation)'),
+  'bad-challenge': BAD_CREDENTIAL(
+    'does not answer sign-up options issued in this browser for this email and name, or they expired or were used: ask for new options',
+  ),
+  'invalid-credential': BAD_CREDENTIAL(
+    'could not be verified (origin, relying party, user verification or attestation)',
+  ),
   'already-registered': new HttpError(409, 'This passkey is registered already'),
 };
 
@@ -36,8 +48,17 @@ const REFUSALS: Record<Extract<SignupOutcome, { outcome: 'refused' }>['refused']
 export function passkeySignupRoutes(deps: PasskeySignupRouteDeps): ModuleDefinition['routes'] {
   const { signup, events } = deps;
   const alike = signup.answersAlike;
-  const settle = async (ctx: Context, body: { email: string; name: string; credential: Parameters<PasskeySignup['register']>[1]; passkeyName?: string }) => {
-    const outcome = await signup.register(body, body.credential, body.passkeyName?.trim() || 'Passkey', readBinding(ctx), ctx.state.requestId as string | undefined);
+  const settle = async (
+    ctx: Context,
+    body: { email: string; name: string; credential: Parameters<PasskeySignup['register']>[1]; passkeyName?: string },
+  ) => {
+    const outcome = await signup.register(
+      body,
+      body.credential,
+      body.passkeyName?.trim() || 'Passkey',
+      readBinding(ctx),
+      ctx.state.requestId as string | undefined,
+    );
     if (outcome.outcome === 'refused') {
       events.record(ctx, { action: 'passkey-register', outcome: 'refused', reason: outcome.refused });
       throw REFUSALS[outcome.refused];
@@ -47,29 +68,44 @@ export function passkeySignupRoutes(deps: PasskeySignupRouteDeps): ModuleDefinit
       return outcome;
     }
     events.record(ctx, { action: 'register', outcome: 'success', userId: outcome.user.id });
-    events.record(ctx, { action: 'passkey-register', outcome: 'success', userId: outcome.user.id, passkeyId: outcome.passkey.id });
+    events.record(ctx, {
+      action: 'passkey-register',
+      outcome: 'success',
+      userId: outcome.user.id,
+      passkeyId: outcome.passkey.id,
+    });
     return outcome;
   };
-  const verifyBody = Type.Object({ ...applicant, credential: registrationCredentialSchema, passkeyName: Type.Optional(passkeyNameSchema) });
+  const verifyBody = Type.Object({
+    ...applicant,
+    credential: registrationCredentialSchema,
+    passkeyName: Type.Optional(passkeyNameSchema),
+  });
   const verifyCommon = {
     method: 'POST',
     path: '/passkeys/signup/verify',
     access: 'public',
-    summary: 'Finish creating an account with a passkey alone: the new credential (its toJSON()), with the email and name the options were asked for',
+    summary:
+      'Finish creating an account with a passkey alone: the new credential (its toJSON()), with the email and name the options were asked for',
     body: verifyBody,
   } as const;
-  const credentialErrors = { 422: 'The credential does not answer sign-up options issued in this browser for this email and name (expired, used, never asked), or does not verify (`credential`)' };
+  const credentialErrors = {
+    422: 'The credential does not answer sign-up options issued in this browser for this email and name (expired, used, never asked), or does not verify (`credential`)',
+  };
 
   return [
     route({
       method: 'POST',
       path: '/passkeys/signup/options',
       access: 'public',
-      summary: 'Start creating an account with a passkey alone (no password): the options for navigator.credentials.create()',
+      summary:
+        'Start creating an account with a passkey alone (no password): the options for navigator.credentials.create()',
       description:
         'The account will have no password: its one way in is the passkey (a password can be set later by a reset link). The options are bound to this ' +
         'browser (the `passkeyFlow` cookie) and to the email and name, and answer once, for WEBAUTHN_CHALLENGE_TTL. ' +
-        (alike ? 'With email verification on, a taken address gets options like a new one (nothing reveals it).' : 'A taken address is a 409 here already.'),
+        (alike
+          ? 'With email verification on, a taken address gets options like a new one (nothing reveals it).'
+          : 'A taken address is a 409 here already.'),
       body: Type.Object(applicant),
       responses: { 200: creationOptionsSchema },
       responseHeaders: { 'Set-Cookie': FLOW_COOKIE_HEADER },
@@ -88,7 +124,8 @@ export function passkeySignupRoutes(deps: PasskeySignupRouteDeps): ModuleDefinit
     alike
       ? route({
           ...verifyCommon,
-          description: 'Email verification is on: 202 for a new and a taken address alike (the owner of a taken one is told by mail that someone tried; nothing is made); the mailed link confirms the address.',
+          description:
+            'Email verification is on: 202 for a new and a taken address alike (the owner of a taken one is told by mail that someone tried; nothing is made); the mailed link confirms the address.',
           responses: { 202: Type.Object({ message: Type.String({ examples: [REGISTRATION_ACCEPTED] }) }) },
           errors: { 409: 'This passkey is registered already', ...credentialErrors },
           handler: async (ctx) => {
@@ -98,7 +135,8 @@ export function passkeySignupRoutes(deps: PasskeySignupRouteDeps): ModuleDefinit
         })
       : route({
           ...verifyCommon,
-          description: 'Email verification is off: 201 with the user (no session: sign in with the passkey), 409 for a taken address.',
+          description:
+            'Email verification is off: 201 with the user (no session: sign in with the passkey), 409 for a taken address.',
           responses: { 201: registeredUserSchema },
           location: (answer) => `/api/users/${answer.id}`,
           errors: { 409: `${TAKEN}; or this passkey is registered already`, ...credentialErrors },

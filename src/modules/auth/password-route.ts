@@ -29,7 +29,8 @@ export function passwordChangeRoute(deps: PasswordRouteDeps) {
     method: 'POST',
     path: '/password',
     access: 'authenticated',
-    summary: 'Set or change the password, with a recent proof of the owner: ends every session of the user and sets a new refresh cookie for the caller',
+    summary:
+      'Set or change the password, with a recent proof of the owner: ends every session of the user and sets a new refresh cookie for the caller',
     description:
       'A change to the ways in: `currentPassword` is the proof where it signs the account in; with two-factor login on, or for an account without a ' +
       'password (made by a provider or a passkey), a recent proof is needed (POST /api/auth/reauth).',

@@ -30,7 +30,10 @@ export async function counted<T>(work: Promise<T>): Promise<T> {
  * seconds from now. Clamped to the window: the memory driver's clock runs a hair ahead of Date.now().
  */
 function rewriteReset(ctx: Context, windowSeconds: number): number {
-  const reset = Math.min(windowSeconds, Math.max(1, Math.ceil(Number(ctx.response.get(HEADERS.reset)) - Date.now() / 1000)));
+  const reset = Math.min(
+    windowSeconds,
+    Math.max(1, Math.ceil(Number(ctx.response.get(HEADERS.reset)) - Date.now() / 1000)),
+  );
   ctx.set(HEADERS.reset, String(reset));
   return reset;
 }
@@ -45,7 +48,8 @@ export const authRateLimitHeaders: Record<string, HeaderDoc> = {
 /** What the limiter can answer instead of the route, for the API document (the module declares it with the middleware). */
 export const authRateLimitErrors: ErrorResponses = {
   429: {
-    description: 'Too many requests from this client IP to /api/auth/* in the window (AUTH_RATE_LIMIT_MAX per AUTH_RATE_LIMIT_WINDOW)',
+    description:
+      'Too many requests from this client IP to /api/auth/* in the window (AUTH_RATE_LIMIT_MAX per AUTH_RATE_LIMIT_WINDOW)',
     headers: {
       'Retry-After': FRAMEWORK_HEADERS['Retry-After'],
       [HEADERS.total]: FRAMEWORK_HEADERS[HEADERS.total],
@@ -53,7 +57,10 @@ export const authRateLimitErrors: ErrorResponses = {
       [HEADERS.reset]: FRAMEWORK_HEADERS[HEADERS.reset],
     },
   },
-  503: { description: 'The rate-limit store (Redis) is unavailable: refused rather than unlimited', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
+  503: {
+    description: 'The rate-limit store (Redis) is unavailable: refused rather than unlimited',
+    headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] },
+  },
 };
 
 /**
@@ -109,7 +116,10 @@ export function authRateLimit(
       }
       if (Date.now() - lastOutageLog >= OUTAGE_LOG_INTERVAL_MS) {
         lastOutageLog = Date.now(); // one line per interval, not one per refused request
-        logger.warn({ reqId: ctx.state.requestId, err: error }, 'auth rate limiter unavailable: requests refused with 503');
+        logger.warn(
+          { reqId: ctx.state.requestId, err: error },
+          'auth rate limiter unavailable: requests refused with 503',
+        );
       }
       throw unavailable(RETRY_WHEN_UNAVAILABLE_SECONDS);
     }

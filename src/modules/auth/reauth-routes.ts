@@ -27,7 +27,10 @@ export interface ReauthRouteDeps {
 
 /** The challenge of a re-authentication is bound to the caller and to this purpose, never to a sign-in. */
 const scopeOf = (user: UserRecord) => ({ user, tokenId: 'reauth' });
-const PASSKEY_REFUSED = new HttpError(401, "The passkey's answer does not prove this account (expired, used, another browser or another account's passkey): ask for new options");
+const PASSKEY_REFUSED = new HttpError(
+  401,
+  "The passkey's answer does not prove this account (expired, used, another browser or another account's passkey): ask for new options",
+);
 
 /**
  * Proving the owner again (RFC 9470's step-up; docs/authentication.md): POST /api/auth/reauth with what would sign
@@ -37,7 +40,10 @@ const PASSKEY_REFUSED = new HttpError(401, "The passkey's answer does not prove 
  */
 export function reauthRoutes(deps: ReauthRouteDeps): ModuleDefinition['routes'] {
   const { tokens, events, proofs, gate, passkeys } = deps;
-  const answer = (ctx: Context, outcome: Exclude<OwnerCheck, { ok: true }> | { ok: true; user: UserRecord; proof: SessionProof }) => {
+  const answer = (
+    ctx: Context,
+    outcome: Exclude<OwnerCheck, { ok: true }> | { ok: true; user: UserRecord; proof: SessionProof },
+  ) => {
     const userId = (ctx.state as RequestState).user!.id;
     if (!outcome.ok) {
       events.record(ctx, { action: 'reauth', outcome: 'refused', reason: outcome.refused, userId });
@@ -59,24 +65,36 @@ export function reauthRoutes(deps: ReauthRouteDeps): ModuleDefinition['routes'] 
       summary: "Prove the account's owner again: a new access token of the same session, its `auth_time` now",
       description:
         'With `{password}`, `{password, code}`, `{password, recoveryCode}`' +
-        (passkeys ? ', or `{credential}` (a passkey\'s answer to POST /api/auth/reauth/options, with its `passkeyFlow` cookie)' : '') +
+        (passkeys
+          ? ", or `{credential}` (a passkey's answer to POST /api/auth/reauth/options, with its `passkeyFlow` cookie)"
+          : '') +
         ': what signing in asks of this account (a password alone is not enough with two-factor login on: 401 naming the proofs). ' +
-        'A wrong password or code is counted by the login throttle. The refresh cookie is unchanged: a later refresh keeps the sign-in\'s `auth_time`.',
+        "A wrong password or code is counted by the login throttle. The refresh cookie is unchanged: a later refresh keeps the sign-in's `auth_time`.",
       body,
       responses: { 200: accessTokenSchema },
       errors: {
         401: 'The proof is wrong, not enough for this account (RFC 9470 challenge naming the proofs), or the session ended',
-        429: { description: 'Too many wrong passwords or codes for this account', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
+        429: {
+          description: 'Too many wrong passwords or codes for this account',
+          headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] },
+        },
       },
       handler: async (ctx) => {
         const claims = ctx.state.session!;
-        const { credential, ...inline } = ctx.request.body as typeof ctx.request.body & { credential?: Parameters<PasskeyLogin['verify']>[0] };
+        const { credential, ...inline } = ctx.request.body as typeof ctx.request.body & {
+          credential?: Parameters<PasskeyLogin['verify']>[0];
+        };
         if (!credential || !passkeys) return answer(ctx, await proofs.reauth(claims, inline, attemptOrigin(ctx)));
         const session = await proofs.session(claims);
         if (!session.ok) return answer(ctx, session);
         const verified = await passkeys.login.verify(credential, readBinding(ctx), scopeOf(session.user));
         if (!verified.ok || verified.user.id !== session.user.id) {
-          events.record(ctx, { action: 'reauth', outcome: 'refused', reason: verified.ok ? 'other-account' : verified.refused, userId: session.user.id });
+          events.record(ctx, {
+            action: 'reauth',
+            outcome: 'refused',
+            reason: verified.ok ? 'other-account' : verified.refused,
+            userId: session.user.id,
+          });
           throw PASSKEY_REFUSED;
         }
         return answer(ctx, { ok: true, user: session.user, proof: verified.proof });
@@ -89,8 +107,10 @@ export function reauthRoutes(deps: ReauthRouteDeps): ModuleDefinition['routes'] 
         method: 'POST',
         path: '/reauth/options',
         access: 'authenticated',
-        summary: "Start proving the owner with a passkey: options for navigator.credentials.get() listing the caller's passkeys",
-        description: 'The challenge answers once, in this browser (the `passkeyFlow` cookie on /api/auth/reauth), for POST /api/auth/reauth `{credential}` only.',
+        summary:
+          "Start proving the owner with a passkey: options for navigator.credentials.get() listing the caller's passkeys",
+        description:
+          'The challenge answers once, in this browser (the `passkeyFlow` cookie on /api/auth/reauth), for POST /api/auth/reauth `{credential}` only.',
         responses: { 200: requestOptionsSchema },
         responseHeaders: { 'Set-Cookie': REAUTH_FLOW_COOKIE_HEADER },
         errors: { 401: 'The session ended (on any replica)' },

@@ -15,7 +15,14 @@ import { clearedRefreshCookie, readRefreshCookie, REFRESH_COOKIE_SCHEME, refresh
 import { rejectCrossSite } from './csrf';
 import { mfaRoutes, type MfaRouteDeps } from './mfa-routes';
 import { passwordChangeRoute, type PasswordRouteDeps } from './password-route';
-import { accessTokenSchema, loginSchema, mfaChallengeSchema, registeredUserSchema, registerSchema, STORE_UNAVAILABLE } from './schemas';
+import {
+  accessTokenSchema,
+  loginSchema,
+  mfaChallengeSchema,
+  registeredUserSchema,
+  registerSchema,
+  STORE_UNAVAILABLE,
+} from './schemas';
 import { accessTokenResponse, REFRESH_COOKIE_HEADER, signIn, type SignInDeps } from './sign-in';
 
 /**
@@ -39,14 +46,19 @@ export interface AuthRouteDeps extends SignInDeps, PasswordRouteDeps {
 }
 
 /** The login answer for a right password on an address not verified yet (EMAIL_VERIFICATION=required). */
-export const EMAIL_NOT_VERIFIED = 'Email address not verified: follow the link sent to it, or ask for a new one (POST /api/auth/resend-verification)';
+export const EMAIL_NOT_VERIFIED =
+  'Email address not verified: follow the link sent to it, or ask for a new one (POST /api/auth/resend-verification)';
 
 /** What registration answers, with email verification on, for a new and a taken address alike. */
 export const REGISTRATION_ACCEPTED = 'Check your mailbox: a link to confirm the address is on its way';
 
-const CLEARED_COOKIE_HEADER = { description: 'Clears the refresh cookie', schema: { type: 'string', pattern: '^refreshToken=;' } };
+const CLEARED_COOKIE_HEADER = {
+  description: 'Clears the refresh cookie',
+  schema: { type: 'string', pattern: '^refreshToken=;' },
+};
 const ROTATED_COOKIE_HEADER = {
-  description: 'With REFRESH_ROTATION only: the successor refresh token (`refreshToken=<JWT>; Path=/api/auth; Max-Age=<rest of the session>; HttpOnly; SameSite=Strict`)',
+  description:
+    'With REFRESH_ROTATION only: the successor refresh token (`refreshToken=<JWT>; Path=/api/auth; Max-Age=<rest of the session>; HttpOnly; SameSite=Strict`)',
   schema: { type: 'string', pattern: '^refreshToken=[^;]+;' },
 };
 
@@ -55,7 +67,8 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
   const crossSiteGuard = rejectCrossSite(deps.corsOrigins, deps.publicOrigin);
   /** Every refresh failure: 401 and the cookie removed, so the browser stops sending a dead token. */
   const clearedCookie = clearedRefreshCookie(cookie); // the same header every time: built once
-  const refreshRefused = () => new HttpError(401, 'Invalid or expired refresh token', { headers: { 'Set-Cookie': clearedCookie } });
+  const refreshRefused = () =>
+    new HttpError(401, 'Invalid or expired refresh token', { headers: { 'Set-Cookie': clearedCookie } });
 
   const routes: ModuleDefinition['routes'] = [
     route({
@@ -72,9 +85,17 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       responseHeaders: { 'Set-Cookie': REFRESH_COOKIE_HEADER },
       errors: {
         401: 'Unknown email or wrong password (one message for both)',
-        ...((deps.verificationRequired ? { 403: `EMAIL_VERIFICATION=required and the address is not verified yet: "${EMAIL_NOT_VERIFIED}"` } : {}) as ErrorResponses),
-        429: { description: 'Too many failed logins for this account', headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
-        503: { description: `${STORE_UNAVAILABLE}, or the login throttle's counters are`, headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] } },
+        ...((deps.verificationRequired
+          ? { 403: `EMAIL_VERIFICATION=required and the address is not verified yet: "${EMAIL_NOT_VERIFIED}"` }
+          : {}) as ErrorResponses),
+        429: {
+          description: 'Too many failed logins for this account',
+          headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] },
+        },
+        503: {
+          description: `${STORE_UNAVAILABLE}, or the login throttle's counters are`,
+          headers: { 'Retry-After': FRAMEWORK_HEADERS['Retry-After'] },
+        },
       },
       handler: async (ctx) => {
         const { email, password } = ctx.request.body;
@@ -113,7 +134,10 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       responses: { 200: accessTokenSchema },
       responseHeaders: { 'Set-Cookie': ROTATED_COOKIE_HEADER },
       errors: {
-        401: { description: 'Refresh cookie missing, invalid, expired or unknown; the cookie is cleared', headers: { 'Set-Cookie': CLEARED_COOKIE_HEADER } },
+        401: {
+          description: 'Refresh cookie missing, invalid, expired or unknown; the cookie is cleared',
+          headers: { 'Set-Cookie': CLEARED_COOKIE_HEADER },
+        },
         403: `Cross-site request; or EMAIL_VERIFICATION=required and the address is not verified (the cookie is cleared): "${EMAIL_NOT_VERIFIED}"`,
       },
       before: [crossSiteGuard],
@@ -122,11 +146,23 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
         if (!outcome.ok) {
           if (outcome.refused === 'reused-token' && outcome.userId && outcome.familyId) {
             // A replaced token came back after the grace window: stolen, or its successor was. The family is gone.
-            events.record(ctx, { action: 'refresh', outcome: 'reuse-detected', userId: outcome.userId, familyId: outcome.familyId });
+            events.record(ctx, {
+              action: 'refresh',
+              outcome: 'reuse-detected',
+              userId: outcome.userId,
+              familyId: outcome.familyId,
+            });
           } else {
-            events.record(ctx, { action: 'refresh', outcome: 'refused', reason: outcome.refused, userId: outcome.userId });
+            events.record(ctx, {
+              action: 'refresh',
+              outcome: 'refused',
+              reason: outcome.refused,
+              userId: outcome.userId,
+            });
           }
-          throw outcome.refused === 'unverified' ? new HttpError(403, EMAIL_NOT_VERIFIED, { headers: { 'Set-Cookie': clearedCookie } }) : refreshRefused();
+          throw outcome.refused === 'unverified'
+            ? new HttpError(403, EMAIL_NOT_VERIFIED, { headers: { 'Set-Cookie': clearedCookie } })
+            : refreshRefused();
         }
         if (outcome.rotated) {
           // The successor lives as long as the family (absolute expiry) or a full lifetime (sliding).
@@ -190,12 +226,19 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
 function registrationRoute(registration: Registration, deps: Pick<AuthRouteDeps, 'events' | 'passwordMinLength'>) {
   const { events } = deps;
   const body = registerSchema(deps.passwordMinLength);
-  const common = { method: 'POST', path: '/register', access: 'public', summary: 'Create a user (role `user`)', body } as const;
+  const common = {
+    method: 'POST',
+    path: '/register',
+    access: 'public',
+    summary: 'Create a user (role `user`)',
+    body,
+  } as const;
   /** The registration's outcome, recorded; a password the policy refuses is a 422. */
   const settle = async (ctx: RouteContext<Record<string, string>, ParsedUrlQuery, unknown, Static<typeof body>>) => {
     const outcome = await registration.register(ctx.request.body, ctx.state.requestId);
     if (outcome.outcome === 'refused') throw unprocessable([{ field: 'password', message: outcome.message }]);
-    if (outcome.outcome === 'taken') events.record(ctx, { action: 'register', outcome: 'taken', email: ctx.request.body.email });
+    if (outcome.outcome === 'taken')
+      events.record(ctx, { action: 'register', outcome: 'taken', email: ctx.request.body.email });
     else events.record(ctx, { action: 'register', outcome: 'success', userId: outcome.user.id });
     return outcome;
   };
@@ -204,7 +247,8 @@ function registrationRoute(registration: Registration, deps: Pick<AuthRouteDeps,
   if (registration.answersAlike) {
     return route({
       ...common,
-      description: 'Email verification is on (EMAIL_VERIFICATION, docs/accounts.md): 202 for a new and a taken address alike (the owner of a taken one is told by mail that someone tried); the mailed link completes it.',
+      description:
+        'Email verification is on (EMAIL_VERIFICATION, docs/accounts.md): 202 for a new and a taken address alike (the owner of a taken one is told by mail that someone tried); the mailed link completes it.',
       responses: { 202: Type.Object({ message: Type.String({ examples: [REGISTRATION_ACCEPTED] }) }) },
       errors: { 422: PASSWORD_POLICY_REFUSAL },
       handler: async (ctx) => {

@@ -48,7 +48,11 @@ export const registeredUserSchema = Type.Object({
 export function passwordChangeSchema(passwordMinLength: number) {
   return Type.Object({
     currentPassword: Type.Optional(
-      Type.Unsafe<string>({ ...PASSWORD_INPUT, description: 'The current password (an account without one sets its first with a recent proof: POST /api/auth/reauth)' }),
+      Type.Unsafe<string>({
+        ...PASSWORD_INPUT,
+        description:
+          'The current password (an account without one sets its first with a recent proof: POST /api/auth/reauth)',
+      }),
     ),
     newPassword: Type.Unsafe<string>(chosenPasswordSchema(passwordMinLength)),
   });
@@ -57,13 +61,23 @@ export function passwordChangeSchema(passwordMinLength: number) {
 /** Login of a user with two-factor login on, after the right password: the second step's token, nothing else. */
 export const mfaChallengeSchema = Type.Object({
   mfaRequired: Type.Literal(true),
-  mfaToken: Type.String({ description: 'For POST /api/auth/mfa/verify only; works for MFA_TOKEN_TTL (5 minutes by default)' }),
+  mfaToken: Type.String({
+    description: 'For POST /api/auth/mfa/verify only; works for MFA_TOKEN_TTL (5 minutes by default)',
+  }),
 });
 
 /** A code from the authenticator app: six digits (RFC 6238 as the apps do it). */
-export const totpCodeSchema = Type.String({ pattern: '^[0-9]{6}$', examples: ['492039'], description: 'Six digits from the authenticator app' });
+export const totpCodeSchema = Type.String({
+  pattern: '^[0-9]{6}$',
+  examples: ['492039'],
+  description: 'Six digits from the authenticator app',
+});
 
-export const recoveryCodeSchema = Type.String({ pattern: RECOVERY_CODE_PATTERN, examples: ['k7wq-m3xd-p9ta-e2hn'], description: 'One of the recovery codes shown at confirmation (hyphens optional)' });
+export const recoveryCodeSchema = Type.String({
+  pattern: RECOVERY_CODE_PATTERN,
+  examples: ['k7wq-m3xd-p9ta-e2hn'],
+  description: 'One of the recovery codes shown at confirmation (hyphens optional)',
+});
 
 /**
  * A proof of the owner given in the request itself, before a change to the ways in: it counts where it would

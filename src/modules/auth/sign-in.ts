@@ -8,7 +8,11 @@ import { deviceCookie, refreshCookie, type CookiePolicy } from './cookie';
 
 /** The body of login and refresh: a new access token (never cached: the module sets no-store on every answer). */
 export function accessTokenResponse(tokens: TokenService, user: AccessClaims) {
-  return { accessToken: tokens.signAccessToken(user), tokenType: 'Bearer' as const, expiresIn: tokens.accessTtlSeconds };
+  return {
+    accessToken: tokens.signAccessToken(user),
+    tokenType: 'Bearer' as const,
+    expiresIn: tokens.accessTtlSeconds,
+  };
 }
 
 export const REFRESH_COOKIE_HEADER = {
@@ -38,7 +42,13 @@ export interface SignInDeps {
  * how the owner proved it (`proof`), a device cookie for a client new to the account (it is a known device of
  * the account from now on: the account-wide lock no longer holds it), and the access token.
  */
-export async function signIn(ctx: Pick<Context, 'append'>, deps: SignInDeps, user: UserRecord, knownDevice: boolean, proof: SessionProof) {
+export async function signIn(
+  ctx: Pick<Context, 'append'>,
+  deps: SignInDeps,
+  user: UserRecord,
+  knownDevice: boolean,
+  proof: SessionProof,
+) {
   const issued = await deps.sessions.issue(user, proof);
   ctx.append('Set-Cookie', refreshCookie(issued.token, deps.cookie));
   if (!knownDevice) ctx.append('Set-Cookie', deviceCookie(deps.throttle.deviceToken(user), deps.cookie));

@@ -10,7 +10,10 @@ const demoStores = new WeakMap<object, DemoUserStore>();
  * USER_STORE picks who can log in: the built-in demo user, or the users table/collection of the database.
  * One demo store per service (the auth and users modules share it): building one hashes its password.
  */
-export function selectUserStore({ config, database }: Pick<Services, 'config' | 'database'>, hasher: PasswordHasher): UserStore {
+export function selectUserStore(
+  { config, database }: Pick<Services, 'config' | 'database'>,
+  hasher: PasswordHasher,
+): UserStore {
   if (config.userStore === 'database') return database.store(userStore);
   let demo = demoStores.get(database);
   if (!demo) {

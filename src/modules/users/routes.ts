@@ -42,14 +42,25 @@ const NOT_FOUND = { 404: 'No such user (an unknown or malformed id)' };
 const KEEP_ADMIN = { keepRole: ADMIN_ROLE };
 const lastAdmin = () => conflict('This is the last administrator: make another user admin first');
 
-export function userRoutes({ users, directory, sessions, secondFactors, identities, passkeys, listLinkedProviders, roles, lists }: UserRouteDeps): ModuleDefinition['routes'] {
+export function userRoutes({
+  users,
+  directory,
+  sessions,
+  secondFactors,
+  identities,
+  passkeys,
+  listLinkedProviders,
+  roles,
+  lists,
+}: UserRouteDeps): ModuleDefinition['routes'] {
   const userSchema = publicUserSchema(roles);
   const linked = listLinkedProviders ? identities : undefined;
   const me = route({
     method: 'GET',
     path: '/me',
     access: 'authenticated',
-    summary: 'The signed-in caller, as stored now (role included); with OIDC_PROVIDERS, the providers linked to the account',
+    summary:
+      'The signed-in caller, as stored now (role included); with OIDC_PROVIDERS, the providers linked to the account',
     responses: { 200: Type.Composite([userSchema, linkedProvidersSchema]) },
     errors: { 404: 'The user no longer exists' },
     // Read from the store, not the token: the role may have changed, and the token carries no email or name.
@@ -57,7 +68,10 @@ export function userRoutes({ users, directory, sessions, secondFactors, identiti
       const user = await users.findById(callerOf(ctx).id);
       if (!user) throw notFound('This user no longer exists');
       if (!linked) return publicUser(user);
-      const providers = (await linked.listByUser(user.id)).map((identity) => ({ provider: identity.provider, linkedAt: identity.linkedAt.toISOString() }));
+      const providers = (await linked.listByUser(user.id)).map((identity) => ({
+        provider: identity.provider,
+        linkedAt: identity.linkedAt.toISOString(),
+      }));
       return { ...publicUser(user), hasPassword: hasPassword(user.passwordHash), linkedProviders: providers };
     },
   });
@@ -81,7 +95,13 @@ export function userRoutes({ users, directory, sessions, secondFactors, identiti
       errors: { 422: LIST_WINDOW_REFUSALS },
       handler: async (ctx) => {
         const errors: FieldError[] = [];
-        const window = readListWindow(ctx.query, lists, withTiebreak(USERS_ORDER), (field) => (field === 'createdAt' ? 'datetime' : 'string'), errors);
+        const window = readListWindow(
+          ctx.query,
+          lists,
+          withTiebreak(USERS_ORDER),
+          (field) => (field === 'createdAt' ? 'datetime' : 'string'),
+          errors,
+        );
         if (errors.length > 0) throw unprocessable(errors);
         const page = await directory.list(window);
         return { ...page, items: page.items.map(publicUser) };
@@ -124,7 +144,8 @@ export function userRoutes({ users, directory, sessions, secondFactors, identiti
       method: 'DELETE',
       path: '/:id',
       access: ADMIN_ONLY,
-      summary: 'Delete a user, revoke their refresh tokens, remove their two-factor credential and their linked provider identities',
+      summary:
+        'Delete a user, revoke their refresh tokens, remove their two-factor credential and their linked provider identities',
       params: idParams,
       responses: { 204: null },
       errors: { ...NOT_FOUND, 409: 'The user is the last administrator' },

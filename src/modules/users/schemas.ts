@@ -31,10 +31,22 @@ export function roleChangeSchema(roles: readonly string[]) {
  * optional in the one document every setting shares.
  */
 export const linkedProvidersSchema = Type.Object({
-  hasPassword: Type.Optional(Type.Boolean({ description: 'With OIDC_PROVIDERS: false for an account made by a provider sign-in until a password is set (by reset)' })),
-  linkedProviders: Type.Optional(
-    Type.Array(Type.Object({ provider: Type.String({ description: 'The name in OIDC_PROVIDERS' }), linkedAt: Type.String({ format: 'date-time' }) }), {
-      description: 'With OIDC_PROVIDERS: identities at OpenID Connect providers that sign in to this account, oldest first',
+  hasPassword: Type.Optional(
+    Type.Boolean({
+      description:
+        'With OIDC_PROVIDERS: false for an account made by a provider sign-in until a password is set (by reset)',
     }),
+  ),
+  linkedProviders: Type.Optional(
+    Type.Array(
+      Type.Object({
+        provider: Type.String({ description: 'The name in OIDC_PROVIDERS' }),
+        linkedAt: Type.String({ format: 'date-time' }),
+      }),
+      {
+        description:
+          'With OIDC_PROVIDERS: identities at OpenID Connect providers that sign in to this account, oldest first',
+      },
+    ),
   ),
 });

@@ -34,9 +34,11 @@ export const isCatalogue = (access: ResourceAccess) => access.write !== 'owner';
 export function accessProblems(access: ResourceAccess): string[] {
   const problems: string[] = [];
   if (!READ_POLICIES.includes(access.read)) problems.push(`read must be ${READ_POLICIES.join(', ')}`);
-  if (access.write !== 'owner' && access.write !== 'admin' && !ROLE.test(access.write)) problems.push('write must be owner, admin or role:<name>');
+  if (access.write !== 'owner' && access.write !== 'admin' && !ROLE.test(access.write))
+    problems.push('write must be owner, admin or role:<name>');
   // Written by a few, read by their owner only: nobody but the writers would ever see a record.
-  if (access.read === 'owner' && isCatalogue(access)) problems.push(`write ${access.write} needs read authenticated or public (its records are nobody's)`);
+  if (access.read === 'owner' && isCatalogue(access))
+    problems.push(`write ${access.write} needs read authenticated or public (its records are nobody's)`);
   return problems;
 }
 

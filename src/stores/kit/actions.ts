@@ -49,13 +49,17 @@ export function stateConflictMessage(name: string, field: string, current: unkno
 
 /** The 409 a `from` action documents (its message names the value the record holds then). */
 export function stateConflictDescription(name: string, action: ActionDeclaration): string {
-  const from = Object.entries(action.from ?? {}).map(([field, values]) => `${field} is ${(values as StateValue[]).join(' or ')}`);
+  const from = Object.entries(action.from ?? {}).map(
+    ([field, values]) => `${field} is ${(values as StateValue[]).join(' or ')}`,
+  );
   return `Allowed only while ${from.join(' and ')}: otherwise \`${stateConflictMessage(name, '<field>', '<its value>')}\``;
 }
 
 /** The `from` field (if any) whose current value refuses the action, given the record as it is now. */
 export function refusingState(action: ActionDeclaration, record: Record<string, unknown>): string | undefined {
-  return Object.entries(action.from ?? {}).find(([field, values]) => !(values as StateValue[]).includes(record[field] as StateValue))?.[0];
+  return Object.entries(action.from ?? {}).find(
+    ([field, values]) => !(values as StateValue[]).includes(record[field] as StateValue),
+  )?.[0];
 }
 
 /** The values an action writes, its `'now'` fields left to the store (stampedFields: the write's one time, as updatedAt). */
@@ -86,7 +90,8 @@ export function actionProblems(fields: Fields, actions: Record<string, ActionDec
   for (const [name, action] of Object.entries(actions)) {
     const where = `action '${name}'`;
     if (!ACTION_NAME.test(name)) problems.push(`${where}: names are lower-case words joined by dashes`);
-    if (action.access !== undefined && action.access !== 'owner-or-admin' && action.access !== 'admin') problems.push(`${where}: access is 'owner-or-admin' or 'admin'`);
+    if (action.access !== undefined && action.access !== 'owner-or-admin' && action.access !== 'admin')
+      problems.push(`${where}: access is 'owner-or-admin' or 'admin'`);
     const set = Object.entries(action.set ?? {});
     if (set.length === 0) problems.push(`${where}: sets no field`);
     for (const [fieldName, value] of set) {
@@ -95,13 +100,20 @@ export function actionProblems(fields: Fields, actions: Record<string, ActionDec
       else problems.push(...valueProblems(`${where}: ${fieldName}`, definition, value));
     }
     const unless = action.unless === undefined ? undefined : fields[action.unless];
-    if (action.unless !== undefined && !unless) problems.push(`${where}: unless '${action.unless}' is not one of the fields`);
-    if (unless?.kind === 'boolean' && unless.optional) problems.push(`${where}: unless '${action.unless}' is an optional boolean (null and false would both mean unset): make it required with a default`);
+    if (action.unless !== undefined && !unless)
+      problems.push(`${where}: unless '${action.unless}' is not one of the fields`);
+    if (unless?.kind === 'boolean' && unless.optional)
+      problems.push(
+        `${where}: unless '${action.unless}' is an optional boolean (null and false would both mean unset): make it required with a default`,
+      );
     problems.push(...fromProblems(where, fields, action));
   }
   for (const name of governedFields(actions)) {
     const definition = fields[name];
-    if (definition && !definition.optional && definition.default === undefined) problems.push(`'${name}' is set by an action, so request bodies may not name it: make it optional or give it a default`);
+    if (definition && !definition.optional && definition.default === undefined)
+      problems.push(
+        `'${name}' is set by an action, so request bodies may not name it: make it optional or give it a default`,
+      );
   }
   return problems;
 }
@@ -116,13 +128,19 @@ function fromProblems(where: string, fields: Fields, action: ActionDeclaration):
   for (const [fieldName, values] of Object.entries(action.from ?? {})) {
     const definition = fields[fieldName];
     if (!definition) problems.push(`${where}: from '${fieldName}', which is not one of the fields`);
-    else if (!['string', 'integer', 'boolean'].includes(definition.kind)) problems.push(`${where}: from '${fieldName}': states are string (enum), integer or boolean fields`);
-    else if (!Array.isArray(values) || values.length === 0) problems.push(`${where}: from '${fieldName}' lists no value`);
+    else if (!['string', 'integer', 'boolean'].includes(definition.kind))
+      problems.push(`${where}: from '${fieldName}': states are string (enum), integer or boolean fields`);
+    else if (!Array.isArray(values) || values.length === 0)
+      problems.push(`${where}: from '${fieldName}' lists no value`);
     else {
       const allowed = allowedValues(definition);
       for (const value of values) {
-        if (!kindMatches(definition, value)) problems.push(`${where}: from ${fieldName} ${JSON.stringify(value)} is not ${aKind(definition)}`);
-        else if (allowed && !allowed.includes(value)) problems.push(`${where}: from ${fieldName} ${JSON.stringify(value)} is not one of its values (${allowed.join(', ')})`);
+        if (!kindMatches(definition, value))
+          problems.push(`${where}: from ${fieldName} ${JSON.stringify(value)} is not ${aKind(definition)}`);
+        else if (allowed && !allowed.includes(value))
+          problems.push(
+            `${where}: from ${fieldName} ${JSON.stringify(value)} is not one of its values (${allowed.join(', ')})`,
+          );
       }
     }
   }
@@ -134,7 +152,9 @@ function valueProblems(where: string, definition: FieldDefinition, value: Action
   if (value === null) return definition.optional ? [] : [`${where}: null, but the field is not optional`];
   if (definition.kind === 'reference') return [`${where}: an action cannot set a reference`];
   if (!kindMatches(definition, value)) return [`${where}: ${JSON.stringify(value)} is not ${aKind(definition)}`];
-  return keepsRules(rulesOf(definition), value) ? [] : [`${where}: ${JSON.stringify(value)} is not ${allowedInWords(rulesOf(definition))}`];
+  return keepsRules(rulesOf(definition), value)
+    ? []
+    : [`${where}: ${JSON.stringify(value)} is not ${allowedInWords(rulesOf(definition))}`];
 }
 
 /** `a string`, `an integer`: a kind in a message. */
@@ -147,7 +167,11 @@ export function kindMatches(definition: FieldDefinition, value: unknown): boolea
   switch (definition.kind) {
     case 'string':
     case 'text':
-      return typeof value === 'string' && value.length <= (definition.maxLength ?? Infinity) && (definition.kind === 'text' || value.length > 0);
+      return (
+        typeof value === 'string' &&
+        value.length <= (definition.maxLength ?? Infinity) &&
+        (definition.kind === 'text' || value.length > 0)
+      );
     case 'integer':
       return Number.isSafeInteger(value) && Math.abs(value as number) <= 2_147_483_647;
     case 'number':

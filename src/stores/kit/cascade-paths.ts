@@ -24,10 +24,13 @@ function cascadePathsUp(resource: Walked, below: readonly string[]): CascadePath
     const target = definition.references.resource() as Walked;
     const step = `${resource.name}.${field}`;
     if (below.includes(target.name)) {
-      throw new Error(`cascading references form a cycle: ${[...below.slice(below.indexOf(target.name)), target.name].join(' → ')} (via ${step}); SQL Server refuses it (Msg 1785): make one of them onDelete 'restrict'`);
+      throw new Error(
+        `cascading references form a cycle: ${[...below.slice(below.indexOf(target.name)), target.name].join(' → ')} (via ${step}); SQL Server refuses it (Msg 1785): make one of them onDelete 'restrict'`,
+      );
     }
     paths.push({ steps: [step], reaches: target.name });
-    for (const above of cascadePathsUp(target, [...below, target.name])) paths.push({ steps: [step, ...above.steps], reaches: above.reaches });
+    for (const above of cascadePathsUp(target, [...below, target.name]))
+      paths.push({ steps: [step, ...above.steps], reaches: above.reaches });
   }
   return paths;
 }
@@ -40,7 +43,8 @@ const spelled = (path: CascadePath) => [...path.steps, path.reaches].join(' → 
  */
 export function refuseMultipleCascadePaths(resource: Walked): void {
   const byTable = new Map<string, CascadePath[]>();
-  for (const path of cascadePathsUp(resource, [resource.name])) byTable.set(path.reaches, [...(byTable.get(path.reaches) ?? []), path]);
+  for (const path of cascadePathsUp(resource, [resource.name]))
+    byTable.set(path.reaches, [...(byTable.get(path.reaches) ?? []), path]);
   for (const [table, paths] of byTable) {
     if (paths.length < 2) continue;
     throw new Error(

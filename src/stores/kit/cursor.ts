@@ -42,7 +42,11 @@ function revive(value: unknown, kind: FieldKind | undefined): unknown {
  * The sort values a cursor holds, typed as the fields are; undefined when it is not one of ours, or was
  * taken in another order (the caller changed `sort` between pages).
  */
-export function decodeCursor(cursor: string, order: readonly SortKey[], kindOf: (field: string) => FieldKind | undefined): unknown[] | undefined {
+export function decodeCursor(
+  cursor: string,
+  order: readonly SortKey[],
+  kindOf: (field: string) => FieldKind | undefined,
+): unknown[] | undefined {
   if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
   let parsed: unknown;
   try {

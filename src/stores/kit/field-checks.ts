@@ -22,11 +22,39 @@ export interface FieldCheck {
 }
 
 /** The operator's short name, as constraint and migration names carry it. */
-export const OPERATOR_NAMES: Record<CheckOperator, string> = { '<': 'lt', '<=': 'le', '>': 'gt', '>=': 'ge', '=': 'eq', '!=': 'ne' };
+export const OPERATOR_NAMES: Record<CheckOperator, string> = {
+  '<': 'lt',
+  '<=': 'le',
+  '>': 'gt',
+  '>=': 'ge',
+  '=': 'eq',
+  '!=': 'ne',
+};
 /** The operator seen from the other side: `a > b` is `b < a`. */
-const MIRRORED: Record<CheckOperator, CheckOperator> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=', '=': '=', '!=': '!=' };
-const WORDS: Record<CheckOperator, string> = { '<': 'less than', '<=': 'at most', '>': 'greater than', '>=': 'at least', '=': 'equal to', '!=': 'different from' };
-const INSTANT_WORDS: Record<CheckOperator, string> = { '<': 'before', '<=': 'not after', '>': 'after', '>=': 'not before', '=': 'the same instant as', '!=': 'another instant than' };
+const MIRRORED: Record<CheckOperator, CheckOperator> = {
+  '<': '>',
+  '<=': '>=',
+  '>': '<',
+  '>=': '<=',
+  '=': '=',
+  '!=': '!=',
+};
+const WORDS: Record<CheckOperator, string> = {
+  '<': 'less than',
+  '<=': 'at most',
+  '>': 'greater than',
+  '>=': 'at least',
+  '=': 'equal to',
+  '!=': 'different from',
+};
+const INSTANT_WORDS: Record<CheckOperator, string> = {
+  '<': 'before',
+  '<=': 'not after',
+  '>': 'after',
+  '>=': 'not before',
+  '=': 'the same instant as',
+  '!=': 'another instant than',
+};
 
 /** Kinds whose values compare alike on every engine: numbers with numbers, instants, strings by code point, booleans for (in)equality. */
 function comparableGroup(definition: FieldDefinition): string | undefined {
@@ -40,7 +68,12 @@ function comparableGroup(definition: FieldDefinition): string | undefined {
 export function parseCheck(text: string): FieldCheck | undefined {
   const match = /^\s*([A-Za-z][A-Za-z0-9_]*)\s*(<=|>=|!=|<|>|=)\s*([A-Za-z][A-Za-z0-9_]*)\s*$/.exec(text);
   if (!match) return undefined;
-  return { left: match[1]!, operator: match[2] as CheckOperator, right: match[3]!, text: `${match[1]} ${match[2]} ${match[3]}` };
+  return {
+    left: match[1]!,
+    operator: match[2] as CheckOperator,
+    right: match[3]!,
+    text: `${match[1]} ${match[2]} ${match[3]}`,
+  };
 }
 
 /** What is wrong with a declared check, in words (defineResource and the generator refuse it). */
@@ -49,15 +82,19 @@ export function checkProblems(fields: Fields, text: string): string[] {
   if (!check) return [`check '${text}': write <field> <op> <field>, op one of ${CHECK_OPERATORS.join(' ')}`];
   const where = `check '${check.text}'`;
   const problems: string[] = [];
-  for (const name of [check.left, check.right]) if (!(name in fields)) problems.push(`${where}: '${name}' is not one of its fields`);
+  for (const name of [check.left, check.right])
+    if (!(name in fields)) problems.push(`${where}: '${name}' is not one of its fields`);
   if (problems.length > 0) return problems;
   if (check.left === check.right) return [`${where}: compares a field with itself`];
   const [left, right] = [fields[check.left]!, fields[check.right]!];
   const group = comparableGroup(left);
   if (group === undefined || comparableGroup(right) !== group) {
-    return [`${where}: ${check.left} (${left.kind}) and ${check.right} (${right.kind}) are not of one comparable kind (integer/number, datetime, string, boolean; not text, references or case-insensitive strings)`];
+    return [
+      `${where}: ${check.left} (${left.kind}) and ${check.right} (${right.kind}) are not of one comparable kind (integer/number, datetime, string, boolean; not text, references or case-insensitive strings)`,
+    ];
   }
-  if (group === 'boolean' && check.operator !== '=' && check.operator !== '!=') problems.push(`${where}: booleans compare with = and != only`);
+  if (group === 'boolean' && check.operator !== '=' && check.operator !== '!=')
+    problems.push(`${where}: booleans compare with = and != only`);
   return problems;
 }
 
@@ -88,7 +125,14 @@ export function keepsCheck(check: FieldCheck, values: Record<string, unknown>): 
   const [a, b] = [values[check.left], values[check.right]];
   if (a === null || a === undefined || b === null || b === undefined) return true;
   const [x, y] = [a instanceof Date ? a.getTime() : a, b instanceof Date ? b.getTime() : b];
-  const order = typeof x === 'string' && typeof y === 'string' ? codePointOrder(x, y) : x === y ? 0 : (x as number) < (y as number) ? -1 : 1;
+  const order =
+    typeof x === 'string' && typeof y === 'string'
+      ? codePointOrder(x, y)
+      : x === y
+        ? 0
+        : (x as number) < (y as number)
+          ? -1
+          : 1;
   switch (check.operator) {
     case '<':
       return order < 0;

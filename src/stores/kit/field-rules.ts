@@ -36,7 +36,9 @@ const RULE_NAMES = ['enum', 'minimum', 'maximum', 'minLength', 'pattern'] as con
 
 /** The rules a field declares (empty when none). */
 export function rulesOf(definition: FieldRules): FieldRules {
-  return Object.fromEntries(RULE_NAMES.filter((name) => definition[name] !== undefined).map((name) => [name, definition[name]])) as FieldRules;
+  return Object.fromEntries(
+    RULE_NAMES.filter((name) => definition[name] !== undefined).map((name) => [name, definition[name]]),
+  ) as FieldRules;
 }
 
 export function hasRules(definition: FieldRules): boolean {
@@ -47,7 +49,8 @@ export function hasRules(definition: FieldRules): boolean {
 export function allowedInWords(rules: FieldRules): string {
   const words: string[] = [];
   if (rules.enum) words.push(`one of: ${rules.enum.join(', ')}`);
-  if (rules.minimum !== undefined && rules.maximum !== undefined) words.push(`from ${rules.minimum} to ${rules.maximum}`);
+  if (rules.minimum !== undefined && rules.maximum !== undefined)
+    words.push(`from ${rules.minimum} to ${rules.maximum}`);
   else if (rules.minimum !== undefined) words.push(`at least ${rules.minimum}`);
   else if (rules.maximum !== undefined) words.push(`at most ${rules.maximum}`);
   if (rules.minLength !== undefined) words.push(`at least ${rules.minLength} characters`);
@@ -81,27 +84,42 @@ export function ruleProblems(name: string, definition: RuledField): string[] {
   const where = `'${name}'`;
   const stringOnly = rules.enum !== undefined || rules.minLength !== undefined || rules.pattern !== undefined;
   const numeric = rules.minimum !== undefined || rules.maximum !== undefined;
-  if (stringOnly && definition.kind !== 'string') problems.push(`${where}: enum, minLength and pattern are for string fields`);
-  if (numeric && definition.kind !== 'integer' && definition.kind !== 'number') problems.push(`${where}: minimum and maximum are for integer and number fields`);
+  if (stringOnly && definition.kind !== 'string')
+    problems.push(`${where}: enum, minLength and pattern are for string fields`);
+  if (numeric && definition.kind !== 'integer' && definition.kind !== 'number')
+    problems.push(`${where}: minimum and maximum are for integer and number fields`);
   if (rules.enum) {
     if (rules.enum.length === 0) problems.push(`${where}: an empty enum`);
     if (new Set(rules.enum).size !== rules.enum.length) problems.push(`${where}: an enum value is given twice`);
-    if (rules.enum.some((value) => value.length === 0 || value.length > (definition.maxLength ?? 200) || value.includes(','))) problems.push(`${where}: enum values are 1 to ${definition.maxLength ?? 200} characters, without commas`);
+    if (
+      rules.enum.some(
+        (value) => value.length === 0 || value.length > (definition.maxLength ?? 200) || value.includes(','),
+      )
+    )
+      problems.push(`${where}: enum values are 1 to ${definition.maxLength ?? 200} characters, without commas`);
   }
   for (const bound of ['minimum', 'maximum'] as const) {
     const value = rules[bound];
-    if (value !== undefined && !(definition.kind === 'integer' ? Number.isSafeInteger(value) : Number.isFinite(value))) problems.push(`${where}: ${bound} is not ${definition.kind === 'integer' ? 'an integer' : 'a finite number'}`);
+    if (value !== undefined && !(definition.kind === 'integer' ? Number.isSafeInteger(value) : Number.isFinite(value)))
+      problems.push(`${where}: ${bound} is not ${definition.kind === 'integer' ? 'an integer' : 'a finite number'}`);
   }
-  if (rules.minimum !== undefined && rules.maximum !== undefined && rules.minimum > rules.maximum) problems.push(`${where}: minimum ${rules.minimum} is above maximum ${rules.maximum}`);
-  if (rules.minLength !== undefined && !(Number.isSafeInteger(rules.minLength) && rules.minLength >= 1 && rules.minLength <= (definition.maxLength ?? 200))) problems.push(`${where}: minLength is a whole number from 1 to its maxLength`);
+  if (rules.minimum !== undefined && rules.maximum !== undefined && rules.minimum > rules.maximum)
+    problems.push(`${where}: minimum ${rules.minimum} is above maximum ${rules.maximum}`);
+  if (
+    rules.minLength !== undefined &&
+    !(Number.isSafeInteger(rules.minLength) && rules.minLength >= 1 && rules.minLength <= (definition.maxLength ?? 200))
+  )
+    problems.push(`${where}: minLength is a whole number from 1 to its maxLength`);
   if (rules.pattern !== undefined) {
     try {
       new RegExp(rules.pattern, 'u');
     } catch {
       problems.push(`${where}: pattern ${rules.pattern} is not a regular expression`);
     }
-    if (/'/.test(rules.pattern)) problems.push(`${where}: a pattern may not contain a quote (it is written into the database's CHECK)`);
+    if (/'/.test(rules.pattern))
+      problems.push(`${where}: a pattern may not contain a quote (it is written into the database's CHECK)`);
   }
-  if (problems.length === 0 && definition.default !== undefined && !keepsRules(rules, definition.default)) problems.push(`${where}: the default ${JSON.stringify(definition.default)} is not ${allowedInWords(rules)}`);
+  if (problems.length === 0 && definition.default !== undefined && !keepsRules(rules, definition.default))
+    problems.push(`${where}: the default ${JSON.stringify(definition.default)} is not ${allowedInWords(rules)}`);
   return problems;
 }

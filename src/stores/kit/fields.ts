@@ -23,7 +23,11 @@ export type FieldKind = keyof FieldValues;
 export type OnDelete = 'restrict' | 'cascade';
 
 /** A field as declared: its kind, emptiness, default, and its rules (field-rules.ts: enum, minimum, maximum, minLength, pattern). */
-export interface FieldDefinition<K extends FieldKind = FieldKind, Optional extends boolean = boolean, Omittable extends boolean = boolean> extends FieldRules {
+export interface FieldDefinition<
+  K extends FieldKind = FieldKind,
+  Optional extends boolean = boolean,
+  Omittable extends boolean = boolean,
+> extends FieldRules {
   readonly kind: K;
   /** May be null (and left out on create). */
   readonly optional: Optional;
@@ -72,16 +76,29 @@ interface Defaulted<V> {
 type Range = Pick<FieldRules, 'minimum' | 'maximum'>;
 
 /** Whether a field's options let a caller leave it out on create. */
-type OmittableOf<Optional extends boolean, O> = Optional extends true ? true : O extends { default: unknown } ? true : O extends { readOnly: true } ? true : false;
+type OmittableOf<Optional extends boolean, O> = Optional extends true
+  ? true
+  : O extends { default: unknown }
+    ? true
+    : O extends { readOnly: true }
+      ? true
+      : false;
 
 // NoInfer: a field written inside a declaration typed `Fields` must not take `boolean` from that context.
 function make<K extends FieldKind, Optional extends boolean, O>(
   kind: K,
-  options: Options<Optional> & Defaulted<FieldValues[K]> & Omit<FieldDefinition, 'kind' | 'optional' | 'omittable' | 'default'>,
+  options: Options<Optional> &
+    Defaulted<FieldValues[K]> &
+    Omit<FieldDefinition, 'kind' | 'optional' | 'omittable' | 'default'>,
 ): FieldDefinition<K, NoInfer<Optional>, NoInfer<OmittableOf<Optional, O>>> {
   const { optional, ...rest } = options;
   const omittable = optional === true || options.default !== undefined || options.readOnly === true;
-  return Object.freeze({ ...rest, kind, optional: (optional ?? false) as Optional, omittable: omittable as OmittableOf<Optional, O> });
+  return Object.freeze({
+    ...rest,
+    kind,
+    optional: (optional ?? false) as Optional,
+    omittable: omittable as OmittableOf<Optional, O>,
+  });
 }
 
 /** The field kinds. `optional: true` lets a field be null; `default` fills it on create; `readOnly` keeps it out of request bodies. */
@@ -91,29 +108,54 @@ export const field = {
    * `caseInsensitive`. Rules: `enum` (the only values allowed), `minLength`, `pattern` (field-rules.ts).
    */
   string: <Optional extends boolean = false, const O extends Defaulted<string> & Options<Optional> = object>(
-    options: O & Options<Optional> & Pick<FieldRules, 'enum' | 'minLength' | 'pattern'> & { maxLength?: number; caseInsensitive?: boolean } = {} as O,
+    options: O &
+      Options<Optional> &
+      Pick<FieldRules, 'enum' | 'minLength' | 'pattern'> & { maxLength?: number; caseInsensitive?: boolean } = {} as O,
   ) =>
-    make<'string', Optional, O>('string', { ...options, maxLength: options.maxLength ?? 200, caseInsensitive: options.caseInsensitive ?? false }),
+    make<'string', Optional, O>('string', {
+      ...options,
+      maxLength: options.maxLength ?? 200,
+      caseInsensitive: options.caseInsensitive ?? false,
+    }),
   /** Long text (≤ maxLength, default 10 000); not filtered, sorted or unique. */
-  text: <Optional extends boolean = false, const O extends Defaulted<string> & Options<Optional> = object>(options: O & Options<Optional> & { maxLength?: number } = {} as O) =>
-    make<'text', Optional, O>('text', { ...options, maxLength: options.maxLength ?? 10_000 }),
+  text: <Optional extends boolean = false, const O extends Defaulted<string> & Options<Optional> = object>(
+    options: O & Options<Optional> & { maxLength?: number } = {} as O,
+  ) => make<'text', Optional, O>('text', { ...options, maxLength: options.maxLength ?? 10_000 }),
   /** A 32-bit signed integer; `minimum`/`maximum` narrow it (inclusive). */
-  integer: <Optional extends boolean = false, const O extends Defaulted<number> & Options<Optional> = object>(options: O & Options<Optional> & Range = {} as O) => make<'integer', Optional, O>('integer', options),
+  integer: <Optional extends boolean = false, const O extends Defaulted<number> & Options<Optional> = object>(
+    options: O & Options<Optional> & Range = {} as O,
+  ) => make<'integer', Optional, O>('integer', options),
   /** A double; `minimum`/`maximum` narrow it (inclusive). */
-  number: <Optional extends boolean = false, const O extends Defaulted<number> & Options<Optional> = object>(options: O & Options<Optional> & Range = {} as O) => make<'number', Optional, O>('number', options),
-  boolean: <Optional extends boolean = false, const O extends Defaulted<boolean> & Options<Optional> = object>(options: O & Options<Optional> = {} as O) => make<'boolean', Optional, O>('boolean', options),
+  number: <Optional extends boolean = false, const O extends Defaulted<number> & Options<Optional> = object>(
+    options: O & Options<Optional> & Range = {} as O,
+  ) => make<'number', Optional, O>('number', options),
+  boolean: <Optional extends boolean = false, const O extends Defaulted<boolean> & Options<Optional> = object>(
+    options: O & Options<Optional> = {} as O,
+  ) => make<'boolean', Optional, O>('boolean', options),
   /** An instant with millisecond precision (ISO 8601 in JSON). */
-  datetime: <Optional extends boolean = false, const O extends Defaulted<Date> & Options<Optional> = object>(options: O & Options<Optional> = {} as O) => make<'datetime', Optional, O>('datetime', options),
+  datetime: <Optional extends boolean = false, const O extends Defaulted<Date> & Options<Optional> = object>(
+    options: O & Options<Optional> = {} as O,
+  ) => make<'datetime', Optional, O>('datetime', options),
   /**
    * The id of a record of another resource owned by the same user. `onDelete`: deleting that record is
    * refused while this one points at it ('restrict', the default: 409), or deletes this one too ('cascade').
    */
-  reference: <Optional extends boolean = false>(resource: () => ReferencedResource, options: Options<Optional> & { onDelete?: OnDelete } = {}) =>
-    make<'reference', Optional, Options<Optional>>('reference', { optional: options.optional, readOnly: options.readOnly, references: { resource, onDelete: options.onDelete ?? 'restrict' } }),
+  reference: <Optional extends boolean = false>(
+    resource: () => ReferencedResource,
+    options: Options<Optional> & { onDelete?: OnDelete } = {},
+  ) =>
+    make<'reference', Optional, Options<Optional>>('reference', {
+      optional: options.optional,
+      readOnly: options.readOnly,
+      references: { resource, onDelete: options.onDelete ?? 'restrict' },
+    }),
 };
 
-type ValueOf<F> = F extends FieldDefinition<infer K, infer Optional> ? FieldValues[K] | (Optional extends true ? null : never) : never;
-type OptionalNames<F extends Fields> = { [N in keyof F]: F[N] extends FieldDefinition<FieldKind, boolean, true> ? N : never }[keyof F];
+type ValueOf<F> =
+  F extends FieldDefinition<infer K, infer Optional> ? FieldValues[K] | (Optional extends true ? null : never) : never;
+type OptionalNames<F extends Fields> = {
+  [N in keyof F]: F[N] extends FieldDefinition<FieldKind, boolean, true> ? N : never;
+}[keyof F];
 type RequiredNames<F extends Fields> = Exclude<keyof F, OptionalNames<F>>;
 
 /** Every declared field's value (an empty optional one is null). */
@@ -123,7 +165,9 @@ export type ValuesOf<F extends Fields> = { -readonly [N in keyof F]: ValueOf<F[N
 export type RecordOf<F extends Fields> = OwnedRecord & ValuesOf<F>;
 
 /** What a caller sets on create: the required fields; optional, defaulted and read-only ones if given. */
-export type FieldsOf<F extends Fields> = { [N in RequiredNames<F>]: ValueOf<F[N]> } & { [N in OptionalNames<F>]?: ValueOf<F[N]> };
+export type FieldsOf<F extends Fields> = { [N in RequiredNames<F>]: ValueOf<F[N]> } & {
+  [N in OptionalNames<F>]?: ValueOf<F[N]>;
+};
 
 /** `dueAt` → `due_at`: the column of a field. */
 export function columnOf(name: string): string {

@@ -29,14 +29,19 @@ export interface JoinInclude {
 
 export type Include = ReferenceInclude | JoinInclude;
 
-const referenceNames = (resource: Resource) => Object.entries(resource.fields as Fields).filter(([, definition]) => definition.kind === 'reference');
+const referenceNames = (resource: Resource) =>
+  Object.entries(resource.fields as Fields).filter(([, definition]) => definition.kind === 'reference');
 
 /**
  * The includes a resource's reads offer. `available` says whether a join resource's store is opened with
  * this database (its module mounted): a join declared but not served is no include.
  */
 export function includesOf(resource: Resource, available: (join: Resource) => boolean = () => true): Include[] {
-  const includes: Include[] = referenceNames(resource).map(([name, definition]) => ({ kind: 'reference', name, target: definition.references!.resource() as Resource }));
+  const includes: Include[] = referenceNames(resource).map(([name, definition]) => ({
+    kind: 'reference',
+    name,
+    target: definition.references!.resource() as Resource,
+  }));
   const taken = new Set<string>(Object.keys(resource.fields));
   for (const { resource: join, field: from } of referrersOf(resource)) {
     const references = referenceNames(join);

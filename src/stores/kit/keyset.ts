@@ -36,7 +36,11 @@ export interface Segment {
 }
 
 /** The conditions of the rows with these leading keys equal, then the rest of the order, split at a nullable next key. */
-function from(order: readonly SortKey[], equal: KeyCondition[], nullable: (field: string) => boolean): KeyCondition[][] {
+function from(
+  order: readonly SortKey[],
+  equal: KeyCondition[],
+  nullable: (field: string) => boolean,
+): KeyCondition[][] {
   const [key, ...rest] = order;
   if (!key || !nullable(key.field)) return [equal];
   const nulls = from(rest, [...equal, { field: key.field, is: 'same', value: null }], nullable);
@@ -45,20 +49,32 @@ function from(order: readonly SortKey[], equal: KeyCondition[], nullable: (field
 }
 
 /** The conditions of each segment after the record whose sort values are `after`, in the order their rows come. */
-function after(order: readonly SortKey[], values: readonly unknown[], nullable: (field: string) => boolean): KeyCondition[][] {
+function after(
+  order: readonly SortKey[],
+  values: readonly unknown[],
+  nullable: (field: string) => boolean,
+): KeyCondition[][] {
   const segments: KeyCondition[][] = [];
   // Deepest first: rows equal on every key before the last one come right after the cursor.
   for (let index = order.length - 1; index >= 0; index -= 1) {
     const key = order[index]!;
     const value = values[index];
-    const equal = order.slice(0, index).map((previous, i): KeyCondition => ({ field: previous.field, is: 'same', value: values[i] }));
+    const equal = order
+      .slice(0, index)
+      .map((previous, i): KeyCondition => ({ field: previous.field, is: 'same', value: values[i] }));
     if (!key.descending) {
       // Ascending: nulls first, so after a null come the values; after a value, the greater ones.
-      segments.push([...equal, value === null ? { field: key.field, is: 'notNull' } : { field: key.field, is: 'greater', value }]);
+      segments.push([
+        ...equal,
+        value === null ? { field: key.field, is: 'notNull' } : { field: key.field, is: 'greater', value },
+      ]);
     } else if (value !== null) {
       // Descending: the smaller values, then (nullable keys) the nulls, which come last.
       segments.push([...equal, { field: key.field, is: 'less', value }]);
-      if (nullable(key.field)) segments.push(...from(order.slice(index + 1), [...equal, { field: key.field, is: 'same', value: null }], nullable));
+      if (nullable(key.field))
+        segments.push(
+          ...from(order.slice(index + 1), [...equal, { field: key.field, is: 'same', value: null }], nullable),
+        );
     } // descending after a null: nothing comes after it on this key
   }
   return segments;
@@ -68,7 +84,11 @@ function after(order: readonly SortKey[], values: readonly unknown[], nullable: 
  * The segments of a page in `order` (id last), from its start or after the record whose sort values are
  * `values`, in the order their rows come. `nullable` says which keys may be null.
  */
-export function pageSegments(order: readonly SortKey[], values: readonly unknown[] | undefined, nullable: (field: string) => boolean): Segment[] {
+export function pageSegments(
+  order: readonly SortKey[],
+  values: readonly unknown[] | undefined,
+  nullable: (field: string) => boolean,
+): Segment[] {
   const conditions = values ? after(order, values, nullable) : from(order, [], nullable);
   return conditions.map((where) => ({ where, order: [...order], nonNull: where.map((condition) => condition.field) }));
 }
@@ -79,11 +99,17 @@ export function pageSegments(order: readonly SortKey[], values: readonly unknown
  * segment as a range of it (MariaDB, ordered by the later keys alone, seeked the owner and filtered the rest).
  */
 export function indexOrder(segment: Segment, ownerScoped: boolean): SortKey[] {
-  return ownerScoped ? [{ field: 'ownerId', descending: segment.order[0]?.descending ?? false }, ...segment.order] : [...segment.order];
+  return ownerScoped
+    ? [{ field: 'ownerId', descending: segment.order[0]?.descending ?? false }, ...segment.order]
+    : [...segment.order];
 }
 
 /** Reads the segments in turn until `wanted` rows are there (the page, plus one to tell a next page exists). */
-export async function readSegments<Row>(segments: readonly Segment[], wanted: number, read: (segment: Segment, limit: number) => Promise<Row[]>): Promise<Row[]> {
+export async function readSegments<Row>(
+  segments: readonly Segment[],
+  wanted: number,
+  read: (segment: Segment, limit: number) => Promise<Row[]>,
+): Promise<Row[]> {
   const rows: Row[] = [];
   for (const segment of segments) {
     if (rows.length >= wanted) break;

@@ -43,7 +43,9 @@ export function listIndexes(resource: Pick<Resource, 'fields' | 'filters' | 'sor
   for (const filter of resource.filters) {
     const folded = resource.fields[filter]?.caseInsensitive ? [filter] : [];
     if (EQUALITY_KINDS.includes(kindOf(resource, filter))) {
-      for (const key of sortKeys) if (key !== filter) indexes.push({ owner: true, keys: [filter, key, 'id'], folded, serves: `${filter}=… with sort=${key}` });
+      for (const key of sortKeys)
+        if (key !== filter)
+          indexes.push({ owner: true, keys: [filter, key, 'id'], folded, serves: `${filter}=… with sort=${key}` });
     } else if (!sortKeys.includes(filter)) {
       indexes.push({ owner: true, keys: [filter, 'id'], folded, serves: `${filter} ranges` });
     }
@@ -53,14 +55,17 @@ export function listIndexes(resource: Pick<Resource, 'fields' | 'filters' | 'sor
 
 /** The relational columns of a list index. */
 export function indexColumns(index: ListIndex): string[] {
-  const column = (key: string) => (key === 'id' ? 'id' : index.folded.includes(key) ? foldedColumnOf(columnOf(key)) : columnOf(key));
+  const column = (key: string) =>
+    key === 'id' ? 'id' : index.folded.includes(key) ? foldedColumnOf(columnOf(key)) : columnOf(key);
   return [...(index.owner ? ['owner_id'] : []), ...index.keys.map(column)];
 }
 
 /** The MongoDB index keys of a list index (ascending: read backwards for a descending order). */
 export function indexPaths(index: ListIndex): Record<string, 1> {
   const path = (key: string) => (key === 'id' ? '_id' : index.folded.includes(key) ? foldedNameOf(key) : key);
-  return Object.fromEntries([...(index.owner ? ['ownerId'] : []), ...index.keys.map(path)].map((name) => [name, 1 as const]));
+  return Object.fromEntries(
+    [...(index.owner ? ['ownerId'] : []), ...index.keys.map(path)].map((name) => [name, 1 as const]),
+  );
 }
 
 /**
@@ -69,7 +74,9 @@ export function indexPaths(index: ListIndex): Record<string, 1> {
  * find indexes by this name: never change it.
  */
 export function listIndexName(table: string, columns: readonly string[]): string {
-  const parts = columns.filter((column, index) => !(column === 'id' && index === columns.length - 1)).map((column) => (column === 'owner_id' ? 'owner' : column));
+  const parts = columns
+    .filter((column, index) => !(column === 'id' && index === columns.length - 1))
+    .map((column) => (column === 'owner_id' ? 'owner' : column));
   const name = `${table}_by_${parts.join('_')}`;
   if (name.length <= 60) return name;
   return `${name.slice(0, 51)}_${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;

@@ -26,17 +26,33 @@ export interface ListReader<Row> {
 /** The rows a probe examines: twice the page, one read (a term in half the records fills it). */
 const probeRows = (limit: number) => 2 * (limit + 1);
 
-export async function listPage<R extends object>(query: ListQuery, nullable: (field: string) => boolean, reader: ListReader<R>): Promise<ResourcePage<R>> {
+export async function listPage<R extends object>(
+  query: ListQuery,
+  nullable: (field: string) => boolean,
+  reader: ListReader<R>,
+): Promise<ResourcePage<R>> {
   const order = withTiebreak(query.sort);
   if (reader.searchScan && query.search !== undefined) return searchWalkPage(query, order, nullable, reader.searchScan);
-  if (reader.searchProbe && query.search !== undefined && query.countUpTo === undefined && (query.after || query.offset === 0)) {
-    const probed = await searchWalkPage({ ...query, scanLimit: probeRows(query.limit) }, order, nullable, reader.searchProbe);
+  if (
+    reader.searchProbe &&
+    query.search !== undefined &&
+    query.countUpTo === undefined &&
+    (query.after || query.offset === 0)
+  ) {
+    const probed = await searchWalkPage(
+      { ...query, scanLimit: probeRows(query.limit) },
+      order,
+      nullable,
+      reader.searchProbe,
+    );
     if (probed.scanCapped !== true) return probed; // the page, whole: its matches found, or the list ended
   }
   const wanted = query.limit + 1; // one more tells whether a next page exists
   const page =
     query.after || query.offset === 0
-      ? readSegments(pageSegments(order, query.after, nullable), wanted, (segment, limit) => reader.read(segment, limit, 0))
+      ? readSegments(pageSegments(order, query.after, nullable), wanted, (segment, limit) =>
+          reader.read(segment, limit, 0),
+        )
       : // An offset page (bounded by LIST_MAX_OFFSET): one read in the whole order, skipping the rows before.
         reader.read({ where: [], order, nonNull: [] }, wanted, query.offset);
   const counted = query.countUpTo === undefined ? undefined : reader.count(query.countUpTo + 1);
@@ -45,5 +61,12 @@ export async function listPage<R extends object>(query: ListQuery, nullable: (fi
   const nextCursor = rows.length > query.limit ? encodeCursor(order, items.at(-1)! as Record<string, unknown>) : null;
   const offset = query.after ? 0 : query.offset;
   if (count === undefined) return { items, limit: query.limit, offset, nextCursor };
-  return { items, total: Math.min(count, query.countUpTo!), totalCapped: count > query.countUpTo!, limit: query.limit, offset, nextCursor };
+  return {
+    items,
+    total: Math.min(count, query.countUpTo!),
+    totalCapped: count > query.countUpTo!,
+    limit: query.limit,
+    offset,
+    nextCursor,
+  };
 }

@@ -13,7 +13,8 @@ export function inDependencyOrder(definitions: readonly AnyStoreDefinition[]): A
   const visiting = new Set<AnyStoreDefinition>();
   const visit = (definition: AnyStoreDefinition, path: string[]): void => {
     if (ordered.includes(definition)) return;
-    if (visiting.has(definition)) throw new Error(`stores depend on each other in a cycle: ${[...path, definition.name].join(' → ')}`);
+    if (visiting.has(definition))
+      throw new Error(`stores depend on each other in a cycle: ${[...path, definition.name].join(' → ')}`);
     visiting.add(definition);
     for (const dependency of definition.dependsOn ?? []) visit(dependency, [...path, definition.name]);
     visiting.delete(definition);
@@ -33,7 +34,10 @@ export function migrationsOf(definitions: readonly AnyStoreDefinition[]): SqlMig
   for (const definition of inDependencyOrder(definitions)) {
     for (const migration of definition.migrations) {
       const owner = seen.get(migration.name);
-      if (owner) throw new Error(`migration '${migration.name}' of store '${definition.name}' has the same name as one of store '${owner}'`);
+      if (owner)
+        throw new Error(
+          `migration '${migration.name}' of store '${definition.name}' has the same name as one of store '${owner}'`,
+        );
       seen.set(migration.name, definition.name);
       migrations.push(migration);
     }

@@ -45,11 +45,19 @@ export function resourceStore<F extends Fields>(resource: Resource<F>): StoreDef
     },
     checkRelational: async (queryInterface) => {
       const drift = await tableDrift(queryInterface, resource as unknown as Resource);
-      const problems = drift.length > 0 ? [`resource '${resource.name}': table ${resource.table} differs from its declaration: ${drift.join('; ')}. Run the migrations, or write the one that makes them agree`] : [];
+      const problems =
+        drift.length > 0
+          ? [
+              `resource '${resource.name}': table ${resource.table} differs from its declaration: ${drift.join('; ')}. Run the migrations, or write the one that makes them agree`,
+            ]
+          : [];
       if (drift.some((problem) => problem.endsWith('does not exist'))) return problems; // nor its indexes: one message says it
-      const missing = (await missingListIndexes(queryInterface, resource as unknown as Resource)).map(({ columns, serves }) => `(${columns.join(', ')}) for ${serves}`);
+      const missing = (await missingListIndexes(queryInterface, resource as unknown as Resource)).map(
+        ({ columns, serves }) => `(${columns.join(', ')}) for ${serves}`,
+      );
       const shadows = resource.search.map((name) => searchColumnOf(columnOf(name)));
-      for (const column of await missingSearchIndex(queryInterface, resource.table, shadows)) missing.push(`the trigram index of ${column} for ?q=`);
+      for (const column of await missingSearchIndex(queryInterface, resource.table, shadows))
+        missing.push(`the trigram index of ${column} for ?q=`);
       if (missing.length === 0) return problems;
       return [
         ...problems,

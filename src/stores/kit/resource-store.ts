@@ -28,7 +28,12 @@ export interface ResourceStore<F extends Fields> {
    * as updatedAt does. The record as it will be is judged (declared checks, `options.judge`) against the
    * stored one, and written only while that is still what is stored (write-rules.ts).
    */
-  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>, options?: UpdateOptions): Promise<RecordOf<F> | null>;
+  update(
+    id: string,
+    scope: OwnerScope,
+    changes: Partial<FieldsOf<F>>,
+    options?: UpdateOptions,
+  ): Promise<RecordOf<F> | null>;
   /** True when a record went (with those pointing at it by 'cascade'). */
   delete(id: string, scope: OwnerScope): Promise<boolean>;
 }

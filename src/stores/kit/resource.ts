@@ -74,28 +74,43 @@ function crossFieldProblems(declaration: { fields: Fields; table: string; checks
   if (problems.length > 0) return problems;
   const names = checksOf(declaration).map((check) => checkConstraintOf(declaration.table, check));
   if (new Set(names).size !== names.length) problems.push('a check is declared twice');
-  for (const name of names.filter((candidate) => candidate.length > 63)) problems.push(`the constraint ${name} is longer than 63 characters: shorten the table or field names`);
+  for (const name of names.filter((candidate) => candidate.length > 63))
+    problems.push(`the constraint ${name} is longer than 63 characters: shorten the table or field names`);
   return problems;
 }
 
 function check<F extends Fields>(declaration: ResourceDeclaration<F>): void {
   const where = `resource '${declaration.name}'`;
   const known = new Set<string>([...Object.keys(declaration.fields), ...RECORD_TIMESTAMPS]);
-  for (const name of [...(declaration.filters ?? []), ...(declaration.sort ?? []), ...(declaration.unique ?? []).flat()]) {
+  for (const name of [
+    ...(declaration.filters ?? []),
+    ...(declaration.sort ?? []),
+    ...(declaration.unique ?? []).flat(),
+  ]) {
     if (!known.has(name)) throw new Error(`${where}: '${name}' is not one of its fields`);
-    if (declaration.fields[name]?.kind === 'text') throw new Error(`${where}: '${name}' is text: it cannot be filtered, sorted or unique (use string)`);
+    if (declaration.fields[name]?.kind === 'text')
+      throw new Error(`${where}: '${name}' is text: it cannot be filtered, sorted or unique (use string)`);
   }
   for (const key of declaration.unique ?? []) if (key.length === 0) throw new Error(`${where}: an empty unique key`);
   for (const [name, definition] of Object.entries(declaration.fields)) {
-    if (definition.default !== undefined && !kindMatches(definition, definition.default)) throw new Error(`${where}: the default of '${name}' is not ${aKind(definition)}`);
-    if (definition.readOnly && !definition.optional && definition.default === undefined) throw new Error(`${where}: '${name}' is read-only, so nobody can give it on create: make it optional or give it a default`);
+    if (definition.default !== undefined && !kindMatches(definition, definition.default))
+      throw new Error(`${where}: the default of '${name}' is not ${aKind(definition)}`);
+    if (definition.readOnly && !definition.optional && definition.default === undefined)
+      throw new Error(
+        `${where}: '${name}' is read-only, so nobody can give it on create: make it optional or give it a default`,
+      );
     const broken = ruleProblems(name, definition);
     if (broken.length > 0) throw new Error(`${where}: ${broken.join('; ')}`);
   }
   for (const name of declaration.search ?? []) {
-    if (!['string', 'text'].includes(declaration.fields[name]?.kind ?? '')) throw new Error(`${where}: search '${name}' is not a string or text field`);
+    if (!['string', 'text'].includes(declaration.fields[name]?.kind ?? ''))
+      throw new Error(`${where}: search '${name}' is not a string or text field`);
   }
-  const problems = [...actionProblems(declaration.fields, declaration.actions ?? {}), ...accessProblems(declaration.access ?? OWNER_ACCESS), ...crossFieldProblems(declaration)];
+  const problems = [
+    ...actionProblems(declaration.fields, declaration.actions ?? {}),
+    ...accessProblems(declaration.access ?? OWNER_ACCESS),
+    ...crossFieldProblems(declaration),
+  ];
   if (problems.length > 0) throw new Error(`${where}: ${problems.join('; ')}`);
 }
 
@@ -119,7 +134,10 @@ export function defineResource<F extends Fields>(declaration: ResourceDeclaratio
   };
   for (const [name, definition] of references) {
     const target = definition.references!.resource();
-    referrers.set(target.name, [...referrersOf(target), { resource: resource as unknown as Resource, field: name, onDelete: definition.references!.onDelete }]);
+    referrers.set(target.name, [
+      ...referrersOf(target),
+      { resource: resource as unknown as Resource, field: name, onDelete: definition.references!.onDelete },
+    ]);
   }
   return resource;
 }
@@ -136,6 +154,8 @@ export type AnyResource = Resource<any>;
 /** The values of a record to create: those given, and each left-out field's default. */
 export function withDefaults(resource: Resource, fields: Record<string, unknown>): Record<string, unknown> {
   const values = { ...fields };
-  for (const [name, definition] of Object.entries(resource.fields)) if (values[name] === undefined && definition.default !== undefined) values[name] = definition.default instanceof Date ? new Date(definition.default) : definition.default;
+  for (const [name, definition] of Object.entries(resource.fields))
+    if (values[name] === undefined && definition.default !== undefined)
+      values[name] = definition.default instanceof Date ? new Date(definition.default) : definition.default;
   return values;
 }

@@ -43,7 +43,14 @@ const GROWTH = 4;
  * `wanted` of them match. Reads grow (a common term is found in the first one; a rare one costs a few
  * reads of the bound), each a page of the order's index ranges (keyset.ts) after the last row examined.
  */
-async function walk<Row>(order: readonly SortKey[], start: readonly unknown[] | undefined, nullable: (field: string) => boolean, wanted: number, budget: number, scanner: SearchScan<Row>): Promise<Walked> {
+async function walk<Row>(
+  order: readonly SortKey[],
+  start: readonly unknown[] | undefined,
+  nullable: (field: string) => boolean,
+  wanted: number,
+  budget: number,
+  scanner: SearchScan<Row>,
+): Promise<Walked> {
   const hits: ScannedRow[] = [];
   let after = start;
   let last: ScannedRow | undefined;
@@ -51,7 +58,9 @@ async function walk<Row>(order: readonly SortKey[], start: readonly unknown[] | 
   let chunk = Math.min(budget, wanted * FIRST_READ_FACTOR);
   while (left > 0) {
     const size = Math.min(chunk, left);
-    const rows = await readSegments(pageSegments(order, after, nullable), size, (segment, limit) => scanner.scan(segment, limit));
+    const rows = await readSegments(pageSegments(order, after, nullable), size, (segment, limit) =>
+      scanner.scan(segment, limit),
+    );
     for (const row of rows) {
       last = row;
       left -= 1;
@@ -68,22 +77,44 @@ async function walk<Row>(order: readonly SortKey[], start: readonly unknown[] | 
 /** Reads the matching records of `hits`, in their order. */
 async function recordsOf<Row extends object>(hits: readonly ScannedRow[], scanner: SearchScan<Row>): Promise<Row[]> {
   if (hits.length === 0) return [];
-  const byId = new Map((await scanner.byIds(hits.map((hit) => hit.id))).map((row) => [String((row as { id?: unknown }).id), row]));
+  const byId = new Map(
+    (await scanner.byIds(hits.map((hit) => hit.id))).map((row) => [String((row as { id?: unknown }).id), row]),
+  );
   return hits.map((hit) => byId.get(hit.id)).filter((row): row is Row => row !== undefined); // one deleted meanwhile is left out
 }
 
 /** A bounded search page (and count, when asked), in `order` (tiebreak included). */
-export async function searchWalkPage<Row extends object>(query: ListQuery, order: readonly SortKey[], nullable: (field: string) => boolean, scanner: SearchScan<Row>): Promise<ResourcePage<Row>> {
+export async function searchWalkPage<Row extends object>(
+  query: ListQuery,
+  order: readonly SortKey[],
+  nullable: (field: string) => boolean,
+  scanner: SearchScan<Row>,
+): Promise<ResourcePage<Row>> {
   const budget = query.scanLimit ?? DEFAULT_LIST_SETTINGS.searchScanLimit;
   const offset = query.after ? 0 : query.offset;
   const page = walk(order, query.after, nullable, offset + query.limit + 1, budget, scanner);
-  const counted = query.countUpTo === undefined ? undefined : walk(order, undefined, nullable, query.countUpTo + 1, budget, scanner);
+  const counted =
+    query.countUpTo === undefined ? undefined : walk(order, undefined, nullable, query.countUpTo + 1, budget, scanner);
   const [walked, count] = await Promise.all([page, counted]);
   const shown = walked.hits.slice(offset, offset + query.limit);
   const items = await recordsOf(shown, scanner);
   const more = walked.hits.length > offset + query.limit;
-  const nextCursor = more ? encodeCursor(order, shown.at(-1)!.keys) : walked.capped && walked.last ? encodeCursor(order, walked.last.keys) : null;
-  const result: ResourcePage<Row> = { items, limit: query.limit, offset, nextCursor, ...(!more && walked.capped ? { scanCapped: true } : {}) };
+  const nextCursor = more
+    ? encodeCursor(order, shown.at(-1)!.keys)
+    : walked.capped && walked.last
+      ? encodeCursor(order, walked.last.keys)
+      : null;
+  const result: ResourcePage<Row> = {
+    items,
+    limit: query.limit,
+    offset,
+    nextCursor,
+    ...(!more && walked.capped ? { scanCapped: true } : {}),
+  };
   if (!count) return result;
-  return { ...result, total: Math.min(count.hits.length, query.countUpTo!), totalCapped: count.capped || count.hits.length > query.countUpTo! };
+  return {
+    ...result,
+    total: Math.min(count.hits.length, query.countUpTo!),
+    totalCapped: count.capped || count.hits.length > query.countUpTo!,
+  };
 }

@@ -58,7 +58,8 @@ export function shadowsOf(resource: Pick<Resource, 'fields' | 'search'>): Shadow
   const shadows: Shadow[] = [];
   for (const [name, definition] of Object.entries(resource.fields)) {
     if (definition.caseInsensitive) shadows.push({ name: foldedNameOf(name), source: name, definition, fold });
-    if (resource.search.includes(name)) shadows.push({ name: searchNameOf(name), source: name, definition, fold: foldForSearch });
+    if (resource.search.includes(name))
+      shadows.push({ name: searchNameOf(name), source: name, definition, fold: foldForSearch });
   }
   return shadows;
 }

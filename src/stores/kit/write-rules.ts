@@ -1,4 +1,12 @@
-import { CheckViolationError, DuplicateKeyError, ForeignKeyViolationError, MissingReferenceError, RuleViolationError, UniqueKeyError, WriteContendedError } from '../errors';
+import {
+  CheckViolationError,
+  DuplicateKeyError,
+  ForeignKeyViolationError,
+  MissingReferenceError,
+  RuleViolationError,
+  UniqueKeyError,
+  WriteContendedError,
+} from '../errors';
 import { isId } from '../ids';
 import { OWNER_ACCESS, referenceScope } from './access-policy';
 import type { OwnerScope } from './owner-scope';
@@ -46,17 +54,33 @@ function referenceNames(resource: Resource): string[] {
  * Each reference given names a record the record's owner may point at (the same owner's, the catalogue's, or any
  * where all read the target: referenceScope), or MissingReferenceError names the field.
  */
-async function checkReferences(resource: Resource, ownerId: string, values: Values, lookups: WriteLookups): Promise<void> {
+async function checkReferences(
+  resource: Resource,
+  ownerId: string,
+  values: Values,
+  lookups: WriteLookups,
+): Promise<void> {
   for (const name of referenceNames(resource)) {
     const value = values[name];
     if (value === null || value === undefined) continue;
     const target = resource.fields[name]!.references!.resource();
-    if (!(typeof value === 'string' && isId(value) && (await lookups.recordInScope(target, value, referenceScope(target.access ?? OWNER_ACCESS, ownerId))))) throw new MissingReferenceError(name);
+    if (!(
+      typeof value === 'string' &&
+      isId(value) &&
+      (await lookups.recordInScope(target, value, referenceScope(target.access ?? OWNER_ACCESS, ownerId)))
+    ))
+      throw new MissingReferenceError(name);
   }
 }
 
 /** Which unique key the values clash on (the first declared one when a racing write has gone since). */
-async function clashingKey(resource: Resource, ownerId: string, id: string | undefined, values: Values, lookups: WriteLookups): Promise<readonly string[]> {
+async function clashingKey(
+  resource: Resource,
+  ownerId: string,
+  id: string | undefined,
+  values: Values,
+  lookups: WriteLookups,
+): Promise<readonly string[]> {
   for (const key of resource.unique) {
     if (key.some((name) => values[name] === null || values[name] === undefined)) continue;
     if (await lookups.keyHeld(key, values, ownerId, id)) return key;
@@ -97,9 +121,11 @@ export async function writeUnderRules<T>(
   try {
     return await write();
   } catch (error) {
-    if (error instanceof DuplicateKeyError) throw new UniqueKeyError(await clashingKey(resource, ownerId, id, values, lookups), { cause: error });
+    if (error instanceof DuplicateKeyError)
+      throw new UniqueKeyError(await clashingKey(resource, ownerId, id, values, lookups), { cause: error });
     // A reference deleted between the check and the write (relational engines: their foreign key refuses it).
-    if (error instanceof ForeignKeyViolationError) throw new MissingReferenceError(referenceNames(resource)[0] ?? 'id', { cause: error });
+    if (error instanceof ForeignKeyViolationError)
+      throw new MissingReferenceError(referenceNames(resource)[0] ?? 'id', { cause: error });
     if (error instanceof CheckViolationError) throw ruleViolation(resource, values, error);
     throw error;
   }
@@ -113,14 +139,18 @@ export async function writeUnderRules<T>(
 function ruleViolation(resource: Resource, values: Values, error: CheckViolationError): RuleViolationError {
   const checks = checksOf(resource);
   const ruled = fieldEntries(resource).filter(([, definition]) => hasRules(definition));
-  const told = (check: FieldCheck) => new RuleViolationError(check.left, checkInWords(check, resource.fields), { cause: error });
+  const told = (check: FieldCheck) =>
+    new RuleViolationError(check.left, checkInWords(check, resource.fields), { cause: error });
   const namedCheck = checks.find((check) => error.constraint === checkConstraintOf(resource.table, check));
   if (namedCheck) return told(namedCheck);
-  const named = ruled.find(([name]) => error.constraint === checkConstraintName(resource.table, columnOf(name))) ?? ruled.find(([field, candidate]) => !keepsRules(rulesOf(candidate), values[field]));
+  const named =
+    ruled.find(([name]) => error.constraint === checkConstraintName(resource.table, columnOf(name))) ??
+    ruled.find(([field, candidate]) => !keepsRules(rulesOf(candidate), values[field]));
   const brokenCheck = named ? undefined : checks.find((check) => !keepsCheck(check, values));
   if (brokenCheck) return told(brokenCheck);
   const [name, definition] = named ?? ruled[0] ?? [];
-  if (name && definition) return new RuleViolationError(name, `must be ${allowedInWords(rulesOf(definition))}`, { cause: error });
+  if (name && definition)
+    return new RuleViolationError(name, `must be ${allowedInWords(rulesOf(definition))}`, { cause: error });
   return checks[0] ? told(checks[0]) : new RuleViolationError('id', error.message, { cause: error });
 }
 
@@ -154,7 +184,13 @@ function writeTime(stored: unknown): Date {
  * what was judged; one that changed meanwhile is read and judged again. Null when no record meets the scope
  * and guard; WriteContendedError when other writes win every attempt.
  */
-export async function updateUnderRules<T>(resource: Resource, changes: Values, options: UpdateOptions, lookups: WriteLookups, update: RecordUpdate<T>): Promise<T | null> {
+export async function updateUnderRules<T>(
+  resource: Resource,
+  changes: Values,
+  options: UpdateOptions,
+  lookups: WriteLookups,
+  update: RecordUpdate<T>,
+): Promise<T | null> {
   for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt += 1) {
     const stored = await update.read();
     if (!stored) return null;
@@ -162,7 +198,15 @@ export async function updateUnderRules<T>(resource: Resource, changes: Values, o
     const values = { ...changes, ...Object.fromEntries((options.stamped ?? []).map((name) => [name, new Date(at)])) };
     const judgement = { stored, changed: Object.keys(values), judge: options.judge };
     const next = { ...stored, ...values, updatedAt: at }; // the record as it will be stored
-    const written = await writeUnderRules(resource, String(stored.ownerId), String(stored.id), next, lookups, () => update.write(stored, values, at), judgement);
+    const written = await writeUnderRules(
+      resource,
+      String(stored.ownerId),
+      String(stored.id),
+      next,
+      lookups,
+      () => update.write(stored, values, at),
+      judgement,
+    );
     if (written !== null) return written;
   }
   throw new WriteContendedError();

@@ -27,7 +27,14 @@ export function collectionSchema(resource: Resource): JsonSchema | undefined {
   return Object.keys(properties).length === 0 ? undefined : { bsonType: 'object', properties };
 }
 
-const EXPRESSION_OPERATORS: Record<CheckOperator, string> = { '<': '$lt', '<=': '$lte', '>': '$gt', '>=': '$gte', '=': '$eq', '!=': '$ne' };
+const EXPRESSION_OPERATORS: Record<CheckOperator, string> = {
+  '<': '$lt',
+  '<=': '$lte',
+  '>': '$gt',
+  '>=': '$gte',
+  '=': '$eq',
+  '!=': '$ne',
+};
 
 /**
  * The `$expr` of a resource's checks across fields: each compares its two fields, or has an optional side
@@ -36,7 +43,9 @@ const EXPRESSION_OPERATORS: Record<CheckOperator, string> = { '<': '$lt', '<=': 
 export function collectionExpression(resource: Resource): Record<string, unknown> | undefined {
   const each = checksOf(resource).map((check) => {
     const compared = { [EXPRESSION_OPERATORS[check.operator]]: [`$${check.left}`, `$${check.right}`] };
-    const empty = [check.left, check.right].filter((name) => resource.fields[name]!.optional).map((name) => ({ $eq: [{ $ifNull: [`$${name}`, null] }, null] }));
+    const empty = [check.left, check.right]
+      .filter((name) => resource.fields[name]!.optional)
+      .map((name) => ({ $eq: [{ $ifNull: [`$${name}`, null] }, null] }));
     return empty.length === 0 ? compared : { $or: [...empty, compared] };
   });
   if (each.length === 0) return undefined;
@@ -59,7 +68,10 @@ export function declareValidator(connection: Connection, resource: Resource): vo
   declared.set(connection, known);
 }
 
-async function collectionOptions(connection: Connection, name: string): Promise<{ exists: boolean; validator?: unknown }> {
+async function collectionOptions(
+  connection: Connection,
+  name: string,
+): Promise<{ exists: boolean; validator?: unknown }> {
   const [found] = (await connection.db!.listCollections({ name }).toArray()) as { options?: { validator?: unknown } }[];
   return { exists: found !== undefined, validator: found?.options?.validator };
 }
@@ -79,7 +91,10 @@ export async function applyValidators(connection: Connection): Promise<void> {
     }
     if (sameJson(current.validator, validator)) continue;
     const breaking = await connection.db!.collection(name).countDocuments({ $nor: [validator] });
-    if (breaking > 0) throw new Error(`${breaking} document${breaking === 1 ? '' : 's'} of ${name} break the declared rules: change them first, then migrate again`);
+    if (breaking > 0)
+      throw new Error(
+        `${breaking} document${breaking === 1 ? '' : 's'} of ${name} break the declared rules: change them first, then migrate again`,
+      );
     await connection.db!.command({ collMod: name, validator, validationAction: 'error', validationLevel: 'strict' });
   }
 }
@@ -89,7 +104,10 @@ export async function validatorDifferences(connection: Connection): Promise<stri
   const problems: string[] = [];
   for (const [name, validator] of declared.get(connection) ?? []) {
     const current = await collectionOptions(connection, name);
-    if (!sameJson(current.validator, validator)) problems.push(`collection ${name} does not hold the declared rules as its validator ($jsonSchema, $expr): npm run db:migrate (or a start with MIGRATE_ON_START=true) sets it`);
+    if (!sameJson(current.validator, validator))
+      problems.push(
+        `collection ${name} does not hold the declared rules as its validator ($jsonSchema, $expr): npm run db:migrate (or a start with MIGRATE_ON_START=true) sets it`,
+      );
   }
   return problems;
 }

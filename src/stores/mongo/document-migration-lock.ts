@@ -38,21 +38,36 @@ async function tryTake(locks: mongo.Collection<LockDocument>, owner: string, lea
     if (!isDuplicateKey(error)) throw error;
   }
   // Held: taken over only once its lease has run out (its holder stopped renewing it).
-  return (await locks.findOneAndUpdate({ _id: LOCK_ID, expiresAt: { $lt: new Date() } }, { $set: { owner, expiresAt } })) !== null;
+  return (
+    (await locks.findOneAndUpdate({ _id: LOCK_ID, expiresAt: { $lt: new Date() } }, { $set: { owner, expiresAt } })) !==
+    null
+  );
 }
 
 /** Runs `work` holding the document migrations' lock on this database. */
-export async function withDocumentMigrationLock<T>(db: mongo.Db, work: () => Promise<T>, timing: LockTiming = DEFAULT_LOCK_TIMING): Promise<T> {
+export async function withDocumentMigrationLock<T>(
+  db: mongo.Db,
+  work: () => Promise<T>,
+  timing: LockTiming = DEFAULT_LOCK_TIMING,
+): Promise<T> {
   const locks = db.collection<LockDocument>(LOCK_COLLECTION);
   const owner = randomUUID();
   const deadline = Date.now() + timing.waitMs;
   while (!(await tryTake(locks, owner, timing.leaseMs))) {
-    if (Date.now() >= deadline) throw new StoreUnavailableError(`Another instance held the MongoDB migration lock for more than ${Math.round(timing.waitMs / 1000)} s`);
+    if (Date.now() >= deadline)
+      throw new StoreUnavailableError(
+        `Another instance held the MongoDB migration lock for more than ${Math.round(timing.waitMs / 1000)} s`,
+      );
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
-  const renewal = setInterval(() => {
-    void locks.updateOne({ _id: LOCK_ID, owner }, { $set: { expiresAt: new Date(Date.now() + timing.leaseMs) } }).catch(() => undefined);
-  }, Math.max(1_000, timing.leaseMs / 3));
+  const renewal = setInterval(
+    () => {
+      void locks
+        .updateOne({ _id: LOCK_ID, owner }, { $set: { expiresAt: new Date(Date.now() + timing.leaseMs) } })
+        .catch(() => undefined);
+    },
+    Math.max(1_000, timing.leaseMs / 3),
+  );
   renewal.unref();
   try {
     return await work();

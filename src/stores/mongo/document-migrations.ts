@@ -20,7 +20,12 @@ export const FILL_BATCH = 1000;
 /** The fields a change touches, each case-insensitive string's shadow with it (a field without one has nothing to move). */
 function withShadows(change: DocumentChange): { rename: Record<string, string>; unset: string[] } {
   const rename: Record<string, string> = {};
-  for (const [from, to] of Object.entries(change.rename ?? {})) Object.assign(rename, { [from]: to, [foldedNameOf(from)]: foldedNameOf(to), [searchNameOf(from)]: searchNameOf(to) });
+  for (const [from, to] of Object.entries(change.rename ?? {}))
+    Object.assign(rename, {
+      [from]: to,
+      [foldedNameOf(from)]: foldedNameOf(to),
+      [searchNameOf(from)]: searchNameOf(to),
+    });
   return { rename, unset: (change.unset ?? []).flatMap((name) => [name, foldedNameOf(name), searchNameOf(name)]) };
 }
 
@@ -42,13 +47,15 @@ async function collectionExists(db: mongo.Db, name: string): Promise<boolean> {
 /** Drops the indexes on these fields (the models' indexes are built afterwards, by the release that declares them). */
 async function dropIndexesOn(collection: mongo.Collection, fields: ReadonlySet<string>): Promise<void> {
   for (const index of await collection.indexes()) {
-    if (index.name && Object.keys(index.key).some((path) => fields.has(path))) await alreadyDoneIsDone(() => collection.dropIndex(index.name!));
+    if (index.name && Object.keys(index.key).some((path) => fields.has(path)))
+      await alreadyDoneIsDone(() => collection.dropIndex(index.name!));
   }
 }
 
 async function renameFields(collection: mongo.Collection, rename: Record<string, string>): Promise<void> {
   const renamed = Object.entries(rename);
-  if (renamed.length > 0) await collection.updateMany({ $or: renamed.map(([from]) => ({ [from]: { $exists: true } })) }, { $rename: rename });
+  if (renamed.length > 0)
+    await collection.updateMany({ $or: renamed.map(([from]) => ({ [from]: { $exists: true } })) }, { $rename: rename });
 }
 
 /** Applies one change: drops the indexes on the old fields (the models' indexes are built afterwards), then moves or removes them. */
@@ -63,7 +70,11 @@ async function applyChange(connection: Connection, change: DocumentChange): Prom
   }
   await dropIndexesOn(collection, new Set([...Object.keys(rename), ...unset]));
   await renameFields(collection, rename);
-  if (unset.length > 0) await collection.updateMany({ $or: unset.map((name) => ({ [name]: { $exists: true } })) }, { $unset: Object.fromEntries(unset.map((name) => [name, ''])) });
+  if (unset.length > 0)
+    await collection.updateMany(
+      { $or: unset.map((name) => ({ [name]: { $exists: true } })) },
+      { $unset: Object.fromEntries(unset.map((name) => [name, ''])) },
+    );
   for (const fill of change.fill ?? []) await fillField(collection, fill);
   if (change.catalogue) await makeCatalogue(collection, change.catalogue.unique);
 }
@@ -73,12 +84,20 @@ async function makeCatalogue(collection: mongo.Collection, unique: readonly (rea
   for (const key of unique) {
     const grouped = [
       { $match: Object.fromEntries(key.map((path) => [path, { $ne: null }])) },
-      { $group: { _id: Object.fromEntries(key.map((path) => [path.replace(/\./g, '_'), `$${path}`])), count: { $sum: 1 } } },
+      {
+        $group: {
+          _id: Object.fromEntries(key.map((path) => [path.replace(/\./g, '_'), `$${path}`])),
+          count: { $sum: 1 },
+        },
+      },
       { $match: { count: { $gt: 1 } } },
       { $limit: 1 },
     ];
     const [clash] = await collection.aggregate<{ _id: Record<string, unknown>; count: number }>(grouped).toArray();
-    if (clash) throw new Error(`cannot make ${collection.collectionName} a catalogue: ${clash.count} documents of different owners share ${JSON.stringify(clash._id)}, which its unique key (${key.join(', ')}) allows once; make them differ (or delete some), then migrate again`);
+    if (clash)
+      throw new Error(
+        `cannot make ${collection.collectionName} a catalogue: ${clash.count} documents of different owners share ${JSON.stringify(clash._id)}, which its unique key (${key.join(', ')}) allows once; make them differ (or delete some), then migrate again`,
+      );
   }
   await collection.updateMany({ ownerId: { $ne: CATALOGUE_OWNER } }, { $set: { ownerId: CATALOGUE_OWNER } });
 }
@@ -87,7 +106,13 @@ async function makeCatalogue(collection: mongo.Collection, unique: readonly (rea
 async function fillField(collection: mongo.Collection, fill: FieldFill): Promise<void> {
   const value = fill.default;
   if (value !== undefined) {
-    const shadows = typeof value !== 'string' ? {} : { ...(fill.caseInsensitive ? { [foldedNameOf(fill.field)]: fold(value) } : {}), ...(fill.search ? { [searchNameOf(fill.field)]: foldForSearch(value) } : {}) };
+    const shadows =
+      typeof value !== 'string'
+        ? {}
+        : {
+            ...(fill.caseInsensitive ? { [foldedNameOf(fill.field)]: fold(value) } : {}),
+            ...(fill.search ? { [searchNameOf(fill.field)]: foldForSearch(value) } : {}),
+          };
     await collection.updateMany({ [fill.field]: { $exists: false } }, { $set: { [fill.field]: value, ...shadows } });
   }
   if (fill.search) await fillSearchShadow(collection, fill.field);
@@ -102,11 +127,24 @@ async function fillSearchShadow(collection: mongo.Collection, field: string): Pr
   const shadow = searchNameOf(field);
   let after: unknown;
   for (;;) {
-    const filter = { [field]: { $type: 'string' }, [shadow]: null, ...(after === undefined ? {} : { _id: { $gt: after } }) } as mongo.Filter<mongo.Document>;
-    const batch = await collection.find(filter, { projection: { [field]: 1 } }).sort({ _id: 1 }).limit(FILL_BATCH).toArray();
+    const filter = {
+      [field]: { $type: 'string' },
+      [shadow]: null,
+      ...(after === undefined ? {} : { _id: { $gt: after } }),
+    } as mongo.Filter<mongo.Document>;
+    const batch = await collection
+      .find(filter, { projection: { [field]: 1 } })
+      .sort({ _id: 1 })
+      .limit(FILL_BATCH)
+      .toArray();
     if (batch.length === 0) return;
     await collection.bulkWrite(
-      batch.map((document) => ({ updateOne: { filter: { _id: document._id, [field]: document[field], [shadow]: null }, update: { $set: { [shadow]: foldForSearch(String(document[field])) } } } })),
+      batch.map((document) => ({
+        updateOne: {
+          filter: { _id: document._id, [field]: document[field], [shadow]: null },
+          update: { $set: { [shadow]: foldForSearch(String(document[field])) } },
+        },
+      })),
       { ordered: false },
     );
     if (batch.length < FILL_BATCH) return;
@@ -116,16 +154,22 @@ async function fillSearchShadow(collection: mongo.Collection, field: string): Pr
 
 type AppliedRecords = mongo.Collection<{ _id: string; appliedAt: Date }>;
 
-const recordOf = (connection: Connection): AppliedRecords => connection.db!.collection<{ _id: string; appliedAt: Date }>(MIGRATIONS_TABLE);
+const recordOf = (connection: Connection): AppliedRecords =>
+  connection.db!.collection<{ _id: string; appliedAt: Date }>(MIGRATIONS_TABLE);
 
 /** What a change would destroy here: a dropped collection's documents, removed fields' values (`notes.colour (values)`). */
 async function dataAtRisk(connection: Connection, change: DocumentChange): Promise<string[]> {
   const db = connection.db!;
   if (!(await collectionExists(db, change.collection))) return [];
   const collection = db.collection(change.collection);
-  if (change.drop) return (await collection.findOne({}, { projection: { _id: 1 } })) ? [`collection ${change.collection} (documents)`] : [];
+  if (change.drop)
+    return (await collection.findOne({}, { projection: { _id: 1 } }))
+      ? [`collection ${change.collection} (documents)`]
+      : [];
   const held: string[] = [];
-  for (const field of change.unset ?? []) if (await collection.findOne({ [field]: { $exists: true } }, { projection: { _id: 1 } })) held.push(`field ${change.collection}.${field} (values)`);
+  for (const field of change.unset ?? [])
+    if (await collection.findOne({ [field]: { $exists: true } }, { projection: { _id: 1 } }))
+      held.push(`field ${change.collection}.${field} (values)`);
   return held;
 }
 
@@ -148,14 +192,22 @@ export interface DocumentMigrationOptions {
  * Applies the document changes of these migrations not yet recorded on this database, oldest first, under
  * the lock; returns their names. Unless `allowDestructive`, applies none while one would destroy data.
  */
-export async function applyDocumentChanges(connection: Connection, migrations: readonly SqlMigration[], options: DocumentMigrationOptions = {}): Promise<string[]> {
+export async function applyDocumentChanges(
+  connection: Connection,
+  migrations: readonly SqlMigration[],
+  options: DocumentMigrationOptions = {},
+): Promise<string[]> {
   const changing = migrations.filter((migration) => migration.documents);
   if (changing.length === 0) return [];
   return withDocumentMigrationLock(
     connection.db!,
     async () => {
       const record = recordOf(connection);
-      const applied = new Set((await record.find({ _id: { $in: changing.map((migration) => migration.name) } }).toArray()).map((row) => row._id));
+      const applied = new Set(
+        (await record.find({ _id: { $in: changing.map((migration) => migration.name) } }).toArray()).map(
+          (row) => row._id,
+        ),
+      );
       const pending = changing.filter((migration) => !applied.has(migration.name));
       if (!options.allowDestructive) await refuseDestructive(connection, pending);
       for (const migration of pending) {
@@ -179,7 +231,9 @@ async function alreadyRecordedIsRecorded(step: () => Promise<unknown>): Promise<
 /** A recorded document change that cannot be undone: the data it removed is gone. */
 export class IrreversibleDocumentChangeError extends Error {
   constructor(migration: string, what: string) {
-    super(`cannot revert ${migration} on MongoDB: it ${what}, and their values are gone; restore them from a backup (the record stays, so nothing is reapplied)`);
+    super(
+      `cannot revert ${migration} on MongoDB: it ${what}, and their values are gone; restore them from a backup (the record stays, so nothing is reapplied)`,
+    );
     this.name = 'IrreversibleDocumentChangeError';
   }
 }
@@ -191,19 +245,32 @@ export class IrreversibleDocumentChangeError extends Error {
  * dropped collection or removed fields cannot come back (IrreversibleDocumentChangeError). Returns the
  * migration's name, or undefined when no change is recorded.
  */
-export async function revertLastDocumentChange(connection: Connection, migrations: readonly SqlMigration[], options: { lock?: LockTiming } = {}): Promise<string | undefined> {
+export async function revertLastDocumentChange(
+  connection: Connection,
+  migrations: readonly SqlMigration[],
+  options: { lock?: LockTiming } = {},
+): Promise<string | undefined> {
   const changing = migrations.filter((migration) => migration.documents);
   if (changing.length === 0) return undefined;
   return withDocumentMigrationLock(
     connection.db!,
     async () => {
       const record = recordOf(connection);
-      const applied = new Set((await record.find({ _id: { $in: changing.map((migration) => migration.name) } }).toArray()).map((row) => row._id));
+      const applied = new Set(
+        (await record.find({ _id: { $in: changing.map((migration) => migration.name) } }).toArray()).map(
+          (row) => row._id,
+        ),
+      );
       const last = changing.filter((migration) => applied.has(migration.name)).at(-1);
       if (!last) return undefined;
       const change = last.documents!;
-      if (change.drop) throw new IrreversibleDocumentChangeError(last.name, `dropped the collection ${change.collection}`);
-      if (change.unset?.length) throw new IrreversibleDocumentChangeError(last.name, `removed ${change.unset.map((field) => `${change.collection}.${field}`).join(', ')}`);
+      if (change.drop)
+        throw new IrreversibleDocumentChangeError(last.name, `dropped the collection ${change.collection}`);
+      if (change.unset?.length)
+        throw new IrreversibleDocumentChangeError(
+          last.name,
+          `removed ${change.unset.map((field) => `${change.collection}.${field}`).join(', ')}`,
+        );
       const back = Object.fromEntries(Object.entries(withShadows(change).rename).map(([from, to]) => [to, from]));
       if (Object.keys(back).length > 0 && (await collectionExists(connection.db!, change.collection))) {
         const collection = connection.db!.collection(change.collection);

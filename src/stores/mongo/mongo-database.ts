@@ -90,7 +90,9 @@ export class MongoDatabase implements Database {
   async migrate(options: MigrateOptions = {}): Promise<void> {
     await guarded(
       async () => {
-        const changed = await applyDocumentChanges(this.connection, migrationsOf(this.options.stores), { allowDestructive: options.allowDestructive });
+        const changed = await applyDocumentChanges(this.connection, migrationsOf(this.options.stores), {
+          allowDestructive: options.allowDestructive,
+        });
         if (changed.length > 0) this.logger.info({ applied: changed }, 'mongodb document migrations applied');
         await applyValidators(this.connection);
         for (const model of Object.values(this.connection.models)) await model.createIndexes();
@@ -103,7 +105,11 @@ export class MongoDatabase implements Database {
 
   /** Reverts the last recorded document change (`db:migrate -- down`); its name, or undefined when none is recorded. */
   revertLast(): Promise<string | undefined> {
-    return guarded(() => revertLastDocumentChange(this.connection, migrationsOf(this.options.stores)), this.migrationDeadlineMs, translateMongoError);
+    return guarded(
+      () => revertLastDocumentChange(this.connection, migrationsOf(this.options.stores)),
+      this.migrationDeadlineMs,
+      translateMongoError,
+    );
   }
 
   /**
@@ -111,12 +117,20 @@ export class MongoDatabase implements Database {
    * comparison here: every one, the list indexes included, is declared by the models and built by migrate().
    */
   checkSchema(): Promise<void> {
-    return guarded(() => refuseValidatorDrift(this.connection), Math.max(this.options.timeoutMs, 30_000), translateMongoError);
+    return guarded(
+      () => refuseValidatorDrift(this.connection),
+      Math.max(this.options.timeoutMs, 30_000),
+      translateMongoError,
+    );
   }
 
   /** Declared indexes the server does not have (empty after a successful migrate()). */
   indexesMissing(): ReturnType<typeof findMissingIndexes> {
-    return guarded(() => findMissingIndexes(this.connection), Math.max(this.options.timeoutMs, 30_000), translateMongoError);
+    return guarded(
+      () => findMissingIndexes(this.connection),
+      Math.max(this.options.timeoutMs, 30_000),
+      translateMongoError,
+    );
   }
 
   ping(): Promise<void> {

@@ -31,11 +31,14 @@ function isMongoUnavailable(error: unknown): boolean {
   const code = serverCode(error);
   if (code !== undefined && UNAVAILABLE_CODES.has(code)) return true;
   // bufferCommands is off: an operation before the connection is open fails with this MongooseError.
-  return error.name === 'MongooseError' && /before initial connection|buffering timed out|not connected/i.test(error.message);
+  return (
+    error.name === 'MongooseError' && /before initial connection|buffering timed out|not connected/i.test(error.message)
+  );
 }
 
 export function translateMongoError(error: unknown): unknown {
-  if (error instanceof Error && DUPLICATE_KEY_CODES.has(serverCode(error) ?? -1)) return new DuplicateKeyError(undefined, { cause: error });
+  if (error instanceof Error && DUPLICATE_KEY_CODES.has(serverCode(error) ?? -1))
+    return new DuplicateKeyError(undefined, { cause: error });
   // Document failed validation (121): the collection's $jsonSchema validator (collection-validator.ts) refused it.
   if (error instanceof Error && serverCode(error) === 121) return new CheckViolationError(undefined, { cause: error });
   if (isMongoUnavailable(error)) return new StoreUnavailableError(undefined, { cause: error });

@@ -2,7 +2,15 @@ import type { Model, SchemaDefinition } from 'mongoose';
 import { ReferencedRecordError } from '../errors';
 import { isId } from '../ids';
 import type { MongoStoreContext } from '../kit/definition';
-import { fold, foldedNameOf, type FieldDefinition, type Fields, type FieldsOf, type RecordOf, type ReferencedResource } from '../kit/fields';
+import {
+  fold,
+  foldedNameOf,
+  type FieldDefinition,
+  type Fields,
+  type FieldsOf,
+  type RecordOf,
+  type ReferencedResource,
+} from '../kit/fields';
 import { indexOrder, type KeyCondition } from '../kit/keyset';
 import { foldForSearch, regexLiteral, searchNameOf, shadowsOf, withShadowValues, type Shadow } from '../kit/shadows';
 import { indexPaths, listIndexes } from '../kit/list-indexes';
@@ -12,7 +20,13 @@ import type { Condition, ListQuery } from '../kit/list-query';
 import type { OwnerScope } from '../kit/owner-scope';
 import { fieldEntries, referrersOf, withDefaults, type Resource } from '../kit/resource';
 import type { ResourcePage, ResourceStore } from '../kit/resource-store';
-import { updateUnderRules, writeUnderRules, type UpdateOptions, type WriteJudge, type WriteLookups } from '../kit/write-rules';
+import {
+  updateUnderRules,
+  writeUnderRules,
+  type UpdateOptions,
+  type WriteJudge,
+  type WriteLookups,
+} from '../kit/write-rules';
 import { declareValidator } from './collection-validator';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- documents of every resource pass through here */
@@ -20,9 +34,25 @@ type AnyModel = Model<any>;
 type Document = { _id: string } & Record<string, unknown>;
 type Filter = Record<string, unknown>;
 
-const MONGO_TYPES = { string: String, text: String, integer: Number, number: Number, boolean: Boolean, datetime: Date, reference: String } as const;
+const MONGO_TYPES = {
+  string: String,
+  text: String,
+  integer: Number,
+  number: Number,
+  boolean: Boolean,
+  datetime: Date,
+  reference: String,
+} as const;
 
-const BSON_TYPES = { string: 'string', text: 'string', integer: 'number', number: 'number', boolean: 'bool', datetime: 'date', reference: 'string' } as const;
+const BSON_TYPES = {
+  string: 'string',
+  text: 'string',
+  integer: 'number',
+  number: 'number',
+  boolean: 'bool',
+  datetime: 'date',
+  reference: 'string',
+} as const;
 
 /** `id` is `_id` in a document. */
 const path = (field: string) => (field === 'id' ? '_id' : field);
@@ -39,8 +69,13 @@ function resourceModel(context: MongoStoreContext, resource: Resource): AnyModel
   for (const key of resource.unique) {
     const paths = key.map((name) => (resource.fields[name]?.caseInsensitive ? foldedNameOf(name) : name));
     // Like the relational engines: records whose key has an empty (null) field never clash.
-    const present = Object.fromEntries(key.map((name, index) => [paths[index], { $type: BSON_TYPES[resource.fields[name]!.kind] }]));
-    schema.index({ ownerId: 1, ...Object.fromEntries(paths.map((name) => [name, 1])) }, { unique: true, partialFilterExpression: present, name: `${resource.table}_${paths.join('_')}_unique` });
+    const present = Object.fromEntries(
+      key.map((name, index) => [paths[index], { $type: BSON_TYPES[resource.fields[name]!.kind] }]),
+    );
+    schema.index(
+      { ownerId: 1, ...Object.fromEntries(paths.map((name) => [name, 1])) },
+      { unique: true, partialFilterExpression: present, name: `${resource.table}_${paths.join('_')}_unique` },
+    );
   }
   for (const [name, field] of fieldEntries(resource)) if (field.kind === 'reference') schema.index({ [name]: 1 }); // who points at a record, on delete
   // The list indexes the declaration needs (list-indexes.ts); the owner's newest-first one comes with the record schema.
@@ -55,7 +90,12 @@ function resourceModel(context: MongoStoreContext, resource: Resource): AnyModel
 /** Just enough of another resource's collection to ask whether a record of an owner is there. */
 function referencedModel(context: MongoStoreContext, target: ReferencedResource): AnyModel {
   const name = `${target.modelName}Reference`;
-  return (context.connection.models[name] ?? context.connection.model(name, new context.Schema({ _id: String, ownerId: String }, { strict: false }), target.table)) as unknown as AnyModel;
+  return (context.connection.models[name] ??
+    context.connection.model(
+      name,
+      new context.Schema({ _id: String, ownerId: String }, { strict: false }),
+      target.table,
+    )) as unknown as AnyModel;
 }
 
 /**
@@ -75,7 +115,8 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
     this.model = resourceModel(context, resource as unknown as Resource);
     this.shadows = shadowsOf(this.plain);
     // The models its reference checks read, defined once up front rather than on the first write.
-    for (const [, definition] of fieldEntries(this.plain)) if (definition.references) referencedModel(context, definition.references.resource());
+    for (const [, definition] of fieldEntries(this.plain))
+      if (definition.references) referencedModel(context, definition.references.resource());
   }
 
   /** The declaration without its field types: what the generic code below walks. */
@@ -91,7 +132,8 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
     const { _id, ...fields } = document;
     const record: Record<string, unknown> = { id: _id, ...fields };
     // A field added after the document was written reads as its default (what the column's DEFAULT gives a relational row), else null.
-    for (const [name, definition] of fieldEntries(this.plain)) record[name] = name in record ? (record[name] ?? null) : (definition.default ?? null);
+    for (const [name, definition] of fieldEntries(this.plain))
+      record[name] = name in record ? (record[name] ?? null) : (definition.default ?? null);
     for (const shadow of this.shadows) delete record[shadow.name];
     return record as RecordOf<F>;
   }
@@ -107,22 +149,44 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
    */
   private searchScan(scope: OwnerScope, filtered: Filter[], text: string): SearchScan<RecordOf<F>> {
     const regex = regexLiteral(foldForSearch(text));
-    const hit = { $or: this.plain.search.map((name) => ({ $regexMatch: { input: { $ifNull: [`$${searchNameOf(name)}`, ''] }, regex } })) };
+    const hit = {
+      $or: this.plain.search.map((name) => ({
+        $regexMatch: { input: { $ifNull: [`$${searchNameOf(name)}`, ''] }, regex },
+      })),
+    };
     return {
       scan: async (segment, limit) => {
         const fields = [...new Set(segment.order.map((key) => key.field))];
         const projection = { ...Object.fromEntries(fields.map((field) => [path(field), 1])), searchHit: hit };
         const documents = await this.model
-          .find(this.scoped(scope, [...filtered, ...segment.where.map((condition) => this.keyCondition(condition))]), projection)
-          .sort(Object.fromEntries(indexOrder(segment, scope.ownerId !== undefined).map(({ field, descending }) => [path(field), descending ? -1 : 1])))
+          .find(
+            this.scoped(scope, [...filtered, ...segment.where.map((condition) => this.keyCondition(condition))]),
+            projection,
+          )
+          .sort(
+            Object.fromEntries(
+              indexOrder(segment, scope.ownerId !== undefined).map(({ field, descending }) => [
+                path(field),
+                descending ? -1 : 1,
+              ]),
+            ),
+          )
           .limit(limit)
           .maxTimeMS(this.context.timeoutMs)
           .lean<Document[]>()
           .exec();
-        return documents.map((document): ScannedRow => ({ id: document._id, keys: Object.fromEntries(fields.map((field) => [field, document[path(field)] ?? null])), hit: document.searchHit === true }));
+        return documents.map((document): ScannedRow => ({
+          id: document._id,
+          keys: Object.fromEntries(fields.map((field) => [field, document[path(field)] ?? null])),
+          hit: document.searchHit === true,
+        }));
       },
       byIds: async (ids) => {
-        const documents = await this.model.find(this.scoped(scope, [{ _id: { $in: [...ids] } }])).maxTimeMS(this.context.timeoutMs).lean<Document[]>().exec();
+        const documents = await this.model
+          .find(this.scoped(scope, [{ _id: { $in: [...ids] } }]))
+          .maxTimeMS(this.context.timeoutMs)
+          .lean<Document[]>()
+          .exec();
         return documents.map((document) => this.toRecord(document));
       },
     };
@@ -161,14 +225,21 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
   create(ownerId: string, fields: FieldsOf<F>, options: { judge?: WriteJudge } = {}): Promise<RecordOf<F>> {
     const values = withDefaults(this.plain, fields as Record<string, unknown>);
     const judgement = { stored: null, changed: Object.keys(fields as Record<string, unknown>), judge: options.judge };
-    const write = () => this.context.run(async () => this.toRecord((await this.model.create({ ...this.withShadows(values), ownerId })).toObject() as Document));
+    const write = () =>
+      this.context.run(async () =>
+        this.toRecord((await this.model.create({ ...this.withShadows(values), ownerId })).toObject() as Document),
+      );
     return writeUnderRules(this.plain, ownerId, undefined, values, this.lookups, write, judgement);
   }
 
   findById(id: string, scope: OwnerScope): Promise<RecordOf<F> | null> {
     if (!isId(id)) return Promise.resolve(null);
     return this.context.run(async () => {
-      const document = await this.model.findOne(this.scoped(scope, [{ _id: id }])).maxTimeMS(this.context.timeoutMs).lean<Document>().exec();
+      const document = await this.model
+        .findOne(this.scoped(scope, [{ _id: id }]))
+        .maxTimeMS(this.context.timeoutMs)
+        .lean<Document>()
+        .exec();
       return document ? this.toRecord(document) : null;
     });
   }
@@ -182,7 +253,14 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
         read: async (segment, limit, offset) => {
           const documents = await this.model
             .find(this.scoped(scope, [...filtered, ...segment.where.map((condition) => this.keyCondition(condition))]))
-            .sort(Object.fromEntries(indexOrder(segment, scope.ownerId !== undefined).map(({ field, descending }) => [path(field), descending ? -1 : 1])))
+            .sort(
+              Object.fromEntries(
+                indexOrder(segment, scope.ownerId !== undefined).map(({ field, descending }) => [
+                  path(field),
+                  descending ? -1 : 1,
+                ]),
+              ),
+            )
             .skip(offset)
             .limit(limit)
             .maxTimeMS(this.context.timeoutMs)
@@ -190,24 +268,48 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
             .exec();
           return documents.map((document) => this.toRecord(document));
         },
-        count: (upTo) => this.model.countDocuments(this.scoped(scope, filtered), { limit: upTo }).maxTimeMS(this.context.timeoutMs).exec(),
+        count: (upTo) =>
+          this.model
+            .countDocuments(this.scoped(scope, filtered), { limit: upTo })
+            .maxTimeMS(this.context.timeoutMs)
+            .exec(),
       }),
     );
   }
 
-  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>, options: UpdateOptions = {}): Promise<RecordOf<F> | null> {
+  update(
+    id: string,
+    scope: OwnerScope,
+    changes: Partial<FieldsOf<F>>,
+    options: UpdateOptions = {},
+  ): Promise<RecordOf<F> | null> {
     if (!isId(id)) return Promise.resolve(null);
     const guarded = (options.guard ?? []).map((condition) => this.condition(condition));
     const run = <T>(operation: () => Promise<T>) => this.context.run(operation);
     return updateUnderRules(this.plain, changes as Record<string, unknown>, options, this.lookups, {
-      read: () => run(async () => this.recordOrNull(await this.model.findOne(this.scoped(scope, [{ _id: id }, ...guarded])).maxTimeMS(this.context.timeoutMs).lean<Document>().exec())),
+      read: () =>
+        run(async () =>
+          this.recordOrNull(
+            await this.model
+              .findOne(this.scoped(scope, [{ _id: id }, ...guarded]))
+              .maxTimeMS(this.context.timeoutMs)
+              .lean<Document>()
+              .exec(),
+          ),
+        ),
       write: (stored, values, updatedAt) =>
         run(async () => {
           // The stored updatedAt in the filter: of two writes judged on the same record, one lands, the other reads again.
           // updatedAt is ours, the write's one time (stamped fields hold the same): mongoose's own timestamp would be another instant.
           const filter = this.scoped(scope, [{ _id: id, updatedAt: stored.updatedAt }]);
           const set = { $set: { ...this.withShadows(values), updatedAt } };
-          return this.recordOrNull(await this.model.findOneAndUpdate(filter, set, { returnDocument: 'after', runValidators: true, timestamps: false }).maxTimeMS(this.context.timeoutMs).lean<Document>().exec());
+          return this.recordOrNull(
+            await this.model
+              .findOneAndUpdate(filter, set, { returnDocument: 'after', runValidators: true, timestamps: false })
+              .maxTimeMS(this.context.timeoutMs)
+              .lean<Document>()
+              .exec(),
+          );
         }),
     });
   }
@@ -219,7 +321,10 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
   delete(id: string, scope: OwnerScope): Promise<boolean> {
     if (!isId(id)) return Promise.resolve(false);
     return this.context.run(async () => {
-      const found = await this.model.exists(this.scoped(scope, [{ _id: id }])).maxTimeMS(this.context.timeoutMs).exec();
+      const found = await this.model
+        .exists(this.scoped(scope, [{ _id: id }]))
+        .maxTimeMS(this.context.timeoutMs)
+        .exec();
       if (!found) return false;
       await deleteWithReferrers(this.context, this.plain, [id]);
       return true;
@@ -229,10 +334,20 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
   /** The write rules' look-ups (write-rules.ts) in this family's terms. */
   private readonly lookups: WriteLookups = {
     recordInScope: async (target, id, scope) =>
-      (await this.context.run(() => referencedModel(this.context, target).exists({ _id: id, ...scope }).maxTimeMS(this.context.timeoutMs).exec())) !== null,
+      (await this.context.run(() =>
+        referencedModel(this.context, target)
+          .exists({ _id: id, ...scope })
+          .maxTimeMS(this.context.timeoutMs)
+          .exec(),
+      )) !== null,
     keyHeld: async (key, values, ownerId, exceptId) => {
-      const filter = this.scoped({ ownerId }, [...key.map((name) => this.equals(name, values[name])), ...(exceptId ? [{ _id: { $ne: exceptId } }] : [])]);
-      return (await this.context.run(() => this.model.exists(filter).maxTimeMS(this.context.timeoutMs).exec())) !== null;
+      const filter = this.scoped({ ownerId }, [
+        ...key.map((name) => this.equals(name, values[name])),
+        ...(exceptId ? [{ _id: { $ne: exceptId } }] : []),
+      ]);
+      return (
+        (await this.context.run(() => this.model.exists(filter).maxTimeMS(this.context.timeoutMs).exec())) !== null
+      );
     },
   };
 }
@@ -243,13 +358,23 @@ export class MongoResourceStore<F extends Fields> implements ResourceStore<F> {
  * records go, deepest first. (Without a replica set there is no transaction: a record pointing at one of
  * these, written between the check and the delete, is left pointing at nothing.)
  */
-async function deleteWithReferrers({ connection, timeoutMs }: MongoStoreContext, resource: Resource, ids: string[]): Promise<void> {
+async function deleteWithReferrers(
+  { connection, timeoutMs }: MongoStoreContext,
+  resource: Resource,
+  ids: string[],
+): Promise<void> {
   const plan: { model: AnyModel; ids: string[] }[] = [];
   const visit = async (current: Resource, currentIds: string[]): Promise<void> => {
     for (const referrer of referrersOf(current)) {
       const model = connection.models[referrer.resource.modelName] as AnyModel | undefined;
       if (!model) continue; // that resource's module is not mounted here: nothing of it is kept
-      const pointing = (await model.find({ [referrer.field]: { $in: currentIds } }, { _id: 1 }).maxTimeMS(timeoutMs).lean<Document[]>().exec()).map((document) => document._id);
+      const pointing = (
+        await model
+          .find({ [referrer.field]: { $in: currentIds } }, { _id: 1 })
+          .maxTimeMS(timeoutMs)
+          .lean<Document[]>()
+          .exec()
+      ).map((document) => document._id);
       if (pointing.length === 0) continue;
       if (referrer.onDelete === 'restrict') throw new ReferencedRecordError(referrer.resource.name);
       await visit(referrer.resource, pointing);

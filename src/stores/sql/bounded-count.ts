@@ -1,7 +1,17 @@
-import type { Model, ModelStatic, QueryTypes as SequelizeQueryTypes, Utils as SequelizeUtils, WhereOptions } from 'sequelize';
+import type {
+  Model,
+  ModelStatic,
+  QueryTypes as SequelizeQueryTypes,
+  Utils as SequelizeUtils,
+  WhereOptions,
+} from 'sequelize';
 
 interface SelectQueryGenerator {
-  selectQuery(table: unknown, options: { attributes: string[]; where?: WhereOptions; limit: number }, model: ModelStatic<Model>): string;
+  selectQuery(
+    table: unknown,
+    options: { attributes: string[]; where?: WhereOptions; limit: number },
+    model: ModelStatic<Model>,
+  ): string;
 }
 
 /**
@@ -11,14 +21,28 @@ interface SelectQueryGenerator {
  * crosses the wire (not up to `upTo` ids). The inner statement is Sequelize's own SELECT for the
  * model, so each dialect writes its limit as it does for a page (SQL Server: OFFSET … FETCH).
  */
-export async function boundedCount(model: ModelStatic<Model>, where: WhereOptions | undefined, upTo: number): Promise<number> {
+export async function boundedCount(
+  model: ModelStatic<Model>,
+  where: WhereOptions | undefined,
+  upTo: number,
+): Promise<number> {
   const sequelize = model.sequelize!;
   // Sequelize's helpers from the instance's own class: the kit, and so this file, is loaded on MongoDB too, without Sequelize.
-  const { Utils, QueryTypes } = sequelize.constructor as unknown as { Utils: typeof SequelizeUtils; QueryTypes: typeof SequelizeQueryTypes };
+  const { Utils, QueryTypes } = sequelize.constructor as unknown as {
+    Utils: typeof SequelizeUtils;
+    QueryTypes: typeof SequelizeQueryTypes;
+  };
   const generator = sequelize.getQueryInterface().queryGenerator as SelectQueryGenerator;
   // As findAll does before it writes SQL: attribute names in the conditions become column names.
-  const options = Utils.mapOptionFieldNames({ attributes: ['id'], where, limit: upTo }, model as never) as { attributes: string[]; where?: WhereOptions; limit: number };
+  const options = Utils.mapOptionFieldNames({ attributes: ['id'], where, limit: upTo }, model as never) as {
+    attributes: string[];
+    where?: WhereOptions;
+    limit: number;
+  };
   const inner = generator.selectQuery(model.getTableName(), options, model).replace(/;\s*$/, '');
-  const row = await sequelize.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM (${inner}) AS bounded`, { type: QueryTypes.SELECT, plain: true });
+  const row = await sequelize.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM (${inner}) AS bounded`, {
+    type: QueryTypes.SELECT,
+    plain: true,
+  });
   return Number(row?.n ?? 0);
 }

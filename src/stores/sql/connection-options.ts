@@ -42,7 +42,8 @@ const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify
 /** TLS for PostgreSQL from `sslmode` (libpq's names) or `ssl=true`. */
 function postgresSsl(params: URLSearchParams): object | undefined {
   const given = params.get('sslmode');
-  if (given !== null && !SSL_MODES.includes(given)) throw new ConfigError('DATABASE_URL', `?sslmode must be one of: ${SSL_MODES.join(', ')}`);
+  if (given !== null && !SSL_MODES.includes(given))
+    throw new ConfigError('DATABASE_URL', `?sslmode must be one of: ${SSL_MODES.join(', ')}`);
   const mode = given ?? (flag(params, 'ssl', false) ? 'verify-full' : 'disable');
   if (mode === 'disable' || mode === 'prefer' || mode === 'allow') return undefined;
   // `no-verify` encrypts without checking the certificate (managed databases with private CAs, tests).
@@ -59,7 +60,12 @@ function postgresSsl(params: URLSearchParams): object | undefined {
  *   max_execution_time) set on each session (statement-budget.ts; SQLite's interrupt is set up there too).
  *   The store guard (src/stores/guard.ts) bounds every call on every engine anyway.
  */
-export function sqlConnectionSettings(url: string, engine: SqlEngine, timeoutMs: number, logger: Logger): SqlConnectionSettings {
+export function sqlConnectionSettings(
+  url: string,
+  engine: SqlEngine,
+  timeoutMs: number,
+  logger: Logger,
+): SqlConnectionSettings {
   const common: Options = {
     dialect: DIALECT[engine],
     // SQL text at trace level only; values are bound parameters and never logged.
@@ -73,7 +79,11 @@ export function sqlConnectionSettings(url: string, engine: SqlEngine, timeoutMs:
     const inMemory = storage === ':memory:';
     return {
       // In memory, Sequelize keeps one shared connection, so every query sees the same database.
-      options: { ...common, storage: inMemory ? ':memory:' : path.resolve(storage), pool: { max: 1, min: 0, idle: 10_000 } },
+      options: {
+        ...common,
+        storage: inMemory ? ':memory:' : path.resolve(storage),
+        pool: { max: 1, min: 0, idle: 10_000 },
+      },
       description: inMemory ? 'sqlite (in memory)' : `sqlite ${storage}`,
       inMemory,
     };
@@ -104,7 +114,8 @@ export function sqlConnectionSettings(url: string, engine: SqlEngine, timeoutMs:
     if (ssl) dialectOptions.ssl = ssl;
   } else if (engine === 'mysql') {
     Object.assign(dialectOptions, { connectTimeout: timeoutMs, charset: 'utf8mb4', enableKeepAlive: true });
-    if (flag(params, 'ssl', false)) dialectOptions.ssl = { rejectUnauthorized: !flag(params, 'sslAllowInvalidCertificates', false) };
+    if (flag(params, 'ssl', false))
+      dialectOptions.ssl = { rejectUnauthorized: !flag(params, 'sslAllowInvalidCertificates', false) };
     base.hooks = mysqlStatementBudget(timeoutMs);
   } else {
     // tedious (SQL Server): connection options live under dialectOptions.options. Encryption is on by default
@@ -123,5 +134,9 @@ export function sqlConnectionSettings(url: string, engine: SqlEngine, timeoutMs:
     dialectOptions.options = options;
   }
 
-  return { options: { ...base, dialectOptions }, description: `${engine} ${describeLocation(url).replace(/^[^:]+:\/\//, '')}`, inMemory: false };
+  return {
+    options: { ...base, dialectOptions },
+    description: `${engine} ${describeLocation(url).replace(/^[^:]+:\/\//, '')}`,
+    inMemory: false,
+  };
 }

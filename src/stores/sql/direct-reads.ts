@@ -135,7 +135,9 @@ export class DirectReads {
       // lines that name the driver's code without its message, whichever path the read took.
       // (Told by shape: a native driver's errors come from another realm's Error under a test runner.)
       const driverError = typeof (error as { message?: unknown } | null)?.message === 'string';
-      throw error instanceof BaseError || !driverError ? error : new DatabaseError(error as ConstructorParameters<typeof DatabaseError>[0]);
+      throw error instanceof BaseError || !driverError
+        ? error
+        : new DatabaseError(error as ConstructorParameters<typeof DatabaseError>[0]);
     }
   }
 
@@ -144,7 +146,10 @@ export class DirectReads {
       case 'sqlite':
         return ((await this.sqlite(sql, params))[0] as Row | undefined) ?? null;
       case 'postgres':
-        return this.pooled(async (client: PgClient) => ((await client.query({ text: this.pgText(sql), values: params })).rows[0] as Row | undefined) ?? null);
+        return this.pooled(
+          async (client: PgClient) =>
+            ((await client.query({ text: this.pgText(sql), values: params })).rows[0] as Row | undefined) ?? null,
+        );
       case 'mysql':
         return this.pooled(async (connection: MysqlConnection) => {
           try {
@@ -156,7 +161,14 @@ export class DirectReads {
           }
         });
       default:
-        return ((await this.sequelize.query(sql, { replacements: [...params], type: QueryTypes.SELECT, plain: true, logging: false })) as Row | null) ?? null;
+        return (
+          ((await this.sequelize.query(sql, {
+            replacements: [...params],
+            type: QueryTypes.SELECT,
+            plain: true,
+            logging: false,
+          })) as Row | null) ?? null
+        );
     }
   }
 

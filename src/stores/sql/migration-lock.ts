@@ -10,7 +10,11 @@ const POLL_MS = 250;
 /** One attempt to take the lock on the transaction's connection, without waiting. */
 async function tryLock(sequelize: Sequelize, engine: SqlEngine, transaction: Transaction): Promise<boolean> {
   const select = (sql: string) =>
-    sequelize.query<{ locked: unknown }>(sql, { type: QueryTypes.SELECT, transaction, replacements: { name: LOCK_NAME, key: POSTGRES_LOCK_KEY } });
+    sequelize.query<{ locked: unknown }>(sql, {
+      type: QueryTypes.SELECT,
+      transaction,
+      replacements: { name: LOCK_NAME, key: POSTGRES_LOCK_KEY },
+    });
   switch (engine) {
     case 'postgres': {
       // Transaction-scoped: released by the COMMIT/ROLLBACK that ends the transaction.
@@ -35,7 +39,8 @@ async function tryLock(sequelize: Sequelize, engine: SqlEngine, transaction: Tra
 }
 
 async function unlock(sequelize: Sequelize, engine: SqlEngine, transaction: Transaction): Promise<void> {
-  if (engine === 'mysql') await sequelize.query('SELECT RELEASE_LOCK(:name)', { transaction, replacements: { name: LOCK_NAME } });
+  if (engine === 'mysql')
+    await sequelize.query('SELECT RELEASE_LOCK(:name)', { transaction, replacements: { name: LOCK_NAME } });
 }
 
 /**
@@ -44,13 +49,20 @@ async function unlock(sequelize: Sequelize, engine: SqlEngine, transaction: Tran
  * connection (a transaction) and `work` runs its DDL on other pooled connections. SQLite is an embedded
  * file owned by one process and needs no lock.
  */
-export async function withMigrationLock<T>(sequelize: Sequelize, engine: SqlEngine, waitMs: number, work: () => Promise<T>): Promise<T> {
+export async function withMigrationLock<T>(
+  sequelize: Sequelize,
+  engine: SqlEngine,
+  waitMs: number,
+  work: () => Promise<T>,
+): Promise<T> {
   if (engine === 'sqlite') return work();
   return sequelize.transaction(async (transaction) => {
     const deadline = Date.now() + waitMs;
     while (!(await tryLock(sequelize, engine, transaction))) {
       if (Date.now() >= deadline) {
-        throw new StoreUnavailableError(`Another instance held the migration lock for more than ${Math.round(waitMs / 1000)} s`);
+        throw new StoreUnavailableError(
+          `Another instance held the migration lock for more than ${Math.round(waitMs / 1000)} s`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }

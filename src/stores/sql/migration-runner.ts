@@ -41,7 +41,12 @@ function recordModel(sequelize: Sequelize, tableName: string): ModelStatic<Model
   return sequelize.define(
     modelName,
     { name: { type: DataTypes.STRING, allowNull: false, unique: true, primaryKey: true, autoIncrement: false } },
-    { tableName, timestamps: false, charset: charset ? 'utf8' : undefined, collate: charset ? 'utf8_unicode_ci' : undefined },
+    {
+      tableName,
+      timestamps: false,
+      charset: charset ? 'utf8' : undefined,
+      collate: charset ? 'utf8_unicode_ci' : undefined,
+    },
   );
 }
 
@@ -99,7 +104,11 @@ export class MigrationRunner {
       this.log({ event: 'reverting', name: migration.name });
       await this.step(migration, 'down');
       await this.records.destroy({ where: { name: migration.name } });
-      this.log({ event: 'reverted', name: migration.name, durationSeconds: Number(((Date.now() - start) / 1000).toFixed(3)) });
+      this.log({
+        event: 'reverted',
+        name: migration.name,
+        durationSeconds: Number(((Date.now() - start) / 1000).toFixed(3)),
+      });
     }
     return chosen;
   }

@@ -7,7 +7,6 @@ import { MigrationRunner } from './migration-runner';
 import { dataAtRisk } from './migrations/destructive';
 import { MIGRATIONS_TABLE, type SqlMigration } from './migrations/migration';
 
-
 /** Engines whose DDL is transactional: each migration there runs in a transaction, all or nothing. */
 const TRANSACTIONAL_DDL: ReadonlySet<SqlEngine> = new Set(['postgres', 'mssql']);
 
@@ -23,20 +22,33 @@ async function inTransaction(sequelize: Sequelize, engine: SqlEngine, step: () =
   try {
     await step();
   } catch (error) {
-    await sequelize.query(engine === 'mssql' ? 'IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION' : 'ROLLBACK').catch(() => undefined);
+    await sequelize
+      .query(engine === 'mssql' ? 'IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION' : 'ROLLBACK')
+      .catch(() => undefined);
     throw error;
   }
   await sequelize.query(engine === 'mssql' ? 'COMMIT TRANSACTION' : 'COMMIT');
 }
 
-function createRunner(sequelize: Sequelize, engine: SqlEngine, migrations: readonly SqlMigration[], logger: Logger): MigrationRunner {
+function createRunner(
+  sequelize: Sequelize,
+  engine: SqlEngine,
+  migrations: readonly SqlMigration[],
+  logger: Logger,
+): MigrationRunner {
   return new MigrationRunner(
     sequelize,
     MIGRATIONS_TABLE,
     migrations.map((migration) => ({
       name: migration.name,
-      up: (context) => (migration.transaction === false ? migration.up(context) : inTransaction(sequelize, engine, () => migration.up(context))),
-      down: (context) => (migration.transaction === false ? migration.down(context) : inTransaction(sequelize, engine, () => migration.down(context))),
+      up: (context) =>
+        migration.transaction === false
+          ? migration.up(context)
+          : inTransaction(sequelize, engine, () => migration.up(context)),
+      down: (context) =>
+        migration.transaction === false
+          ? migration.down(context)
+          : inTransaction(sequelize, engine, () => migration.down(context)),
     })),
     (event) => logger.info(event, 'migration'),
   );
@@ -67,7 +79,8 @@ export class Migrator {
   up(step?: number, options: { allowDestructive?: boolean } = {}): Promise<string[]> {
     return withMigrationLock(this.sequelize, this.engine, this.lockWaitMs, async () => {
       const runner = createRunner(this.sequelize, this.engine, this.migrations, this.logger);
-      if (!options.allowDestructive) await this.refuseDestructive((await runner.pending()).slice(0, step).map((migration) => migration.name));
+      if (!options.allowDestructive)
+        await this.refuseDestructive((await runner.pending()).slice(0, step).map((migration) => migration.name));
       const applied = await runner.up(step);
       return applied.map((migration) => migration.name);
     });
@@ -75,7 +88,9 @@ export class Migrator {
 
   private async refuseDestructive(pending: readonly string[]): Promise<void> {
     const refused: { migration: string; holds: string[] }[] = [];
-    for (const migration of this.migrations.filter((candidate) => candidate.destroys && pending.includes(candidate.name))) {
+    for (const migration of this.migrations.filter(
+      (candidate) => candidate.destroys && pending.includes(candidate.name),
+    )) {
       const holds = await dataAtRisk(this.sequelize.getQueryInterface(), migration.destroys!);
       if (holds.length > 0) refused.push({ migration: migration.name, holds });
     }

@@ -13,7 +13,12 @@ export interface RecordRowAttributes {
  * `created_at`/`updated_at` kept by Sequelize. Attribute names are camelCase, columns snake_case
  * (`underscored`). The model never creates or alters its table (no sync): the schema belongs to migrations.
  */
-export function defineRecordModel(sequelize: Sequelize, modelName: string, tableName: string, attributes: ModelAttributes): ModelStatic<Model> {
+export function defineRecordModel(
+  sequelize: Sequelize,
+  modelName: string,
+  tableName: string,
+  attributes: ModelAttributes,
+): ModelStatic<Model> {
   // From the instance, not imported: the kit is loaded by every module, on every engine.
   const DataTypes = (sequelize.constructor as unknown as { DataTypes: typeof SequelizeDataTypes }).DataTypes;
   return sequelize.define(

@@ -1,9 +1,25 @@
-import type { FindOptions, Model, ModelAttributes, ModelStatic, Op as SequelizeOp, OrderItem, WhereOptions } from 'sequelize';
+import type {
+  FindOptions,
+  Model,
+  ModelAttributes,
+  ModelStatic,
+  Op as SequelizeOp,
+  OrderItem,
+  WhereOptions,
+} from 'sequelize';
 import { ForeignKeyViolationError, ReferencedRecordError } from '../errors';
 import { isId, newId } from '../ids';
 import type { SqlStoreContext } from '../kit/definition';
 import { fold, foldedNameOf, type FieldDefinition, type Fields, type FieldsOf, type RecordOf } from '../kit/fields';
-import { foldForSearch, likeContaining, searchNameOf, shadowsOf, trigramsServe, withShadowValues, type Shadow } from '../kit/shadows';
+import {
+  foldForSearch,
+  likeContaining,
+  searchNameOf,
+  shadowsOf,
+  trigramsServe,
+  withShadowValues,
+  type Shadow,
+} from '../kit/shadows';
 import type { ScannedRow, SearchScan } from '../kit/search-walk';
 import { indexOrder, type KeyCondition, type Segment } from '../kit/keyset';
 import { listPage } from '../kit/list-page';
@@ -11,7 +27,13 @@ import { builtInKind, type Condition, type ListQuery } from '../kit/list-query';
 import type { OwnerScope } from '../kit/owner-scope';
 import { fieldEntries, withDefaults, type Resource } from '../kit/resource';
 import type { ResourcePage, ResourceStore } from '../kit/resource-store';
-import { updateUnderRules, writeUnderRules, type UpdateOptions, type WriteJudge, type WriteLookups } from '../kit/write-rules';
+import {
+  updateUnderRules,
+  writeUnderRules,
+  type UpdateOptions,
+  type WriteJudge,
+  type WriteLookups,
+} from '../kit/write-rules';
 import { boundedCount } from './bounded-count';
 import { defineRecordModel } from './record-model';
 
@@ -42,8 +64,10 @@ function resourceModel(context: SqlStoreContext, resource: Resource): ModelStati
       datetime: DataTypes.DATE(3),
       reference: DataTypes.STRING(36),
     })[definition.kind];
-  for (const [name, definition] of fieldEntries(resource)) attributes[name] = { type: typeOf(definition), allowNull: definition.optional };
-  for (const shadow of shadowsOf(resource)) attributes[shadow.name] = { type: typeOf(shadow.definition), allowNull: shadow.definition.optional };
+  for (const [name, definition] of fieldEntries(resource))
+    attributes[name] = { type: typeOf(definition), allowNull: definition.optional };
+  for (const shadow of shadowsOf(resource))
+    attributes[shadow.name] = { type: typeOf(shadow.definition), allowNull: shadow.definition.optional };
   return defineRecordModel(context.sequelize, resource.modelName, resource.table, attributes);
 }
 
@@ -52,7 +76,11 @@ function referencedModel(context: SqlStoreContext, target: { table: string; mode
   const name = `${target.modelName}Reference`;
   return (
     context.sequelize.models[name] ??
-    context.sequelize.define(name, { id: { type: context.DataTypes.STRING(36), primaryKey: true }, ownerId: context.DataTypes.STRING(64) }, { tableName: target.table, underscored: true, timestamps: false })
+    context.sequelize.define(
+      name,
+      { id: { type: context.DataTypes.STRING(36), primaryKey: true }, ownerId: context.DataTypes.STRING(64) },
+      { tableName: target.table, underscored: true, timestamps: false },
+    )
   );
 }
 
@@ -109,7 +137,9 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
    * build, their `get`, per row and attribute), which cost more than the page's query on a warm index.
    */
   private readRecords(options: FindOptions): Promise<RecordOf<F>[]> {
-    return this.model.findAll({ ...options, attributes: this.recordAttributeNames, raw: true }).then((rows) => (rows as unknown as Row[]).map((row) => this.fromRaw(row)));
+    return this.model
+      .findAll({ ...options, attributes: this.recordAttributeNames, raw: true })
+      .then((rows) => (rows as unknown as Row[]).map((row) => this.fromRaw(row)));
   }
 
   private fromRaw(row: Row): RecordOf<F> {
@@ -151,11 +181,24 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
     const hit = this.context.sequelize.literal(`CASE WHEN ${this.matchSql(text)} THEN 1 ELSE 0 END`);
     return {
       scan: async (segment, limit) => {
-        const where = this.scoped(scope, [...filtered, ...segment.where.map((condition) => this.keyCondition(condition))]);
+        const where = this.scoped(scope, [
+          ...filtered,
+          ...segment.where.map((condition) => this.keyCondition(condition)),
+        ]);
         const attributes = [...new Set(segment.order.map((key) => key.field))];
         // Raw rows (no model instances: up to the scan limit of them), each key read back as the model would.
-        const rows = (await this.model.findAll({ attributes: [...attributes, [hit, 'searchHit']], where, order: this.orderOf(segment, scope), limit, raw: true })) as unknown as Row[];
-        return rows.map((row): ScannedRow => ({ id: String(row.id), keys: Object.fromEntries(attributes.map((name) => [name, this.rawKey(name, row[name])])), hit: Number(row.searchHit) === 1 }));
+        const rows = (await this.model.findAll({
+          attributes: [...attributes, [hit, 'searchHit']],
+          where,
+          order: this.orderOf(segment, scope),
+          limit,
+          raw: true,
+        })) as unknown as Row[];
+        return rows.map((row): ScannedRow => ({
+          id: String(row.id),
+          keys: Object.fromEntries(attributes.map((name) => [name, this.rawKey(name, row[name])])),
+          hit: Number(row.searchHit) === 1,
+        }));
       },
       byIds: (ids) => this.readRecords({ where: this.scoped(scope, [{ id: [...ids] }]) }),
     };
@@ -169,7 +212,12 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
     if (this.context.engine !== 'mssql' || typeof compared !== 'string') return { [attribute]: compared };
     const { sequelize } = this.context;
     const column = this.model.getAttributes()[attribute]?.field ?? attribute;
-    return { [this.Op.and]: [{ [attribute]: compared }, sequelize.where(sequelize.fn('DATALENGTH', sequelize.col(column)), Buffer.byteLength(compared, 'utf16le'))] };
+    return {
+      [this.Op.and]: [
+        { [attribute]: compared },
+        sequelize.where(sequelize.fn('DATALENGTH', sequelize.col(column)), Buffer.byteLength(compared, 'utf16le')),
+      ],
+    };
   }
 
   private condition({ field, comparison, value }: Condition): Where {
@@ -206,7 +254,12 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
   private orderOf(segment: Segment, scope: OwnerScope): OrderItem[] {
     const postgres = this.context.engine === 'postgres';
     return indexOrder(segment, scope.ownerId !== undefined).map(({ field, descending }) => {
-      const nulls = postgres && this.definition(field)?.optional && !segment.nonNull.includes(field) ? (descending ? ' NULLS LAST' : ' NULLS FIRST') : '';
+      const nulls =
+        postgres && this.definition(field)?.optional && !segment.nonNull.includes(field)
+          ? descending
+            ? ' NULLS LAST'
+            : ' NULLS FIRST'
+          : '';
       // The table's column, not the answer's alias (ORDER BY `ownerId`): MariaDB's plan then shows the index order it reads.
       const column = this.model.getAttributes()[field]?.field ?? field;
       return [this.context.sequelize.col(`${this.model.name}.${column}`), `${descending ? 'DESC' : 'ASC'}${nulls}`];
@@ -226,7 +279,10 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
       undefined,
       values,
       this.lookups,
-      () => this.context.run(async () => this.toRecord(await this.model.create({ ...this.withShadows(values), id: newId(), ownerId }))),
+      () =>
+        this.context.run(async () =>
+          this.toRecord(await this.model.create({ ...this.withShadows(values), id: newId(), ownerId })),
+        ),
       { stored: null, changed: Object.keys(fields as Row), judge: options.judge },
     );
   }
@@ -246,25 +302,40 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
     return this.context.run(() =>
       listPage<RecordOf<F>>(query, (field) => this.definition(field)?.optional === true, {
         read: async (segment, limit, offset) => {
-          const where = this.scoped(scope, [...filtered, ...segment.where.map((condition) => this.keyCondition(condition))]);
+          const where = this.scoped(scope, [
+            ...filtered,
+            ...segment.where.map((condition) => this.keyCondition(condition)),
+          ]);
           return this.readRecords({ where, order: this.orderOf(segment, scope), limit, offset });
         },
         // Counted by the database over at most `upTo` rows of the list's index, not a COUNT of the whole owner.
         count: (upTo) => boundedCount(this.model, this.scoped(scope, filtered), upTo),
-        ...(query.search === undefined ? {} : { [walked ? 'searchScan' : 'searchProbe']: this.searchScan(scope, conditions, query.search) }),
+        ...(query.search === undefined
+          ? {}
+          : { [walked ? 'searchScan' : 'searchProbe']: this.searchScan(scope, conditions, query.search) }),
       }),
     );
   }
 
-  update(id: string, scope: OwnerScope, changes: Partial<FieldsOf<F>>, options: UpdateOptions = {}): Promise<RecordOf<F> | null> {
+  update(
+    id: string,
+    scope: OwnerScope,
+    changes: Partial<FieldsOf<F>>,
+    options: UpdateOptions = {},
+  ): Promise<RecordOf<F> | null> {
     if (!isId(id)) return Promise.resolve(null);
     const guard = (options.guard ?? []).map((condition) => this.condition(condition));
     return updateUnderRules(this.plain, changes as Row, options, this.lookups, {
-      read: () => this.context.run(async () => (await this.readRecords({ where: this.scoped(scope, [{ id }, ...guard]), limit: 1 }))[0] ?? null),
+      read: () =>
+        this.context.run(
+          async () => (await this.readRecords({ where: this.scoped(scope, [{ id }, ...guard]), limit: 1 }))[0] ?? null,
+        ),
       write: async (stored, values, updatedAt) => {
         // The stored updatedAt in the UPDATE's own WHERE: of two writes judged on the same record, one lands, the other reads again.
         const where = this.scoped(scope, [{ id, updatedAt: stored.updatedAt }]);
-        const [written] = await this.context.run(() => this.model.update({ ...this.withShadows(values), updatedAt }, { where, silent: true })); // silent: our updatedAt
+        const [written] = await this.context.run(() =>
+          this.model.update({ ...this.withShadows(values), updatedAt }, { where, silent: true }),
+        ); // silent: our updatedAt
         return written === 0 ? null : ({ ...stored, ...values, updatedAt } as RecordOf<F>);
       },
     });
@@ -275,14 +346,20 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
     return this.context
       .run(async () => (await this.model.destroy({ where: this.scoped(scope, [{ id }]) })) > 0)
       .catch((error: unknown) => {
-        throw error instanceof ForeignKeyViolationError ? new ReferencedRecordError(undefined, { cause: error }) : error;
+        throw error instanceof ForeignKeyViolationError
+          ? new ReferencedRecordError(undefined, { cause: error })
+          : error;
       });
   }
 
   private readonly lookups: WriteLookups = {
-    recordInScope: async (target, id, scope) => (await this.context.run(() => referencedModel(this.context, target).count({ where: { id, ...scope } }))) > 0,
+    recordInScope: async (target, id, scope) =>
+      (await this.context.run(() => referencedModel(this.context, target).count({ where: { id, ...scope } }))) > 0,
     keyHeld: async (key, values, ownerId, exceptId) => {
-      const where = this.scoped({ ownerId }, [...key.map((name) => this.equals(name, values[name])), ...(exceptId ? [{ id: { [this.Op.ne]: exceptId } }] : [])]);
+      const where = this.scoped({ ownerId }, [
+        ...key.map((name) => this.equals(name, values[name])),
+        ...(exceptId ? [{ id: { [this.Op.ne]: exceptId } }] : []),
+      ]);
       return (await this.context.run(() => this.model.count({ where }))) > 0;
     },
   };

@@ -57,7 +57,9 @@ export class SqlDatabase implements Database {
     this.description = settings.description;
     this.sqliteFile = options.engine === 'sqlite' && !settings.inMemory;
     this.sqliteBudget = options.engine === 'sqlite' ? new SqliteStatementBudget(options.timeoutMs) : undefined;
-    this.sequelize = new Sequelize(this.sqliteBudget ? { ...settings.options, hooks: this.sqliteBudget.hooks() } : settings.options);
+    this.sequelize = new Sequelize(
+      this.sqliteBudget ? { ...settings.options, hooks: this.sqliteBudget.hooks() } : settings.options,
+    );
     this.directReads = new DirectReads(this.sequelize, options.engine);
     const context: SqlStoreContext = {
       sequelize: this.sequelize,
@@ -100,7 +102,9 @@ export class SqlDatabase implements Database {
   }
 
   async connect(): Promise<void> {
-    await connectWithRetry(() => this.ping(), this.description, this.logger, { attempts: this.options.connectAttempts });
+    await connectWithRetry(() => this.ping(), this.description, this.logger, {
+      attempts: this.options.connectAttempts,
+    });
     if (this.sqliteFile) await useWriteAheadLog(this.sequelize, this.logger);
     this.cleanup?.start();
   }
@@ -122,10 +126,13 @@ export class SqlDatabase implements Database {
   private async upToDate(): Promise<boolean> {
     try {
       const q = (name: string) => this.sequelize.getQueryInterface().quoteIdentifier(name);
-      const rows = await this.sequelize.query<{ name: string }>(`SELECT ${q('name')} AS ${q('name')} FROM ${q(MIGRATIONS_TABLE)}`, {
-        type: QueryTypes.SELECT,
-        logging: false,
-      });
+      const rows = await this.sequelize.query<{ name: string }>(
+        `SELECT ${q('name')} AS ${q('name')} FROM ${q(MIGRATIONS_TABLE)}`,
+        {
+          type: QueryTypes.SELECT,
+          logging: false,
+        },
+      );
       const applied = new Set(rows.map((row) => row.name));
       return this.migrations.every((migration) => applied.has(migration.name));
     } catch {
@@ -137,7 +144,13 @@ export class SqlDatabase implements Database {
   migrator(sequelize: Sequelize = this.sequelize): Migrator {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when a migration may run
     const { Migrator: MigratorClass } = require('./migrator') as typeof MigratorModule;
-    return new MigratorClass(sequelize, this.engine, this.migrations, this.logger, Math.max(60_000, this.options.timeoutMs * 6));
+    return new MigratorClass(
+      sequelize,
+      this.engine,
+      this.migrations,
+      this.logger,
+      Math.max(60_000, this.options.timeoutMs * 6),
+    );
   }
 
   /**
@@ -150,7 +163,10 @@ export class SqlDatabase implements Database {
     if (this.sqliteBudget) return this.sqliteBudget.unbudgeted(() => work(this.migrator()));
     const { url, engine, migrationTimeoutMs } = this.options;
     const settings = sqlConnectionSettings(url, engine, migrationTimeoutMs, this.logger);
-    const sequelize = new Sequelize({ ...settings.options, pool: { max: 2, min: 0, acquire: migrationTimeoutMs, idle: 10_000 } });
+    const sequelize = new Sequelize({
+      ...settings.options,
+      pool: { max: 2, min: 0, acquire: migrationTimeoutMs, idle: 10_000 },
+    });
     try {
       return await work(this.migrator(sequelize));
     } finally {
@@ -166,7 +182,8 @@ export class SqlDatabase implements Database {
   async checkSchema(): Promise<void> {
     const queryInterface = this.queryInterface();
     const problems: string[] = [];
-    for (const definition of inDependencyOrder(this.options.stores)) problems.push(...((await definition.checkRelational?.(queryInterface)) ?? []));
+    for (const definition of inDependencyOrder(this.options.stores))
+      problems.push(...((await definition.checkRelational?.(queryInterface)) ?? []));
     if (problems.length > 0) throw new SchemaDriftError(problems);
   }
 
@@ -176,7 +193,11 @@ export class SqlDatabase implements Database {
 
   poolStats(): PoolStats | undefined {
     // Sequelize keeps a sequelize-pool Pool for the networked engines; SQLite has no pool.
-    const pool = (this.sequelize.connectionManager as unknown as { pool?: Partial<Record<'using' | 'available' | 'waiting', number>> }).pool;
+    const pool = (
+      this.sequelize.connectionManager as unknown as {
+        pool?: Partial<Record<'using' | 'available' | 'waiting', number>>;
+      }
+    ).pool;
     if (this.engine === 'sqlite' || typeof pool?.using !== 'number') return undefined;
     return { used: pool.using, idle: pool.available ?? 0, pending: pool.waiting ?? 0 };
   }

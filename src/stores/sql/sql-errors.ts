@@ -4,16 +4,36 @@ import { CheckViolationError, DuplicateKeyError, ForeignKeyViolationError, Store
 /** Socket-level and server-state codes meaning "the database is not there right now", across the drivers. */
 const UNAVAILABLE_CODES = new Set([
   // Node sockets
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  'EAI_AGAIN',
   // mysql2
-  'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
   // tedious (SQL Server)
-  'ESOCKET', 'ETIMEOUT', 'ECLOSE', 'ECONNCLOSED', 'EINVALIDSTATE',
+  'ESOCKET',
+  'ETIMEOUT',
+  'ECLOSE',
+  'ECONNCLOSED',
+  'EINVALIDSTATE',
   // PostgreSQL SQLSTATEs: query canceled (statement_timeout), admin/crash shutdown, cannot connect now, too many connections
-  '57014', '57P01', '57P02', '57P03', '53300',
+  '57014',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
   // SQLite: the file is locked by another connection or process (transient; a retry succeeds once it is released);
   // a statement interrupted for running past the statement budget (statement-budget.ts)
-  'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_INTERRUPT',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_INTERRUPT',
   // MySQL: a SELECT past max_execution_time (the statement budget)
   'ER_QUERY_TIMEOUT',
 ]);
@@ -21,10 +41,12 @@ const UNAVAILABLE_CODES = new Set([
 /** MariaDB's errno for a statement past max_statement_time (mysql2 has no name for it), and MySQL's for max_execution_time. */
 const STATEMENT_TIMEOUT_ERRNOS = new Set([1969, 3024]);
 
-const UNAVAILABLE_MESSAGE = /connection terminated|connection (is )?closed|not queryable|query read timeout|timeout expired|connection lost|socket hang up/i;
+const UNAVAILABLE_MESSAGE =
+  /connection terminated|connection (is )?closed|not queryable|query read timeout|timeout expired|connection lost|socket hang up/i;
 
 function causeOf(error: unknown): { code?: unknown; message?: unknown } {
-  const original = (error as { original?: unknown; parent?: unknown }).original ?? (error as { parent?: unknown }).parent;
+  const original =
+    (error as { original?: unknown; parent?: unknown }).original ?? (error as { parent?: unknown }).parent;
   return (original ?? error ?? {}) as { code?: unknown; message?: unknown };
 }
 
@@ -50,7 +72,10 @@ function isDuplicate(error: unknown): boolean {
   const cause = causeOf(error) as { code?: unknown; errno?: unknown; number?: unknown; message?: unknown };
   if (cause.code === '23505' || cause.code === 'ER_DUP_ENTRY' || cause.errno === 1062) return true;
   if (cause.number === 2627 || cause.number === 2601) return true;
-  return cause.code === 'SQLITE_CONSTRAINT' && (cause.errno === 2067 || cause.errno === 1555 || /^SQLITE_CONSTRAINT: UNIQUE/.test(String(cause.message)));
+  return (
+    cause.code === 'SQLITE_CONSTRAINT' &&
+    (cause.errno === 2067 || cause.errno === 1555 || /^SQLITE_CONSTRAINT: UNIQUE/.test(String(cause.message)))
+  );
 }
 
 /** The kinds of constraint a SQL Server 547 can name, told by the constraint's name (below). */
@@ -84,7 +109,9 @@ function quotedNames(message: string): string[] {
  */
 export function isForeignKeyConflict(message: unknown): boolean {
   const text = typeof message === 'string' ? message : '';
-  const kind = quotedNames(text).map(constraintKindOf).find((found) => found !== undefined);
+  const kind = quotedNames(text)
+    .map(constraintKindOf)
+    .find((found) => found !== undefined);
   return kind ? kind === 'foreign key' : /\b(FOREIGN KEY|REFERENCE)\b/.test(text);
 }
 
@@ -97,7 +124,10 @@ function isForeignKeyViolation(error: unknown): boolean {
   const cause = causeOf(error) as { code?: unknown; errno?: unknown; number?: unknown; message?: unknown };
   if (cause.code === '23503' || cause.errno === 1451 || cause.errno === 1452) return true;
   if (cause.number === 547) return isForeignKeyConflict(cause.message);
-  return cause.code === 'SQLITE_CONSTRAINT' && (cause.errno === 787 || /^SQLITE_CONSTRAINT: FOREIGN KEY/.test(String(cause.message)));
+  return (
+    cause.code === 'SQLITE_CONSTRAINT' &&
+    (cause.errno === 787 || /^SQLITE_CONSTRAINT: FOREIGN KEY/.test(String(cause.message)))
+  );
 }
 
 /**
@@ -106,10 +136,20 @@ function isForeignKeyViolation(error: unknown): boolean {
  * SQLITE_CONSTRAINT_CHECK (275). The constraint's name, where the driver gives it or the message quotes it.
  */
 function checkViolation(error: unknown): CheckViolationError | undefined {
-  const cause = causeOf(error) as { code?: unknown; errno?: unknown; number?: unknown; message?: unknown; constraint?: unknown };
+  const cause = causeOf(error) as {
+    code?: unknown;
+    errno?: unknown;
+    number?: unknown;
+    message?: unknown;
+    constraint?: unknown;
+  };
   const message = String(cause.message ?? '');
   const held =
-    cause.code === '23514' || cause.errno === 4025 || cause.errno === 3819 || (cause.number === 547 && !isForeignKeyConflict(cause.message)) || (cause.code === 'SQLITE_CONSTRAINT' && (cause.errno === 275 || /^SQLITE_CONSTRAINT: CHECK/.test(message)));
+    cause.code === '23514' ||
+    cause.errno === 4025 ||
+    cause.errno === 3819 ||
+    (cause.number === 547 && !isForeignKeyConflict(cause.message)) ||
+    (cause.code === 'SQLITE_CONSTRAINT' && (cause.errno === 275 || /^SQLITE_CONSTRAINT: CHECK/.test(message)));
   if (!held) return undefined;
   const named = typeof cause.constraint === 'string' ? cause.constraint : /(\w+_check)\b/.exec(message)?.[1];
   return new CheckViolationError(named, { cause: error });

@@ -27,9 +27,16 @@ export async function useWriteAheadLog(sequelize: Sequelize, logger: Logger): Pr
   } catch (error) {
     // The switch needs the file to itself for a moment (another process mid-transaction: SQLITE_BUSY). The
     // service is correct in either mode, so it starts, and the next start switches.
-    logger.warn({ err: error }, 'sqlite could not switch to write-ahead-log mode now: readers and writers block each other');
+    logger.warn(
+      { err: error },
+      'sqlite could not switch to write-ahead-log mode now: readers and writers block each other',
+    );
     return;
   }
   // SQLite answers with the mode it is in: the old one when it cannot switch (a file system without shared memory).
-  if (mode.toLowerCase() !== 'wal') logger.warn({ journalMode: mode }, 'sqlite stays out of write-ahead-log mode: readers and writers block each other');
+  if (mode.toLowerCase() !== 'wal')
+    logger.warn(
+      { journalMode: mode },
+      'sqlite stays out of write-ahead-log mode: readers and writers block each other',
+    );
 }

@@ -24,7 +24,10 @@ interface OtlpAttribute {
 interface OtlpJson {
   resourceSpans?: {
     resource?: { attributes?: OtlpAttribute[] };
-    scopeSpans?: { scope?: { name?: string }; spans?: (Omit<ReceivedSpan, 'attributes' | 'scope' | 'serviceName'> & { attributes?: OtlpAttribute[] })[] }[];
+    scopeSpans?: {
+      scope?: { name?: string };
+      spans?: (Omit<ReceivedSpan, 'attributes' | 'scope' | 'serviceName'> & { attributes?: OtlpAttribute[] })[];
+    }[];
   }[];
 }
 
@@ -53,7 +56,12 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
           const serviceName = attributes(resourceSpans.resource?.attributes)['service.name'] as string | undefined;
           for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
             for (const span of scopeSpans.spans ?? []) {
-              spans.push({ ...span, scope: scopeSpans.scope?.name ?? '', serviceName, attributes: attributes(span.attributes) });
+              spans.push({
+                ...span,
+                scope: scopeSpans.scope?.name ?? '',
+                serviceName,
+                attributes: attributes(span.attributes),
+              });
             }
           }
         }

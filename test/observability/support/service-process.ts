@@ -40,19 +40,29 @@ function waitFor<T>(
       }
       if (child.exitCode !== null || Date.now() - started > timeoutMs) {
         clearInterval(timer);
-        reject(new Error(`service process: no ${what} (exit code ${child.exitCode}); stdout: ${JSON.stringify(lines).slice(0, 2000)}`));
+        reject(
+          new Error(
+            `service process: no ${what} (exit code ${child.exitCode}); stdout: ${JSON.stringify(lines).slice(0, 2000)}`,
+          ),
+        );
       }
     }, 20);
   });
 }
 
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('OTEL_') && name !== 'METRICS_PORT'));
-  const child = spawn(process.execPath, ['--require', join(__dirname, 'report-loaded-modules.cjs'), '--import', 'tsx', join(ROOT, 'src', 'server.ts')], {
-    cwd: ROOT,
-    env: { ...inherited, NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', ...TEST_SECRETS, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('OTEL_') && name !== 'METRICS_PORT'),
+  );
+  const child = spawn(
+    process.execPath,
+    ['--require', join(__dirname, 'report-loaded-modules.cjs'), '--import', 'tsx', join(ROOT, 'src', 'server.ts')],
+    {
+      cwd: ROOT,
+      env: { ...inherited, NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', ...TEST_SECRETS, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const lines: Record<string, unknown>[] = [];
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -66,7 +76,14 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let port: number;
   try {
-    port = await waitFor('listening line', lines, 0, child, (line) => (line.msg === 'listening' ? Number(line.port) : undefined), 30_000);
+    port = await waitFor(
+      'listening line',
+      lines,
+      0,
+      child,
+      (line) => (line.msg === 'listening' ? Number(line.port) : undefined),
+      30_000,
+    );
   } catch (error) {
     child.kill('SIGKILL');
     throw new Error(`${(error as Error).message}\nstderr: ${stderr.slice(0, 2000)}`, { cause: error });

@@ -31,7 +31,10 @@ const NOT_ENVELOPE = /^\/api\/probe\/boom$|^\/openapi\.json$|^\/docs(\/|$)/;
 export async function startLiveApp(env: Record<string, string> = {}): Promise<LiveApp> {
   const gate = new Gate();
   gate.open(); // the probe's /slow route answers at once here
-  const t = await buildTestApp({ modules: [...modules, probeModule(gate)], env: { AUTH_RATE_LIMIT_MAX: '1000000000', ...env } });
+  const t = await buildTestApp({
+    modules: [...modules, probeModule(gate)],
+    env: { AUTH_RATE_LIMIT_MAX: '1000000000', ...env },
+  });
   const server = createHttpServer(t.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -8,5 +8,8 @@ export type { Answer };
  */
 export function assertWellFormed(res: Answer, method: string): void {
   const problem = res.status >= 500 ? 'a server error' : envelopeProblem(res, method);
-  if (problem) throw new Error(`${method} answered ${res.status} with ${problem}: ${JSON.stringify(res.text ?? '').slice(0, 300)}`);
+  if (problem)
+    throw new Error(
+      `${method} answered ${res.status} with ${problem}: ${JSON.stringify(res.text ?? '').slice(0, 300)}`,
+    );
 }

@@ -13,8 +13,14 @@ export const addRefreshTokenFamilies: SqlMigration = {
   async up(queryInterface) {
     const DataTypes = dataTypesOf(queryInterface);
     // Each step may run again (a retry after a failure on an engine without transactional DDL).
-    await addColumnIfMissing(queryInterface, 'refresh_tokens', 'family_id', { type: DataTypes.STRING(64), allowNull: true });
-    await addColumnIfMissing(queryInterface, 'refresh_tokens', 'retired_at', { type: millisecondTimestamp(queryInterface), allowNull: true });
+    await addColumnIfMissing(queryInterface, 'refresh_tokens', 'family_id', {
+      type: DataTypes.STRING(64),
+      allowNull: true,
+    });
+    await addColumnIfMissing(queryInterface, 'refresh_tokens', 'retired_at', {
+      type: millisecondTimestamp(queryInterface),
+      allowNull: true,
+    });
     await queryInterface.sequelize.query('UPDATE refresh_tokens SET family_id = token WHERE family_id IS NULL');
     await addIndexIfMissing(queryInterface, 'refresh_tokens', ['family_id'], 'refresh_tokens_family_id');
   },

@@ -10,7 +10,11 @@ export const addUserSessionVersion: SqlMigration = {
   name: '0004-user-session-version',
   async up(queryInterface) {
     const DataTypes = dataTypesOf(queryInterface);
-    await addColumnIfMissing(queryInterface, 'users', 'session_version', { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 });
+    await addColumnIfMissing(queryInterface, 'users', 'session_version', {
+      type: DataTypes.INTEGER,
+      allowNull: false,
+      defaultValue: 0,
+    });
   },
   async down(queryInterface) {
     await dropFieldColumn(queryInterface, 'users', 'session_version'); // not removeColumn: on SQLite that rebuilds the table without its indexes

@@ -12,7 +12,11 @@ export const addUsersEmailVerified: SqlMigration = {
   async up(queryInterface) {
     const DataTypes = dataTypesOf(queryInterface);
     // Both steps may run twice (MySQL DDL is not transactional): the service serves nobody before migrations end.
-    await addColumnIfMissing(queryInterface, 'users', 'email_verified', { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false });
+    await addColumnIfMissing(queryInterface, 'users', 'email_verified', {
+      type: DataTypes.BOOLEAN,
+      allowNull: false,
+      defaultValue: false,
+    });
     await queryInterface.bulkUpdate('users', { email_verified: true }, {});
   },
   async down(queryInterface) {

@@ -34,7 +34,10 @@ export const createPasskeys: SqlMigration = {
         public_key: { type: bytes(queryInterface, 'max'), allowNull: false },
         counter: { type: DataTypes.BIGINT, allowNull: false, defaultValue: 0 },
         transports: { type: DataTypes.STRING(100), allowNull: false, defaultValue: '' },
-        name: { type: `${queryInterface.sequelize.getDialect() === 'mssql' ? 'NVARCHAR' : 'VARCHAR'}(64)`, allowNull: false },
+        name: {
+          type: `${queryInterface.sequelize.getDialect() === 'mssql' ? 'NVARCHAR' : 'VARCHAR'}(64)`,
+          allowNull: false,
+        },
         created_at: { type: millisecondTimestamp(queryInterface), allowNull: false },
         last_used_at: { type: millisecondTimestamp(queryInterface), allowNull: true },
       },

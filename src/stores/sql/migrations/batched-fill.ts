@@ -29,17 +29,32 @@ interface Row {
 }
 
 /** MySQL/MariaDB compare a derived table's text in the connection's collation: the columns' own are named in the join, so the primary key serves it. */
-async function collationsOf(queryInterface: QueryInterface, table: string, columns: string[]): Promise<Map<string, string>> {
-  const rows = await select(queryInterface, 'SELECT COLUMN_NAME AS `name`, COLLATION_NAME AS `collation` FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = :table AND COLUMN_NAME IN (:columns)', { table, columns });
+async function collationsOf(
+  queryInterface: QueryInterface,
+  table: string,
+  columns: string[],
+): Promise<Map<string, string>> {
+  const rows = await select(
+    queryInterface,
+    'SELECT COLUMN_NAME AS `name`, COLLATION_NAME AS `collation` FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = :table AND COLUMN_NAME IN (:columns)',
+    { table, columns },
+  );
   return new Map(rows.filter((row) => row.collation != null).map((row) => [String(row.name), String(row.collation)]));
 }
 
 /** The one statement that writes a batch: the rows joined to their values by id and the value read. */
-function updateStatement(queryInterface: QueryInterface, fill: ColumnFill, rows: Row[], collations: Map<string, string>): string {
+function updateStatement(
+  queryInterface: QueryInterface,
+  fill: ColumnFill,
+  rows: Row[],
+  collations: Map<string, string>,
+): string {
   const { sequelize } = queryInterface;
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
   const [table, id, source, target] = [quote(fill.table), quote('id'), quote(fill.source), quote(fill.target)];
-  const tuples = rows.map((row) => `(${[row.id, row.value, row.computed].map((value) => sequelize.escape(value as never)).join(', ')})`).join(', ');
+  const tuples = rows
+    .map((row) => `(${[row.id, row.value, row.computed].map((value) => sequelize.escape(value as never)).join(', ')})`)
+    .join(', ');
   switch (sequelize.getDialect()) {
     case 'postgres':
       return `UPDATE ${table} SET ${target} = v.computed FROM (VALUES ${tuples}) AS v(id, value, computed) WHERE ${table}.${id} = v.id AND ${table}.${source} = v.value AND ${table}.${target} IS NULL`;
@@ -48,7 +63,12 @@ function updateStatement(queryInterface: QueryInterface, fill: ColumnFill, rows:
     case 'mysql':
     case 'mariadb': {
       const collate = (column: string) => (collations.has(column) ? ` COLLATE ${collations.get(column)!}` : '');
-      const derived = rows.map((row, index) => `SELECT ${[row.id, row.value, row.computed].map((value, at) => `${sequelize.escape(value as never)}${index === 0 ? ` AS ${['id', 'value', 'computed'][at]}` : ''}`).join(', ')}`).join(' UNION ALL ');
+      const derived = rows
+        .map(
+          (row, index) =>
+            `SELECT ${[row.id, row.value, row.computed].map((value, at) => `${sequelize.escape(value as never)}${index === 0 ? ` AS ${['id', 'value', 'computed'][at]}` : ''}`).join(', ')}`,
+        )
+        .join(' UNION ALL ');
       return `UPDATE ${table} AS r JOIN (${derived}) AS v ON r.${id} = v.id${collate('id')} AND r.${source} = v.value${collate(fill.source)} SET r.${target} = v.computed WHERE r.${target} IS NULL`;
     }
     default:
@@ -61,19 +81,35 @@ function updateStatement(queryInterface: QueryInterface, fill: ColumnFill, rows:
  * committed as it is written (outside a transaction); returns the rows read. Run again after an
  * interruption, it goes on with the rows left.
  */
-export async function fillInBatches(queryInterface: QueryInterface, fill: ColumnFill, batch = FILL_BATCH): Promise<number> {
+export async function fillInBatches(
+  queryInterface: QueryInterface,
+  fill: ColumnFill,
+  batch = FILL_BATCH,
+): Promise<number> {
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
   const mssql = queryInterface.sequelize.getDialect() === 'mssql';
   const dialect = queryInterface.sequelize.getDialect();
-  const collations = dialect === 'mysql' || dialect === 'mariadb' ? await collationsOf(queryInterface, fill.table, ['id', fill.source]) : new Map<string, string>();
+  const collations =
+    dialect === 'mysql' || dialect === 'mariadb'
+      ? await collationsOf(queryInterface, fill.table, ['id', fill.source])
+      : new Map<string, string>();
   let after: unknown;
   let read = 0;
   for (;;) {
     const from = `${quote(fill.table)} WHERE ${quote(fill.target)} IS NULL AND ${quote(fill.source)} IS NOT NULL${after === undefined ? '' : ` AND ${quote('id')} > :after`} ORDER BY ${quote('id')}`;
-    const sql = mssql ? `SELECT TOP ${batch} ${quote('id')} AS id, ${quote(fill.source)} AS value FROM ${from}` : `SELECT ${quote('id')} AS id, ${quote(fill.source)} AS value FROM ${from} LIMIT ${batch}`;
+    const sql = mssql
+      ? `SELECT TOP ${batch} ${quote('id')} AS id, ${quote(fill.source)} AS value FROM ${from}`
+      : `SELECT ${quote('id')} AS id, ${quote(fill.source)} AS value FROM ${from} LIMIT ${batch}`;
     const rows = await select(queryInterface, sql, after === undefined ? {} : { after });
     if (rows.length === 0) return read;
-    await queryInterface.sequelize.query(updateStatement(queryInterface, fill, rows.map((row) => ({ id: row.id, value: row.value, computed: fill.compute(row.value) })), collations));
+    await queryInterface.sequelize.query(
+      updateStatement(
+        queryInterface,
+        fill,
+        rows.map((row) => ({ id: row.id, value: row.value, computed: fill.compute(row.value) })),
+        collations,
+      ),
+    );
     read += rows.length;
     if (rows.length < batch) return read;
     after = rows[rows.length - 1]!.id;

@@ -17,7 +17,9 @@ type Dialect = 'sqlite' | 'postgres' | 'mysql' | 'mariadb' | 'mssql';
 
 /** The column a constraint named by checkConstraintName belongs to, or undefined for another name. */
 export function checkedColumn(table: string, constraint: string): string | undefined {
-  return constraint.startsWith(`${table}_`) && constraint.endsWith('_check') ? constraint.slice(table.length + 1, -'_check'.length) : undefined;
+  return constraint.startsWith(`${table}_`) && constraint.endsWith('_check')
+    ? constraint.slice(table.length + 1, -'_check'.length)
+    : undefined;
 }
 
 /** The rules this engine's CHECK can hold (pattern only where it has regular expressions). */
@@ -47,11 +49,13 @@ export function checkExpression(dialect: string, quotedColumn: string, rules: Fi
   const engine = dialect as Dialect;
   const held = heldRules(dialect, rules);
   const parts: string[] = [];
-  if (held.enum) parts.push(`${quotedColumn} IN (${held.enum.map((value) => stringLiteral(engine, value)).join(', ')})`);
+  if (held.enum)
+    parts.push(`${quotedColumn} IN (${held.enum.map((value) => stringLiteral(engine, value)).join(', ')})`);
   if (held.minimum !== undefined) parts.push(`${quotedColumn} >= ${held.minimum}`);
   if (held.maximum !== undefined) parts.push(`${quotedColumn} <= ${held.maximum}`);
   if (held.minLength !== undefined) parts.push(LENGTH[engine](quotedColumn, held.minLength));
-  if (held.pattern !== undefined) parts.push(`${quotedColumn} ${engine === 'postgres' ? '~' : 'REGEXP'} ${stringLiteral(engine, held.pattern)}`);
+  if (held.pattern !== undefined)
+    parts.push(`${quotedColumn} ${engine === 'postgres' ? '~' : 'REGEXP'} ${stringLiteral(engine, held.pattern)}`);
   return parts.length === 0 ? undefined : parts.map((part) => `(${part})`).join(' AND ');
 }
 
@@ -59,7 +63,9 @@ export function checkExpression(dialect: string, quotedColumn: string, rules: Fi
 export async function checkConstraintsOf(queryInterface: QueryInterface, table: string): Promise<Map<string, string>> {
   const dialect = queryInterface.sequelize.getDialect();
   if (dialect === 'sqlite') {
-    const [row] = await select(queryInterface, `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = :table`, { table });
+    const [row] = await select(queryInterface, `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = :table`, {
+      table,
+    });
     const found = new Map<string, string>();
     for (const part of row ? partsOf(String(row.sql)) : []) {
       const match = /^CONSTRAINT [`"[]?(\w+)[`"\]]? CHECK \((.*)\)$/s.exec(part);
@@ -73,7 +79,8 @@ export async function checkConstraintsOf(queryInterface: QueryInterface, table: 
     mysql:
       'SELECT c.CONSTRAINT_NAME AS `name`, c.CHECK_CLAUSE AS `definition` FROM information_schema.CHECK_CONSTRAINTS c JOIN information_schema.TABLE_CONSTRAINTS t ' +
       "ON t.CONSTRAINT_SCHEMA = c.CONSTRAINT_SCHEMA AND t.CONSTRAINT_NAME = c.CONSTRAINT_NAME AND t.CONSTRAINT_TYPE = 'CHECK' WHERE c.CONSTRAINT_SCHEMA = DATABASE() AND t.TABLE_NAME = :table",
-    mssql: 'SELECT name AS [name], definition AS [definition] FROM sys.check_constraints WHERE parent_object_id = OBJECT_ID(:table)',
+    mssql:
+      'SELECT name AS [name], definition AS [definition] FROM sys.check_constraints WHERE parent_object_id = OBJECT_ID(:table)',
   };
   const rows = await select(queryInterface, sql[dialect === 'mariadb' ? 'mysql' : dialect]!, { table });
   return new Map(rows.map((row) => [String(row.name), String(row.definition)]));
@@ -92,7 +99,9 @@ export function checkSignature(definition: string): string {
   });
   const unquoted = rest.replace(/[`"[][^`"\]]*[`"\]]/g, ' ').replace(/[A-Za-z_][A-Za-z0-9_$]*/g, ' ');
   for (const match of unquoted.matchAll(/-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g)) literals.push(match[0]);
-  return literals.map((literal) => (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(literal) ? String(Number(literal)) : literal)).join('|');
+  return literals
+    .map((literal) => (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(literal) ? String(Number(literal)) : literal))
+    .join('|');
 }
 
 function constraintPart(queryInterface: QueryInterface, name: string, expression: string): string {
@@ -102,16 +111,30 @@ function constraintPart(queryInterface: QueryInterface, name: string, expression
 const isConstraint = (part: string, name: string) => new RegExp(`^CONSTRAINT [\`"[]?${name}[\`"\\]]?\\s`).test(part);
 
 /** Makes the table's constraint `name` say `expression` (none: no constraint), the old one dropped first. */
-async function replaceNamedCheck(queryInterface: QueryInterface, table: string, name: string, expression: string | undefined): Promise<void> {
+async function replaceNamedCheck(
+  queryInterface: QueryInterface,
+  table: string,
+  name: string,
+  expression: string | undefined,
+): Promise<void> {
   const exists = (await checkConstraintsOf(queryInterface, table)).has(name);
   if (queryInterface.sequelize.getDialect() === 'sqlite') {
     if (!exists && !expression) return;
-    await rebuildSqlite(queryInterface, table, (parts) => [...parts.filter((part) => !isConstraint(part, name)), ...(expression ? [constraintPart(queryInterface, name, expression)] : [])]);
+    await rebuildSqlite(queryInterface, table, (parts) => [
+      ...parts.filter((part) => !isConstraint(part, name)),
+      ...(expression ? [constraintPart(queryInterface, name, expression)] : []),
+    ]);
     return;
   }
   const quotedTable = queryInterface.quoteIdentifier(table);
-  if (exists) await queryInterface.sequelize.query(`ALTER TABLE ${quotedTable} DROP CONSTRAINT ${queryInterface.quoteIdentifier(name)}`);
-  if (expression) await queryInterface.sequelize.query(`ALTER TABLE ${quotedTable} ADD ${constraintPart(queryInterface, name, expression)}`);
+  if (exists)
+    await queryInterface.sequelize.query(
+      `ALTER TABLE ${quotedTable} DROP CONSTRAINT ${queryInterface.quoteIdentifier(name)}`,
+    );
+  if (expression)
+    await queryInterface.sequelize.query(
+      `ALTER TABLE ${quotedTable} ADD ${constraintPart(queryInterface, name, expression)}`,
+    );
 }
 
 /**
@@ -119,8 +142,17 @@ async function replaceNamedCheck(queryInterface: QueryInterface, table: string, 
  * added, which refuses while a row breaks it. Run by createResourceTable, addFieldColumns and the
  * migrations `npm run new:field` writes for a rule change (setFieldRules).
  */
-export async function replaceCheckConstraint(queryInterface: QueryInterface, table: string, column: string, rules: FieldRules): Promise<void> {
-  const expression = checkExpression(queryInterface.sequelize.getDialect(), queryInterface.quoteIdentifier(column), rules);
+export async function replaceCheckConstraint(
+  queryInterface: QueryInterface,
+  table: string,
+  column: string,
+  rules: FieldRules,
+): Promise<void> {
+  const expression = checkExpression(
+    queryInterface.sequelize.getDialect(),
+    queryInterface.quoteIdentifier(column),
+    rules,
+  );
   await replaceNamedCheck(queryInterface, table, checkConstraintName(table, column), expression);
 }
 
@@ -142,7 +174,10 @@ export function crossCheckExpression(queryInterface: QueryInterface, check: Fiel
  */
 export function crossCheckSignature(definition: string): string {
   const uncast = definition.toLowerCase().replace(/::[a-z_]+(?: [a-z_]+)*(?:\(\d+(?:,\s*\d+)?\))?/g, '');
-  return uncast.replace(/^\s*check\b/, '').replace(/[`"[\]()\s]/g, '').replace(/!=/g, '<>');
+  return uncast
+    .replace(/^\s*check\b/, '')
+    .replace(/[`"[\]()\s]/g, '')
+    .replace(/!=/g, '<>');
 }
 
 /**
@@ -153,9 +188,15 @@ export function crossCheckSignature(definition: string): string {
 export async function addFieldCheck(queryInterface: QueryInterface, table: string, text: string): Promise<void> {
   const check = columnCheck(text);
   const expression = crossCheckExpression(queryInterface, check);
-  const [row] = await select(queryInterface, `SELECT COUNT(*) AS ${queryInterface.quoteIdentifier('breaking')} FROM ${queryInterface.quoteIdentifier(table)} WHERE NOT (${expression})`);
+  const [row] = await select(
+    queryInterface,
+    `SELECT COUNT(*) AS ${queryInterface.quoteIdentifier('breaking')} FROM ${queryInterface.quoteIdentifier(table)} WHERE NOT (${expression})`,
+  );
   const breaking = Number(row?.breaking ?? 0);
-  if (breaking > 0) throw new Error(`${breaking} row${breaking === 1 ? '' : 's'} of ${table} break ${check.text}: change them first, then run the migration again`);
+  if (breaking > 0)
+    throw new Error(
+      `${breaking} row${breaking === 1 ? '' : 's'} of ${table} break ${check.text}: change them first, then run the migration again`,
+    );
   await replaceNamedCheck(queryInterface, table, crossCheckName(table, check), expression);
 }
 
@@ -165,11 +206,19 @@ export async function removeFieldCheck(queryInterface: QueryInterface, table: st
 }
 
 /** How many rows hold a value the rules refuse (null is the column's nullability's business). */
-export async function countBreakingRows(queryInterface: QueryInterface, table: string, column: string, rules: FieldRules): Promise<number> {
+export async function countBreakingRows(
+  queryInterface: QueryInterface,
+  table: string,
+  column: string,
+  rules: FieldRules,
+): Promise<number> {
   const quoted = queryInterface.quoteIdentifier(column);
   const expression = checkExpression(queryInterface.sequelize.getDialect(), quoted, rules);
   if (!expression) return 0;
-  const [row] = await select(queryInterface, `SELECT COUNT(*) AS ${queryInterface.quoteIdentifier('breaking')} FROM ${queryInterface.quoteIdentifier(table)} WHERE ${quoted} IS NOT NULL AND NOT (${expression})`);
+  const [row] = await select(
+    queryInterface,
+    `SELECT COUNT(*) AS ${queryInterface.quoteIdentifier('breaking')} FROM ${queryInterface.quoteIdentifier(table)} WHERE ${quoted} IS NOT NULL AND NOT (${expression})`,
+  );
   return Number(row?.breaking ?? 0);
 }
 
@@ -178,9 +227,17 @@ export async function countBreakingRows(queryInterface: QueryInterface, table: s
  * writes): the rows breaking the new rules are counted first, and a non-zero count refuses the change,
  * naming it, before anything is altered.
  */
-export async function setFieldRules(queryInterface: QueryInterface, table: string, column: string, rules: FieldRules): Promise<void> {
+export async function setFieldRules(
+  queryInterface: QueryInterface,
+  table: string,
+  column: string,
+  rules: FieldRules,
+): Promise<void> {
   const breaking = await countBreakingRows(queryInterface, table, column, rules);
-  if (breaking > 0) throw new Error(`${breaking} row${breaking === 1 ? '' : 's'} of ${table} hold a ${column} that is not ${allowedInWords(rules)}: change them first, then run the migration again`);
+  if (breaking > 0)
+    throw new Error(
+      `${breaking} row${breaking === 1 ? '' : 's'} of ${table} hold a ${column} that is not ${allowedInWords(rules)}: change them first, then run the migration again`,
+    );
   await replaceCheckConstraint(queryInterface, table, column, rules);
 }
 
@@ -189,23 +246,34 @@ export async function setFieldRules(queryInterface: QueryInterface, table: strin
  * expression already): PostgreSQL RENAME CONSTRAINT, SQL Server sp_rename, MySQL/MariaDB drop and add with
  * the clause as the server now shows it, SQLite a rebuild with the definition renamed.
  */
-export async function renameCheckConstraint(queryInterface: QueryInterface, table: string, from: string, to: string): Promise<void> {
+export async function renameCheckConstraint(
+  queryInterface: QueryInterface,
+  table: string,
+  from: string,
+  to: string,
+): Promise<void> {
   const [before, after] = [checkConstraintName(table, from), checkConstraintName(table, to)];
   const clause = (await checkConstraintsOf(queryInterface, table)).get(before);
   if (clause === undefined) return;
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
   switch (queryInterface.sequelize.getDialect()) {
     case 'sqlite':
-      await rebuildSqlite(queryInterface, table, (parts) => parts.map((part) => (isConstraint(part, before) ? constraintPart(queryInterface, after, clause) : part)));
+      await rebuildSqlite(queryInterface, table, (parts) =>
+        parts.map((part) => (isConstraint(part, before) ? constraintPart(queryInterface, after, clause) : part)),
+      );
       return;
     case 'postgres':
-      await queryInterface.sequelize.query(`ALTER TABLE ${quote(table)} RENAME CONSTRAINT ${quote(before)} TO ${quote(after)}`);
+      await queryInterface.sequelize.query(
+        `ALTER TABLE ${quote(table)} RENAME CONSTRAINT ${quote(before)} TO ${quote(after)}`,
+      );
       return;
     case 'mssql':
       await queryInterface.sequelize.query(`EXEC sp_rename N'${before}', N'${after}', N'OBJECT'`);
       return;
     default:
       await queryInterface.sequelize.query(`ALTER TABLE ${quote(table)} DROP CONSTRAINT ${quote(before)}`);
-      await queryInterface.sequelize.query(`ALTER TABLE ${quote(table)} ADD ${constraintPart(queryInterface, after, clause)}`);
+      await queryInterface.sequelize.query(
+        `ALTER TABLE ${quote(table)} ADD ${constraintPart(queryInterface, after, clause)}`,
+      );
   }
 }

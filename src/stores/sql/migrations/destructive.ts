@@ -14,9 +14,12 @@ export async function dataAtRisk(queryInterface: QueryInterface, destroys: reado
     if (!(await queryInterface.tableExists(table))) continue;
     if (column !== undefined && !(column in (await queryInterface.describeTable(table)))) continue;
     const where = column === undefined ? '' : ` WHERE ${quote(column)} IS NOT NULL`;
-    const sql = mssql ? `SELECT TOP 1 1 AS ${quote('held')} FROM ${quote(table)}${where}` : `SELECT 1 AS ${quote('held')} FROM ${quote(table)}${where} LIMIT 1`;
+    const sql = mssql
+      ? `SELECT TOP 1 1 AS ${quote('held')} FROM ${quote(table)}${where}`
+      : `SELECT 1 AS ${quote('held')} FROM ${quote(table)}${where} LIMIT 1`;
     const [rows] = await queryInterface.sequelize.query(sql);
-    if ((rows as unknown[]).length > 0) held.push(column === undefined ? `table ${table} (rows)` : `column ${table}.${column} (values)`);
+    if ((rows as unknown[]).length > 0)
+      held.push(column === undefined ? `table ${table} (rows)` : `column ${table}.${column} (values)`);
   }
   return held;
 }

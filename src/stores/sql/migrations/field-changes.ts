@@ -18,14 +18,25 @@ type Default = string | number | boolean | Date | null;
  * SQLite cannot change a column's default without rebuilding the table: there the column keeps the
  * default it was created with, and the store, which fills every default on create, is what applies it.
  */
-export async function setFieldDefault(queryInterface: QueryInterface, table: string, column: string, value: Default, shadows: { caseInsensitive?: boolean; search?: boolean } = {}): Promise<void> {
+export async function setFieldDefault(
+  queryInterface: QueryInterface,
+  table: string,
+  column: string,
+  value: Default,
+  shadows: { caseInsensitive?: boolean; search?: boolean } = {},
+): Promise<void> {
   const shadowValue = (folding: (text: string) => string) => (typeof value === 'string' ? folding(value) : value);
   await setColumnDefault(queryInterface, table, column, value);
   if (shadows.caseInsensitive) await setColumnDefault(queryInterface, table, foldedColumnOf(column), shadowValue(fold));
   if (shadows.search) await setColumnDefault(queryInterface, table, searchColumnOf(column), shadowValue(foldForSearch));
 }
 
-async function setColumnDefault(queryInterface: QueryInterface, table: string, column: string, value: Default): Promise<void> {
+async function setColumnDefault(
+  queryInterface: QueryInterface,
+  table: string,
+  column: string,
+  value: Default,
+): Promise<void> {
   const { sequelize } = queryInterface;
   const [quotedTable, quotedColumn] = [queryInterface.quoteIdentifier(table), queryInterface.quoteIdentifier(column)];
   const literal = value === null ? null : sequelize.escape(value as never);
@@ -33,14 +44,19 @@ async function setColumnDefault(queryInterface: QueryInterface, table: string, c
     case 'postgres':
     case 'mysql':
     case 'mariadb':
-      await sequelize.query(`ALTER TABLE ${quotedTable} ALTER COLUMN ${quotedColumn} ${literal === null ? 'DROP DEFAULT' : `SET DEFAULT ${literal}`}`);
+      await sequelize.query(
+        `ALTER TABLE ${quotedTable} ALTER COLUMN ${quotedColumn} ${literal === null ? 'DROP DEFAULT' : `SET DEFAULT ${literal}`}`,
+      );
       return;
     case 'mssql': {
       // A column has at most one default constraint, whatever its name (system-named when made inline): the
       // catalog's is dropped, then ours added.
       const { defaults } = await columnDependants(queryInterface, table, [column]);
       await dropDependants(queryInterface, table, { ...NO_DEPENDANTS, defaults });
-      if (literal !== null) await sequelize.query(`ALTER TABLE ${quotedTable} ADD CONSTRAINT ${queryInterface.quoteIdentifier(`DF_${table}_${column}`)} DEFAULT ${literal} FOR ${quotedColumn}`);
+      if (literal !== null)
+        await sequelize.query(
+          `ALTER TABLE ${quotedTable} ADD CONSTRAINT ${queryInterface.quoteIdentifier(`DF_${table}_${column}`)} DEFAULT ${literal} FOR ${quotedColumn}`,
+        );
       return;
     }
     default:
@@ -54,10 +70,23 @@ async function setColumnDefault(queryInterface: QueryInterface, table: string, c
  * they go and resume where they stopped (batched-fill.ts): its migration says `transaction: false`. A row
  * is updated only if it still holds the text that was folded, as on MongoDB (document-migrations.ts).
  */
-export async function addSearchColumn(queryInterface: QueryInterface, table: string, column: string, field: { kind: 'string' | 'text'; maxLength?: number }): Promise<void> {
+export async function addSearchColumn(
+  queryInterface: QueryInterface,
+  table: string,
+  column: string,
+  field: { kind: 'string' | 'text'; maxLength?: number },
+): Promise<void> {
   const c = await fieldColumns(queryInterface);
-  const built = field.kind === 'string' ? c.string(column, { optional: true, search: true, maxLength: field.maxLength }) : c.text(column, { optional: true, search: true });
+  const built =
+    field.kind === 'string'
+      ? c.string(column, { optional: true, search: true, maxLength: field.maxLength })
+      : c.text(column, { optional: true, search: true });
   const shadow = searchColumnOf(column);
   await addColumnIfMissing(queryInterface, table, shadow, built[shadow]!);
-  await fillInBatches(queryInterface, { table, source: column, target: shadow, compute: (value) => foldForSearch(String(value)) });
+  await fillInBatches(queryInterface, {
+    table,
+    source: column,
+    target: shadow,
+    compute: (value) => foldForSearch(String(value)),
+  });
 }

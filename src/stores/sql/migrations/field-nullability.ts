@@ -11,19 +11,29 @@ import { select } from './table-schema';
 
 export class RowsWithoutValueError extends Error {
   constructor(table: string, column: string, count: number) {
-    super(`cannot make ${table}.${column} required: ${count} rows hold no value for it; give them one (a migration of your own, or by hand), then run the migrations again`);
+    super(
+      `cannot make ${table}.${column} required: ${count} rows hold no value for it; give them one (a migration of your own, or by hand), then run the migrations again`,
+    );
     this.name = 'RowsWithoutValueError';
   }
 }
 
 async function nullCount(queryInterface: QueryInterface, table: string, column: string): Promise<number> {
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
-  const [row] = await select(queryInterface, `SELECT COUNT(*) AS ${quote('count')} FROM ${quote(table)} WHERE ${quote(column)} IS NULL`);
+  const [row] = await select(
+    queryInterface,
+    `SELECT COUNT(*) AS ${quote('count')} FROM ${quote(table)} WHERE ${quote(column)} IS NULL`,
+  );
   return Number(row?.count ?? 0);
 }
 
 /** MySQL/MariaDB restate the whole column in MODIFY: its type, character set and collation, and default, as the server has them. */
-async function modifyMysql(queryInterface: QueryInterface, table: string, column: string, required: boolean): Promise<void> {
+async function modifyMysql(
+  queryInterface: QueryInterface,
+  table: string,
+  column: string,
+  required: boolean,
+): Promise<void> {
   const [row] = await select(
     queryInterface,
     'SELECT COLUMN_TYPE AS `type`, CHARACTER_SET_NAME AS `charset`, COLLATION_NAME AS `collation`, COLUMN_DEFAULT AS `fallback`, VERSION() AS `version` FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = :table AND COLUMN_NAME = :column',
@@ -33,9 +43,14 @@ async function modifyMysql(queryInterface: QueryInterface, table: string, column
   const charset = row.charset ? ` CHARACTER SET ${String(row.charset)} COLLATE ${String(row.collation)}` : '';
   // MariaDB reports a default as SQL ('text', 0, NULL); MySQL as the bare value.
   const mariadb = /mariadb/i.test(String(row.version));
-  const fallback = row.fallback === null || row.fallback === 'NULL' ? '' : ` DEFAULT ${mariadb ? String(row.fallback) : queryInterface.sequelize.escape(String(row.fallback))}`;
+  const fallback =
+    row.fallback === null || row.fallback === 'NULL'
+      ? ''
+      : ` DEFAULT ${mariadb ? String(row.fallback) : queryInterface.sequelize.escape(String(row.fallback))}`;
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
-  await queryInterface.sequelize.query(`ALTER TABLE ${quote(table)} MODIFY ${quote(column)} ${String(row.type)}${charset} ${required ? 'NOT NULL' : 'NULL'}${fallback}`);
+  await queryInterface.sequelize.query(
+    `ALTER TABLE ${quote(table)} MODIFY ${quote(column)} ${String(row.type)}${charset} ${required ? 'NOT NULL' : 'NULL'}${fallback}`,
+  );
 }
 
 /**
@@ -43,7 +58,12 @@ async function modifyMysql(queryInterface: QueryInterface, table: string, column
  * anything depends on the column (an index, a foreign key, a computed length or CHECK constraint): those
  * are set aside around it (mssql-dependants.ts).
  */
-async function alterMssql(queryInterface: QueryInterface, table: string, column: string, required: boolean): Promise<void> {
+async function alterMssql(
+  queryInterface: QueryInterface,
+  table: string,
+  column: string,
+  required: boolean,
+): Promise<void> {
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
   const [row] = await select(
     queryInterface,
@@ -51,18 +71,32 @@ async function alterMssql(queryInterface: QueryInterface, table: string, column:
     { table, column },
   );
   if (!row) throw new Error(`${table}.${column}: no such column`);
-  const size = row.length != null ? `(${Number(row.length) === -1 ? 'MAX' : Number(row.length)})` : String(row.type).toLowerCase() === 'datetimeoffset' ? `(${Number(row.precision)})` : '';
+  const size =
+    row.length != null
+      ? `(${Number(row.length) === -1 ? 'MAX' : Number(row.length)})`
+      : String(row.type).toLowerCase() === 'datetimeoffset'
+        ? `(${Number(row.precision)})`
+        : '';
   const type = `${String(row.type).toUpperCase()}${size}${row.collation ? ` COLLATE ${String(row.collation)}` : ''}`;
   await changeMssqlColumn(queryInterface, table, [column], 'alter', async () => {
-    await queryInterface.sequelize.query(`ALTER TABLE ${quote(table)} ALTER COLUMN ${quote(column)} ${type} ${required ? 'NOT NULL' : 'NULL'}`);
+    await queryInterface.sequelize.query(
+      `ALTER TABLE ${quote(table)} ALTER COLUMN ${quote(column)} ${type} ${required ? 'NOT NULL' : 'NULL'}`,
+    );
   });
 }
 
-async function setNullability(queryInterface: QueryInterface, table: string, column: string, required: boolean): Promise<void> {
+async function setNullability(
+  queryInterface: QueryInterface,
+  table: string,
+  column: string,
+  required: boolean,
+): Promise<void> {
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
   switch (queryInterface.sequelize.getDialect()) {
     case 'postgres':
-      await queryInterface.sequelize.query(`ALTER TABLE ${quote(table)} ALTER COLUMN ${quote(column)} ${required ? 'SET' : 'DROP'} NOT NULL`);
+      await queryInterface.sequelize.query(
+        `ALTER TABLE ${quote(table)} ALTER COLUMN ${quote(column)} ${required ? 'SET' : 'DROP'} NOT NULL`,
+      );
       return;
     case 'mysql':
     case 'mariadb':
@@ -85,7 +119,13 @@ async function setNullability(queryInterface: QueryInterface, table: string, col
  * over rows that hold no value stops with RowsWithoutValueError — or, with `ifPossible` (a down undoing
  * `--optional`), leaves it taking null, which the start-up comparison then names.
  */
-export async function setFieldRequired(queryInterface: QueryInterface, table: string, column: string, required: boolean, options: { ifPossible?: boolean } = {}): Promise<void> {
+export async function setFieldRequired(
+  queryInterface: QueryInterface,
+  table: string,
+  column: string,
+  required: boolean,
+  options: { ifPossible?: boolean } = {},
+): Promise<void> {
   const described = await queryInterface.describeTable(table);
   for (const name of [column, foldedColumnOf(column)].filter((candidate) => candidate in described)) {
     if (described[name]!.allowNull === !required) continue; // already so (a retry after a half-applied run)

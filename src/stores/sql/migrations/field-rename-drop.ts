@@ -3,7 +3,15 @@ import { listIndexName } from '../../kit/list-indexes';
 import { shadowColumnsOf } from '../../kit/shadows';
 import { fieldColumns } from './resource-columns';
 import { addIndexIfMissing } from './schema-steps';
-import { blocking, changeMssqlColumn, columnDependants, dropDependants, NO_DEPENDANTS, renamesOf, restoreDependants } from './mssql-dependants';
+import {
+  blocking,
+  changeMssqlColumn,
+  columnDependants,
+  dropDependants,
+  NO_DEPENDANTS,
+  renamesOf,
+  restoreDependants,
+} from './mssql-dependants';
 import { uniqueKeyColumns, uniqueKeyName } from './unique-key';
 import { definesColumn, rebuildSqlite } from './sqlite-rebuild';
 import { renameCheckConstraint, replaceCheckConstraint } from './check-constraints';
@@ -30,7 +38,12 @@ async function run(queryInterface: QueryInterface, sql: string): Promise<void> {
 }
 
 /** The name a fresh create gives an index on `columns`, if `name` is one the kit derives from `before`; else `name`. */
-export function renamedIndexName(table: string, name: string, before: readonly string[], columns: readonly string[]): string {
+export function renamedIndexName(
+  table: string,
+  name: string,
+  before: readonly string[],
+  columns: readonly string[],
+): string {
   if (name === listIndexName(table, before)) return listIndexName(table, columns);
   if (name === uniqueKeyName(table, uniqueKeyColumns(before))) return uniqueKeyName(table, uniqueKeyColumns(columns));
   if (name === `${table}_${before.join('_')}`) return `${table}_${columns.join('_')}`;
@@ -39,7 +52,8 @@ export function renamedIndexName(table: string, name: string, before: readonly s
 
 async function renameColumn(queryInterface: QueryInterface, table: string, from: string, to: string): Promise<void> {
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
-  if (dialectOf(queryInterface) === 'mssql') await run(queryInterface, `EXEC sp_rename N'${table}.${from}', N'${to}', N'COLUMN'`);
+  if (dialectOf(queryInterface) === 'mssql')
+    await run(queryInterface, `EXEC sp_rename N'${table}.${from}', N'${to}', N'COLUMN'`);
   else await run(queryInterface, `ALTER TABLE ${quote(table)} RENAME COLUMN ${quote(from)} TO ${quote(to)}`);
 }
 
@@ -55,7 +69,10 @@ async function renameIndex(queryInterface: QueryInterface, table: string, from: 
     case 'mssql':
       return run(queryInterface, `EXEC sp_rename N'${table}.${from}', N'${to}', N'INDEX'`);
     default: {
-      const [rows] = await queryInterface.sequelize.query(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name = :from`, { replacements: { from } });
+      const [rows] = await queryInterface.sequelize.query(
+        `SELECT sql FROM sqlite_master WHERE type = 'index' AND name = :from`,
+        { replacements: { from } },
+      );
       const definition = String((rows as { sql: string }[])[0]?.sql ?? '');
       const renamed = definition.replace(/^(CREATE (?:UNIQUE )?INDEX )(?:`[^`]+`|"[^"]+"|\S+)/i, `$1${quote(to)}`);
       await run(queryInterface, `DROP INDEX ${quote(from)}`);
@@ -68,13 +85,31 @@ async function renameIndex(queryInterface: QueryInterface, table: string, from: 
  * Renames a field's column `from` to `to` (and its shadows), keeping its type, collation, foreign
  * key, on-delete rule and indexes; the kit's index names follow. Its own inverse: down renames back.
  */
-export async function renameFieldColumn(queryInterface: QueryInterface, table: string, from: string, to: string): Promise<void> {
+export async function renameFieldColumn(
+  queryInterface: QueryInterface,
+  table: string,
+  from: string,
+  to: string,
+): Promise<void> {
   const described = await queryInterface.describeTable(table);
   const renamedShadows = shadowColumnsOf(to);
-  const pairs = [[from, to] as [string, string], ...shadowColumnsOf(from).map((shadow, index): [string, string] => [shadow, renamedShadows[index]])].filter(([old]) => old in described);
+  const pairs = [
+    [from, to] as [string, string],
+    ...shadowColumnsOf(from).map((shadow, index): [string, string] => [shadow, renamedShadows[index]]),
+  ].filter(([old]) => old in described);
   // SQL Server: what sp_rename does not carry (computed lengths, CHECK and DEFAULT constraints, the unique keys
   // over the lengths) is set aside and made again under the new names (mssql-dependants.ts).
-  const aside = dialectOf(queryInterface) === 'mssql' ? blocking(await columnDependants(queryInterface, table, pairs.map(([old]) => old)), 'rename') : NO_DEPENDANTS;
+  const aside =
+    dialectOf(queryInterface) === 'mssql'
+      ? blocking(
+          await columnDependants(
+            queryInterface,
+            table,
+            pairs.map(([old]) => old),
+          ),
+          'rename',
+        )
+      : NO_DEPENDANTS;
   await dropDependants(queryInterface, table, aside);
   for (const [old, next] of pairs) await renameColumn(queryInterface, table, old, next);
   for (const index of await indexesOf(queryInterface, table)) {
@@ -82,22 +117,35 @@ export async function renameFieldColumn(queryInterface: QueryInterface, table: s
     const name = renamedIndexName(table, index.name, before, index.columns);
     if (name !== index.name) await renameIndex(queryInterface, table, index.name, name);
   }
-  await restoreDependants(queryInterface, table, aside, renamesOf(table, pairs), (index, columns) => renamedIndexName(table, index.name, index.columns, columns));
+  await restoreDependants(queryInterface, table, aside, renamesOf(table, pairs), (index, columns) =>
+    renamedIndexName(table, index.name, index.columns, columns),
+  );
   await renameCheckConstraint(queryInterface, table, from, to);
   if (dialectOf(queryInterface) === 'postgres') {
     // PostgreSQL named the foreign key after the column when the table was made: the name follows too.
-    const [rows] = await queryInterface.sequelize.query(`SELECT conname FROM pg_constraint WHERE conrelid = to_regclass(:table) AND conname = :name`, { replacements: { table, name: `${table}_${from}_fkey` } });
-    if ((rows as unknown[]).length > 0) await run(queryInterface, `ALTER TABLE ${queryInterface.quoteIdentifier(table)} RENAME CONSTRAINT ${queryInterface.quoteIdentifier(`${table}_${from}_fkey`)} TO ${queryInterface.quoteIdentifier(`${table}_${to}_fkey`)}`);
+    const [rows] = await queryInterface.sequelize.query(
+      `SELECT conname FROM pg_constraint WHERE conrelid = to_regclass(:table) AND conname = :name`,
+      { replacements: { table, name: `${table}_${from}_fkey` } },
+    );
+    if ((rows as unknown[]).length > 0)
+      await run(
+        queryInterface,
+        `ALTER TABLE ${queryInterface.quoteIdentifier(table)} RENAME CONSTRAINT ${queryInterface.quoteIdentifier(`${table}_${from}_fkey`)} TO ${queryInterface.quoteIdentifier(`${table}_${to}_fkey`)}`,
+      );
   }
 }
 
 /** The names of the foreign key constraints on `column` (MySQL/MariaDB drop them before dropping the column; SQL Server's dependants are mssql-dependants.ts's). */
-export async function foreignKeyNames(queryInterface: QueryInterface, table: string, column: string): Promise<string[]> {
-  const sql = 'SELECT CONSTRAINT_NAME AS name FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = :table AND COLUMN_NAME = :column AND REFERENCED_TABLE_NAME IS NOT NULL';
+export async function foreignKeyNames(
+  queryInterface: QueryInterface,
+  table: string,
+  column: string,
+): Promise<string[]> {
+  const sql =
+    'SELECT CONSTRAINT_NAME AS name FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = :table AND COLUMN_NAME = :column AND REFERENCED_TABLE_NAME IS NOT NULL';
   const [rows] = await queryInterface.sequelize.query(sql, { replacements: { table, column } });
   return (rows as { name: string }[]).map((row) => row.name);
 }
-
 
 /** Drops a field's column (and its shadows) with the indexes, unique keys and foreign key on it. */
 export async function dropFieldColumn(queryInterface: QueryInterface, table: string, column: string): Promise<void> {
@@ -111,14 +159,20 @@ export async function dropFieldColumn(queryInterface: QueryInterface, table: str
     await changeMssqlColumn(queryInterface, table, columns, 'drop', async () => {
       // Another string's length that only a removed key used goes too, as a fresh create would not have it.
       const indexed = new Set((await indexesOf(queryInterface, table)).flatMap((index) => index.columns));
-      for (const length of Object.keys(described).filter((name) => name.endsWith('_bytes') && !indexed.has(name) && !columns.some((column) => name === `${column}_bytes`))) await run(queryInterface, `ALTER TABLE ${quote(table)} DROP COLUMN ${quote(length)}`);
+      for (const length of Object.keys(described).filter(
+        (name) =>
+          name.endsWith('_bytes') && !indexed.has(name) && !columns.some((column) => name === `${column}_bytes`),
+      ))
+        await run(queryInterface, `ALTER TABLE ${quote(table)} DROP COLUMN ${quote(length)}`);
       for (const name of columns) await run(queryInterface, `ALTER TABLE ${quote(table)} DROP COLUMN ${quote(name)}`);
     });
     return;
   }
   // The foreign key first: MySQL/MariaDB refuse to drop the index it uses.
   for (const name of columns) {
-    if (dialect === 'mysql' || dialect === 'mariadb') for (const key of await foreignKeyNames(queryInterface, table, name)) await run(queryInterface, `ALTER TABLE ${quote(table)} DROP FOREIGN KEY ${quote(key)}`);
+    if (dialect === 'mysql' || dialect === 'mariadb')
+      for (const key of await foreignKeyNames(queryInterface, table, name))
+        await run(queryInterface, `ALTER TABLE ${quote(table)} DROP FOREIGN KEY ${quote(key)}`);
   }
   for (const index of await indexesOf(queryInterface, table)) {
     if (index.columns.some((name) => columns.includes(name))) await queryInterface.removeIndex(table, index.name);
@@ -144,20 +198,44 @@ type ColumnBuilders = Awaited<ReturnType<typeof fieldColumns>>;
  * the start-up comparison names it ("allows null, the field is required") until its rows have values. Its
  * unique keys and list indexes are the caller's next steps.
  */
-export async function restoreFieldColumns(queryInterface: QueryInterface, table: string, columns: (c: ColumnBuilders) => Columns): Promise<void> {
+export async function restoreFieldColumns(
+  queryInterface: QueryInterface,
+  table: string,
+  columns: (c: ColumnBuilders) => Columns,
+): Promise<void> {
   const built = columns(await fieldColumns(queryInterface));
   const existing = await queryInterface.describeTable(table);
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
   for (const [name, spec] of Object.entries(built)) {
     if (name in existing) continue; // a retry after a half-applied run
-    const [row] = spec.allowNull === false ? await select(queryInterface, `SELECT COUNT(*) AS ${quote('count')} FROM ${quote(table)}`) : [];
+    const [row] =
+      spec.allowNull === false
+        ? await select(queryInterface, `SELECT COUNT(*) AS ${quote('count')} FROM ${quote(table)}`)
+        : [];
     if (spec.allowNull === false && Number(row?.count ?? 0) === 0 && dialectOf(queryInterface) === 'sqlite') {
       // SQLite adds no NOT NULL column without a default, even to an empty table: rebuilt with it.
-      const generator = (queryInterface as unknown as { queryGenerator: { addColumnQuery(table: string, key: string, spec: unknown): string } }).queryGenerator;
-      const statement = generator.addColumnQuery(table, name, (queryInterface.sequelize as unknown as { normalizeAttribute(spec: unknown): unknown }).normalizeAttribute(spec));
-      await rebuildSqlite(queryInterface, table, (parts) => [...parts, statement.replace(/^ALTER TABLE \S+ ADD /, '').replace(/;$/, '')]);
+      const generator = (
+        queryInterface as unknown as {
+          queryGenerator: { addColumnQuery(table: string, key: string, spec: unknown): string };
+        }
+      ).queryGenerator;
+      const statement = generator.addColumnQuery(
+        table,
+        name,
+        (queryInterface.sequelize as unknown as { normalizeAttribute(spec: unknown): unknown }).normalizeAttribute(
+          spec,
+        ),
+      );
+      await rebuildSqlite(queryInterface, table, (parts) => [
+        ...parts,
+        statement.replace(/^ALTER TABLE \S+ ADD /, '').replace(/;$/, ''),
+      ]);
     } else {
-      await queryInterface.addColumn(table, name, spec.allowNull === false && Number(row?.count ?? 0) > 0 ? { ...spec, allowNull: true } : spec);
+      await queryInterface.addColumn(
+        table,
+        name,
+        spec.allowNull === false && Number(row?.count ?? 0) > 0 ? { ...spec, allowNull: true } : spec,
+      );
     }
     if (spec.references) await addIndexIfMissing(queryInterface, table, [name], `${table}_${name}`);
   }

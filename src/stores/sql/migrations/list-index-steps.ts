@@ -18,10 +18,15 @@ async function existingIndexes(queryInterface: QueryInterface, table: string): P
   return (await queryInterface.showIndex(table)) as ShownIndex[];
 }
 
-const sameColumns = (index: ShownIndex, columns: readonly string[]) => (index.fields ?? []).map((field) => field.attribute).join() === columns.join();
+const sameColumns = (index: ShownIndex, columns: readonly string[]) =>
+  (index.fields ?? []).map((field) => field.attribute).join() === columns.join();
 
 /** Creates these list indexes on a new (empty) table, each unless one of its name exists. */
-export async function createListIndexes(queryInterface: QueryInterface, table: string, indexes: IndexColumns): Promise<void> {
+export async function createListIndexes(
+  queryInterface: QueryInterface,
+  table: string,
+  indexes: IndexColumns,
+): Promise<void> {
   const existing = await existingIndexes(queryInterface, table);
   for (const columns of indexes) {
     const name = listIndexName(table, columns);
@@ -35,7 +40,11 @@ export async function createListIndexes(queryInterface: QueryInterface, table: s
  * an INVALID index a failed build left is dropped first), MySQL/MariaDB with ALGORITHM=INPLACE, LOCK=NONE;
  * SQL Server and SQLite plainly (SQL Server's ONLINE = ON is an Enterprise feature: a short lock elsewhere).
  */
-export async function addListIndexes(queryInterface: QueryInterface, table: string, indexes: IndexColumns): Promise<void> {
+export async function addListIndexes(
+  queryInterface: QueryInterface,
+  table: string,
+  indexes: IndexColumns,
+): Promise<void> {
   const { sequelize } = queryInterface;
   const dialect = sequelize.getDialect();
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
@@ -43,19 +52,29 @@ export async function addListIndexes(queryInterface: QueryInterface, table: stri
     const name = listIndexName(table, columns);
     const list = columns.map(quote).join(', ');
     if (dialect === 'postgres') {
-      const [invalid] = await sequelize.query(`SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = :name AND NOT i.indisvalid`, { replacements: { name } });
+      const [invalid] = await sequelize.query(
+        `SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = :name AND NOT i.indisvalid`,
+        { replacements: { name } },
+      );
       if ((invalid as unknown[]).length > 0) await sequelize.query(`DROP INDEX CONCURRENTLY IF EXISTS ${quote(name)}`);
       await sequelize.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${quote(name)} ON ${quote(table)} (${list})`);
       continue;
     }
     if ((await existingIndexes(queryInterface, table)).some((index) => index.name === name)) continue; // a retry after a half-applied run
-    if (dialect === 'mysql' || dialect === 'mariadb') await sequelize.query(`ALTER TABLE ${quote(table)} ADD INDEX ${quote(name)} (${list}), ALGORITHM=INPLACE, LOCK=NONE`);
+    if (dialect === 'mysql' || dialect === 'mariadb')
+      await sequelize.query(
+        `ALTER TABLE ${quote(table)} ADD INDEX ${quote(name)} (${list}), ALGORITHM=INPLACE, LOCK=NONE`,
+      );
     else await queryInterface.addIndex(table, [...columns], { name });
   }
 }
 
 /** Drops what addListIndexes or createListIndexes added (a migration's down). */
-export async function removeListIndexes(queryInterface: QueryInterface, table: string, indexes: IndexColumns): Promise<void> {
+export async function removeListIndexes(
+  queryInterface: QueryInterface,
+  table: string,
+  indexes: IndexColumns,
+): Promise<void> {
   const existing = await existingIndexes(queryInterface, table);
   for (const columns of indexes) {
     const name = listIndexName(table, columns);
@@ -71,7 +90,10 @@ export function listIndexColumns(resource: Pick<Resource, 'fields' | 'filters' |
 }
 
 /** The list indexes the resource's table lacks (matched by columns, whatever their names), with what each serves. */
-export async function missingListIndexes(queryInterface: QueryInterface, resource: Resource): Promise<{ columns: string[]; serves: string }[]> {
+export async function missingListIndexes(
+  queryInterface: QueryInterface,
+  resource: Resource,
+): Promise<{ columns: string[]; serves: string }[]> {
   const existing = await existingIndexes(queryInterface, resource.table);
   return listIndexes(resource)
     .map((index) => ({ columns: indexColumns(index), serves: index.serves }))

@@ -61,7 +61,11 @@ const EXPRESSION_USES = (referencing: string, minor: string) =>
 export const NO_DEPENDANTS: ColumnDependants = { foreignKeys: [], computed: [], checks: [], defaults: [], indexes: [] };
 
 /** The dependants of these columns of `table`, as the catalog has them. */
-export async function columnDependants(queryInterface: QueryInterface, table: string, columns: readonly string[]): Promise<ColumnDependants> {
+export async function columnDependants(
+  queryInterface: QueryInterface,
+  table: string,
+  columns: readonly string[],
+): Promise<ColumnDependants> {
   if (columns.length === 0) return NO_DEPENDANTS;
   const on = { table, columns: [...columns] };
   const computed = (
@@ -91,7 +95,13 @@ export async function columnDependants(queryInterface: QueryInterface, table: st
       `SELECT fk.name AS [name], c.name AS [column], t.name AS [table], rc.name AS [referenced], fk.delete_referential_action_desc AS [onDelete] FROM sys.foreign_keys fk JOIN sys.foreign_key_columns fkc ON fkc.constraint_object_id = fk.object_id JOIN sys.columns c ON c.object_id = fkc.parent_object_id AND c.column_id = fkc.parent_column_id JOIN sys.tables t ON t.object_id = fkc.referenced_object_id JOIN sys.columns rc ON rc.object_id = fkc.referenced_object_id AND rc.column_id = fkc.referenced_column_id WHERE fk.parent_object_id = OBJECT_ID(:table) AND c.name IN (:columns) ORDER BY fk.name`,
       on,
     )
-  ).map((row) => ({ name: String(row.name), column: String(row.column), table: String(row.table), referenced: String(row.referenced), onDelete: String(row.onDelete) }));
+  ).map((row) => ({
+    name: String(row.name),
+    column: String(row.column),
+    table: String(row.table),
+    referenced: String(row.referenced),
+    onDelete: String(row.onDelete),
+  }));
   const indexed = (
     await select(
       queryInterface,
@@ -101,7 +111,15 @@ export async function columnDependants(queryInterface: QueryInterface, table: st
   ).reduce<IndexDependant[]>((indexes, row) => {
     const name = String(row.name);
     let index = indexes.find((known) => known.name === name);
-    if (!index) indexes.push((index = { name, columns: [], unique: Boolean(row.unique), filter: row.filter == null ? null : String(row.filter) }));
+    if (!index)
+      indexes.push(
+        (index = {
+          name,
+          columns: [],
+          unique: Boolean(row.unique),
+          filter: row.filter == null ? null : String(row.filter),
+        }),
+      );
     index.columns.push(String(row.column));
     return indexes;
   }, []);
@@ -116,7 +134,11 @@ export async function columnDependants(queryInterface: QueryInterface, table: st
 export function blocking(dependants: ColumnDependants, change: ColumnChange): ColumnDependants {
   if (change !== 'rename') return dependants;
   const computed = new Set(dependants.computed.map((column) => column.name));
-  return { ...dependants, foreignKeys: [], indexes: dependants.indexes.filter((index) => index.columns.some((column) => computed.has(column))) };
+  return {
+    ...dependants,
+    foreignKeys: [],
+    indexes: dependants.indexes.filter((index) => index.columns.some((column) => computed.has(column))),
+  };
 }
 
 /** Column renames applied to a dependant: `[from]` → `[to]` in definitions, `<from>_…` names (`name_bytes`, `DF_tags_name`, `tags_name_check`) follow. */
@@ -131,11 +153,14 @@ export function renamesOf(table: string, pairs: readonly (readonly [string, stri
   const name = (given: string) => {
     for (const [from, to] of pairs) {
       if (given.startsWith(`${from}_`)) return `${to}${given.slice(from.length)}`;
-      for (const prefix of [`DF_${table}_`, `${table}_`]) if (given === `${prefix}${from}` || given.startsWith(`${prefix}${from}_`)) return `${prefix}${to}${given.slice(prefix.length + from.length)}`;
+      for (const prefix of [`DF_${table}_`, `${table}_`])
+        if (given === `${prefix}${from}` || given.startsWith(`${prefix}${from}_`))
+          return `${prefix}${to}${given.slice(prefix.length + from.length)}`;
     }
     return given;
   };
-  const definition = (text: string) => pairs.reduce((result, [from, to]) => result.split(`[${from}]`).join(`[${to}]`), text);
+  const definition = (text: string) =>
+    pairs.reduce((result, [from, to]) => result.split(`[${from}]`).join(`[${to}]`), text);
   return { column, name, definition };
 }
 
@@ -146,27 +171,60 @@ async function run(queryInterface: QueryInterface, sql: string): Promise<void> {
 }
 
 /** Drops the dependants, those that use others first (foreign keys and constraints, indexes, then computed columns). */
-export async function dropDependants(queryInterface: QueryInterface, table: string, dependants: ColumnDependants): Promise<void> {
+export async function dropDependants(
+  queryInterface: QueryInterface,
+  table: string,
+  dependants: ColumnDependants,
+): Promise<void> {
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
-  for (const constraint of [...dependants.foreignKeys, ...dependants.checks, ...dependants.defaults]) await run(queryInterface, `ALTER TABLE ${quote(table)} DROP CONSTRAINT ${quote(constraint.name)}`);
-  for (const index of dependants.indexes) await run(queryInterface, `DROP INDEX ${quote(index.name)} ON ${quote(table)}`);
-  for (const column of dependants.computed) await run(queryInterface, `ALTER TABLE ${quote(table)} DROP COLUMN ${quote(column.name)}`);
+  for (const constraint of [...dependants.foreignKeys, ...dependants.checks, ...dependants.defaults])
+    await run(queryInterface, `ALTER TABLE ${quote(table)} DROP CONSTRAINT ${quote(constraint.name)}`);
+  for (const index of dependants.indexes)
+    await run(queryInterface, `DROP INDEX ${quote(index.name)} ON ${quote(table)}`);
+  for (const column of dependants.computed)
+    await run(queryInterface, `ALTER TABLE ${quote(table)} DROP COLUMN ${quote(column.name)}`);
 }
 
 /** Makes the dependants again, in the reverse order, renamed as `renames` says (a rename's new column names). */
-export async function restoreDependants(queryInterface: QueryInterface, table: string, dependants: ColumnDependants, renames: Renames = NO_RENAMES, indexName: (index: IndexDependant, columns: string[]) => string = (index) => renames.name(index.name)): Promise<void> {
+export async function restoreDependants(
+  queryInterface: QueryInterface,
+  table: string,
+  dependants: ColumnDependants,
+  renames: Renames = NO_RENAMES,
+  indexName: (index: IndexDependant, columns: string[]) => string = (index) => renames.name(index.name),
+): Promise<void> {
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
-  for (const column of dependants.computed) await run(queryInterface, `ALTER TABLE ${quote(table)} ADD ${quote(renames.name(column.name))} AS ${renames.definition(column.definition)}${column.persisted ? ' PERSISTED' : ''}`);
+  for (const column of dependants.computed)
+    await run(
+      queryInterface,
+      `ALTER TABLE ${quote(table)} ADD ${quote(renames.name(column.name))} AS ${renames.definition(column.definition)}${column.persisted ? ' PERSISTED' : ''}`,
+    );
   for (const index of dependants.indexes) {
-    const columns = index.columns.map((column) => (dependants.computed.some((computed) => computed.name === column) ? renames.name(column) : renames.column(column)));
+    const columns = index.columns.map((column) =>
+      dependants.computed.some((computed) => computed.name === column) ? renames.name(column) : renames.column(column),
+    );
     const filter = index.filter ? ` WHERE ${renames.definition(index.filter)}` : '';
-    await run(queryInterface, `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${quote(indexName(index, columns))} ON ${quote(table)} (${columns.map(quote).join(', ')})${filter}`);
+    await run(
+      queryInterface,
+      `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${quote(indexName(index, columns))} ON ${quote(table)} (${columns.map(quote).join(', ')})${filter}`,
+    );
   }
-  for (const fallback of dependants.defaults) await run(queryInterface, `ALTER TABLE ${quote(table)} ADD CONSTRAINT ${quote(renames.name(fallback.name))} DEFAULT ${fallback.definition} FOR ${quote(renames.column(fallback.column))}`);
-  for (const check of dependants.checks) await run(queryInterface, `ALTER TABLE ${quote(table)} ADD CONSTRAINT ${quote(renames.name(check.name))} CHECK ${renames.definition(check.definition)}`);
+  for (const fallback of dependants.defaults)
+    await run(
+      queryInterface,
+      `ALTER TABLE ${quote(table)} ADD CONSTRAINT ${quote(renames.name(fallback.name))} DEFAULT ${fallback.definition} FOR ${quote(renames.column(fallback.column))}`,
+    );
+  for (const check of dependants.checks)
+    await run(
+      queryInterface,
+      `ALTER TABLE ${quote(table)} ADD CONSTRAINT ${quote(renames.name(check.name))} CHECK ${renames.definition(check.definition)}`,
+    );
   for (const key of dependants.foreignKeys) {
     const rule = key.onDelete.replace(/_/g, ' ');
-    await run(queryInterface, `ALTER TABLE ${quote(table)} ADD CONSTRAINT ${quote(key.name)} FOREIGN KEY (${quote(renames.column(key.column))}) REFERENCES ${quote(key.table)} (${quote(key.referenced)}) ON DELETE ${rule}`);
+    await run(
+      queryInterface,
+      `ALTER TABLE ${quote(table)} ADD CONSTRAINT ${quote(key.name)} FOREIGN KEY (${quote(renames.column(key.column))}) REFERENCES ${quote(key.table)} (${quote(key.referenced)}) ON DELETE ${rule}`,
+    );
   }
 }
 
@@ -174,7 +232,13 @@ export async function restoreDependants(queryInterface: QueryInterface, table: s
  * Changes a column with everything that blocks the change set aside: read, dropped, the change made, then
  * made again (a drop's dependants are not: they go with the column).
  */
-export async function changeMssqlColumn(queryInterface: QueryInterface, table: string, columns: readonly string[], change: Exclude<ColumnChange, 'rename'>, make: () => Promise<void>): Promise<ColumnDependants> {
+export async function changeMssqlColumn(
+  queryInterface: QueryInterface,
+  table: string,
+  columns: readonly string[],
+  change: Exclude<ColumnChange, 'rename'>,
+  make: () => Promise<void>,
+): Promise<ColumnDependants> {
   const dependants = blocking(await columnDependants(queryInterface, table, columns), change);
   await dropDependants(queryInterface, table, dependants);
   await make();

@@ -37,7 +37,9 @@ const flavours = new WeakMap<QueryInterface, Promise<'mariadb' | 'mysql'>>();
 function mysqlFlavour(queryInterface: QueryInterface): Promise<'mariadb' | 'mysql'> {
   let known = flavours.get(queryInterface);
   if (!known) {
-    known = queryInterface.sequelize.query('SELECT VERSION() AS version', { plain: true }).then((row) => (/mariadb/i.test(String((row as { version?: unknown } | null)?.version)) ? 'mariadb' : 'mysql'));
+    known = queryInterface.sequelize
+      .query('SELECT VERSION() AS version', { plain: true })
+      .then((row) => (/mariadb/i.test(String((row as { version?: unknown } | null)?.version)) ? 'mariadb' : 'mysql'));
     flavours.set(queryInterface, known);
   }
   return known;
@@ -55,7 +57,9 @@ export async function binaryCollation(queryInterface: QueryInterface): Promise<s
       return ' COLLATE "C"';
     case 'mysql':
     case 'mariadb':
-      return (await mysqlFlavour(queryInterface)) === 'mariadb' ? ' CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin' : ' CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_bin';
+      return (await mysqlFlavour(queryInterface)) === 'mariadb'
+        ? ' CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin'
+        : ' CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_bin';
     case 'mssql':
       return ' COLLATE Latin1_General_100_BIN2';
     default:
@@ -71,10 +75,21 @@ export async function fieldColumns(queryInterface: QueryInterface) {
   const mssql = dialect === 'mssql';
   // MySQL 8 refuses a literal DEFAULT on TEXT (MariaDB takes it): there a text field's default is the store's alone.
   const textDefaults = !['mysql', 'mariadb'].includes(dialect) || (await mysqlFlavour(queryInterface)) === 'mariadb';
-  const column = <V>(type: ModelAttributeColumnOptions['type'], options: FieldColumnOptions<V>): ModelAttributeColumnOptions => {
-    const spec = { type, allowNull: options.optional ?? false, ...(options.default === undefined ? {} : { defaultValue: options.default }) };
+  const column = <V>(
+    type: ModelAttributeColumnOptions['type'],
+    options: FieldColumnOptions<V>,
+  ): ModelAttributeColumnOptions => {
+    const spec = {
+      type,
+      allowNull: options.optional ?? false,
+      ...(options.default === undefined ? {} : { defaultValue: options.default }),
+    };
     const { enum: allowed, minimum, maximum, minLength, pattern } = options;
-    const rules = Object.fromEntries(Object.entries({ enum: allowed, minimum, maximum, minLength, pattern }).filter(([, value]) => value !== undefined)) as FieldRules;
+    const rules = Object.fromEntries(
+      Object.entries({ enum: allowed, minimum, maximum, minLength, pattern }).filter(
+        ([, value]) => value !== undefined,
+      ),
+    ) as FieldRules;
     if (Object.keys(rules).length > 0) columnRules.set(spec, rules);
     return spec;
   };
@@ -84,7 +99,10 @@ export async function fieldColumns(queryInterface: QueryInterface) {
     const columns: Columns = { [name]: column(type, options) };
     // Always nullable: added later to a table with rows (addSearchColumn), it is filled after it exists; the store writes it with the field.
     if (options.search) {
-      const shadow = column(type, { optional: true, default: options.default === undefined ? undefined : foldForSearch(options.default) });
+      const shadow = column(type, {
+        optional: true,
+        default: options.default === undefined ? undefined : foldForSearch(options.default),
+      });
       searchShadows.add(shadow);
       columns[searchColumnOf(name)] = shadow;
     }
@@ -95,20 +113,40 @@ export async function fieldColumns(queryInterface: QueryInterface) {
     string(name: string, options: TextColumnOptions & { maxLength?: number; caseInsensitive?: boolean } = {}): Columns {
       const type = varchar(options.maxLength ?? 200);
       const columns = searchable(name, type, options);
-      if (options.caseInsensitive) columns[foldedColumnOf(name)] = column(type, { optional: options.optional, default: options.default === undefined ? undefined : fold(options.default) });
+      if (options.caseInsensitive)
+        columns[foldedColumnOf(name)] = column(type, {
+          optional: options.optional,
+          default: options.default === undefined ? undefined : fold(options.default),
+        });
       return columns;
     },
     text: (name: string, options: TextColumnOptions = {}): Columns =>
-      searchable(name, mssql ? `NVARCHAR(MAX)${collation}` : `TEXT${collation}`, textDefaults ? options : { ...options, default: undefined }),
-    integer: (name: string, options: FieldColumnOptions<number> = {}): Columns => ({ [name]: column(DataTypes.INTEGER, options) }),
-    number: (name: string, options: FieldColumnOptions<number> = {}): Columns => ({ [name]: column(DataTypes.DOUBLE, options) }),
-    boolean: (name: string, options: FieldColumnOptions<boolean> = {}): Columns => ({ [name]: column(DataTypes.BOOLEAN, options) }),
-    datetime: (name: string, options: FieldColumnOptions<Date> = {}): Columns => ({ [name]: column(millisecondTimestamp(queryInterface), options) }),
+      searchable(
+        name,
+        mssql ? `NVARCHAR(MAX)${collation}` : `TEXT${collation}`,
+        textDefaults ? options : { ...options, default: undefined },
+      ),
+    integer: (name: string, options: FieldColumnOptions<number> = {}): Columns => ({
+      [name]: column(DataTypes.INTEGER, options),
+    }),
+    number: (name: string, options: FieldColumnOptions<number> = {}): Columns => ({
+      [name]: column(DataTypes.DOUBLE, options),
+    }),
+    boolean: (name: string, options: FieldColumnOptions<boolean> = {}): Columns => ({
+      [name]: column(DataTypes.BOOLEAN, options),
+    }),
+    datetime: (name: string, options: FieldColumnOptions<Date> = {}): Columns => ({
+      [name]: column(millisecondTimestamp(queryInterface), options),
+    }),
     /**
      * The id of a record of `table`, a foreign key. 'restrict' is NO ACTION (checked at the end of the
      * statement; SQL Server has no RESTRICT), 'cascade' deletes the row with the record it points at.
      */
-    reference(name: string, table: string, options: Omit<FieldColumnOptions, 'default'> & { onDelete?: 'restrict' | 'cascade' } = {}): Columns {
+    reference(
+      name: string,
+      table: string,
+      options: Omit<FieldColumnOptions, 'default'> & { onDelete?: 'restrict' | 'cascade' } = {},
+    ): Columns {
       return {
         [name]: {
           ...column(DataTypes.STRING(36), options),
@@ -146,7 +184,11 @@ export async function createResourceTable(
   queryInterface: QueryInterface,
   table: string,
   columns: (c: ColumnBuilders) => Columns,
-  options: { unique?: readonly (readonly string[])[]; indexes?: readonly (readonly string[])[]; checks?: readonly string[] } = {},
+  options: {
+    unique?: readonly (readonly string[])[];
+    indexes?: readonly (readonly string[])[];
+    checks?: readonly string[];
+  } = {},
 ): Promise<void> {
   const built = columns(await fieldColumns(queryInterface));
   await createRecordTable(queryInterface, table, built);
@@ -154,7 +196,11 @@ export async function createResourceTable(
   await indexReferences(queryInterface, table, built);
   for (const key of options.unique ?? []) await addUniqueKey(queryInterface, table, key);
   await createListIndexes(queryInterface, table, options.indexes ?? []);
-  await createSearchIndex(queryInterface, table, Object.keys(built).filter((name) => searchShadows.has(built[name]!)));
+  await createSearchIndex(
+    queryInterface,
+    table,
+    Object.keys(built).filter((name) => searchShadows.has(built[name]!)),
+  );
   for (const check of options.checks ?? []) await addFieldCheck(queryInterface, table, check);
 }
 
@@ -163,7 +209,11 @@ export async function createResourceTable(
  * the field as null; references get the index their on-delete checks read, a search shadow its substring
  * index (built in the migration's transaction: over a column just added, empty or holding its default).
  */
-export async function addFieldColumns(queryInterface: QueryInterface, table: string, columns: (c: ColumnBuilders) => Columns): Promise<void> {
+export async function addFieldColumns(
+  queryInterface: QueryInterface,
+  table: string,
+  columns: (c: ColumnBuilders) => Columns,
+): Promise<void> {
   const built = columns(await fieldColumns(queryInterface));
   const existing = await queryInterface.describeTable(table);
   for (const [name, spec] of Object.entries(built)) {
@@ -172,10 +222,15 @@ export async function addFieldColumns(queryInterface: QueryInterface, table: str
     if (spec.references) await addIndexIfMissing(queryInterface, table, [name], `${table}_${name}`);
   }
   await addColumnChecks(queryInterface, table, built);
-  await createSearchIndex(queryInterface, table, Object.keys(built).filter((name) => searchShadows.has(built[name]!)));
+  await createSearchIndex(
+    queryInterface,
+    table,
+    Object.keys(built).filter((name) => searchShadows.has(built[name]!)),
+  );
 }
 
 /** Indexes the reference columns of a new table: PostgreSQL and SQL Server do not index a foreign key themselves. */
 export async function indexReferences(queryInterface: QueryInterface, table: string, columns: Columns): Promise<void> {
-  for (const [name, spec] of Object.entries(columns)) if (spec.references) await addIndexIfMissing(queryInterface, table, [name], `${table}_${name}`);
+  for (const [name, spec] of Object.entries(columns))
+    if (spec.references) await addIndexIfMissing(queryInterface, table, [name], `${table}_${name}`);
 }

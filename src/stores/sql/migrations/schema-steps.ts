@@ -4,13 +4,23 @@ import type { ModelAttributeColumnOptions, QueryInterface } from 'sequelize';
 // after its first statement is retried with that statement already applied. These steps skip what is done.
 
 /** Adds the column unless the table has it already. */
-export async function addColumnIfMissing(queryInterface: QueryInterface, table: string, column: string, attributes: ModelAttributeColumnOptions): Promise<void> {
+export async function addColumnIfMissing(
+  queryInterface: QueryInterface,
+  table: string,
+  column: string,
+  attributes: ModelAttributeColumnOptions,
+): Promise<void> {
   const existing = await queryInterface.describeTable(table);
   if (!(column in existing)) await queryInterface.addColumn(table, column, attributes);
 }
 
 /** Adds the index unless one of that name exists already. */
-export async function addIndexIfMissing(queryInterface: QueryInterface, table: string, columns: string[], name: string): Promise<void> {
+export async function addIndexIfMissing(
+  queryInterface: QueryInterface,
+  table: string,
+  columns: string[],
+  name: string,
+): Promise<void> {
   const indexes = (await queryInterface.showIndex(table)) as { name: string }[];
   if (!indexes.some((index) => index.name === name)) await queryInterface.addIndex(table, columns, { name });
 }

@@ -21,13 +21,19 @@ type Rows = Record<string, unknown>[];
 /** The name of the GIN index on a search shadow: `<table>_<column>_trgm`, shortened with a hash past 60 characters. Never change it. */
 export function searchIndexName(table: string, column: string): string {
   const name = `${table}_${column}_trgm`;
-  return name.length <= 60 ? name : `${name.slice(0, 51)}_${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
+  return name.length <= 60
+    ? name
+    : `${name.slice(0, 51)}_${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
 }
 
 /** PostgreSQL: pg_trgm, created when missing; a role that may not is told who may. */
 async function ensureTrigram(queryInterface: QueryInterface, table: string): Promise<void> {
   const { sequelize } = queryInterface;
-  if (((await select(queryInterface, `SELECT 1 AS present FROM pg_extension WHERE extname = 'pg_trgm'`)) as Rows).length > 0) return;
+  if (
+    ((await select(queryInterface, `SELECT 1 AS present FROM pg_extension WHERE extname = 'pg_trgm'`)) as Rows).length >
+    0
+  )
+    return;
   try {
     await sequelize.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
   } catch (error) {
@@ -53,7 +59,11 @@ async function postgresIndexed(queryInterface: QueryInterface, table: string): P
 }
 
 /** The search shadows among `columns` that no substring index serves (none on engines that have no such index). */
-export async function missingSearchIndex(queryInterface: QueryInterface, table: string, columns: readonly string[]): Promise<string[]> {
+export async function missingSearchIndex(
+  queryInterface: QueryInterface,
+  table: string,
+  columns: readonly string[],
+): Promise<string[]> {
   const dialect = queryInterface.sequelize.getDialect();
   if (columns.length === 0 || dialect !== 'postgres') return [];
   const indexed = await postgresIndexed(queryInterface, table);
@@ -69,7 +79,10 @@ const observers = new WeakMap<QueryInterface, (table: string, columns: readonly 
  * `npm run new:indexes` runs a module's migrations on a scratch SQLite database and learns from it which search
  * shadows they index.
  */
-export function observeSearchIndexes(queryInterface: QueryInterface, observer: (table: string, columns: readonly string[]) => void): () => void {
+export function observeSearchIndexes(
+  queryInterface: QueryInterface,
+  observer: (table: string, columns: readonly string[]) => void,
+): () => void {
   observers.set(queryInterface, observer);
   return () => observers.delete(queryInterface);
 }
@@ -79,7 +92,12 @@ export function observeSearchIndexes(queryInterface: QueryInterface, observer: (
  * `online`: the table may hold rows and take writes (PostgreSQL builds CONCURRENTLY, outside a transaction,
  * an INVALID index a failed build left dropped first); otherwise a plain build on a new table.
  */
-async function buildSearchIndex(queryInterface: QueryInterface, table: string, columns: readonly string[], online: boolean): Promise<void> {
+async function buildSearchIndex(
+  queryInterface: QueryInterface,
+  table: string,
+  columns: readonly string[],
+  online: boolean,
+): Promise<void> {
   observers.get(queryInterface)?.(table, columns);
   if (queryInterface.sequelize.getDialect() !== 'postgres' || columns.length === 0) return;
   await ensureTrigram(queryInterface, table);
@@ -88,25 +106,46 @@ async function buildSearchIndex(queryInterface: QueryInterface, table: string, c
     const name = searchIndexName(table, column);
     const concurrently = online ? ' CONCURRENTLY' : '';
     if (online) {
-      const invalid = await select(queryInterface, `SELECT 1 AS invalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = :name AND NOT i.indisvalid`, { name });
+      const invalid = await select(
+        queryInterface,
+        `SELECT 1 AS invalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = :name AND NOT i.indisvalid`,
+        { name },
+      );
       if (invalid.length > 0) await queryInterface.sequelize.query(`DROP INDEX CONCURRENTLY IF EXISTS ${quote(name)}`);
     }
-    await queryInterface.sequelize.query(`CREATE INDEX${concurrently} IF NOT EXISTS ${quote(name)} ON ${quote(table)} USING gin (${quote(column)} gin_trgm_ops)`);
+    await queryInterface.sequelize.query(
+      `CREATE INDEX${concurrently} IF NOT EXISTS ${quote(name)} ON ${quote(table)} USING gin (${quote(column)} gin_trgm_ops)`,
+    );
   }
 }
 
 /** The search index of a new (empty) table: createResourceTable calls it with the shadows it built. */
-export function createSearchIndex(queryInterface: QueryInterface, table: string, columns: readonly string[]): Promise<void> {
+export function createSearchIndex(
+  queryInterface: QueryInterface,
+  table: string,
+  columns: readonly string[],
+): Promise<void> {
   return buildSearchIndex(queryInterface, table, columns, false);
 }
 
 /** The search index of a table that may hold rows (`npm run new:field -- … --search`, `npm run new:indexes`): its migration says `transaction: false`. */
-export function addSearchIndex(queryInterface: QueryInterface, table: string, columns: readonly string[]): Promise<void> {
+export function addSearchIndex(
+  queryInterface: QueryInterface,
+  table: string,
+  columns: readonly string[],
+): Promise<void> {
   return buildSearchIndex(queryInterface, table, columns, true);
 }
 
 /** Undoes addSearchIndex (a migration's down): the indexes of these shadows dropped. */
-export async function removeSearchIndex(queryInterface: QueryInterface, table: string, columns: readonly string[]): Promise<void> {
+export async function removeSearchIndex(
+  queryInterface: QueryInterface,
+  table: string,
+  columns: readonly string[],
+): Promise<void> {
   if (queryInterface.sequelize.getDialect() !== 'postgres') return;
-  for (const column of columns) await queryInterface.sequelize.query(`DROP INDEX IF EXISTS ${queryInterface.quoteIdentifier(searchIndexName(table, column))}`);
+  for (const column of columns)
+    await queryInterface.sequelize.query(
+      `DROP INDEX IF EXISTS ${queryInterface.quoteIdentifier(searchIndexName(table, column))}`,
+    );
 }

@@ -38,12 +38,24 @@ export function partsOf(create: string): string[] {
  * starts afresh (a scratch table some earlier run left is dropped first). Foreign keys are switched off
  * outside the transaction (SQLite ignores the pragma inside one) and checked inside it, before COMMIT.
  */
-export async function rebuildSqlite(queryInterface: QueryInterface, table: string, edit: (parts: string[]) => string[], without?: string): Promise<void> {
+export async function rebuildSqlite(
+  queryInterface: QueryInterface,
+  table: string,
+  edit: (parts: string[]) => string[],
+  without?: string,
+): Promise<void> {
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
   const run = (sql: string) => queryInterface.sequelize.query(sql);
-  const objects = (await select(queryInterface, `SELECT type, name, sql FROM sqlite_master WHERE tbl_name = :table AND sql IS NOT NULL`, { table })) as { type: string; name: string; sql: string }[];
+  const objects = (await select(
+    queryInterface,
+    `SELECT type, name, sql FROM sqlite_master WHERE tbl_name = :table AND sql IS NOT NULL`,
+    { table },
+  )) as { type: string; name: string; sql: string }[];
   const parts = edit(partsOf(objects.find((object) => object.type === 'table')!.sql));
-  const columns = Object.keys(await queryInterface.describeTable(table)).filter((name) => name !== without).map(quote).join(', ');
+  const columns = Object.keys(await queryInterface.describeTable(table))
+    .filter((name) => name !== without)
+    .map(quote)
+    .join(', ');
   const scratch = `${table}__rebuilt`;
   const [pragma] = await select(queryInterface, 'PRAGMA foreign_keys');
   const enforced = Number(pragma?.foreign_keys ?? 0) === 1;
@@ -58,7 +70,8 @@ export async function rebuildSqlite(queryInterface: QueryInterface, table: strin
       await run(`ALTER TABLE ${quote(scratch)} RENAME TO ${quote(table)}`);
       for (const index of objects.filter((object) => object.type === 'index')) await run(index.sql);
       const violations = await select(queryInterface, `PRAGMA foreign_key_check(${quote(table)})`);
-      if (violations.length > 0) throw new Error(`rebuilding ${table} would break ${violations.length} foreign keys: left as it was`);
+      if (violations.length > 0)
+        throw new Error(`rebuilding ${table} would break ${violations.length} foreign keys: left as it was`);
       await run('COMMIT');
     } catch (error) {
       await run('ROLLBACK').catch(() => undefined);

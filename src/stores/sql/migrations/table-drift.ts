@@ -31,10 +31,12 @@ function expectedColumns(resource: Resource): ExpectedColumn[] {
   const columns = [...RECORD_COLUMNS];
   for (const [, definition, column] of fieldEntries(resource)) {
     columns.push({ column, kind: definition.kind, nullable: definition.optional });
-    if (definition.caseInsensitive) columns.push({ column: foldedColumnOf(column), kind: 'string', nullable: definition.optional });
+    if (definition.caseInsensitive)
+      columns.push({ column: foldedColumnOf(column), kind: 'string', nullable: definition.optional });
   }
   // The `?q=` shadow of each searched field: its kind, always nullable (resource-columns.ts).
-  for (const name of resource.search ?? []) columns.push({ column: searchColumnOf(columnOf(name)), kind: resource.fields[name]!.kind, nullable: true });
+  for (const name of resource.search ?? [])
+    columns.push({ column: searchColumnOf(columnOf(name)), kind: resource.fields[name]!.kind, nullable: true });
   return columns;
 }
 
@@ -49,7 +51,10 @@ async function expectedCollation(queryInterface: QueryInterface): Promise<string
 
 /** The unique keys' columns as addUniqueKey indexes them (owner first; a case-insensitive string by its shadow). */
 function uniqueKeyColumns(resource: Resource): string[][] {
-  return resource.unique.map((key) => ['owner_id', ...key.map((name) => (resource.fields[name]?.caseInsensitive ? foldedColumnOf(columnOf(name)) : columnOf(name)))]);
+  return resource.unique.map((key) => [
+    'owner_id',
+    ...key.map((name) => (resource.fields[name]?.caseInsensitive ? foldedColumnOf(columnOf(name)) : columnOf(name))),
+  ]);
 }
 
 function columnDifferences(shape: TableShape, expected: ExpectedColumn[], collation: string | null): string[] {
@@ -60,22 +65,35 @@ function columnDifferences(shape: TableShape, expected: ExpectedColumn[], collat
       problems.push(`column ${column} is missing`);
       continue;
     }
-    if (actual.type !== storedAs(kind)) problems.push(`column ${column} is ${actual.type}, the declaration says ${kind}`);
-    if (actual.nullable !== nullable) problems.push(`column ${column} ${actual.nullable ? 'allows' : 'refuses'} null, the field is ${nullable ? 'optional' : 'required'}`);
+    if (actual.type !== storedAs(kind))
+      problems.push(`column ${column} is ${actual.type}, the declaration says ${kind}`);
+    if (actual.nullable !== nullable)
+      problems.push(
+        `column ${column} ${actual.nullable ? 'allows' : 'refuses'} null, the field is ${nullable ? 'optional' : 'required'}`,
+      );
     const collated = kind === 'string' || kind === 'text';
-    if (collated && collation && actual.collation !== collation) problems.push(`column ${column} is collated ${actual.collation ?? 'by the table default'}, not ${collation}`);
+    if (collated && collation && actual.collation !== collation)
+      problems.push(`column ${column} is collated ${actual.collation ?? 'by the table default'}, not ${collation}`);
   }
   const known = new Set(expected.map((column) => column.column));
   // SQL Server's unique keys index a persisted byte length of each string column beside it (addUniqueKey).
-  for (const column of Object.keys(shape.columns)) if (!known.has(column) && !(column.endsWith('_bytes') && known.has(column.slice(0, -6)))) problems.push(`column ${column} is not in the declaration`);
+  for (const column of Object.keys(shape.columns))
+    if (!known.has(column) && !(column.endsWith('_bytes') && known.has(column.slice(0, -6))))
+      problems.push(`column ${column} is not in the declaration`);
   return problems;
 }
 
 function keyDifferences(shape: TableShape, resource: Resource): string[] {
   const problems: string[] = [];
-  const startsWith = (columns: string[], prefix: string[]) => prefix.every((column, index) => columns[index] === column);
+  const startsWith = (columns: string[], prefix: string[]) =>
+    prefix.every((column, index) => columns[index] === column);
   for (const key of uniqueKeyColumns(resource)) {
-    const unique = shape.indexes.some((index) => index.unique && startsWith(index.columns, key) && index.columns.slice(key.length).every((column) => column.endsWith('_bytes')));
+    const unique = shape.indexes.some(
+      (index) =>
+        index.unique &&
+        startsWith(index.columns, key) &&
+        index.columns.slice(key.length).every((column) => column.endsWith('_bytes')),
+    );
     if (!unique) problems.push(`the unique key (${key.join(', ')}) is missing`);
   }
   const references = fieldEntries(resource).filter(([, definition]) => definition.references);
@@ -84,11 +102,17 @@ function keyDifferences(shape: TableShape, resource: Resource): string[] {
     const rule = definition.references!.onDelete;
     const foreignKey = shape.foreignKeys.find((key) => key.column === column);
     if (!foreignKey) problems.push(`column ${column} has no foreign key to ${target}`);
-    else if (foreignKey.table !== target || foreignKey.onDelete !== rule) problems.push(`the foreign key of ${column} points at ${foreignKey.table} ON DELETE ${foreignKey.onDelete}, the declaration says ${target} ON DELETE ${rule}`);
-    if (!shape.indexes.some((index) => index.columns[0] === column)) problems.push(`column ${column} has no index (its on-delete checks read one)`);
+    else if (foreignKey.table !== target || foreignKey.onDelete !== rule)
+      problems.push(
+        `the foreign key of ${column} points at ${foreignKey.table} ON DELETE ${foreignKey.onDelete}, the declaration says ${target} ON DELETE ${rule}`,
+      );
+    if (!shape.indexes.some((index) => index.columns[0] === column))
+      problems.push(`column ${column} has no index (its on-delete checks read one)`);
   }
   const referenceColumns = new Set(references.map(([, , column]) => column));
-  for (const key of shape.foreignKeys) if (!referenceColumns.has(key.column)) problems.push(`column ${key.column} has a foreign key to ${key.table} the declaration does not have`);
+  for (const key of shape.foreignKeys)
+    if (!referenceColumns.has(key.column))
+      problems.push(`column ${key.column} has a foreign key to ${key.table} the declaration does not have`);
   return problems;
 }
 
@@ -96,5 +120,9 @@ function keyDifferences(shape: TableShape, resource: Resource): string[] {
 export async function tableDrift(queryInterface: QueryInterface, resource: AnyResource): Promise<string[]> {
   const shape = await describeTableShape(queryInterface, resource.table);
   if (!shape) return [`table ${resource.table} does not exist`];
-  return [...columnDifferences(shape, expectedColumns(resource), await expectedCollation(queryInterface)), ...keyDifferences(shape, resource), ...(await checkDifferences(queryInterface, resource))];
+  return [
+    ...columnDifferences(shape, expectedColumns(resource), await expectedCollation(queryInterface)),
+    ...keyDifferences(shape, resource),
+    ...(await checkDifferences(queryInterface, resource)),
+  ];
 }

@@ -53,29 +53,46 @@ export function normalisedRule(rule: string): string {
 
 type Rows = Record<string, unknown>[];
 
-export async function select(queryInterface: QueryInterface, sql: string, replacements: Record<string, unknown> = {}): Promise<Rows> {
+export async function select(
+  queryInterface: QueryInterface,
+  sql: string,
+  replacements: Record<string, unknown> = {},
+): Promise<Rows> {
   // type SELECT ('SELECT' is QueryTypes.SELECT, not imported: the kit loads no Sequelize on MongoDB): the rows alone, PRAGMAs too.
-  return (await queryInterface.sequelize.query(sql, { replacements, logging: false, type: 'SELECT' as never })) as unknown as Rows;
+  return (await queryInterface.sequelize.query(sql, {
+    replacements,
+    logging: false,
+    type: 'SELECT' as never,
+  })) as unknown as Rows;
 }
 
 /** Column name → collation name, where the engine keeps one per column. */
 async function collations(queryInterface: QueryInterface, table: string): Promise<Map<string, string | null>> {
   const sql: Record<string, string> = {
     postgres: `SELECT column_name AS "name", collation_name AS "collation" FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = :table`,
-    mysql: 'SELECT COLUMN_NAME AS `name`, COLLATION_NAME AS `collation` FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = :table',
-    mssql: 'SELECT c.name AS [name], c.collation_name AS [collation] FROM sys.columns c WHERE c.object_id = OBJECT_ID(:table)',
+    mysql:
+      'SELECT COLUMN_NAME AS `name`, COLLATION_NAME AS `collation` FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = :table',
+    mssql:
+      'SELECT c.name AS [name], c.collation_name AS [collation] FROM sys.columns c WHERE c.object_id = OBJECT_ID(:table)',
   };
   const dialect = queryInterface.sequelize.getDialect();
   const query = sql[dialect === 'mariadb' ? 'mysql' : dialect];
   if (!query) return new Map();
-  return new Map((await select(queryInterface, query, { table })).map((row) => [String(row.name), row.collation == null ? null : String(row.collation)]));
+  return new Map(
+    (await select(queryInterface, query, { table })).map((row) => [
+      String(row.name),
+      row.collation == null ? null : String(row.collation),
+    ]),
+  );
 }
 
 async function foreignKeys(queryInterface: QueryInterface, table: string): Promise<ForeignKeyShape[]> {
   const dialect = queryInterface.sequelize.getDialect();
   let rows: Rows;
   if (dialect === 'sqlite') {
-    rows = (await select(queryInterface, `PRAGMA foreign_key_list(${queryInterface.quoteIdentifier(table)})`)).map((row) => ({ column: row.from, target: row.table, rule: row.on_delete }));
+    rows = (await select(queryInterface, `PRAGMA foreign_key_list(${queryInterface.quoteIdentifier(table)})`)).map(
+      (row) => ({ column: row.from, target: row.table, rule: row.on_delete }),
+    );
   } else if (dialect === 'postgres') {
     rows = await select(
       queryInterface,
@@ -106,7 +123,11 @@ async function foreignKeys(queryInterface: QueryInterface, table: string): Promi
       { table },
     );
   }
-  return rows.map((row) => ({ column: String(row.column), table: String(row.target), onDelete: normalisedRule(String(row.rule)) }));
+  return rows.map((row) => ({
+    column: String(row.column),
+    table: String(row.target),
+    onDelete: normalisedRule(String(row.rule)),
+  }));
 }
 
 interface ShownIndex {
@@ -121,11 +142,18 @@ export async function indexesOf(queryInterface: QueryInterface, table: string): 
   const shown = (await queryInterface.showIndex(table)) as ShownIndex[];
   return shown
     .filter((index) => !index.primary && !index.name.startsWith('sqlite_autoindex_') && index.name !== 'PRIMARY')
-    .map((index) => ({ name: index.name, columns: (index.fields ?? []).map((field) => String(field.attribute)), unique: Boolean(index.unique) }));
+    .map((index) => ({
+      name: index.name,
+      columns: (index.fields ?? []).map((field) => String(field.attribute)),
+      unique: Boolean(index.unique),
+    }));
 }
 
 /** The table as the server has it, or undefined when there is no such table. */
-export async function describeTableShape(queryInterface: QueryInterface, table: string): Promise<TableShape | undefined> {
+export async function describeTableShape(
+  queryInterface: QueryInterface,
+  table: string,
+): Promise<TableShape | undefined> {
   let described: Record<string, { type: string; allowNull: boolean }>;
   try {
     described = await queryInterface.describeTable(table);
@@ -137,8 +165,19 @@ export async function describeTableShape(queryInterface: QueryInterface, table: 
   const columns = Object.fromEntries(
     Object.entries(described).map(([name, column]) => {
       const type = broadType(column.type);
-      return [name, { type, nullable: column.allowNull, collation: type === 'string' || type === 'text' ? (collated.get(name) ?? null) : null }];
+      return [
+        name,
+        {
+          type,
+          nullable: column.allowNull,
+          collation: type === 'string' || type === 'text' ? (collated.get(name) ?? null) : null,
+        },
+      ];
     }),
   );
-  return { columns, indexes: await indexesOf(queryInterface, table), foreignKeys: await foreignKeys(queryInterface, table) };
+  return {
+    columns,
+    indexes: await indexesOf(queryInterface, table),
+    foreignKeys: await foreignKeys(queryInterface, table),
+  };
 }

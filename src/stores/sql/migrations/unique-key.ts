@@ -6,19 +6,29 @@ import type { QueryInterface } from 'sequelize';
 export class DuplicateRowsError extends Error {
   constructor(table: string, columns: readonly string[], example: Record<string, unknown>, count: number) {
     const values = columns.map((column) => `${column}=${JSON.stringify(example[column])}`).join(', ');
-    super(`cannot add the unique key (${columns.join(', ')}) to table ${table}: ${count} rows share ${values}; make them differ (or delete some), then run the migrations again`);
+    super(
+      `cannot add the unique key (${columns.join(', ')}) to table ${table}: ${count} rows share ${values}; make them differ (or delete some), then run the migrations again`,
+    );
     this.name = 'DuplicateRowsError';
   }
 }
 
 /** The dialect's quoting (Sequelize keeps it on the query generator, which its types do not show). */
 function quoting(queryInterface: QueryInterface): { table(name: string): string; identifier(name: string): string } {
-  const generator = (queryInterface as unknown as { queryGenerator: { quoteTable(name: string): string; quoteIdentifier(name: string): string } }).queryGenerator;
+  const generator = (
+    queryInterface as unknown as {
+      queryGenerator: { quoteTable(name: string): string; quoteIdentifier(name: string): string };
+    }
+  ).queryGenerator;
   return { table: (name) => generator.quoteTable(name), identifier: (name) => generator.quoteIdentifier(name) };
 }
 
 /** One group of rows that already share the key's values, if there is any (rows with an empty column never clash). */
-export async function firstDuplicate(queryInterface: QueryInterface, table: string, columns: readonly string[]): Promise<{ row: Record<string, unknown>; count: number } | undefined> {
+export async function firstDuplicate(
+  queryInterface: QueryInterface,
+  table: string,
+  columns: readonly string[],
+): Promise<{ row: Record<string, unknown>; count: number } | undefined> {
   const quote = quoting(queryInterface);
   const quoted = columns.map((column) => quote.identifier(column));
   const notNull = quoted.map((column) => `${column} IS NOT NULL`).join(' AND ');
@@ -40,7 +50,10 @@ export function uniqueKeyColumns(columns: readonly string[]): string[] {
 }
 
 /** The key of a unique index addUniqueKey made (recognised by its name), or undefined for any other index. */
-export function uniqueKeyOf(table: string, index: { name: string; unique: boolean; columns: readonly string[] }): string[] | undefined {
+export function uniqueKeyOf(
+  table: string,
+  index: { name: string; unique: boolean; columns: readonly string[] },
+): string[] | undefined {
   const key = uniqueKeyColumns(index.columns);
   return index.unique && index.name === uniqueKeyName(table, key) ? key : undefined;
 }
@@ -52,7 +65,11 @@ export function uniqueKeyOf(table: string, index: { name: string; unique: boolea
  * Server, which ignores trailing spaces in comparisons, each string column's byte length joins the key, as a
  * persisted computed column, so 'a' and 'a ' do not clash there either.
  */
-export async function addUniqueKey(queryInterface: QueryInterface, table: string, columns: readonly string[]): Promise<void> {
+export async function addUniqueKey(
+  queryInterface: QueryInterface,
+  table: string,
+  columns: readonly string[],
+): Promise<void> {
   const name = uniqueKeyName(table, columns);
   const indexes = (await queryInterface.showIndex(table)) as { name: string }[];
   if (indexes.some((index) => index.name === name)) return; // a retry after a half-applied run (MySQL DDL is not transactional)
@@ -68,12 +85,17 @@ export async function addUniqueKey(queryInterface: QueryInterface, table: string
       const length = `${column}_bytes`;
       if (!(length in described)) {
         const quote = quoting(queryInterface);
-        await queryInterface.sequelize.query(`ALTER TABLE ${quote.table(table)} ADD ${quote.identifier(length)} AS DATALENGTH(${quote.identifier(column)}) PERSISTED`);
+        await queryInterface.sequelize.query(
+          `ALTER TABLE ${quote.table(table)} ADD ${quote.identifier(length)} AS DATALENGTH(${quote.identifier(column)}) PERSISTED`,
+        );
       }
       indexed.push(length);
     }
   }
-  const partial = dialect === 'mysql' || dialect === 'mariadb' ? {} : { where: Object.fromEntries(columns.map((column) => [column, { [notNullOperator(queryInterface)]: null }])) };
+  const partial =
+    dialect === 'mysql' || dialect === 'mariadb'
+      ? {}
+      : { where: Object.fromEntries(columns.map((column) => [column, { [notNullOperator(queryInterface)]: null }])) };
   await queryInterface.addIndex(table, indexed, { name, unique: true, ...partial });
 }
 
@@ -83,6 +105,10 @@ function notNullOperator(queryInterface: QueryInterface): symbol {
 }
 
 /** Drops what addUniqueKey added (a migration's down). */
-export async function removeUniqueKey(queryInterface: QueryInterface, table: string, columns: readonly string[]): Promise<void> {
+export async function removeUniqueKey(
+  queryInterface: QueryInterface,
+  table: string,
+  columns: readonly string[],
+): Promise<void> {
   await queryInterface.removeIndex(table, uniqueKeyName(table, columns));
 }
