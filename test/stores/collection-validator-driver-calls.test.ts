@@ -39,8 +39,12 @@ const SCHEMA = {
   },
 };
 
-function fakeConnection(existing: Record<string, { validator?: unknown }>, breaking = 0) {
+/** `breaking`: what each count answers in turn (the last one after that); the ids are d1, d2, … */
+function fakeConnection(existing: Record<string, { validator?: unknown }>, ...breaking: number[]) {
   const calls: unknown[][] = [];
+  const counts = breaking.length > 0 ? breaking : [0];
+  let counted = 0;
+  const next = () => counts[Math.min(counted++, counts.length - 1)]!;
   const db = {
     listCollections: (filter: { name: string }) => ({
       toArray: async () => (filter.name in existing ? [{ name: filter.name, options: existing[filter.name] }] : []),
@@ -48,7 +52,17 @@ function fakeConnection(existing: Record<string, { validator?: unknown }>, break
     createCollection: async (name: string, options: unknown) => void calls.push(['createCollection', name, options]),
     command: async (command: unknown) => void calls.push(['command', command]),
     collection: (name: string) => ({
-      countDocuments: async (filter: unknown) => (calls.push(['countDocuments', name, filter]), breaking),
+      countDocuments: async (filter: unknown) => (calls.push(['countDocuments', name, filter]), next()),
+      find: (_filter: unknown, options: unknown) => ({
+        limit: (limit: number) => ({
+          toArray: async () => {
+            calls.push(['find', name, options, limit]);
+            return Array.from({ length: Math.min(limit, counts[counted - 1]!) }, (_, index) => ({
+              _id: `d${index + 1}`,
+            }));
+          },
+        }),
+      }),
     }),
   };
   const connection = { db } as unknown as Connection;
@@ -78,28 +92,43 @@ describe('MongoDB: field rules as a $jsonSchema validator', () => {
       kit_validated: { validator: { $jsonSchema: { bsonType: 'object', properties: { status: { enum: ['open'] } } } } },
     });
     await applyValidators(connection);
-    expect(calls).toEqual([
-      ['countDocuments', 'kit_validated', { $nor: [{ $jsonSchema: SCHEMA }] }],
-      [
-        'command',
-        {
-          collMod: 'kit_validated',
-          validator: { $jsonSchema: SCHEMA },
-          validationAction: 'error',
-          validationLevel: 'strict',
-        },
-      ],
-    ]);
+    const count = ['countDocuments', 'kit_validated', { $nor: [{ $jsonSchema: SCHEMA }] }];
+    const collMod = {
+      collMod: 'kit_validated',
+      validator: { $jsonSchema: SCHEMA },
+      validationAction: 'error',
+      validationLevel: 'strict',
+    };
+    // Counted again after collMod, which does not look at the documents it finds.
+    expect(calls).toEqual([count, ['command', collMod], count]);
     const same = fakeConnection({ kit_validated: { validator: { $jsonSchema: SCHEMA } } });
     await applyValidators(same.connection);
     expect(same.calls).toEqual([]);
     expect(await validatorDifferences(same.connection)).toEqual([]);
   });
 
-  it('refuses a narrowed rule while documents break it, naming how many, before changing anything', async () => {
-    const { connection, calls } = fakeConnection({ kit_validated: {} }, 4);
-    await expect(applyValidators(connection)).rejects.toThrow('4 documents of kit_validated break the declared rules');
-    expect(calls.map(([call]) => call)).toEqual(['countDocuments']);
+  it('refuses a narrowed rule while documents break it, naming them, before changing anything', async () => {
+    const { connection, calls } = fakeConnection({ kit_validated: {} }, 7);
+    await expect(applyValidators(connection)).rejects.toThrow(
+      '7 documents of kit_validated (first: d1, d2, d3, d4, d5) break the declared rules',
+    );
+    expect(calls.map(([call]) => call)).toEqual(['countDocuments', 'find']);
+    const one = fakeConnection({ kit_validated: {} }, 1);
+    await expect(applyValidators(one.connection)).rejects.toThrow(
+      '1 document of kit_validated (d1) breaks the declared rules: change it first',
+    );
+  });
+
+  it('puts the previous rules back when a document the new ones refuse was written between the count and collMod', async () => {
+    const previous = { $jsonSchema: { bsonType: 'object', properties: { status: { enum: ['open'] } } } };
+    const { connection, calls } = fakeConnection({ kit_validated: { validator: previous } }, 0, 1);
+    await expect(applyValidators(connection)).rejects.toThrow(
+      '1 document of kit_validated (d1) was written against the declared rules while they were being set: the previous rules are back',
+    );
+    expect(calls.filter(([call]) => call === 'command').map(([, command]) => command)).toEqual([
+      expect.objectContaining({ collMod: 'kit_validated', validator: { $jsonSchema: SCHEMA } }),
+      { collMod: 'kit_validated', validator: previous },
+    ]);
   });
 
   it('names a collection without its validator at start-up, and tells a refused write (121) as a CheckViolationError', async () => {

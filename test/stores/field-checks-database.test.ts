@@ -84,6 +84,9 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
     it('adds a check to a table with rows only once none breaks it, naming how many do; removes it again', async () => {
       await qi().bulkDelete(TABLE, {});
       await insert({ low: 1, high: 2, closed_at: null }, 'adding');
+      await expect(addFieldCheck(qi(), TABLE, 'high < low')).rejects.toThrow(
+        /^1 row of kit_checked_spans breaks high < low: change it first/,
+      );
       await insert({ low: 1, high: 9 }, 'adding');
       await expect(addFieldCheck(qi(), TABLE, 'high < low')).rejects.toThrow(
         /^2 rows of kit_checked_spans break high < low: change them first/,

@@ -2,7 +2,7 @@ import { createResourceTable, defineResource, field, setFieldRules, type SqlMigr
 import { RuleViolationError } from '../../src/stores/errors';
 import { newId } from '../../src/stores/ids';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
-import { checkConstraintsOf } from '../../src/stores/sql/migrations/check-constraints';
+import { checkConstraintsOf, replaceCheckConstraint } from '../../src/stores/sql/migrations/check-constraints';
 import { renameFieldColumn } from '../../src/stores/sql/migrations/field-rename-drop';
 import { tableDrift } from '../../src/stores/sql/migrations/table-drift';
 import type { SqlDatabase } from '../../src/stores/sql/sql-database';
@@ -111,8 +111,18 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
     it('widens a rule on a table with rows, and refuses to narrow it while rows break it, naming how many', async () => {
       await setFieldRules(qi(), TABLE, 'status', { enum: ['open', 'in_progress', 'closed', 'archived'] });
       await insert({ status: 'archived', owner_id: 'narrowing' });
-      await insert({ status: 'archived', owner_id: 'narrowing' });
       const before = await checkConstraintsOf(qi(), TABLE);
+      // One breaking row is enough to refuse.
+      await expect(setFieldRules(qi(), TABLE, 'status', { enum: ['open', 'in_progress', 'closed'] })).rejects.toThrow(
+        /^1 row of kit_ruled holds a status that is not one of: open, in_progress, closed: change it first/,
+      );
+      // The engine's own refusal (a row written between the count and the ALTER) keeps the old rule: one statement.
+      await expect(
+        replaceCheckConstraint(qi(), TABLE, 'status', { enum: ['open', 'in_progress', 'closed'] }),
+      ).rejects.toThrow();
+      expect(await checkConstraintsOf(qi(), TABLE)).toEqual(before);
+      await expect(insert({ status: 'bogus' })).rejects.toThrow();
+      await insert({ status: 'archived', owner_id: 'narrowing' });
       await expect(setFieldRules(qi(), TABLE, 'status', { enum: ['open', 'in_progress', 'closed'] })).rejects.toThrow(
         /^2 rows of kit_ruled hold a status that is not one of: open, in_progress, closed/,
       );

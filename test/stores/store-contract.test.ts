@@ -241,14 +241,12 @@ for (const target of engines) {
       });
 
       it('replaces the password hash', async () => {
-        const user = await database
-          .store(userStore)
-          .create({
-            email: `h.${randomBytes(4).toString('hex')}@example.com`,
-            passwordHash: 'old',
-            role: 'user',
-            name: null,
-          });
+        const user = await database.store(userStore).create({
+          email: `h.${randomBytes(4).toString('hex')}@example.com`,
+          passwordHash: 'old',
+          role: 'user',
+          name: null,
+        });
         await database.store(userStore).updatePasswordHash(user.id, 'new');
         expect((await database.store(userStore).findById(user.id))?.passwordHash).toBe('new');
       });

@@ -78,9 +78,29 @@ async function collectionOptions(
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
+/** The documents `validator` refuses: how many, and the ids of the first few (named in a refusal). */
+async function breakingDocuments(
+  connection: Connection,
+  name: string,
+  validator: object,
+): Promise<{ count: number; named: string } | undefined> {
+  const collection = connection.db!.collection(name);
+  const count = await collection.countDocuments({ $nor: [validator] });
+  if (count === 0) return undefined;
+  const first = await collection
+    .find({ $nor: [validator] }, { projection: { _id: 1 } })
+    .limit(5)
+    .toArray();
+  const ids = first.map((document) => String(document._id)).join(', ');
+  const more = count > first.length ? 'first: ' : '';
+  return { count, named: `${count === 1 ? '1 document' : `${count} documents`} of ${name} (${more}${ids})` };
+}
+
 /**
  * Gives each declared collection its validator: created with it when missing, else collMod, after counting
- * the documents the new rules refuse (a non-zero count stops, naming it, before anything changes).
+ * the documents the new rules refuse (a non-zero count stops, naming them, before anything changes). collMod
+ * does not look at the documents it finds, and the previous release may write one the new rules refuse between
+ * the count and collMod: they are counted again after it, and any found puts the previous rules back, naming them.
  */
 export async function applyValidators(connection: Connection): Promise<void> {
   for (const [name, validator] of declared.get(connection) ?? []) {
@@ -90,12 +110,19 @@ export async function applyValidators(connection: Connection): Promise<void> {
       continue;
     }
     if (sameJson(current.validator, validator)) continue;
-    const breaking = await connection.db!.collection(name).countDocuments({ $nor: [validator] });
-    if (breaking > 0)
+    const before = await breakingDocuments(connection, name, validator);
+    if (before)
       throw new Error(
-        `${breaking} document${breaking === 1 ? '' : 's'} of ${name} break the declared rules: change them first, then migrate again`,
+        `${before.named} ${before.count === 1 ? 'breaks' : 'break'} the declared rules: change ${before.count === 1 ? 'it' : 'them'} first, then migrate again`,
       );
     await connection.db!.command({ collMod: name, validator, validationAction: 'error', validationLevel: 'strict' });
+    const after = await breakingDocuments(connection, name, validator);
+    if (after) {
+      await connection.db!.command({ collMod: name, validator: current.validator ?? {} });
+      throw new Error(
+        `${after.named} ${after.count === 1 ? 'was' : 'were'} written against the declared rules while they were being set: the previous rules are back; change ${after.count === 1 ? 'it' : 'them'}, then migrate again`,
+      );
+    }
   }
 }
 

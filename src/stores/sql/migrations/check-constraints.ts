@@ -110,6 +110,25 @@ function constraintPart(queryInterface: QueryInterface, name: string, expression
 
 const isConstraint = (part: string, name: string) => new RegExp(`^CONSTRAINT [\`"[]?${name}[\`"\\]]?\\s`).test(part);
 
+/**
+ * One constraint's DROP and/or ADD (`expression` undefined: none added) as ONE statement: a refused ADD (a row
+ * breaks it) keeps the old rule, even where DDL is not transactional (MySQL/MariaDB).
+ */
+function replaceCheckStatement(
+  queryInterface: QueryInterface,
+  table: string,
+  name: string,
+  exists: boolean,
+  expression: string | undefined,
+): string | undefined {
+  const quote = (identifier: string) => queryInterface.quoteIdentifier(identifier);
+  const actions = [
+    ...(exists ? [`DROP CONSTRAINT ${quote(name)}`] : []),
+    ...(expression === undefined ? [] : [`ADD CONSTRAINT ${quote(name)} CHECK (${expression})`]),
+  ];
+  return actions.length === 0 ? undefined : `ALTER TABLE ${quote(table)} ${actions.join(', ')}`;
+}
+
 /** Makes the table's constraint `name` say `expression` (none: no constraint), the old one dropped first. */
 async function replaceNamedCheck(
   queryInterface: QueryInterface,
@@ -124,6 +143,12 @@ async function replaceNamedCheck(
       ...parts.filter((part) => !isConstraint(part, name)),
       ...(expression ? [constraintPart(queryInterface, name, expression)] : []),
     ]);
+    return;
+  }
+  // SQL Server takes one action an ALTER; its migration's transaction holds the two.
+  if (queryInterface.sequelize.getDialect() !== 'mssql') {
+    const statement = replaceCheckStatement(queryInterface, table, name, exists, expression);
+    if (statement) await queryInterface.sequelize.query(statement);
     return;
   }
   const quotedTable = queryInterface.quoteIdentifier(table);
@@ -195,7 +220,7 @@ export async function addFieldCheck(queryInterface: QueryInterface, table: strin
   const breaking = Number(row?.breaking ?? 0);
   if (breaking > 0)
     throw new Error(
-      `${breaking} row${breaking === 1 ? '' : 's'} of ${table} break ${check.text}: change them first, then run the migration again`,
+      `${breaking === 1 ? '1 row' : `${breaking} rows`} of ${table} ${breaking === 1 ? 'breaks' : 'break'} ${check.text}: change ${breaking === 1 ? 'it' : 'them'} first, then run the migration again`,
     );
   await replaceNamedCheck(queryInterface, table, crossCheckName(table, check), expression);
 }
@@ -236,15 +261,15 @@ export async function setFieldRules(
   const breaking = await countBreakingRows(queryInterface, table, column, rules);
   if (breaking > 0)
     throw new Error(
-      `${breaking} row${breaking === 1 ? '' : 's'} of ${table} hold a ${column} that is not ${allowedInWords(rules)}: change them first, then run the migration again`,
+      `${breaking === 1 ? '1 row' : `${breaking} rows`} of ${table} ${breaking === 1 ? 'holds' : 'hold'} a ${column} that is not ${allowedInWords(rules)}: change ${breaking === 1 ? 'it' : 'them'} first, then run the migration again`,
     );
   await replaceCheckConstraint(queryInterface, table, column, rules);
 }
 
 /**
  * After a column is renamed, its constraint takes the new column's name (the engines have rewritten the
- * expression already): PostgreSQL RENAME CONSTRAINT, SQL Server sp_rename, MySQL/MariaDB drop and add with
- * the clause as the server now shows it, SQLite a rebuild with the definition renamed.
+ * expression already): PostgreSQL RENAME CONSTRAINT, SQL Server sp_rename, SQLite a rebuild with the
+ * definition renamed. MySQL/MariaDB moved it in the rename's own statement (mysql-ddl.ts).
  */
 export async function renameCheckConstraint(
   queryInterface: QueryInterface,
@@ -271,9 +296,6 @@ export async function renameCheckConstraint(
       await queryInterface.sequelize.query(`EXEC sp_rename N'${before}', N'${after}', N'OBJECT'`);
       return;
     default:
-      await queryInterface.sequelize.query(`ALTER TABLE ${quote(table)} DROP CONSTRAINT ${quote(before)}`);
-      await queryInterface.sequelize.query(
-        `ALTER TABLE ${quote(table)} ADD ${constraintPart(queryInterface, after, clause)}`,
-      );
+      return;
   }
 }

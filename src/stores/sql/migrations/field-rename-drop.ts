@@ -14,7 +14,13 @@ import {
 } from './mssql-dependants';
 import { uniqueKeyColumns, uniqueKeyName } from './unique-key';
 import { definesColumn, rebuildSqlite } from './sqlite-rebuild';
-import { renameCheckConstraint, replaceCheckConstraint } from './check-constraints';
+import {
+  checkConstraintName,
+  checkConstraintsOf,
+  renameCheckConstraint,
+  replaceCheckConstraint,
+} from './check-constraints';
+import { renameColumnStatement } from './mysql-ddl';
 import { indexesOf, select } from './table-schema';
 
 // Renaming and dropping a field's column(s) on a table that holds rows, keeping everything else as a fresh
@@ -52,9 +58,14 @@ export function renamedIndexName(
 
 async function renameColumn(queryInterface: QueryInterface, table: string, from: string, to: string): Promise<void> {
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
-  if (dialectOf(queryInterface) === 'mssql')
-    await run(queryInterface, `EXEC sp_rename N'${table}.${from}', N'${to}', N'COLUMN'`);
-  else await run(queryInterface, `ALTER TABLE ${quote(table)} RENAME COLUMN ${quote(from)} TO ${quote(to)}`);
+  const dialect = dialectOf(queryInterface);
+  if (dialect === 'mssql') await run(queryInterface, `EXEC sp_rename N'${table}.${from}', N'${to}', N'COLUMN'`);
+  else if (dialect === 'mysql' || dialect === 'mariadb') {
+    const name = checkConstraintName(table, from);
+    const clause = (await checkConstraintsOf(queryInterface, table)).get(name);
+    const check = clause === undefined ? undefined : { name, clause, renamed: checkConstraintName(table, to) };
+    await run(queryInterface, renameColumnStatement(queryInterface, table, from, to, check));
+  } else await run(queryInterface, `ALTER TABLE ${quote(table)} RENAME COLUMN ${quote(from)} TO ${quote(to)}`);
 }
 
 /** Renames an index in place; SQLite, which cannot, has it rebuilt from its own definition under the new name. */
