@@ -42,7 +42,12 @@ interface ChangedField extends FieldSpec {
   caseInsensitive: boolean;
   /** The default as written in the declaration (a TypeScript literal), if any. */
   defaultLiteral?: string;
+  /** The field's rules as written in the declaration (`minimum: '1'`, `enum: "['a', 'b']"`): its CHECK's. */
+  ruleLiterals: Record<string, string>;
 }
+
+/** The declaration options that are rules (field-rules.ts), in the order the builders take them. */
+const RULE_OPTIONS = ['enum', 'minimum', 'maximum', 'minLength', 'pattern'] as const;
 
 /** A declared field as the migrations spell it: its column, whether it may be null, its reference's table. */
 function specOf(declared: DeclaredField, file: string): ChangedField {
@@ -54,6 +59,9 @@ function specOf(declared: DeclaredField, file: string): ChangedField {
     optional: option.optional === 'true',
     caseInsensitive: option.caseInsensitive === 'true',
     defaultLiteral: option.default,
+    ruleLiterals: Object.fromEntries(
+      RULE_OPTIONS.filter((rule) => option[rule] !== undefined).map((rule) => [rule, option[rule]!]),
+    ),
   };
   if (type === 'reference') {
     const module = declared.reference?.module;
@@ -188,6 +196,7 @@ export const ${constant}: SqlMigration = {
 function columnCall(field: ChangedField): string {
   const options = [
     ...(field.optional ? ['optional: true'] : []),
+    ...Object.entries(field.ruleLiterals).map(([rule, literal]) => `${rule}: ${literal}`),
     ...(field.defaultLiteral !== undefined ? [`default: ${field.defaultLiteral}`] : []),
     ...(field.caseInsensitive ? ['caseInsensitive: true'] : []),
     ...(field.search ? ['search: true'] : []),

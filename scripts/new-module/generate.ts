@@ -223,7 +223,10 @@ export function write(root: string, files: readonly PlannedFile[]): void {
     mkdirSync(path.dirname(target), { recursive: true });
     writeFileSync(target, file.content);
   }
-  format(root, files.map((file) => file.path).filter((file) => file.endsWith('.ts')));
+  format(
+    root,
+    files.map((file) => file.path).filter((file) => file.endsWith('.ts')),
+  );
 }
 
 /** Prettier over the written files; where it is not installed, the files stay as the templates wrote them. */

@@ -104,6 +104,20 @@ describe('the generator and field rules', () => {
     );
   });
 
+  it('new:field --drop of a ruled field writes its rules into the down, which brings its CHECK back', () => {
+    expect(
+      run(dir, ['tickets', 'title:string', 'priority:integer:1..5=3', 'status:enum:open,closed=open']).status,
+    ).toBe(0);
+    expect(run(dir, ['tickets', 'priority', '--drop'], 'field').status).toBe(0);
+    expect(read('src/modules/tickets/migrations/0002-drop-priority.ts')).toContain(
+      "await restoreFieldColumns(queryInterface, 'tickets', (c) => c.integer('priority', { minimum: 1, maximum: 5, default: 3 }));",
+    );
+    expect(run(dir, ['tickets', 'status', '--drop'], 'field').status).toBe(0);
+    expect(read('src/modules/tickets/migrations/0003-drop-status.ts')).toContain(
+      "(c) => c.string('status', { enum: ['open', 'closed'], default: 'open' })",
+    );
+  });
+
   it.each([
     [['tickets', 'status:enum:open,open'], /an enum value is given twice/],
     [['tickets', 'status:enum:open,closed=bogus'], /the default "bogus" is not one of: open, closed/],

@@ -1,5 +1,5 @@
 import { UniqueConstraintError, type QueryInterface } from 'sequelize';
-import { createResourceTable, defineResource, field, listIndexColumns } from '../../src/modules/kit';
+import { addFieldColumns, createResourceTable, defineResource, field, listIndexColumns } from '../../src/modules/kit';
 import type { Fields } from '../../src/stores/kit/fields';
 import type { AnyResource as Resource } from '../../src/stores/kit/resource';
 import {
@@ -230,6 +230,30 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
       ).toEqual(['column colour allows null, the field is required']);
       await dropFieldColumn(qi(), 'fc_tags', 'colour');
       expect(afterDrop).toEqual(await freshShape(dropped));
+    });
+
+    it('undoes the drop of a ruled field with a default over rows: the column is back with its CHECK, as the previous build declares it', async () => {
+      const graded = defineResource<Fields>({
+        ...(dropped as Resource),
+        name: 'fc-tags-graded',
+        fields: { ...(dropped.fields as Fields), grade: field.integer({ minimum: 1, maximum: 5, default: 3 }) },
+      });
+      const grade = (c: Parameters<Parameters<typeof addFieldColumns>[2]>[0]) =>
+        c.integer('grade', { minimum: 1, maximum: 5, default: 3 });
+      await reset();
+      await createFresh(qi(), dropped);
+      const q = (name: string) => qi().quoteIdentifier(name);
+      const now = new Date().toISOString().replace('T', ' ').slice(0, 23);
+      await qi().sequelize.query(
+        `INSERT INTO ${q('fc_tags')} (id, owner_id, title, created_at, updated_at) VALUES ('t1', 'o1', 'kept', '${now}', '${now}')`,
+      );
+      await addFieldColumns(qi(), 'fc_tags', grade);
+      expect(await tableDrift(qi(), graded)).toEqual([]);
+      await dropFieldColumn(qi(), 'fc_tags', 'grade');
+      await restoreFieldColumns(qi(), 'fc_tags', grade);
+      expect(await tableDrift(qi(), graded)).toEqual([]);
+      await expect(qi().sequelize.query(`UPDATE ${q('fc_tags')} SET ${q('grade')} = 9`)).rejects.toThrow();
+      await dropFieldColumn(qi(), 'fc_tags', 'grade');
     });
 
     it('makes a field optional and required again over rows, keeping collation, keys and foreign key; refuses required while a row lacks a value', async () => {

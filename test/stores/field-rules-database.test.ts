@@ -65,6 +65,26 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
       ]);
     const patternHeld = target.engine !== 'sqlite';
 
+    it('never holds a fraction in an integer field: SQLite refuses it, whose INTEGER column would keep it', async () => {
+      // PostgreSQL and MariaDB round a fraction written as a literal into an INTEGER column; SQLite would keep it.
+      const written = (write: Promise<unknown>) =>
+        write.then(
+          () => true,
+          () => false,
+        );
+      await insert({ priority: 2, owner_id: 'whole' });
+      const inserted = await written(insert({ priority: 2.5, owner_id: 'whole' }));
+      const updated = await written(
+        qi().sequelize.query(`UPDATE ${TABLE} SET priority = 2.5 WHERE owner_id = 'whole'`),
+      );
+      if (target.engine === 'sqlite') expect([inserted, updated]).toEqual([false, false]);
+      const [rows] = await qi().sequelize.query(`SELECT priority FROM ${TABLE} WHERE owner_id = 'whole'`);
+      for (const row of rows as { priority: unknown }[]) expect(Number.isInteger(Number(row.priority))).toBe(true);
+      await insert({ priority: 3.0, owner_id: 'whole' }); // a whole number written as 3.0 is 3
+      await qi().bulkDelete(TABLE, { owner_id: 'whole' });
+      expect(await tableDrift(qi(), ruled)).toEqual([]);
+    });
+
     it('refuses a row written straight into the table with a value outside each rule', async () => {
       await insert({ status: 'closed', priority: 5, score: 0, code: 'ABC' });
       for (const bad of [{ status: 'bogus' }, { priority: 0 }, { priority: 6 }, { score: -0.5 }, { code: 'AB' }])

@@ -44,6 +44,14 @@ const LENGTH: Record<Dialect, (column: string, least: number) => string> = {
   mssql: (column, least) => `DATALENGTH(${column}) >= ${least * 2}`,
 };
 
+/**
+ * SQLite stores 2.5 in an INTEGER column (its affinity converts only what it can without loss), where the other
+ * engines' column types refuse it: there an integer column's CHECK holds the kind too (NULL passes, as in a
+ * CHECK elsewhere). checkSignature leaves this guard out, so a table made before it still starts.
+ */
+const SQLITE_WHOLE = (quoted: string) => `typeof(${quoted}) IN ('integer', 'null')`;
+const SQLITE_WHOLE_PATTERN = /\s+AND\s+\(typeof\([^)]*\) IN \('integer', 'null'\)\)/gi;
+
 /** The CHECK expression of the rules on `column` (quoted by the caller's engine), or undefined when there is none to hold. */
 export function checkExpression(dialect: string, quotedColumn: string, rules: FieldRules): string | undefined {
   const engine = dialect as Dialect;
@@ -93,7 +101,7 @@ export async function checkConstraintsOf(queryInterface: QueryInterface, table: 
  */
 export function checkSignature(definition: string): string {
   const literals: string[] = [];
-  const rest = definition.replace(/N?'((?:[^']|'')*)'/g, (_match, text: string) => {
+  const rest = definition.replace(SQLITE_WHOLE_PATTERN, '').replace(/N?'((?:[^']|'')*)'/g, (_match, text: string) => {
     literals.push(text.replace(/''/g, "'").replace(/\\\\/g, '\\'));
     return ' ';
   });
@@ -162,6 +170,21 @@ async function replaceNamedCheck(
     );
 }
 
+/** The CHECK expression of `rules` on a table's column, with the kind where the engine needs it (SQLITE_WHOLE). */
+async function columnCheckExpression(
+  queryInterface: QueryInterface,
+  table: string,
+  column: string,
+  rules: FieldRules,
+): Promise<string | undefined> {
+  const dialect = queryInterface.sequelize.getDialect();
+  const quoted = queryInterface.quoteIdentifier(column);
+  const expression = checkExpression(dialect, quoted, rules);
+  if (expression === undefined || dialect !== 'sqlite') return expression;
+  const type = (await queryInterface.describeTable(table))[column]?.type ?? '';
+  return /^INTEGER$/i.test(type) ? `${expression} AND (${SQLITE_WHOLE(quoted)})` : expression;
+}
+
 /**
  * Makes the column's CHECK constraint say `rules` (none: no constraint): the old one dropped, the new one
  * added, which refuses while a row breaks it. Run by createResourceTable, addFieldColumns and the
@@ -173,11 +196,7 @@ export async function replaceCheckConstraint(
   column: string,
   rules: FieldRules,
 ): Promise<void> {
-  const expression = checkExpression(
-    queryInterface.sequelize.getDialect(),
-    queryInterface.quoteIdentifier(column),
-    rules,
-  );
+  const expression = await columnCheckExpression(queryInterface, table, column, rules);
   await replaceNamedCheck(queryInterface, table, checkConstraintName(table, column), expression);
 }
 
@@ -238,7 +257,7 @@ export async function countBreakingRows(
   rules: FieldRules,
 ): Promise<number> {
   const quoted = queryInterface.quoteIdentifier(column);
-  const expression = checkExpression(queryInterface.sequelize.getDialect(), quoted, rules);
+  const expression = await columnCheckExpression(queryInterface, table, column, rules);
   if (!expression) return 0;
   const [row] = await select(
     queryInterface,

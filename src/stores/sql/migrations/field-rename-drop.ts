@@ -1,7 +1,7 @@
 import type { ModelAttributeColumnOptions, QueryInterface } from 'sequelize';
 import { listIndexName } from '../../kit/list-indexes';
 import { shadowColumnsOf } from '../../kit/shadows';
-import { fieldColumns } from './resource-columns';
+import { addColumnChecks, fieldColumns } from './resource-columns';
 import { addIndexIfMissing } from './schema-steps';
 import {
   blocking,
@@ -204,8 +204,8 @@ type Columns = Record<string, ModelAttributeColumnOptions>;
 type ColumnBuilders = Awaited<ReturnType<typeof fieldColumns>>;
 
 /**
- * Brings back a dropped field's column(s) as declared (a dropped field's down), empty: the values went with
- * the drop. A required field on a table that holds rows cannot be NOT NULL then: it comes back nullable, and
+ * Brings back a dropped field's column(s) as declared (a dropped field's down), empty, with the CHECK of
+ * their rules: the values went with the drop. A required field on a table that holds rows cannot be NOT NULL then: it comes back nullable, and
  * the start-up comparison names it ("allows null, the field is required") until its rows have values. Its
  * unique keys and list indexes are the caller's next steps.
  */
@@ -219,11 +219,12 @@ export async function restoreFieldColumns(
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
   for (const [name, spec] of Object.entries(built)) {
     if (name in existing) continue; // a retry after a half-applied run
-    const [row] =
-      spec.allowNull === false
-        ? await select(queryInterface, `SELECT COUNT(*) AS ${quote('count')} FROM ${quote(table)}`)
-        : [];
-    if (spec.allowNull === false && Number(row?.count ?? 0) === 0 && dialectOf(queryInterface) === 'sqlite') {
+    // A required column with a default is filled with it on every engine; one without cannot be NOT NULL over rows.
+    const unfilled = spec.allowNull === false && spec.defaultValue === undefined;
+    const [row] = unfilled
+      ? await select(queryInterface, `SELECT COUNT(*) AS ${quote('count')} FROM ${quote(table)}`)
+      : [];
+    if (unfilled && Number(row?.count ?? 0) === 0 && dialectOf(queryInterface) === 'sqlite') {
       // SQLite adds no NOT NULL column without a default, even to an empty table: rebuilt with it.
       const generator = (
         queryInterface as unknown as {
@@ -245,9 +246,10 @@ export async function restoreFieldColumns(
       await queryInterface.addColumn(
         table,
         name,
-        spec.allowNull === false && Number(row?.count ?? 0) > 0 ? { ...spec, allowNull: true } : spec,
+        unfilled && Number(row?.count ?? 0) > 0 ? { ...spec, allowNull: true } : spec,
       );
     }
     if (spec.references) await addIndexIfMissing(queryInterface, table, [name], `${table}_${name}`);
   }
+  await addColumnChecks(queryInterface, table, built);
 }

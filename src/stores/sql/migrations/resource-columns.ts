@@ -165,7 +165,7 @@ type ColumnBuilders = Awaited<ReturnType<typeof fieldColumns>>;
 const columnRules = new WeakMap<ModelAttributeColumnOptions, FieldRules>();
 
 /** Adds the CHECK constraint of each built column that has rules. */
-async function addColumnChecks(queryInterface: QueryInterface, table: string, columns: Columns): Promise<void> {
+export async function addColumnChecks(queryInterface: QueryInterface, table: string, columns: Columns): Promise<void> {
   for (const [name, spec] of Object.entries(columns)) {
     const rules = columnRules.get(spec);
     if (rules) await replaceCheckConstraint(queryInterface, table, name, rules);
