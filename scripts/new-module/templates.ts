@@ -116,6 +116,8 @@ ${lines(
 )}
     })${unique}),
   down: (queryInterface) => queryInterface.dropTable('${spec.table}'),
+  // db:migrate down does not drop the table while it holds rows, unless --allow-destructive.
+  downDestroys: [{ table: '${spec.table}' }],
 };
 `;
 }
@@ -150,6 +152,7 @@ export const ${constant}: SqlMigration = {
   down: async (queryInterface) => {
 ${[...(field.search ? [searchColumnOf(field.column)] : []), field.column].map((column) => `    await dropFieldColumn(queryInterface, '${spec.table}', '${column}');`).join('\n')}
   },
+  downDestroys: [{ table: '${spec.table}', column: '${field.column}' }],
 };
 `;
 }

@@ -6,13 +6,13 @@ import { createDatabase } from '../stores/create-database';
 import type { MongoDatabase } from '../stores/mongo/mongo-database';
 import { SqlDatabase } from '../stores/sql/sql-database';
 
-// `npm run db:migrate [-- up [--allow-destructive]|down|status]` (compiled: `node dist/cli/db-migrate.js …`):
+// `npm run db:migrate [-- up|down [--allow-destructive]|status]` (compiled: `node dist/cli/db-migrate.js …`):
 // brings the configured database's schema up to date, reverts the last migration, or lists them. A
-// migration that would destroy data (a table or field dropped while it holds some) runs only with
-// `--allow-destructive`: start-up never runs it. Reads the same environment as the service (DATABASE_URL /
+// migration, or a revert, that would destroy data (a table or field dropped while it holds some) runs only
+// with `--allow-destructive`: start-up never runs it. Reads the same environment as the service (DATABASE_URL /
 // MONGO_URI, DATABASE_TIMEOUT). Exit 0 on success, 1 on failure, 2 on bad usage.
 
-const USAGE = 'usage: db-migrate [up [--allow-destructive] | down | status]';
+const USAGE = 'usage: db-migrate [up [--allow-destructive] | down [--allow-destructive] | status]';
 
 async function main(args: readonly string[]): Promise<number> {
   const command = args[0] === undefined || args[0] === '--allow-destructive' ? 'up' : args[0];
@@ -21,7 +21,7 @@ async function main(args: readonly string[]): Promise<number> {
   const known =
     ['up', 'down', 'status'].includes(command) &&
     flags.every((flag) => flag === '--allow-destructive') &&
-    (!allowDestructive || command === 'up');
+    (!allowDestructive || command !== 'status');
   if (!known || args.filter((arg) => !arg.startsWith('--')).length > 1) {
     process.stderr.write(`${USAGE}\n`);
     return 2;
@@ -50,7 +50,7 @@ async function main(args: readonly string[]): Promise<number> {
     }
     if (command === 'up') await database.migrate({ allowDestructive });
     if (command === 'down') {
-      const reverted = await database.withMigrationConnection((migrator) => migrator.down());
+      const reverted = await database.withMigrationConnection((migrator) => migrator.down({ allowDestructive }));
       logger.info({ reverted }, reverted.length ? 'migration reverted' : 'nothing to revert');
     }
     if (command === 'status') {

@@ -121,11 +121,19 @@ export const ALLOW_DESTRUCTIVE_COMMAND = 'npm run db:migrate -- up --allow-destr
  * does not run them; an operator does, after a backup, with ALLOW_DESTRUCTIVE_COMMAND.
  */
 export class DestructiveMigrationError extends Error {
-  constructor(readonly refused: readonly { migration: string; holds: readonly string[] }[]) {
+  constructor(
+    readonly refused: readonly { migration: string; holds: readonly string[] }[],
+    /** up: pending migrations start-up does not run; down: the revert of the last applied one. */
+    readonly direction: 'up' | 'down' = 'up',
+  ) {
     const lines = refused.map(({ migration, holds }) => `${migration} (destroys ${holds.join(', ')})`);
+    const several = refused.length > 1;
     super(
-      `pending migration${refused.length > 1 ? 's' : ''} would destroy data, so start-up does not run ${refused.length > 1 ? 'them' : 'it'}:\n  - ${lines.join('\n  - ')}\n` +
-        `Back the database up, then run: ${ALLOW_DESTRUCTIVE_COMMAND} (from a build: node dist/cli/db-migrate.js up --allow-destructive)`,
+      (direction === 'up'
+        ? `pending migration${several ? 's' : ''} would destroy data, so start-up does not run ${several ? 'them' : 'it'}:`
+        : 'reverting this migration would destroy data, so db:migrate down does not run it:') +
+        `\n  - ${lines.join('\n  - ')}\n` +
+        `Back the database up, then run: npm run db:migrate -- ${direction} --allow-destructive (from a build: node dist/cli/db-migrate.js ${direction} --allow-destructive)`,
     );
     this.name = 'DestructiveMigrationError';
   }

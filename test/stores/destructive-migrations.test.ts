@@ -139,5 +139,41 @@ for (const target of engines) {
         await replay.close();
       }
     }, 60_000);
+
+    it('db:migrate down refuses to drop an added column or a table that holds data, naming it; --allow-destructive runs it', async () => {
+      const table = `dm_${randomBytes(3).toString('hex')}`;
+      const { create } = releases(table, true);
+      const addShade: SqlMigration = {
+        name: `${table}-0002-add-shade`,
+        up: async (qi) => {
+          await qi.addColumn(table, 'shade', { type: DataTypes.STRING(20), allowNull: true });
+          await qi.bulkUpdate(table, { shade: 'dark' }, { id: 'a' });
+        },
+        down: (qi) => qi.removeColumn(table, 'shade'),
+        downDestroys: [{ table, column: 'shade' }],
+      };
+      const database = open([{ ...create, downDestroys: [{ table }] }, addShade]);
+      await database.connect();
+      try {
+        await database.migrate();
+        const refusal = await database
+          .migrator()
+          .down()
+          .then(
+            () => undefined,
+            (error: unknown) => error,
+          );
+        expect(refusal).toBeInstanceOf(DestructiveMigrationError);
+        expect((refusal as Error).message).toContain(`${addShade.name} (destroys column ${table}.shade (values))`);
+        expect((refusal as Error).message).toContain('npm run db:migrate -- down --allow-destructive');
+        expect(await columnsOf(database, table)).toEqual(['colour', 'id', 'shade']); // refused before anything ran
+        expect(await database.migrator().down({ allowDestructive: true })).toEqual([addShade.name]);
+        await expect(database.migrator().down()).rejects.toThrow(`(destroys table ${table} (rows))`);
+        await database.queryInterface().bulkDelete(table, {});
+        expect(await database.migrator().down()).toEqual([create.name]); // an empty table loses nothing
+      } finally {
+        await database.close();
+      }
+    }, 60_000);
   });
 }

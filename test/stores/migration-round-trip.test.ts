@@ -12,6 +12,7 @@ const createTable: SqlMigration = {
   up: (queryInterface) =>
     queryInterface.sequelize.query('CREATE TABLE rt_things (id VARCHAR(36) PRIMARY KEY)').then(() => undefined),
   down: (queryInterface) => queryInterface.dropTable('rt_things'),
+  downDestroys: [{ table: 'rt_things' }],
 };
 
 function databaseWith(second: SqlMigration): SqlDatabase {
@@ -35,11 +36,12 @@ function databaseWith(second: SqlMigration): SqlDatabase {
   );
 }
 
-const addColumn = (down: SqlMigration['down']): SqlMigration => ({
+const addColumn = (down: SqlMigration['down'], declared = true): SqlMigration => ({
   name: 'round-trip-0002-add-colour',
   up: (queryInterface) =>
     queryInterface.sequelize.query('ALTER TABLE rt_things ADD COLUMN colour VARCHAR(20)').then(() => undefined),
   down,
+  ...(declared ? { downDestroys: [{ table: 'rt_things', column: 'colour' }] } : {}),
 });
 
 describe('the migration round trip', () => {
@@ -53,6 +55,11 @@ describe('the migration round trip', () => {
       'a down that throws',
       addColumn(async () => Promise.reject(new Error('this one is one-way'))),
       /migration 'round-trip-0002-add-colour' does not undo: its down failed: .*this one is one-way/,
+    ],
+    [
+      'a down that drops a column it does not declare',
+      addColumn((queryInterface) => queryInterface.removeColumn('rt_things', 'colour'), false),
+      "migration 'round-trip-0002-add-colour' drops what it does not declare: add downDestroys: [{ table: 'rt_things', column: 'colour' }]",
     ],
   ])('names the migration with %s', async (_case, second, message) => {
     const database = databaseWith(second);

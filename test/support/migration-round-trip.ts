@@ -1,5 +1,5 @@
 import { describeTableShape, type TableShape } from '../../src/stores/sql/migrations/table-schema';
-import { MIGRATIONS_TABLE } from '../../src/stores/sql/migrations/migration';
+import { MIGRATIONS_TABLE, type DataLoss } from '../../src/stores/sql/migrations/migration';
 import type { SqlDatabase } from '../../src/stores/sql/sql-database';
 
 // Every migration of a database undoes cleanly: from an empty schema, each is applied in turn and the schema
@@ -59,9 +59,32 @@ function patchColumns(earlier: TableShape, beforeOneWay: TableShape, now: TableS
   return { ...earlier, columns };
 }
 
+/** The tables and columns a down dropped (in `ahead`, the schema before it ran, and not `now`) that it does not declare in downDestroys. */
+function undeclaredLosses(ahead: Schema, now: Schema, declared: readonly DataLoss[]): string[] {
+  const covers = (table: string, column?: string) =>
+    declared.some(
+      (loss) =>
+        loss.table === table &&
+        (loss.column === undefined ||
+          (column !== undefined && (column === loss.column || column.startsWith(`${loss.column}_`)))),
+    );
+  const lost: string[] = [];
+  for (const [table, shape] of Object.entries(ahead)) {
+    if (!(table in now)) {
+      if (!covers(table)) lost.push(`{ table: '${table}' }`);
+      continue;
+    }
+    for (const column of Object.keys(shape.columns))
+      if (!(column in now[table]!.columns) && !covers(table, column))
+        lost.push(`{ table: '${table}', column: '${column}' }`);
+  }
+  return lost;
+}
+
 /**
  * Undoes every applied migration, then applies and undoes each in turn as above; leaves every migration
- * applied. Throws naming the first migration that does not undo cleanly.
+ * applied. Throws naming the first migration that does not undo cleanly, or whose down drops a table or
+ * column it does not declare in downDestroys (db:migrate down would then drop it over data without a word).
  */
 export async function checkMigrationsUndo(database: SqlDatabase): Promise<string[]> {
   const migrator = database.migrator();
@@ -70,7 +93,7 @@ export async function checkMigrationsUndo(database: SqlDatabase): Promise<string
   );
   const undo = async (name?: string): Promise<number> => {
     try {
-      return (await migrator.down()).length;
+      return (await migrator.down({ allowDestructive: true })).length;
     } catch (error) {
       const failed = name ?? (error as { migration?: { name?: string } }).migration?.name ?? 'the last applied one';
       throw new Error(`migration '${failed}' does not undo: its down failed: ${(error as Error).message}`, {
@@ -90,7 +113,14 @@ export async function checkMigrationsUndo(database: SqlDatabase): Promise<string
   }
   for (let index = applied.length - 1; index >= 0; index -= 1) {
     const name = applied[index]!;
+    const ahead = await schemaOf(database);
     await undo(name);
+    const declared = migrator.migrations.find((migration) => migration.name === name)?.downDestroys ?? [];
+    const lost = undeclaredLosses(ahead, await schemaOf(database), declared);
+    if (lost.length > 0)
+      throw new Error(
+        `migration '${name}' drops what it does not declare: add downDestroys: [${lost.join(', ')}] to it, so db:migrate down refuses while it holds data`,
+      );
     const problems = differences(before[index]!, await schemaOf(database));
     // A declared one-way change: what it made stays, so the migrations before it are checked against that.
     if (problems.length > 0 && kept.has(name)) {

@@ -97,11 +97,27 @@ export class Migrator {
     if (refused.length > 0) throw new DestructiveMigrationError(refused);
   }
 
-  /** Reverts the last applied migration; returns its name, if any. */
-  down(): Promise<string[]> {
+  /**
+   * Reverts the last applied migration; returns its name, if any. Unless `allowDestructive`, refuses one whose
+   * down would destroy data here (DestructiveMigrationError). A down cannot bring back the values its up
+   * destroyed: the log says so before it runs.
+   */
+  down(options: { allowDestructive?: boolean } = {}): Promise<string[]> {
     return withMigrationLock(this.sequelize, this.engine, this.lockWaitMs, async () => {
-      const reverted = await createRunner(this.sequelize, this.engine, this.migrations, this.logger).down();
-      return reverted.map((migration) => migration.name);
+      const runner = createRunner(this.sequelize, this.engine, this.migrations, this.logger);
+      const [last] = (await runner.executed()).slice(-1);
+      const migration = this.migrations.find((candidate) => candidate.name === last?.name);
+      if (migration?.downDestroys && !options.allowDestructive) {
+        const holds = await dataAtRisk(this.sequelize.getQueryInterface(), migration.downDestroys);
+        if (holds.length > 0) throw new DestructiveMigrationError([{ migration: migration.name, holds }], 'down');
+      }
+      if (migration?.destroys)
+        this.logger.warn(
+          { migration: migration.name, lost: migration.destroys },
+          'the revert brings back what this migration dropped, empty: the values it destroyed do not come back',
+        );
+      const reverted = await runner.down();
+      return reverted.map((reverting) => reverting.name);
     });
   }
 

@@ -25,4 +25,5 @@ export const createUsers: SqlMigration = {
   async down(queryInterface) {
     await queryInterface.dropTable('users');
   },
+  downDestroys: [{ table: 'users' }],
 };

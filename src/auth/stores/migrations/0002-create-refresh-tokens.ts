@@ -25,4 +25,5 @@ export const createRefreshTokens: SqlMigration = {
   async down(queryInterface) {
     await queryInterface.dropTable('refresh_tokens');
   },
+  downDestroys: [{ table: 'refresh_tokens' }],
 };

@@ -29,4 +29,8 @@ export const addRefreshTokenFamilies: SqlMigration = {
     await dropFieldColumn(queryInterface, 'refresh_tokens', 'retired_at');
     await dropFieldColumn(queryInterface, 'refresh_tokens', 'family_id');
   },
+  downDestroys: [
+    { table: 'refresh_tokens', column: 'retired_at' },
+    { table: 'refresh_tokens', column: 'family_id' },
+  ],
 };

@@ -19,4 +19,5 @@ export const addUserSessionVersion: SqlMigration = {
   async down(queryInterface) {
     await dropFieldColumn(queryInterface, 'users', 'session_version'); // not removeColumn: on SQLite that rebuilds the table without its indexes
   },
+  downDestroys: [{ table: 'users', column: 'session_version' }],
 };

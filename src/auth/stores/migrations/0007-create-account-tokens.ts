@@ -28,4 +28,5 @@ export const createAccountTokens: SqlMigration = {
   async down(queryInterface) {
     await queryInterface.dropTable('account_tokens');
   },
+  downDestroys: [{ table: 'account_tokens' }],
 };

@@ -22,4 +22,5 @@ export const addUsersEmailVerified: SqlMigration = {
   async down(queryInterface) {
     await dropFieldColumn(queryInterface, 'users', 'email_verified'); // not removeColumn: on SQLite that rebuilds the table without its indexes
   },
+  downDestroys: [{ table: 'users', column: 'email_verified' }],
 };

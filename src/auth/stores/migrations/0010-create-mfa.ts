@@ -38,4 +38,5 @@ export const createMfa: SqlMigration = {
     await queryInterface.dropTable('mfa_recovery_codes');
     await queryInterface.dropTable('mfa_credentials');
   },
+  downDestroys: [{ table: 'mfa_recovery_codes' }, { table: 'mfa_credentials' }],
 };

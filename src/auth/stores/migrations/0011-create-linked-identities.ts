@@ -28,4 +28,5 @@ export const createLinkedIdentities: SqlMigration = {
   async down(queryInterface) {
     await queryInterface.dropTable('linked_identities');
   },
+  downDestroys: [{ table: 'linked_identities' }],
 };

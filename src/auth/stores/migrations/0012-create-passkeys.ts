@@ -49,4 +49,5 @@ export const createPasskeys: SqlMigration = {
   async down(queryInterface) {
     await queryInterface.dropTable('passkeys');
   },
+  downDestroys: [{ table: 'passkeys' }],
 };

@@ -23,6 +23,12 @@ export interface SqlMigration {
    */
   destroys?: readonly DataLoss[];
   /**
+   * What the down destroys: the table a first migration made, the column an added field made. `db:migrate
+   * down` does not run it while any of them holds data here, unless `--allow-destructive`. The store suites
+   * name a down that drops a table or column it does not declare here (test/support/migration-round-trip.ts).
+   */
+  downDestroys?: readonly DataLoss[];
+  /**
    * The same change on MongoDB's documents, where a resource's fields are renamed or removed: applied once
    * by MongoDatabase.migrate() (recorded under this migration's name in the `schema_migrations` collection),
    * before the models' indexes are built. The relational steps above are not run there.
