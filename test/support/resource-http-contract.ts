@@ -448,6 +448,19 @@ export function describeResourceRoutes(resource: AnyResource, module: ModuleFact
         expect(await found('zq100%')).toEqual([percent.id]);
         expect(await found('zq1000')).toEqual([plain.id]);
         await http().get(`${path}?q=`).set('Authorization', as('dave')).expect(422);
+        // A search pages with its cursor: an offset would end a bounded walk before the rows it skips.
+        const offset = await http()
+          .get(path)
+          .query({ q: 'zq', offset: 1 })
+          .set('Authorization', as('dave'))
+          .expect(422);
+        expect(offset.body.errors).toEqual([
+          {
+            field: 'query.offset',
+            message: "cannot be used with q: a search pages with cursor (each page's nextCursor)",
+          },
+        ]);
+        await http().get(path).query({ q: 'zq', offset: 0 }).set('Authorization', as('dave')).expect(200);
       });
     }
 

@@ -73,6 +73,13 @@ export function readListQuery(resource: Resource, query: Record<string, unknown>
       });
     }
   }
+  // A search page is a bounded walk on engines whose index cannot serve the term: an offset would end that walk
+  // before the rows it skips, so a search pages with its cursor alone, the same on every engine.
+  if (typeof query.q === 'string' && query.offset !== undefined && Number(query.offset) > 0)
+    errors.push({
+      field: 'query.offset',
+      message: "cannot be used with q: a search pages with cursor (each page's nextCursor)",
+    });
   const sort = readSort(query.sort);
   const window = readListWindow(
     query,

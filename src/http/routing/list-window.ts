@@ -18,7 +18,7 @@ export interface ListWindow {
 
 /** What a list answers 422 for after its query schema passed: the window's rules (documented on every list). */
 export const LIST_WINDOW_REFUSALS =
-  'A cursor this list did not issue or took with another sort (`query.cursor`); an offset with a cursor, or past LIST_MAX_OFFSET (`query.offset`)';
+  'A cursor this list did not issue or took with another sort (`query.cursor`); an offset with a cursor or a search, or past LIST_MAX_OFFSET (`query.offset`)';
 
 /** The window of a validated list query in `order` (tiebreak included); each broken rule is pushed to `errors`. */
 export function readListWindow(

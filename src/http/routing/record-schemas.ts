@@ -23,7 +23,7 @@ export const pageQuery = Type.Object({
   offset: Type.Optional(
     Type.Integer({
       minimum: 0,
-      description: `Records to skip (default 0), at most LIST_MAX_OFFSET (${DEFAULT_LIST_SETTINGS.maxOffset} unless configured): deeper pages are read with \`cursor\`. Not with \`cursor\`.`,
+      description: `Records to skip (default 0), at most LIST_MAX_OFFSET (${DEFAULT_LIST_SETTINGS.maxOffset} unless configured): deeper pages are read with \`cursor\`. Not with \`cursor\`, nor with \`q\` (a search pages with \`cursor\`).`,
     }),
   ),
   cursor: Type.Optional(
