@@ -125,6 +125,8 @@ describe('the generator and field rules', () => {
     [['tickets', 'priority:integer:1.5..3'], /range end '1.5' is not an integer/],
     [['tickets', 'priority:integer:1..5=9'], /the default 9 is not from 1 to 5/],
     [['tickets', 'code:string:/([/'], /pattern \(\[ is not a regular expression/],
+    [['tickets', 'code:string:/^\\p{Lu}[a-z]+$/'], /\\p\{…\} \(a Unicode property\): PostgreSQL cannot read it/],
+    [['tickets', 'code:string:/^(?<word>[a-z]+)$/'], /\(\?<name>…\) \(a named group\): PostgreSQL cannot read it/],
   ])('new:module refuses %j with a clear message and writes nothing', (args, message) => {
     const result = run(dir, args);
     expect(result.stderr).toMatch(message);

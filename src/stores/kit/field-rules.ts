@@ -4,6 +4,8 @@
 // (src/stores/sql/migrations/check-constraints.ts, src/stores/mongo/collection-validator.ts), the start-up
 // comparison with the database, and the contract suites' samples.
 
+import { unportablePattern } from './portable-pattern';
+
 export interface FieldRules {
   /** string: the only values allowed, in the order the document lists them. */
   readonly enum?: readonly string[];
@@ -113,6 +115,8 @@ export function ruleProblems(name: string, definition: RuledField): string[] {
   if (rules.pattern !== undefined) {
     try {
       new RegExp(rules.pattern, 'u');
+      for (const words of unportablePattern(rules.pattern))
+        problems.push(`${where}: pattern ${rules.pattern}: ${words}`);
     } catch {
       problems.push(`${where}: pattern ${rules.pattern} is not a regular expression`);
     }
