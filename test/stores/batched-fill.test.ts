@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Sequelize } from 'sequelize';
 import { addSearchColumn, createResourceTable, type SqlMigration } from '../../src/modules/kit';
 import { newId } from '../../src/stores/ids';
-import { FILL_BATCH } from '../../src/stores/sql/migrations/batched-fill';
+import { FILL_BATCH, FILL_BATCH_BYTES, fillInBatches } from '../../src/stores/sql/migrations/batched-fill';
 import type { Migrator } from '../../src/stores/sql/migrator';
 import { testEngines, type StartedEngine } from '../support/engines';
 import { loadConfig } from '../../src/config/config';
@@ -123,6 +123,52 @@ for (const target of engines) {
         )) as unknown as { title_search: string }[];
         expect(school!.title_search).toBe('une ecole');
       } finally {
+        await database.close();
+      }
+    }, 120_000);
+
+    it('bounds a statement by bytes as well as rows: long texts go in several statements, each far below max_allowed_packet', async () => {
+      const table = `bf_${randomBytes(3).toString('hex')}`;
+      const database = open([]);
+      await database.connect();
+      try {
+        const queryInterface = database.queryInterface();
+        await createResourceTable(queryInterface, table, (c) => c.text('body', { optional: true }));
+        await queryInterface.addColumn(table, 'body_search', { type: 'TEXT' as never, allowNull: true });
+        const long = 'É'.repeat(20_000); // 40 KB in UTF-8, twice in a statement (the value and its fold)
+        const now = new Date();
+        await queryInterface.bulkInsert(
+          table,
+          Array.from({ length: 60 }, () => ({
+            id: newId(),
+            owner_id: 'o',
+            body: long,
+            created_at: now,
+            updated_at: now,
+          })),
+        );
+        const statements: number[] = [];
+        const query = database.sequelize.query.bind(database.sequelize);
+        jest.spyOn(database.sequelize, 'query').mockImplementation(((sql: string, options?: unknown) => {
+          if (typeof sql === 'string' && /^UPDATE /.test(sql)) statements.push(Buffer.byteLength(sql));
+          return query(sql, options as never);
+        }) as never);
+        const fill = {
+          table,
+          source: 'body',
+          target: 'body_search',
+          compute: (value: unknown) => String(value).toLowerCase(),
+        };
+        expect(await fillInBatches(queryInterface, fill)).toBe(60);
+        expect(statements.length).toBeGreaterThan(2); // 60 rows, one read, several writes
+        expect(Math.max(...statements)).toBeLessThan(FILL_BATCH_BYTES + 200_000);
+        const [{ n }] = (await database.sequelize.query(
+          `SELECT COUNT(*) AS n FROM ${queryInterface.quoteIdentifier(table)} WHERE body_search IS NOT NULL`,
+          { type: 'SELECT' as never },
+        )) as unknown as [{ n: unknown }];
+        expect(Number(n)).toBe(60);
+      } finally {
+        jest.restoreAllMocks();
         await database.close();
       }
     }, 120_000);

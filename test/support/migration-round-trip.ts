@@ -1,5 +1,6 @@
 import { describeTableShape, type TableShape } from '../../src/stores/sql/migrations/table-schema';
 import { MIGRATIONS_TABLE, type DataLoss } from '../../src/stores/sql/migrations/migration';
+import { SEARCH_REPAIRS_TABLE } from '../../src/stores/sql/migrations/search-repairs';
 import type { SqlDatabase } from '../../src/stores/sql/sql-database';
 
 // Every migration of a database undoes cleanly: from an empty schema, each is applied in turn and the schema
@@ -15,7 +16,8 @@ async function schemaOf(database: SqlDatabase): Promise<Schema> {
     typeof table === 'string' ? table : String((table as { tableName: string }).tableName),
   );
   const schema: Schema = {};
-  for (const table of tables.filter((name) => name !== MIGRATIONS_TABLE && !name.startsWith('sqlite_')).sort()) {
+  const kept = [MIGRATIONS_TABLE, SEARCH_REPAIRS_TABLE]; // the runner's records, not a migration's schema
+  for (const table of tables.filter((name) => !kept.includes(name) && !name.startsWith('sqlite_')).sort()) {
     const shape = await describeTableShape(queryInterface, table);
     if (!shape) continue;
     schema[table] = {

@@ -1,6 +1,7 @@
 import { DataTypes, QueryTypes, Sequelize, type QueryInterface, type Transaction } from 'sequelize';
 import type { Logger } from '../../logger';
 import { ExpiredRecordCleanup } from '../cleanup-job';
+import { SearchRepairJob } from './search-repair-job';
 import { connectWithRetry } from '../connect-retry';
 import { guarded } from '../guard';
 import type { SqlStoreContext, StoreDefinition } from '../kit/definition';
@@ -42,6 +43,8 @@ export class SqlDatabase implements Database {
   private readonly stores: OpenedStores;
   private readonly expiryTasks: (() => Promise<number>)[] = [];
   private readonly cleanup: ExpiredRecordCleanup | undefined;
+  /** The passes of the open search-shadow repairs (with the cleanup: not in the CLI, nor where tests drive them). */
+  private readonly searchRepair: SearchRepairJob | undefined;
   private readonly directReads: DirectReads;
   /** SQLite only: the interrupt of a statement past DATABASE_TIMEOUT. */
   private readonly sqliteBudget: SqliteStatementBudget | undefined;
@@ -78,6 +81,8 @@ export class SqlDatabase implements Database {
       options.cleanupIntervalMs > 0 && this.expiryTasks.length > 0
         ? new ExpiredRecordCleanup(() => this.removeExpired(), logger, options.cleanupIntervalMs)
         : undefined;
+    this.searchRepair =
+      options.cleanupIntervalMs > 0 ? new SearchRepairJob(this.sequelize.getQueryInterface(), logger) : undefined;
   }
 
   /** The last SQLite transaction of this process: the next one starts after it settles. */
@@ -107,6 +112,7 @@ export class SqlDatabase implements Database {
     });
     if (this.sqliteFile) await useWriteAheadLog(this.sequelize, this.logger);
     this.cleanup?.start();
+    this.searchRepair?.start();
   }
 
   async migrate(options: MigrateOptions = {}): Promise<void> {
@@ -204,6 +210,7 @@ export class SqlDatabase implements Database {
 
   async close(): Promise<void> {
     await this.cleanup?.stop();
+    await this.searchRepair?.stop();
     await this.directReads.close();
     await this.sequelize.close();
   }

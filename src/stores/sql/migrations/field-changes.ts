@@ -2,6 +2,7 @@ import type { QueryInterface } from 'sequelize';
 import { fold, foldedColumnOf } from '../../kit/fields';
 import { foldForSearch, searchColumnOf } from '../../kit/shadows';
 import { fillInBatches } from './batched-fill';
+import { openSearchRepair } from './search-repairs';
 import { columnDependants, dropDependants, NO_DEPENDANTS } from './mssql-dependants';
 import { fieldColumns } from './resource-columns';
 import { addColumnIfMissing } from './schema-steps';
@@ -83,6 +84,8 @@ export async function addSearchColumn(
       : c.text(column, { optional: true, search: true });
   const shadow = searchColumnOf(column);
   await addColumnIfMissing(queryInterface, table, shadow, built[shadow]!);
+  // Before the fill: the rows the previous release writes from now on are repaired after it (search-repairs.ts).
+  await openSearchRepair(queryInterface, table, column, shadow);
   await fillInBatches(queryInterface, {
     table,
     source: column,

@@ -1,0 +1,156 @@
+import type { QueryInterface } from 'sequelize';
+import { foldForSearch } from '../../kit/shadows';
+import { fillInBatches, FILL_BATCH, writeComputed, type ColumnFill } from './batched-fill';
+import { dataTypesOf, millisecondTimestamp } from './column-types';
+import { select } from './table-schema';
+
+// A search shadow added to a table that holds rows stays right while two releases run (a rolling deploy, or a
+// rollback of the code alone). The previous release does not know the shadow: a row it inserts has none, and a
+// title it changes keeps the old folded text. The migration that adds the shadow opens a repair in the
+// `search_repairs` ledger before it fills; every instance of the new release then passes over the table soon
+// after it starts and every REPAIR_INTERVAL_MS while the repair is open (search-repair-job.ts): it fills the
+// shadows still empty, and folds again the rows changed since its last pass (by `updated_at`), writing only
+// those whose shadow differs, each only while it still holds the value read. The repair closes REPAIR_WINDOW_MS
+// after the migration, with a last pass: the previous release is gone long before.
+
+export const SEARCH_REPAIRS_TABLE = 'search_repairs';
+
+/** How long after its migration a shadow is repaired. */
+export const REPAIR_WINDOW_MS = 60 * 60_000;
+
+/** `updated_at` is stamped by each instance's clock: a pass looks again at this much before the last one began. */
+export const CLOCK_MARGIN_MS = 60_000;
+
+export interface SearchRepair {
+  table: string;
+  source: string;
+  target: string;
+  /** Rows changed from this moment on are folded again by the next pass. */
+  since: Date;
+  /** The last pass runs after this moment, then the repair closes. */
+  until: Date;
+}
+
+const shadowKey = (table: string, target: string) => `${table}.${target}`;
+
+/** The search shadow of `fill`, folded as the store writes it. */
+const searchFill = (table: string, source: string, target: string): ColumnFill => ({
+  table,
+  source,
+  target,
+  compute: (value) => foldForSearch(String(value)),
+});
+
+/**
+ * Opens (or reopens) the repair of a search shadow, from a moment before the fill begins: called by the
+ * migration that adds it (addSearchColumn), before it fills.
+ */
+export async function openSearchRepair(
+  queryInterface: QueryInterface,
+  table: string,
+  source: string,
+  target: string,
+  now = new Date(),
+): Promise<void> {
+  if (!(await queryInterface.tableExists(SEARCH_REPAIRS_TABLE))) {
+    const DataTypes = dataTypesOf(queryInterface);
+    await queryInterface.createTable(SEARCH_REPAIRS_TABLE, {
+      shadow: { type: DataTypes.STRING(200), primaryKey: true, allowNull: false },
+      table_name: { type: DataTypes.STRING(128), allowNull: false },
+      source: { type: DataTypes.STRING(128), allowNull: false },
+      since: { type: millisecondTimestamp(queryInterface), allowNull: false },
+      until: { type: millisecondTimestamp(queryInterface), allowNull: false },
+    });
+  }
+  const shadow = shadowKey(table, target);
+  await queryInterface.bulkDelete(SEARCH_REPAIRS_TABLE, { shadow });
+  await queryInterface.bulkInsert(SEARCH_REPAIRS_TABLE, [
+    {
+      shadow,
+      table_name: table,
+      source,
+      since: new Date(now.getTime() - CLOCK_MARGIN_MS),
+      until: new Date(now.getTime() + REPAIR_WINDOW_MS),
+    },
+  ]);
+}
+
+/** The open repairs (none where no migration ever opened one). */
+export async function openRepairs(queryInterface: QueryInterface): Promise<SearchRepair[]> {
+  if (!(await queryInterface.tableExists(SEARCH_REPAIRS_TABLE))) return [];
+  const quote = (name: string) => queryInterface.quoteIdentifier(name);
+  const rows = await select(
+    queryInterface,
+    `SELECT ${['shadow', 'table_name', 'source', 'since', 'until'].map(quote).join(', ')} FROM ${quote(SEARCH_REPAIRS_TABLE)}`,
+  );
+  return rows.map((row) => ({
+    table: String(row.table_name),
+    source: String(row.source),
+    target: String(row.shadow).slice(String(row.table_name).length + 1),
+    since: new Date(row.since as string),
+    until: new Date(row.until as string),
+  }));
+}
+
+/**
+ * Folds again the rows of `fill.table` changed since `since` (read in id order: no index leads with updated_at,
+ * so a pass reads the table once): writes the shadows that differ, and empties the shadow of a row whose value
+ * was emptied. Returns the rows written.
+ */
+async function refreshChangedSince(queryInterface: QueryInterface, fill: ColumnFill, since: Date): Promise<number> {
+  const quote = (name: string) => queryInterface.quoteIdentifier(name);
+  const [table, source, target, id, updated] = [fill.table, fill.source, fill.target, 'id', 'updated_at'].map(quote);
+  await queryInterface.sequelize.query(
+    `UPDATE ${table} SET ${target} = NULL WHERE ${updated} >= :since AND ${source} IS NULL AND ${target} IS NOT NULL`,
+    { replacements: { since } },
+  );
+  const mssql = queryInterface.sequelize.getDialect() === 'mssql';
+  let after: unknown;
+  let written = 0;
+  for (;;) {
+    const past = after === undefined ? '' : ` AND ${id} > :after`;
+    const from = `${table} WHERE ${updated} >= :since AND ${source} IS NOT NULL${past} ORDER BY ${id}`;
+    const columns = `${id} AS id, ${source} AS value, ${target} AS held`;
+    const sql = mssql
+      ? `SELECT TOP ${FILL_BATCH} ${columns} FROM ${from}`
+      : `SELECT ${columns} FROM ${from} LIMIT ${FILL_BATCH}`;
+    const rows = await select(queryInterface, sql, after === undefined ? { since } : { since, after });
+    const stale = rows.filter((row) => row.held !== fill.compute(row.value));
+    if (stale.length > 0) await writeComputed(queryInterface, fill, stale, false);
+    written += stale.length;
+    if (rows.length < FILL_BATCH) return written;
+    after = rows[rows.length - 1]!.id;
+  }
+}
+
+/**
+ * One pass of every open repair: the empty shadows filled, the rows changed since the last pass folded again,
+ * the repair moved on to this pass's start (less the clock margin), or closed once its window is over.
+ * Safe to run on several instances at once: every write is conditional on the value read.
+ */
+export async function repairSearchShadows(
+  queryInterface: QueryInterface,
+  now = new Date(),
+): Promise<{ open: number; filled: number; refolded: number }> {
+  const result = { open: 0, filled: 0, refolded: 0 };
+  for (const repair of await openRepairs(queryInterface)) {
+    const shadow = shadowKey(repair.table, repair.target);
+    const columns = (await queryInterface.tableExists(repair.table))
+      ? await queryInterface.describeTable(repair.table)
+      : {};
+    if (!(repair.source in columns) || !(repair.target in columns)) {
+      await queryInterface.bulkDelete(SEARCH_REPAIRS_TABLE, { shadow }); // the shadow was taken out again
+      continue;
+    }
+    const fill = searchFill(repair.table, repair.source, repair.target);
+    result.filled += await fillInBatches(queryInterface, fill);
+    result.refolded += await refreshChangedSince(queryInterface, fill, repair.since);
+    if (now >= repair.until) await queryInterface.bulkDelete(SEARCH_REPAIRS_TABLE, { shadow });
+    else {
+      result.open += 1;
+      const since = new Date(now.getTime() - CLOCK_MARGIN_MS);
+      await queryInterface.bulkUpdate(SEARCH_REPAIRS_TABLE, { since }, { shadow });
+    }
+  }
+  return result;
+}

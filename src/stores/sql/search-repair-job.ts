@@ -1,0 +1,55 @@
+import type { QueryInterface } from 'sequelize';
+import type { Logger } from '../../logger';
+import { repairSearchShadows } from './migrations/search-repairs';
+
+/** How often an instance passes over the tables whose search shadow is under repair (migrations/search-repairs.ts). */
+export const REPAIR_INTERVAL_MS = 30_000;
+
+/**
+ * The passes of the open search-shadow repairs in this instance: the first soon after start, then every
+ * REPAIR_INTERVAL_MS while a repair is open; none once every one is closed (a later start looks again). A failed
+ * pass is logged and tried again at the next. The timer never keeps the process alive; stop() waits for a pass.
+ */
+export class SearchRepairJob {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly queryInterface: QueryInterface,
+    private readonly logger: Logger,
+    private readonly intervalMs = REPAIR_INTERVAL_MS,
+  ) {}
+
+  start(firstDelayMs = Math.min(this.intervalMs, 5_000)): void {
+    if (!this.timer && !this.stopped) this.schedule(firstDelayMs);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One pass now; resolves with whether a repair is still open. */
+  async passOnce(): Promise<boolean> {
+    try {
+      const { open, filled, refolded } = await repairSearchShadows(this.queryInterface);
+      if (filled + refolded > 0 || open > 0) this.logger.info({ open, filled, refolded }, 'search shadows repaired');
+      return open > 0;
+    } catch (error) {
+      this.logger.warn({ err: error }, 'search shadow repair failed; the next pass tries again');
+      return true;
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.running = this.passOnce().then((again) => {
+        this.running = undefined;
+        if (again && !this.stopped) this.schedule(this.intervalMs);
+      });
+    }, delayMs);
+    this.timer.unref();
+  }
+}
