@@ -1,6 +1,6 @@
 import type { Connection } from 'mongoose';
 import { DestructiveMigrationError } from '../../src/stores/errors';
-import { LOCK_COLLECTION } from '../../src/stores/mongo/document-migration-lock';
+import { LOCK_COLLECTION, MigrationLeaseLostError } from '../../src/stores/mongo/document-migration-lock';
 import {
   applyDocumentChanges,
   FILL_BATCH,
@@ -34,16 +34,21 @@ interface FakeOptions {
   /** Documents findOne answers (a field still holding values). */
   holding?: boolean;
   /** Errors the next calls of these methods throw, in turn. */
-  failures?: Partial<Record<'dropIndex' | 'drop' | 'recordInsert' | 'lockInsert', { code: number }[]>>;
-  /** What the lock's takeover (findOneAndUpdate) answers: a document when the holder's lease has run out. */
-  takeover?: unknown[];
+  failures?: Partial<Record<'dropIndex' | 'drop' | 'recordInsert' | 'lockTake', { code: number }[]>>;
+  /** How many claims of the lock find another instance holding it (its lease live, by the server's clock). */
+  held?: number;
+  /** The renewals (fences included) that find the lease no longer this instance's, by their number from 1. */
+  lost?: number[];
   /** What an aggregation (a catalogue's clash count) answers. */
   clashes?: unknown[];
 }
 
 function fakeConnection(recorded: string[], options: FakeOptions = {}) {
-  const { collections = ['tags'], holding = false, failures = {}, takeover = [], clashes = [] } = options;
+  const { collections = ['tags'], holding = false, failures = {}, clashes = [], lost = [] } = options;
+  let held = options.held ?? 0;
   const calls: unknown[][] = [];
+  /** The lock's renewals: each fence before a step, and the timer's (none in these short runs). */
+  const renewals: unknown[] = [];
   const failNext = (method: keyof NonNullable<FakeOptions['failures']>) => {
     const failure = failures[method]?.shift();
     if (failure) throw Object.assign(new Error(`${method} failed`), { name: 'MongoServerError', ...failure });
@@ -67,13 +72,19 @@ function fakeConnection(recorded: string[], options: FakeOptions = {}) {
     findOne: async (filter: unknown) => (calls.push([name, 'findOne', filter]), holding ? { _id: 'some' } : null),
     insertOne: async (document: { _id: string }) => {
       calls.push([name, 'insertOne', document._id]);
-      failNext(name === LOCK_COLLECTION ? 'lockInsert' : 'recordInsert');
+      failNext('recordInsert');
     },
-    findOneAndUpdate: async (filter: unknown) => (
-      calls.push([name, 'findOneAndUpdate', filter]),
-      takeover.shift() ?? null
-    ),
-    updateOne: async () => undefined,
+    findOneAndUpdate: async (filter: { _id: string }, update: { $set: { owner: { $cond: unknown[] } } }[]) => {
+      calls.push([name, 'take', filter._id]);
+      failNext('lockTake');
+      const claimant = update[0]!.$set.owner.$cond[1];
+      if (held > 0) return (held--, { _id: filter._id, owner: 'another instance' });
+      return { _id: filter._id, owner: claimant };
+    },
+    updateOne: async (filter: unknown) => {
+      renewals.push(filter);
+      return { matchedCount: lost.includes(renewals.length) ? 0 : 1 };
+    },
     aggregate: (pipeline: unknown) => ({ toArray: async () => (calls.push([name, 'aggregate', pipeline]), clashes) }),
     collectionName: name,
     deleteOne: async (filter: { _id: string }) => void calls.push([name, 'deleteOne', filter._id]),
@@ -88,10 +99,10 @@ function fakeConnection(recorded: string[], options: FakeOptions = {}) {
       toArray: async () => (collections.includes(filter.name) ? [filter] : []),
     }),
   };
-  return { connection: { db } as unknown as Connection, calls };
+  return { connection: { db } as unknown as Connection, calls, renewals };
 }
 
-const LOCK_TAKEN = [LOCK_COLLECTION, 'insertOne', 'migrations'];
+const LOCK_TAKEN = [LOCK_COLLECTION, 'take', 'migrations'];
 const LOCK_RELEASED = [LOCK_COLLECTION, 'deleteOne', 'migrations'];
 
 describe('MongoDB document changes (a field renamed or dropped)', () => {
@@ -151,35 +162,64 @@ describe('MongoDB document changes (a field renamed or dropped)', () => {
   it('applies nothing twice, and nothing on a database without the collection yet (it is only recorded)', async () => {
     const done = fakeConnection([renameName.name, dropColour.name]);
     expect(await applyDocumentChanges(done.connection, [renameName, dropColour])).toEqual([]);
-    expect(done.calls.map((call) => call[1])).toEqual(['insertOne', 'find', 'deleteOne']);
+    expect(done.calls.map((call) => call[1])).toEqual(['take', 'find', 'deleteOne']);
     const fresh = fakeConnection([], { collections: [] });
     expect(await applyDocumentChanges(fresh.connection, [renameName])).toEqual([renameName.name]);
-    expect(fresh.calls.map((call) => call[1])).toEqual(['insertOne', 'find', 'insertOne', 'deleteOne']);
+    expect(fresh.calls.map((call) => call[1])).toEqual(['take', 'find', 'insertOne', 'deleteOne']);
   });
 
-  it('waits while another instance holds the lock, then finds what it applied; takes over a lock whose lease ran out', async () => {
-    const waiting = fakeConnection([renameName.name], { failures: { lockInsert: [{ code: 11000 }] } });
+  it('waits while another instance holds the lock, then finds what it applied; claims it only when free by the server clock', async () => {
+    const waiting = fakeConnection([renameName.name], { held: 1 });
     expect(await applyDocumentChanges(waiting.connection, [renameName])).toEqual([]);
-    expect(waiting.calls.slice(0, 4)).toEqual([
+    expect(waiting.calls.slice(0, 3)).toEqual([
       LOCK_TAKEN,
-      [LOCK_COLLECTION, 'findOneAndUpdate', { _id: 'migrations', expiresAt: { $lt: expect.any(Date) } }],
       LOCK_TAKEN,
       ['schema_migrations', 'find', expect.anything()],
     ]);
-    const abandoned = fakeConnection([], {
-      failures: { lockInsert: [{ code: 11000 }] },
-      takeover: [{ _id: 'migrations' }],
+  });
+
+  it('claims and renews the lease by the server clock ($$NOW, $currentDate), never a replica clock', async () => {
+    const { connection, renewals } = fakeConnection([]);
+    let claim: unknown;
+    const db = connection.db!;
+    const locks = db.collection(LOCK_COLLECTION);
+    const take = locks.findOneAndUpdate.bind(locks);
+    jest.spyOn(locks, 'findOneAndUpdate').mockImplementation(((filter: never, update: never, options: never) => {
+      claim = { filter, update, options };
+      return take(filter, update, options);
+    }) as never);
+    jest
+      .spyOn(db, 'collection')
+      .mockImplementation(((name: string) =>
+        name === LOCK_COLLECTION ? locks : fakeConnection([]).connection.db!.collection(name)) as never);
+    await applyDocumentChanges(connection, [renameName], { lock: { waitMs: 1_000, leaseMs: 30_000 } });
+    const free = {
+      $or: [{ $eq: [{ $type: '$owner' }, 'missing'] }, { $lt: ['$at', { $subtract: ['$$NOW', 30_000] }] }],
+    };
+    expect(claim).toEqual({
+      filter: { _id: 'migrations' },
+      update: [
+        { $set: { owner: { $cond: [free, expect.any(String), '$owner'] }, at: { $cond: [free, '$$NOW', '$at'] } } },
+      ],
+      options: { upsert: true, returnDocument: 'after' },
     });
-    expect(await applyDocumentChanges(abandoned.connection, [renameName])).toEqual([renameName.name]);
-    expect(abandoned.calls.filter((call) => call[0] === LOCK_COLLECTION).map((call) => call[1])).toEqual([
-      'insertOne',
-      'findOneAndUpdate',
-      'deleteOne',
-    ]);
+    expect(renewals[0]).toEqual({
+      _id: 'migrations',
+      owner: expect.any(String),
+      $expr: { $gte: ['$at', { $subtract: ['$$NOW', 30_000] }] },
+    });
+  });
+
+  it('stops before its next step once its lease is lost (a stall past it), applying nothing after', async () => {
+    const { connection, calls } = fakeConnection([], { lost: [3] });
+    await expect(applyDocumentChanges(connection, [renameName, dropColour])).rejects.toThrow(MigrationLeaseLostError);
+    // The fences before the rename and its record held; the one before the drop did not.
+    expect(calls.filter((call) => call[1] === 'insertOne').map((call) => call[2])).toEqual([renameName.name]);
+    expect(calls.some((call) => call[1] === 'updateMany' && JSON.stringify(call[3]).includes('$unset'))).toBe(false);
   });
 
   it('gives up after the wait, naming the lock', async () => {
-    const held = fakeConnection([], { failures: { lockInsert: Array.from({ length: 20 }, () => ({ code: 11000 })) } });
+    const held = fakeConnection([], { held: 20 });
     await expect(
       applyDocumentChanges(held.connection, [renameName], { lock: { waitMs: 300, leaseMs: 60_000 } }),
     ).rejects.toThrow(/held the MongoDB migration lock/);
@@ -277,7 +317,11 @@ describe('MongoDB document fills (a field added with a default, a field made sea
       find: () => ({ toArray: async () => [] }),
       insertOne: async () => undefined,
       deleteOne: async () => undefined,
-      updateOne: async () => undefined,
+      // The lock: claimed (the claimant is the owner after), renewed at each fence.
+      findOneAndUpdate: async (_filter: unknown, update: { $set: { owner: { $cond: unknown[] } } }[]) => ({
+        owner: update[0]!.$set.owner.$cond[1],
+      }),
+      updateOne: async () => ({ matchedCount: 1 }),
     };
     const db = {
       collection: (name: string) => (name === 'notes' ? notes : record),

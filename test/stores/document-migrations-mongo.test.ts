@@ -95,4 +95,22 @@ const dropColour: SqlMigration = {
       /cannot revert dm-tags-0003-drop-colour on MongoDB/,
     );
   });
+
+  it("takes over a lease that ran out by the server's clock, and waits for a live one", async () => {
+    const connection = await connect();
+    const locks = connection.db!.collection<{ _id: string; owner: string; at: Date }>('schema_migrations_lock');
+    await locks.deleteMany({});
+    await locks.insertOne({ _id: 'migrations', owner: 'a dead instance', at: new Date(Date.now() - 120_000) });
+    await applyDocumentChanges(connection, [renameName], { lock: { waitMs: 2_000, leaseMs: 60_000 } });
+    expect(await locks.countDocuments()).toBe(0); // taken over, then released
+    await locks.updateOne(
+      { _id: 'migrations' },
+      { $set: { owner: 'a live instance' }, $currentDate: { at: true } },
+      { upsert: true },
+    );
+    await expect(
+      applyDocumentChanges(connection, [renameName], { lock: { waitMs: 500, leaseMs: 60_000 } }),
+    ).rejects.toThrow(/held the MongoDB migration lock/);
+    await locks.deleteMany({});
+  });
 });

@@ -4,9 +4,12 @@ import { StoreUnavailableError } from '../errors';
 
 // MongoDB's document migrations run under a lock, as the relational ones do (migration-lock.ts): instances
 // starting together apply each change once; the others wait, then find it recorded. The lock is one
-// document (`_id: 'migrations'`) in `schema_migrations_lock`, inserted by its holder (the unique `_id`
-// makes the insert the test-and-set) and deleted when it is done. It is a lease: renewed while the work
-// runs, so a holder that died (killed mid-deploy) leaves it to expire, and the next instance takes it over.
+// document (`_id: 'migrations'`) in `schema_migrations_lock`, claimed by one upsert that takes it only when
+// it is free (the unique `_id` makes it the test-and-set) and deleted when its holder is done. It is a lease, and its times are the
+// server's (`$currentDate`, `$$NOW`): a replica whose clock runs ahead cannot take a live lease. A holder
+// renews it while the work runs, so one that died (killed mid-deploy) leaves it to run out and the next takes
+// it over; and before each step the holder checks, by the same renewal, that it still holds an unexpired
+// lease (`fence`), so a holder stalled past its lease stops instead of applying beside the next one.
 
 export const LOCK_COLLECTION = 'schema_migrations_lock';
 const LOCK_ID = 'migrations';
@@ -24,30 +27,59 @@ export const DEFAULT_LOCK_TIMING: LockTiming = { waitMs: 60_000, leaseMs: 60_000
 interface LockDocument {
   _id: string;
   owner: string;
-  expiresAt: Date;
+  /** When its holder last claimed or renewed it, by the server's clock. */
+  at: Date;
+}
+
+/** The holder of the lock lost it (stalled past its lease): another instance may be migrating now. */
+export class MigrationLeaseLostError extends Error {
+  constructor() {
+    super(
+      'this instance lost the MongoDB migration lock (it stalled past its lease) and stopped before its next step; ' +
+        'another instance may be migrating: start it again once that one is done',
+    );
+    this.name = 'MigrationLeaseLostError';
+  }
 }
 
 const isDuplicateKey = (error: unknown) => (error as { code?: unknown }).code === 11000;
 
+/**
+ * One upsert claims the lock: an update pipeline (a query predicate of an upsert may not hold `$expr`) that
+ * makes this instance the owner, at the server's `$$NOW`, when the lock has no owner yet or its lease has run
+ * out, and otherwise leaves it as it is. It answers the lock as it is after: ours, or someone else's.
+ */
 async function tryTake(locks: mongo.Collection<LockDocument>, owner: string, leaseMs: number): Promise<boolean> {
-  const expiresAt = new Date(Date.now() + leaseMs);
+  const free = {
+    $or: [{ $eq: [{ $type: '$owner' }, 'missing'] }, { $lt: ['$at', { $subtract: ['$$NOW', leaseMs] }] }],
+  };
   try {
-    await locks.insertOne({ _id: LOCK_ID, owner, expiresAt });
-    return true;
+    const after = await locks.findOneAndUpdate(
+      { _id: LOCK_ID },
+      [{ $set: { owner: { $cond: [free, owner, '$owner'] }, at: { $cond: [free, '$$NOW', '$at'] } } }],
+      { upsert: true, returnDocument: 'after' },
+    );
+    return after?.owner === owner;
   } catch (error) {
-    if (!isDuplicateKey(error)) throw error;
+    if (isDuplicateKey(error)) return false; // two first claims at once: the other one's insert won
+    throw error;
   }
-  // Held: taken over only once its lease has run out (its holder stopped renewing it).
-  return (
-    (await locks.findOneAndUpdate({ _id: LOCK_ID, expiresAt: { $lt: new Date() } }, { $set: { owner, expiresAt } })) !==
-    null
-  );
 }
 
-/** Runs `work` holding the document migrations' lock on this database. */
+/** Renews the lease if this owner still holds it unexpired; false when it does not. */
+async function renew(locks: mongo.Collection<LockDocument>, owner: string, leaseMs: number): Promise<boolean> {
+  const live = { $expr: { $gte: ['$at', { $subtract: ['$$NOW', leaseMs] }] } };
+  const { matchedCount } = await locks.updateOne({ _id: LOCK_ID, owner, ...live }, { $currentDate: { at: true } });
+  return matchedCount > 0;
+}
+
+/**
+ * Runs `work` holding the document migrations' lock on this database. `work` calls `fence()` before each step:
+ * it throws MigrationLeaseLostError once the lease is no longer this instance's.
+ */
 export async function withDocumentMigrationLock<T>(
   db: mongo.Db,
-  work: () => Promise<T>,
+  work: (fence: () => Promise<void>) => Promise<T>,
   timing: LockTiming = DEFAULT_LOCK_TIMING,
 ): Promise<T> {
   const locks = db.collection<LockDocument>(LOCK_COLLECTION);
@@ -61,16 +93,15 @@ export async function withDocumentMigrationLock<T>(
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
   const renewal = setInterval(
-    () => {
-      void locks
-        .updateOne({ _id: LOCK_ID, owner }, { $set: { expiresAt: new Date(Date.now() + timing.leaseMs) } })
-        .catch(() => undefined);
-    },
+    () => void renew(locks, owner, timing.leaseMs).catch(() => undefined),
     Math.max(1_000, timing.leaseMs / 3),
   );
   renewal.unref();
+  const fence = async () => {
+    if (!(await renew(locks, owner, timing.leaseMs))) throw new MigrationLeaseLostError();
+  };
   try {
-    return await work();
+    return await work(fence);
   } finally {
     clearInterval(renewal);
     await locks.deleteOne({ _id: LOCK_ID, owner });

@@ -201,7 +201,7 @@ export async function applyDocumentChanges(
   if (changing.length === 0) return [];
   return withDocumentMigrationLock(
     connection.db!,
-    async () => {
+    async (fence) => {
       const record = recordOf(connection);
       const applied = new Set(
         (await record.find({ _id: { $in: changing.map((migration) => migration.name) } }).toArray()).map(
@@ -211,7 +211,9 @@ export async function applyDocumentChanges(
       const pending = changing.filter((migration) => !applied.has(migration.name));
       if (!options.allowDestructive) await refuseDestructive(connection, pending);
       for (const migration of pending) {
+        await fence();
         await applyChange(connection, migration.documents!);
+        await fence();
         await alreadyRecordedIsRecorded(() => record.insertOne({ _id: migration.name, appliedAt: new Date() }));
       }
       return pending.map((migration) => migration.name);
@@ -254,7 +256,7 @@ export async function revertLastDocumentChange(
   if (changing.length === 0) return undefined;
   return withDocumentMigrationLock(
     connection.db!,
-    async () => {
+    async (fence) => {
       const record = recordOf(connection);
       const applied = new Set(
         (await record.find({ _id: { $in: changing.map((migration) => migration.name) } }).toArray()).map(
@@ -272,11 +274,13 @@ export async function revertLastDocumentChange(
           `removed ${change.unset.map((field) => `${change.collection}.${field}`).join(', ')}`,
         );
       const back = Object.fromEntries(Object.entries(withShadows(change).rename).map(([from, to]) => [to, from]));
+      await fence();
       if (Object.keys(back).length > 0 && (await collectionExists(connection.db!, change.collection))) {
         const collection = connection.db!.collection(change.collection);
         await dropIndexesOn(collection, new Set(Object.keys(back)));
         await renameFields(collection, back);
       }
+      await fence();
       await record.deleteOne({ _id: last.name });
       return last.name;
     },
