@@ -14,8 +14,24 @@ interface Catalog {
   computed: { name: string; definition: string; uses: string[] }[];
   checks: { name: string; definition: string; uses: string[] }[];
   defaults: { name: string; definition: string; column: string }[];
-  foreignKeys: { name: string; column: string; table: string; referenced: string; onDelete: string }[];
-  indexes: { name: string; unique: boolean; filter: string | null; columns: string[] }[];
+  foreignKeys: {
+    name: string;
+    column: string;
+    table: string;
+    referenced: string;
+    onDelete: string;
+    onUpdate?: string;
+  }[];
+  indexes: {
+    name: string;
+    unique: boolean;
+    filter: string | null;
+    columns: string[];
+    descending?: string[];
+    included?: string[];
+    fillFactor?: number;
+    ignoreDupKey?: boolean;
+  }[];
 }
 
 /** tags: name (a default, a CHECK rule, in a unique key with note) and note (a reference to notes). */
@@ -56,10 +72,22 @@ function answer(
   if (/FROM sys\.foreign_keys/.test(sql)) return table.foreignKeys.filter((k) => asked.includes(k.column));
   if (/FROM sys\.indexes/.test(sql)) {
     return table.indexes
-      .filter((index) => index.columns.some((column) => replacements.indexedColumns!.includes(column)))
-      .flatMap((index) =>
-        index.columns.map((column) => ({ name: index.name, unique: index.unique, filter: index.filter, column })),
-      );
+      .filter((index) =>
+        [...index.columns, ...(index.included ?? [])].some((column) => replacements.indexedColumns!.includes(column)),
+      )
+      .flatMap((index) => [
+        ...index.columns.map((column) => ({
+          name: index.name,
+          unique: index.unique,
+          filter: index.filter,
+          fillFactor: index.fillFactor ?? 0,
+          ignoreDupKey: index.ignoreDupKey ?? false,
+          column,
+          included: false,
+          descending: index.descending?.includes(column) ?? false,
+        })),
+        ...(index.included ?? []).map((column) => ({ name: index.name, column, included: true })),
+      ]);
   }
   if (/INFORMATION_SCHEMA\.COLUMNS/.test(sql))
     return [{ type: 'nvarchar', length: 200, precision: null, collation: 'Latin1_General_100_BIN2' }];
@@ -67,7 +95,11 @@ function answer(
   return [];
 }
 
-function mssql(described: Record<string, { type: string; allowNull?: boolean }>, indexesAfter: string[][] = []) {
+function mssql(
+  described: Record<string, { type: string; allowNull?: boolean }>,
+  indexesAfter: string[][] = [],
+  shape: (table: Catalog) => void = () => undefined,
+) {
   // No driver is needed to build SQL: a stand-in keeps tedious out (as in resource-driver-calls.test.ts).
   const sequelize = new Sequelize({
     dialect: 'mssql',
@@ -78,6 +110,7 @@ function mssql(described: Record<string, { type: string; allowNull?: boolean }>,
   } as never);
   const queryInterface = sequelize.getQueryInterface();
   const table = catalog();
+  shape(table);
   const calls: string[] = [];
   jest.spyOn(sequelize, 'query').mockImplementation((async (
     sql: string,
@@ -143,6 +176,42 @@ describe("SQL Server: every change to a field goes past the column's whole depen
       'CREATE UNIQUE INDEX [tags_note_name_unique] ON [tags] ([owner_id], [note], [name], [note_bytes], [name_bytes]) WHERE ([note] IS NOT NULL AND [name] IS NOT NULL)',
       'ALTER TABLE [tags] ADD CONSTRAINT [FK__tags__note__1234] FOREIGN KEY ([note]) REFERENCES [notes] ([id]) ON DELETE CASCADE',
     ]);
+  });
+
+  it("a hand-written index's INCLUDE columns, DESC order and fill factor, and a foreign key's ON UPDATE, made again as they were", async () => {
+    const { queryInterface, calls } = mssql(
+      { ...TAGS, note: { type: 'NVARCHAR(36)', allowNull: true } },
+      [],
+      (table) => {
+        table.indexes.push({
+          name: 'tags_recent',
+          unique: false,
+          filter: null,
+          columns: ['name', 'created_at'],
+          descending: ['created_at'],
+          included: ['note'],
+          fillFactor: 80,
+        });
+        table.foreignKeys[0]!.onUpdate = 'CASCADE';
+      },
+    );
+    await setFieldRequired(queryInterface, 'tags', 'note', true);
+    expect(calls).toContain(
+      'CREATE INDEX [tags_recent] ON [tags] ([name], [created_at] DESC) INCLUDE ([note]) WITH (FILLFACTOR = 80)',
+    );
+    expect(calls).toContain(
+      'ALTER TABLE [tags] ADD CONSTRAINT [FK__tags__note__1234] FOREIGN KEY ([note]) REFERENCES [notes] ([id]) ON DELETE CASCADE ON UPDATE CASCADE',
+    );
+  });
+
+  it('refuses, before anything is set aside, an index whose options it could not make again (IGNORE_DUP_KEY), naming it', async () => {
+    const { queryInterface, calls } = mssql(TAGS, [], (table) => {
+      table.indexes.push({ name: 'tags_name_dups', unique: true, filter: null, columns: ['name'], ignoreDupKey: true });
+    });
+    await expect(setFieldRequired(queryInterface, 'tags', 'name', true)).rejects.toThrow(
+      /could not make again index tags_name_dups \(IGNORE_DUP_KEY = ON\): drop or change it by hand first/,
+    );
+    expect(calls.filter((call) => !/^SELECT/.test(call))).toEqual([]);
   });
 
   it('drop: the DEFAULT constraint (system-named) and the CHECK go first with the rest, none made again; a length no key uses any more goes too', async () => {

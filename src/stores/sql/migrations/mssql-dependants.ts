@@ -10,7 +10,9 @@ import { select } from './table-schema';
 //
 // Computed columns and CHECK constraints are found through sys.sql_expression_dependencies (their column
 // references are schema-bound and recorded there), so a constraint added by any migration, under any name,
-// is covered; a column-level CHECK also through its parent_column_id.
+// is covered; a column-level CHECK also through its parent_column_id. What is made again is made as it was
+// (an index's DESC keys, INCLUDE columns, filter and FILLFACTOR; a foreign key's ON DELETE and ON UPDATE); an
+// index with an option it does not restate is refused before anything is set aside.
 
 export interface ForeignKeyDependant {
   name: string;
@@ -19,14 +21,25 @@ export interface ForeignKeyDependant {
   referenced: string;
   /** sys.foreign_keys' delete_referential_action_desc: NO_ACTION, CASCADE, SET_NULL, SET_DEFAULT. */
   onDelete: string;
+  /** Its update_referential_action_desc, alike. */
+  onUpdate: string;
 }
 
 export interface IndexDependant {
   name: string;
+  /** The key columns, in order. */
   columns: string[];
+  /** Whether each key column is in descending order. */
+  descending: boolean[];
+  /** The INCLUDE columns. */
+  included: string[];
   unique: boolean;
   /** The filter of a filtered index (`([name] IS NOT NULL)`), or null. */
   filter: string | null;
+  /** Its FILLFACTOR (0: the server's default). */
+  fillFactor: number;
+  /** The options the restore does not make again (IGNORE_DUP_KEY, PAD_INDEX, row or page locks off), in words. */
+  unrestorable: string[];
 }
 
 export interface ExpressionDependant {
@@ -60,6 +73,43 @@ const EXPRESSION_USES = (referencing: string, minor: string) =>
 
 export const NO_DEPENDANTS: ColumnDependants = { foreignKeys: [], computed: [], checks: [], defaults: [], indexes: [] };
 
+/** The catalog's rows (one per index column) as indexes: key columns in order with their direction, then INCLUDE. */
+function indexesOf(rows: readonly Record<string, unknown>[]): IndexDependant[] {
+  const indexes: IndexDependant[] = [];
+  for (const row of rows) {
+    const name = String(row.name);
+    let index = indexes.find((known) => known.name === name);
+    if (!index) {
+      const unrestorable = [
+        ...(row.ignoreDupKey ? ['IGNORE_DUP_KEY = ON'] : []),
+        ...(row.padded ? ['PAD_INDEX = ON'] : []),
+        ...(row.rowLocks === false || row.rowLocks === 0 ? ['ALLOW_ROW_LOCKS = OFF'] : []),
+        ...(row.pageLocks === false || row.pageLocks === 0 ? ['ALLOW_PAGE_LOCKS = OFF'] : []),
+      ];
+      const filter = row.filter == null ? null : String(row.filter);
+      const fillFactor = Number(row.fillFactor ?? 0);
+      indexes.push(
+        (index = {
+          name,
+          columns: [],
+          descending: [],
+          included: [],
+          unique: Boolean(row.unique),
+          filter,
+          fillFactor,
+          unrestorable,
+        }),
+      );
+    }
+    if (row.included) index.included.push(String(row.column));
+    else {
+      index.columns.push(String(row.column));
+      index.descending.push(Boolean(row.descending));
+    }
+  }
+  return indexes;
+}
+
 /** The dependants of these columns of `table`, as the catalog has them. */
 export async function columnDependants(
   queryInterface: QueryInterface,
@@ -92,7 +142,7 @@ export async function columnDependants(
   const foreignKeys = (
     await select(
       queryInterface,
-      `SELECT fk.name AS [name], c.name AS [column], t.name AS [table], rc.name AS [referenced], fk.delete_referential_action_desc AS [onDelete] FROM sys.foreign_keys fk JOIN sys.foreign_key_columns fkc ON fkc.constraint_object_id = fk.object_id JOIN sys.columns c ON c.object_id = fkc.parent_object_id AND c.column_id = fkc.parent_column_id JOIN sys.tables t ON t.object_id = fkc.referenced_object_id JOIN sys.columns rc ON rc.object_id = fkc.referenced_object_id AND rc.column_id = fkc.referenced_column_id WHERE fk.parent_object_id = OBJECT_ID(:table) AND c.name IN (:columns) ORDER BY fk.name`,
+      `SELECT fk.name AS [name], c.name AS [column], t.name AS [table], rc.name AS [referenced], fk.delete_referential_action_desc AS [onDelete], fk.update_referential_action_desc AS [onUpdate] FROM sys.foreign_keys fk JOIN sys.foreign_key_columns fkc ON fkc.constraint_object_id = fk.object_id JOIN sys.columns c ON c.object_id = fkc.parent_object_id AND c.column_id = fkc.parent_column_id JOIN sys.tables t ON t.object_id = fkc.referenced_object_id JOIN sys.columns rc ON rc.object_id = fkc.referenced_object_id AND rc.column_id = fkc.referenced_column_id WHERE fk.parent_object_id = OBJECT_ID(:table) AND c.name IN (:columns) ORDER BY fk.name`,
       on,
     )
   ).map((row) => ({
@@ -101,28 +151,15 @@ export async function columnDependants(
     table: String(row.table),
     referenced: String(row.referenced),
     onDelete: String(row.onDelete),
+    onUpdate: String(row.onUpdate ?? 'NO_ACTION'),
   }));
-  const indexed = (
+  const indexed = indexesOf(
     await select(
       queryInterface,
-      `SELECT i.name AS [name], i.is_unique AS [unique], i.filter_definition AS [filter], c.name AS [column] FROM sys.indexes i JOIN sys.index_columns ic ON ic.object_id = i.object_id AND ic.index_id = i.index_id JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id WHERE i.object_id = OBJECT_ID(:table) AND i.is_primary_key = 0 AND i.is_unique_constraint = 0 AND ic.is_included_column = 0 AND i.index_id IN (SELECT x.index_id FROM sys.index_columns x JOIN sys.columns xc ON xc.object_id = x.object_id AND xc.column_id = x.column_id WHERE x.object_id = i.object_id AND xc.name IN (:indexedColumns)) ORDER BY i.name, ic.key_ordinal`,
+      `SELECT i.name AS [name], i.is_unique AS [unique], i.filter_definition AS [filter], i.fill_factor AS [fillFactor], i.ignore_dup_key AS [ignoreDupKey], i.is_padded AS [padded], i.allow_row_locks AS [rowLocks], i.allow_page_locks AS [pageLocks], c.name AS [column], ic.is_included_column AS [included], ic.is_descending_key AS [descending] FROM sys.indexes i JOIN sys.index_columns ic ON ic.object_id = i.object_id AND ic.index_id = i.index_id JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id WHERE i.object_id = OBJECT_ID(:table) AND i.is_primary_key = 0 AND i.is_unique_constraint = 0 AND i.index_id IN (SELECT x.index_id FROM sys.index_columns x JOIN sys.columns xc ON xc.object_id = x.object_id AND xc.column_id = x.column_id WHERE x.object_id = i.object_id AND xc.name IN (:indexedColumns)) ORDER BY i.name, ic.is_included_column, ic.key_ordinal, ic.index_column_id`,
       { ...on, indexedColumns: [...columns, ...computed.map((column) => column.name)] },
-    )
-  ).reduce<IndexDependant[]>((indexes, row) => {
-    const name = String(row.name);
-    let index = indexes.find((known) => known.name === name);
-    if (!index)
-      indexes.push(
-        (index = {
-          name,
-          columns: [],
-          unique: Boolean(row.unique),
-          filter: row.filter == null ? null : String(row.filter),
-        }),
-      );
-    index.columns.push(String(row.column));
-    return indexes;
-  }, []);
+    ),
+  );
   return { foreignKeys, computed, checks, defaults, indexes: indexed };
 }
 
@@ -132,6 +169,7 @@ export async function columnDependants(
  * kit's `DF_<table>_<column>` takes the new name.
  */
 export function blocking(dependants: ColumnDependants, change: ColumnChange): ColumnDependants {
+  if (change !== 'drop') refuseUnrestorable(dependants);
   if (change !== 'rename') return dependants;
   const computed = new Set(dependants.computed.map((column) => column.name));
   return {
@@ -139,6 +177,17 @@ export function blocking(dependants: ColumnDependants, change: ColumnChange): Co
     foreignKeys: [],
     indexes: dependants.indexes.filter((index) => index.columns.some((column) => computed.has(column))),
   };
+}
+
+/** An index whose options the restore would not make again: refused before anything is set aside, naming it. */
+function refuseUnrestorable(dependants: ColumnDependants): void {
+  const named = dependants.indexes
+    .filter((index) => index.unrestorable.length > 0)
+    .map((index) => `index ${index.name} (${index.unrestorable.join(', ')})`);
+  if (named.length > 0)
+    throw new Error(
+      `SQL Server: this change sets aside and makes again what depends on the column, and could not make again ${named.join('; ')}: drop or change it by hand first, then run the migration again`,
+    );
 }
 
 /** Column renames applied to a dependant: `[from]` → `[to]` in definitions, `<from>_…` names (`name_bytes`, `DF_tags_name`, `tags_name_check`) follow. */
@@ -203,10 +252,16 @@ export async function restoreDependants(
     const columns = index.columns.map((column) =>
       dependants.computed.some((computed) => computed.name === column) ? renames.name(column) : renames.column(column),
     );
+    const keys = columns.map((column, at) => `${quote(column)}${index.descending[at] ? ' DESC' : ''}`).join(', ');
+    const included =
+      index.included.length > 0
+        ? ` INCLUDE (${index.included.map((column) => quote(renames.column(column))).join(', ')})`
+        : '';
     const filter = index.filter ? ` WHERE ${renames.definition(index.filter)}` : '';
+    const fill = index.fillFactor > 0 ? ` WITH (FILLFACTOR = ${index.fillFactor})` : '';
     await run(
       queryInterface,
-      `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${quote(indexName(index, columns))} ON ${quote(table)} (${columns.map(quote).join(', ')})${filter}`,
+      `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${quote(indexName(index, columns))} ON ${quote(table)} (${keys})${included}${filter}${fill}`,
     );
   }
   for (const fallback of dependants.defaults)
@@ -220,10 +275,11 @@ export async function restoreDependants(
       `ALTER TABLE ${quote(table)} ADD CONSTRAINT ${quote(renames.name(check.name))} CHECK ${renames.definition(check.definition)}`,
     );
   for (const key of dependants.foreignKeys) {
-    const rule = key.onDelete.replace(/_/g, ' ');
+    const rule = (action: string) => action.replace(/_/g, ' ');
+    const onUpdate = key.onUpdate === 'NO_ACTION' ? '' : ` ON UPDATE ${rule(key.onUpdate)}`;
     await run(
       queryInterface,
-      `ALTER TABLE ${quote(table)} ADD CONSTRAINT ${quote(key.name)} FOREIGN KEY (${quote(renames.column(key.column))}) REFERENCES ${quote(key.table)} (${quote(key.referenced)}) ON DELETE ${rule}`,
+      `ALTER TABLE ${quote(table)} ADD CONSTRAINT ${quote(key.name)} FOREIGN KEY (${quote(renames.column(key.column))}) REFERENCES ${quote(key.table)} (${quote(key.referenced)}) ON DELETE ${rule(key.onDelete)}${onUpdate}`,
     );
   }
 }
