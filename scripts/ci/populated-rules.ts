@@ -51,21 +51,19 @@ async function main(mode: string, url: string): Promise<void> {
       (await tickets.list({ ownerId: OWNER }, { where: [], sort: [], limit: 100, offset: 0 }))
         .items as unknown as Record<string, unknown>[];
     const rawInsert = (values: Record<string, unknown>) =>
-      (database as SqlDatabase)
-        .queryInterface()
-        .bulkInsert('tickets', [
-          {
-            id: newId(),
-            owner_id: OWNER,
-            title: 'raw',
-            status: 'open',
-            priority: 1,
-            project: values.project,
-            created_at: new Date(),
-            updated_at: new Date(),
-            ...values,
-          },
-        ]);
+      (database as SqlDatabase).queryInterface().bulkInsert('tickets', [
+        {
+          id: newId(),
+          owner_id: OWNER,
+          title: 'raw',
+          status: 'open',
+          priority: 1,
+          project: values.project,
+          created_at: new Date(),
+          updated_at: new Date(),
+          ...values,
+        },
+      ]);
     if (mode === 'narrow-refused') {
       // Every owner's (the modules' tests write tickets into the same database).
       const above = {

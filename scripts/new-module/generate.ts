@@ -233,6 +233,10 @@ export function write(root: string, files: readonly PlannedFile[]): void {
 function format(root: string, files: readonly string[]): void {
   const prettier = path.join(root, 'node_modules/.bin/prettier');
   if (files.length === 0 || !existsSync(prettier)) return;
-  const run = spawnSync(prettier, ['--write', '--log-level', 'warn', ...files], { cwd: root, encoding: 'utf8' });
-  if (run.status !== 0) process.stderr.write(`prettier could not format the written files:\n${run.stderr}`);
+  // Twice: Prettier's first pass over a long member chain can leave what its second pass changes again.
+  for (let pass = 0; pass < 2; pass += 1) {
+    const run = spawnSync(prettier, ['--write', '--log-level', 'warn', ...files], { cwd: root, encoding: 'utf8' });
+    if (run.status !== 0)
+      return void process.stderr.write(`prettier could not format the written files:\n${run.stderr}`);
+  }
 }

@@ -32,7 +32,8 @@ export function createDatabase(
   if (engine === 'mongodb') {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { MongoDatabase } = require('./mongo/mongo-database') as typeof MongoModule;
-    return new MongoDatabase({ url, timeoutMs, migrationTimeoutMs, connectAttempts, stores }, logger);
+    const repairJob = options.cleanupJob !== false;
+    return new MongoDatabase({ url, timeoutMs, migrationTimeoutMs, connectAttempts, stores, repairJob }, logger);
   }
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { SqlDatabase } = require('./sql/sql-database') as typeof SqlModule;

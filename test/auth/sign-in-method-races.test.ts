@@ -62,16 +62,14 @@ for (const target of engines) {
       };
     };
     const addPasskey = (app: TestApp, userId: string) =>
-      app.services.database
-        .store(passkeyStore)
-        .add({
-          userId,
-          credentialId: randomBytes(32),
-          publicKey: randomBytes(77),
-          counter: 0,
-          transports: ['internal'],
-          name: 'Phone',
-        });
+      app.services.database.store(passkeyStore).add({
+        userId,
+        credentialId: randomBytes(32),
+        publicKey: randomBytes(77),
+        counter: 0,
+        transports: ['internal'],
+        name: 'Phone',
+      });
     const waysIn = async (userId: string) => {
       const { database } = one().services;
       return (

@@ -167,13 +167,11 @@ describe('forged, tampered, expired and swapped tokens', () => {
         'a stored record owned by another user than the token says',
         async () => {
           const token = jwt.sign(refreshClaims(), TEST_SECRETS.REFRESH_TOKEN_SECRET, { algorithm: 'HS256' });
-          await app.services.database
-            .store(refreshTokenStore)
-            .create({
-              userId: 'intruder',
-              token: digestRefreshToken(token),
-              expiresAt: new Date(Date.now() + 3600_000),
-            });
+          await app.services.database.store(refreshTokenStore).create({
+            userId: 'intruder',
+            token: digestRefreshToken(token),
+            expiresAt: new Date(Date.now() + 3600_000),
+          });
           return token;
         },
       ],
@@ -183,13 +181,11 @@ describe('forged, tampered, expired and swapped tokens', () => {
           const token = jwt.sign({ ...refreshClaims(), sub: 'deleted-user' }, TEST_SECRETS.REFRESH_TOKEN_SECRET, {
             algorithm: 'HS256',
           });
-          await app.services.database
-            .store(refreshTokenStore)
-            .create({
-              userId: 'deleted-user',
-              token: digestRefreshToken(token),
-              expiresAt: new Date(Date.now() + 3600_000),
-            });
+          await app.services.database.store(refreshTokenStore).create({
+            userId: 'deleted-user',
+            token: digestRefreshToken(token),
+            expiresAt: new Date(Date.now() + 3600_000),
+          });
           return token;
         },
       ],

@@ -15,7 +15,7 @@ import { newId } from '../../src/stores/ids';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
 import { foldForSearch } from '../../src/stores/kit/shadows';
 import { openRepairs, repairSearchShadows } from '../../src/stores/sql/migrations/search-repairs';
-import { SearchRepairJob } from '../../src/stores/sql/search-repair-job';
+import { SearchRepairJob } from '../../src/stores/search-repair-job';
 import type { SqlDatabase } from '../../src/stores/sql/sql-database';
 import { testEngines, type StartedEngine } from '../support/engines';
 
@@ -122,7 +122,8 @@ for (const target of engines) {
           ).length;
         };
         expect(await stale()).toBeGreaterThan(0); // what the previous release left: no shadow, or the old one
-        expect(await new SearchRepairJob(next.database.queryInterface(), logger).passOnce()).toBe(true);
+        const pass = () => repairSearchShadows(next.database.queryInterface());
+        expect(await new SearchRepairJob(pass, logger).passOnce()).toBe(true);
         expect(await stale()).toBe(0);
         expect((await openRepairs(qi)).map((repair) => repair.table)).toContain(table);
 

@@ -94,9 +94,7 @@ export class ServiceProcess {
   }
 
   /** A full GC in the service, then its memory in bytes (needs `measurable` at start). */
-  measureAfterGc(
-    timeoutMs = 10_000,
-  ): Promise<{
+  measureAfterGc(timeoutMs = 10_000): Promise<{
     rss: number;
     heapUsed: number;
     heapTotal: number;

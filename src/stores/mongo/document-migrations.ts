@@ -1,6 +1,7 @@
 import type { Connection, mongo } from 'mongoose';
 import { fold, foldedNameOf } from '../kit/fields';
 import { foldForSearch, searchNameOf } from '../kit/shadows';
+import { openDocumentSearchRepair } from './search-repairs';
 import { DestructiveMigrationError } from '../errors';
 import { CATALOGUE_OWNER } from '../kit/access-policy';
 import { MIGRATIONS_TABLE, type DocumentChange, type FieldFill, type SqlMigration } from '../sql/migrations/migration';
@@ -75,7 +76,11 @@ async function applyChange(connection: Connection, change: DocumentChange): Prom
       { $or: unset.map((name) => ({ [name]: { $exists: true } })) },
       { $unset: Object.fromEntries(unset.map((name) => [name, ''])) },
     );
-  for (const fill of change.fill ?? []) await fillField(collection, fill);
+  for (const fill of change.fill ?? []) {
+    // Before the fill: what the previous release writes from now on is repaired after it (search-repairs.ts).
+    if (fill.search) await openDocumentSearchRepair(db, change.collection, fill.field);
+    await fillField(collection, fill);
+  }
   if (change.catalogue) await makeCatalogue(collection, change.catalogue.unique);
 }
 

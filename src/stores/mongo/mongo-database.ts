@@ -12,6 +12,8 @@ import { applyValidators, refuseValidatorDrift } from './collection-validator';
 import { findMissingIndexes } from './index-check';
 import { translateMongoError } from './mongo-errors';
 import { ownedRecordSchema, recordSchema } from './record-schema';
+import { SearchRepairJob } from '../search-repair-job';
+import { repairDocumentSearchShadows } from './search-repairs';
 
 export interface MongoDatabaseOptions {
   url: string;
@@ -21,6 +23,8 @@ export interface MongoDatabaseOptions {
   connectAttempts: number;
   /** The stores to open here; the indexes their models declare are built by migrate(). */
   stores: readonly AnyStoreDefinition[];
+  /** false: no in-process passes of the search-shadow repairs (the db:migrate CLI, tests that drive them). */
+  repairJob?: boolean;
 }
 
 /** MongoDB through mongoose: each registered store defines its models (collections) on one connection. */
@@ -46,7 +50,14 @@ export class MongoDatabase implements Database {
       ownedRecordSchema: (fields, schemaOptions) => ownedRecordSchema(mongoose.Schema, fields, schemaOptions),
     };
     this.stores = new OpenedStores(options.stores, (definition) => definition.mongodb(context));
+    this.searchRepair =
+      options.repairJob === false
+        ? undefined
+        : new SearchRepairJob(() => repairDocumentSearchShadows(this.connection.db!), logger);
   }
+
+  /** The passes of the open search-shadow repairs (search-repairs.ts). */
+  private readonly searchRepair: SearchRepairJob | undefined;
 
   store<Store>(definition: StoreDefinition<Store>): Store {
     return this.stores.get(definition);
@@ -74,6 +85,7 @@ export class MongoDatabase implements Database {
       this.logger,
       { attempts: connectAttempts },
     );
+    this.searchRepair?.start();
   }
 
   private get migrationDeadlineMs(): number {
@@ -146,6 +158,7 @@ export class MongoDatabase implements Database {
   }
 
   async close(): Promise<void> {
+    await this.searchRepair?.stop();
     await this.connection.close();
   }
 }

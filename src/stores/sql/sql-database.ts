@@ -1,7 +1,8 @@
 import { DataTypes, QueryTypes, Sequelize, type QueryInterface, type Transaction } from 'sequelize';
 import type { Logger } from '../../logger';
 import { ExpiredRecordCleanup } from '../cleanup-job';
-import { SearchRepairJob } from './search-repair-job';
+import { SearchRepairJob } from '../search-repair-job';
+import { repairSearchShadows } from './migrations/search-repairs';
 import { connectWithRetry } from '../connect-retry';
 import { guarded } from '../guard';
 import type { SqlStoreContext, StoreDefinition } from '../kit/definition';
@@ -82,7 +83,9 @@ export class SqlDatabase implements Database {
         ? new ExpiredRecordCleanup(() => this.removeExpired(), logger, options.cleanupIntervalMs)
         : undefined;
     this.searchRepair =
-      options.cleanupIntervalMs > 0 ? new SearchRepairJob(this.sequelize.getQueryInterface(), logger) : undefined;
+      options.cleanupIntervalMs > 0
+        ? new SearchRepairJob(() => repairSearchShadows(this.sequelize.getQueryInterface()), logger)
+        : undefined;
   }
 
   /** The last SQLite transaction of this process: the next one starts after it settles. */

@@ -1,5 +1,6 @@
 import type { QueryInterface } from 'sequelize';
 import { foldForSearch } from '../../kit/shadows';
+import { CLOCK_MARGIN_MS, REPAIR_WINDOW_MS } from '../../search-repair-job';
 import { fillInBatches, FILL_BATCH, writeComputed, type ColumnFill } from './batched-fill';
 import { dataTypesOf, millisecondTimestamp } from './column-types';
 import { select } from './table-schema';
@@ -8,18 +9,12 @@ import { select } from './table-schema';
 // rollback of the code alone). The previous release does not know the shadow: a row it inserts has none, and a
 // title it changes keeps the old folded text. The migration that adds the shadow opens a repair in the
 // `search_repairs` ledger before it fills; every instance of the new release then passes over the table soon
-// after it starts and every REPAIR_INTERVAL_MS while the repair is open (search-repair-job.ts): it fills the
+// after it starts and every REPAIR_INTERVAL_MS while the repair is open (stores/search-repair-job.ts): it fills the
 // shadows still empty, and folds again the rows changed since its last pass (by `updated_at`), writing only
 // those whose shadow differs, each only while it still holds the value read. The repair closes REPAIR_WINDOW_MS
 // after the migration, with a last pass: the previous release is gone long before.
 
 export const SEARCH_REPAIRS_TABLE = 'search_repairs';
-
-/** How long after its migration a shadow is repaired. */
-export const REPAIR_WINDOW_MS = 60 * 60_000;
-
-/** `updated_at` is stamped by each instance's clock: a pass looks again at this much before the last one began. */
-export const CLOCK_MARGIN_MS = 60_000;
 
 export interface SearchRepair {
   table: string;

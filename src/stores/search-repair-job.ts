@@ -1,9 +1,16 @@
-import type { QueryInterface } from 'sequelize';
-import type { Logger } from '../../logger';
-import { repairSearchShadows } from './migrations/search-repairs';
+import type { Logger } from '../logger';
 
-/** How often an instance passes over the tables whose search shadow is under repair (migrations/search-repairs.ts). */
+/** How often an instance passes over the tables whose search shadow is under repair. */
 export const REPAIR_INTERVAL_MS = 30_000;
+
+/** How long after its migration a shadow is repaired: the previous release of a rolling deploy is gone long before. */
+export const REPAIR_WINDOW_MS = 60 * 60_000;
+
+/** `updatedAt` is stamped by each instance's clock: a pass looks again at this much before the last one began. */
+export const CLOCK_MARGIN_MS = 60_000;
+
+/** One pass of every open repair of a store family (sql/migrations/search-repairs.ts, mongo/search-repairs.ts). */
+export type SearchRepairPass = () => Promise<{ open: number; filled: number; refolded: number }>;
 
 /**
  * The passes of the open search-shadow repairs in this instance: the first soon after start, then every
@@ -16,7 +23,7 @@ export class SearchRepairJob {
   private stopped = false;
 
   constructor(
-    private readonly queryInterface: QueryInterface,
+    private readonly pass: SearchRepairPass,
     private readonly logger: Logger,
     private readonly intervalMs = REPAIR_INTERVAL_MS,
   ) {}
@@ -34,7 +41,7 @@ export class SearchRepairJob {
   /** One pass now; resolves with whether a repair is still open. */
   async passOnce(): Promise<boolean> {
     try {
-      const { open, filled, refolded } = await repairSearchShadows(this.queryInterface);
+      const { open, filled, refolded } = await this.pass();
       if (filled + refolded > 0 || open > 0) this.logger.info({ open, filled, refolded }, 'search shadows repaired');
       return open > 0;
     } catch (error) {
