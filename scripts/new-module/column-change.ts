@@ -49,6 +49,20 @@ interface ChangedField extends FieldSpec {
 /** The declaration options that are rules (field-rules.ts), in the order the builders take them. */
 const RULE_OPTIONS = ['enum', 'minimum', 'maximum', 'minLength', 'pattern'] as const;
 
+/** A number, a quoted string, or an array of quoted strings, as TypeScript writes them. */
+const LITERAL = /^(-?\d+(\.\d+)?|'(?:[^'\\]|\\.)*'|\[\s*('(?:[^'\\]|\\.)*'\s*,?\s*)*\])$/;
+
+/** The field's rules as written, each a literal: the drop's down must hold the value, not a name from elsewhere. */
+function literalRules(field: ChangedField): [string, string][] {
+  const rules = Object.entries(field.ruleLiterals);
+  for (const [rule, literal] of rules)
+    if (!LITERAL.test(literal.replace(/\s+/g, ' ').trim()))
+      throw new SpecError(
+        `the ${rule} of '${field.name}' is ${literal}, not a literal: write the value out in the declaration, so the migration can hold it`,
+      );
+  return rules;
+}
+
 /** A declared field as the migrations spell it: its column, whether it may be null, its reference's table. */
 function specOf(declared: DeclaredField, file: string): ChangedField {
   const { name, type, option } = declared;
@@ -196,7 +210,7 @@ export const ${constant}: SqlMigration = {
 function columnCall(field: ChangedField): string {
   const options = [
     ...(field.optional ? ['optional: true'] : []),
-    ...Object.entries(field.ruleLiterals).map(([rule, literal]) => `${rule}: ${literal}`),
+    ...literalRules(field).map(([rule, literal]) => `${rule}: ${literal}`),
     ...(field.defaultLiteral !== undefined ? [`default: ${field.defaultLiteral}`] : []),
     ...(field.caseInsensitive ? ['caseInsensitive: true'] : []),
     ...(field.search ? ['search: true'] : []),

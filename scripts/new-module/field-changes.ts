@@ -50,6 +50,7 @@ function migrationText(
   down: string,
   documents?: string,
   outsideTransaction = false,
+  downDestroys?: string,
 ): string {
   return `import { ${imports}, type SqlMigration } from '../../kit';
 
@@ -57,7 +58,7 @@ function migrationText(
 export const ${constant}: SqlMigration = {
   name: '${module}-${name}',${outsideTransaction ? '\n  transaction: false, // the fill commits batch by batch (resuming where it stopped); PostgreSQL builds the index CONCURRENTLY' : ''}
   up: (queryInterface) => ${up},
-  down: (queryInterface) => ${down},${documents ? `\n  documents: ${documents},` : ''}
+  down: (queryInterface) => ${down},${documents ? `\n  documents: ${documents},` : ''}${downDestroys ? `\n  downDestroys: ${downDestroys},` : ''}
 };
 `;
 }
@@ -170,6 +171,9 @@ export function planFieldChange(
           'addFieldColumns, dropFieldColumn',
           `addFieldColumns(queryInterface, '${table}', (c) => ${columns(added)})`,
           `dropFieldColumn(queryInterface, '${table}', '${added.column}')`,
+          undefined,
+          false,
+          `[{ table: '${table}', column: '${added.column}' }]`,
         ),
       );
       source = withField(source, added.name, declaration(added));

@@ -15,7 +15,7 @@ import { SqlDatabase } from '../stores/sql/sql-database';
 const USAGE = 'usage: db-migrate [up [--allow-destructive] | down [--allow-destructive] | status]';
 
 async function main(args: readonly string[]): Promise<number> {
-  const command = args[0] === undefined || args[0] === '--allow-destructive' ? 'up' : args[0];
+  const command = args.find((arg) => !arg.startsWith('--')) ?? 'up';
   const flags = args.filter((arg) => arg.startsWith('--'));
   const allowDestructive = flags.includes('--allow-destructive');
   const known =

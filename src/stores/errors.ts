@@ -113,12 +113,13 @@ export class WriteContendedError extends Error {
   }
 }
 
-/** The command that runs destructive migrations deliberately (after a backup). */
-export const ALLOW_DESTRUCTIVE_COMMAND = 'npm run db:migrate -- up --allow-destructive';
+/** The command that runs a destructive migration (`up`) or revert (`down`) deliberately, after a backup. */
+export const allowDestructiveCommand = (direction: 'up' | 'down') =>
+  `npm run db:migrate -- ${direction} --allow-destructive (from a build: node dist/cli/db-migrate.js ${direction} --allow-destructive)`;
 
 /**
- * Pending migrations would destroy data (a table or collection dropped, a field's values removed): start-up
- * does not run them; an operator does, after a backup, with ALLOW_DESTRUCTIVE_COMMAND.
+ * Migrations would destroy data (a table or collection dropped, a field's values removed): start-up does not
+ * run pending ones, nor `db:migrate down` a revert; an operator does, after a backup (allowDestructiveCommand).
  */
 export class DestructiveMigrationError extends Error {
   constructor(
@@ -133,7 +134,7 @@ export class DestructiveMigrationError extends Error {
         ? `pending migration${several ? 's' : ''} would destroy data, so start-up does not run ${several ? 'them' : 'it'}:`
         : 'reverting this migration would destroy data, so db:migrate down does not run it:') +
         `\n  - ${lines.join('\n  - ')}\n` +
-        `Back the database up, then run: npm run db:migrate -- ${direction} --allow-destructive (from a build: node dist/cli/db-migrate.js ${direction} --allow-destructive)`,
+        `Back the database up, then run: ${allowDestructiveCommand(direction)}`,
     );
     this.name = 'DestructiveMigrationError';
   }

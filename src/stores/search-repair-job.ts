@@ -10,12 +10,13 @@ export const REPAIR_WINDOW_MS = 60 * 60_000;
 export const CLOCK_MARGIN_MS = 60_000;
 
 /** One pass of every open repair of a store family (sql/migrations/search-repairs.ts, mongo/search-repairs.ts). */
-export type SearchRepairPass = () => Promise<{ open: number; filled: number; refolded: number }>;
+export type SearchRepairPass = () => Promise<{ open: number; refolded: number }>;
 
 /**
- * The passes of the open search-shadow repairs in this instance: the first soon after start, then every
- * REPAIR_INTERVAL_MS while a repair is open; none once every one is closed (a later start looks again). A failed
- * pass is logged and tried again at the next. The timer never keeps the process alive; stop() waits for a pass.
+ * The passes of the open search-shadow repairs in this instance: the first soon after start, and again after
+ * each migrate() (which may have opened one), then every REPAIR_INTERVAL_MS while a repair is open; none once
+ * every one is closed. A failed pass is logged and tried again at the next. The timer never keeps the process
+ * alive; stop() waits for a pass.
  */
 export class SearchRepairJob {
   private timer: NodeJS.Timeout | undefined;
@@ -28,21 +29,23 @@ export class SearchRepairJob {
     private readonly intervalMs = REPAIR_INTERVAL_MS,
   ) {}
 
+  /** Schedules a pass (unless one is scheduled or running already): at start, and after a migration. */
   start(firstDelayMs = Math.min(this.intervalMs, 5_000)): void {
-    if (!this.timer && !this.stopped) this.schedule(firstDelayMs);
+    if (!this.timer && !this.running && !this.stopped) this.schedule(firstDelayMs);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.timer = undefined;
     await this.running;
   }
 
   /** One pass now; resolves with whether a repair is still open. */
   async passOnce(): Promise<boolean> {
     try {
-      const { open, filled, refolded } = await this.pass();
-      if (filled + refolded > 0 || open > 0) this.logger.info({ open, filled, refolded }, 'search shadows repaired');
+      const { open, refolded } = await this.pass();
+      if (refolded > 0 || open > 0) this.logger.info({ open, refolded }, 'search shadows repaired');
       return open > 0;
     } catch (error) {
       this.logger.warn({ err: error }, 'search shadow repair failed; the next pass tries again');
@@ -52,6 +55,7 @@ export class SearchRepairJob {
 
   private schedule(delayMs: number): void {
     this.timer = setTimeout(() => {
+      this.timer = undefined;
       this.running = this.passOnce().then((again) => {
         this.running = undefined;
         if (again && !this.stopped) this.schedule(this.intervalMs);

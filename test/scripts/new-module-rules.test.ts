@@ -106,7 +106,8 @@ describe('the generator and field rules', () => {
 
   it('new:field --drop of a ruled field writes its rules into the down, which brings its CHECK back', () => {
     expect(
-      run(dir, ['tickets', 'title:string', 'priority:integer:1..5=3', 'status:enum:open,closed=open']).status,
+      run(dir, ['tickets', 'title:string', 'note:string?', 'priority:integer:1..5=3', 'status:enum:open,closed=open'])
+        .status,
     ).toBe(0);
     expect(run(dir, ['tickets', 'priority', '--drop'], 'field').status).toBe(0);
     expect(read('src/modules/tickets/migrations/0002-drop-priority.ts')).toContain(
@@ -116,6 +117,15 @@ describe('the generator and field rules', () => {
     expect(read('src/modules/tickets/migrations/0003-drop-status.ts')).toContain(
       "(c) => c.string('status', { enum: ['open', 'closed'], default: 'open' })",
     );
+    // A rule written as a name from elsewhere: the down could not hold it, so the drop is refused.
+    const file = path.join(dir, 'src/modules/tickets/resource.ts');
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace('title: field.string()', 'title: field.string({ minLength: MIN })'),
+    );
+    const refused = run(dir, ['tickets', 'title', '--drop'], 'field');
+    expect(refused.stderr).toMatch(/the minLength of 'title' is MIN, not a literal/);
+    expect(refused.status).toBe(2);
   });
 
   it.each([

@@ -3,12 +3,11 @@ import { CheckViolationError } from '../../src/stores/errors';
 import {
   addFieldCheck,
   checkExpression,
-  checkSignature,
   crossCheckExpression,
-  crossCheckSignature,
   removeFieldCheck,
   setFieldRules,
 } from '../../src/stores/sql/migrations/check-constraints';
+import { checkSignature, crossCheckSignature } from '../../src/stores/sql/migrations/check-catalog';
 import { translateSqlError } from '../../src/stores/sql/sql-errors';
 
 // What SQL Server is asked to hold a field's rules (no server runs here; the same steps run on SQLite,

@@ -40,7 +40,10 @@ const SCHEMA = {
 };
 
 /** `breaking`: what each count answers in turn (the last one after that); the ids are d1, d2, … */
-function fakeConnection(existing: Record<string, { validator?: unknown }>, ...breaking: number[]) {
+function fakeConnection(
+  existing: Record<string, { validator?: unknown; [option: string]: unknown }>,
+  ...breaking: number[]
+) {
   const calls: unknown[][] = [];
   const counts = breaking.length > 0 ? breaking : [0];
   let counted = 0;
@@ -121,13 +124,17 @@ describe('MongoDB: field rules as a $jsonSchema validator', () => {
 
   it('puts the previous rules back when a document the new ones refuse was written between the count and collMod', async () => {
     const previous = { $jsonSchema: { bsonType: 'object', properties: { status: { enum: ['open'] } } } };
-    const { connection, calls } = fakeConnection({ kit_validated: { validator: previous } }, 0, 1);
+    const { connection, calls } = fakeConnection(
+      { kit_validated: { validator: previous, validationLevel: 'moderate', validationAction: 'warn' } },
+      0,
+      1,
+    );
     await expect(applyValidators(connection)).rejects.toThrow(
       '1 document of kit_validated (d1) was written against the declared rules while they were being set: the previous rules are back',
     );
     expect(calls.filter(([call]) => call === 'command').map(([, command]) => command)).toEqual([
       expect.objectContaining({ collMod: 'kit_validated', validator: { $jsonSchema: SCHEMA } }),
-      { collMod: 'kit_validated', validator: previous },
+      { collMod: 'kit_validated', validator: previous, validationLevel: 'moderate', validationAction: 'warn' },
     ]);
   });
 

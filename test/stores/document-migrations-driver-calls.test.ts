@@ -193,13 +193,21 @@ describe('MongoDB document changes (a field renamed or dropped)', () => {
       .mockImplementation(((name: string) =>
         name === LOCK_COLLECTION ? locks : fakeConnection([]).connection.db!.collection(name)) as never);
     await applyDocumentChanges(connection, [renameName], { lock: { waitMs: 1_000, leaseMs: 30_000 } });
+    // A lock a release before `at` wrote (owner, expiresAt) is judged by its expiresAt.
+    const claimed = { $ifNull: ['$at', { $subtract: ['$expiresAt', 30_000] }] };
     const free = {
-      $or: [{ $eq: [{ $type: '$owner' }, 'missing'] }, { $lt: ['$at', { $subtract: ['$$NOW', 30_000] }] }],
+      $or: [{ $eq: [{ $type: '$owner' }, 'missing'] }, { $lt: [claimed, { $subtract: ['$$NOW', 30_000] }] }],
     };
     expect(claim).toEqual({
       filter: { _id: 'migrations' },
       update: [
-        { $set: { owner: { $cond: [free, expect.any(String), '$owner'] }, at: { $cond: [free, '$$NOW', '$at'] } } },
+        {
+          $set: {
+            owner: { $cond: [free, expect.any(String), '$owner'] },
+            at: { $cond: [free, '$$NOW', '$at'] },
+            expiresAt: { $cond: [free, { $add: ['$$NOW', 30_000] }, '$expiresAt'] },
+          },
+        },
       ],
       options: { upsert: true, returnDocument: 'after' },
     });

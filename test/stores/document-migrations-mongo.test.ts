@@ -103,6 +103,14 @@ const dropColour: SqlMigration = {
     await locks.insertOne({ _id: 'migrations', owner: 'a dead instance', at: new Date(Date.now() - 120_000) });
     await applyDocumentChanges(connection, [renameName], { lock: { waitMs: 2_000, leaseMs: 60_000 } });
     expect(await locks.countDocuments()).toBe(0); // taken over, then released
+    // One a release before `at` left (owner, expiresAt only), run out: taken over too.
+    await locks.insertOne({
+      _id: 'migrations',
+      owner: 'an old release',
+      expiresAt: new Date(Date.now() - 1_000),
+    } as never);
+    await applyDocumentChanges(connection, [renameName], { lock: { waitMs: 2_000, leaseMs: 60_000 } });
+    expect(await locks.countDocuments()).toBe(0);
     await locks.updateOne(
       { _id: 'migrations' },
       { $set: { owner: 'a live instance' }, $currentDate: { at: true } },

@@ -8,7 +8,7 @@ import {
 } from '../../src/modules/kit';
 import { newId } from '../../src/stores/ids';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
-import { checkConstraintsOf } from '../../src/stores/sql/migrations/check-constraints';
+import { checkConstraintsOf } from '../../src/stores/sql/migrations/check-catalog';
 import { tableDrift } from '../../src/stores/sql/migrations/table-drift';
 import type { SqlDatabase } from '../../src/stores/sql/sql-database';
 import { useEngineDatabase } from '../support/engine-database';

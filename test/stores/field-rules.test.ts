@@ -1,6 +1,7 @@
 import { defineResource, field } from '../../src/modules/kit';
 import { allowedInWords, keepsRules, rulesOf } from '../../src/stores/kit/field-rules';
-import { checkExpression, checkSignature } from '../../src/stores/sql/migrations/check-constraints';
+import { checkExpression } from '../../src/stores/sql/migrations/check-constraints';
+import { checkSignature } from '../../src/stores/sql/migrations/check-catalog';
 
 // The kit's reading of field rules: what a declaration may say (a mistake stops start-up naming the field),
 // the words a 422 uses, and the CHECK each engine is given and compared by.

@@ -72,6 +72,24 @@ describe('the migration round trip', () => {
     }
   });
 
+  it('takes a down that renames back as no loss', async () => {
+    const rename: SqlMigration = {
+      name: 'round-trip-0002-rename-id',
+      up: (queryInterface) =>
+        queryInterface.sequelize.query('ALTER TABLE rt_things RENAME COLUMN id TO key').then(() => undefined),
+      down: (queryInterface) =>
+        queryInterface.sequelize.query('ALTER TABLE rt_things RENAME COLUMN key TO id').then(() => undefined),
+    };
+    const database = databaseWith(rename);
+    await database.connect();
+    try {
+      await database.migrate();
+      expect(await checkMigrationsUndo(database)).toEqual(['round-trip-0001-create', 'round-trip-0002-rename-id']);
+    } finally {
+      await database.close();
+    }
+  });
+
   it('passes migrations that undo cleanly, and leaves them applied', async () => {
     const database = databaseWith(addColumn((queryInterface) => queryInterface.removeColumn('rt_things', 'colour')));
     await database.connect();

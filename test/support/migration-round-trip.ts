@@ -61,7 +61,11 @@ function patchColumns(earlier: TableShape, beforeOneWay: TableShape, now: TableS
   return { ...earlier, columns };
 }
 
-/** The tables and columns a down dropped (in `ahead`, the schema before it ran, and not `now`) that it does not declare in downDestroys. */
+/**
+ * The tables and columns a down dropped (in `ahead`, the schema before it ran, and not `now`) that it does not
+ * declare in downDestroys. A column that gave way to one added in its place (a rename undone) and a shadow
+ * whose field is still there (`_search`, `_folded`, `_bytes`: derived values) are no loss.
+ */
 function undeclaredLosses(ahead: Schema, now: Schema, declared: readonly DataLoss[]): string[] {
   const covers = (table: string, column?: string) =>
     declared.some(
@@ -76,9 +80,14 @@ function undeclaredLosses(ahead: Schema, now: Schema, declared: readonly DataLos
       if (!covers(table)) lost.push(`{ table: '${table}' }`);
       continue;
     }
-    for (const column of Object.keys(shape.columns))
-      if (!(column in now[table]!.columns) && !covers(table, column))
-        lost.push(`{ table: '${table}', column: '${column}' }`);
+    const after = now[table]!.columns;
+    const gone = Object.keys(shape.columns).filter((column) => !(column in after));
+    const added = Object.keys(after).filter((column) => !(column in shape.columns));
+    const derived = (column: string) =>
+      /_(search|folded|bytes)$/.test(column) && column.replace(/_(search|folded|bytes)$/, '') in after;
+    const dropped = gone.filter((column) => !derived(column) && !covers(table, column));
+    if (dropped.length > added.length)
+      lost.push(...dropped.map((column) => `{ table: '${table}', column: '${column}' }`));
   }
   return lost;
 }

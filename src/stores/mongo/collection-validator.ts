@@ -71,9 +71,11 @@ export function declareValidator(connection: Connection, resource: Resource): vo
 async function collectionOptions(
   connection: Connection,
   name: string,
-): Promise<{ exists: boolean; validator?: unknown }> {
-  const [found] = (await connection.db!.listCollections({ name }).toArray()) as { options?: { validator?: unknown } }[];
-  return { exists: found !== undefined, validator: found?.options?.validator };
+): Promise<{ exists: boolean; validator?: unknown; validationLevel?: string; validationAction?: string }> {
+  const [found] = (await connection.db!.listCollections({ name }).toArray()) as {
+    options?: { validator?: unknown; validationLevel?: string; validationAction?: string };
+  }[];
+  return { exists: found !== undefined, ...found?.options };
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -118,7 +120,13 @@ export async function applyValidators(connection: Connection): Promise<void> {
     await connection.db!.command({ collMod: name, validator, validationAction: 'error', validationLevel: 'strict' });
     const after = await breakingDocuments(connection, name, validator);
     if (after) {
-      await connection.db!.command({ collMod: name, validator: current.validator ?? {} });
+      const { validationLevel = 'strict', validationAction = 'error' } = current;
+      await connection.db!.command({
+        collMod: name,
+        validator: current.validator ?? {},
+        validationLevel,
+        validationAction,
+      });
       throw new Error(
         `${after.named} ${after.count === 1 ? 'was' : 'were'} written against the declared rules while they were being set: the previous rules are back; change ${after.count === 1 ? 'it' : 'them'}, then migrate again`,
       );

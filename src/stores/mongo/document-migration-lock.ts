@@ -6,7 +6,7 @@ import { StoreUnavailableError } from '../errors';
 // starting together apply each change once; the others wait, then find it recorded. The lock is one
 // document (`_id: 'migrations'`) in `schema_migrations_lock`, claimed by one upsert that takes it only when
 // it is free (the unique `_id` makes it the test-and-set) and deleted when its holder is done. It is a lease, and its times are the
-// server's (`$currentDate`, `$$NOW`): a replica whose clock runs ahead cannot take a live lease. A holder
+// server's (`$$NOW`): a replica whose clock runs ahead cannot take a live lease. A holder
 // renews it while the work runs, so one that died (killed mid-deploy) leaves it to run out and the next takes
 // it over; and before each step the holder checks, by the same renewal, that it still holds an unexpired
 // lease (`fence`), so a holder stalled past its lease stops instead of applying beside the next one.
@@ -29,6 +29,11 @@ interface LockDocument {
   owner: string;
   /** When its holder last claimed or renewed it, by the server's clock. */
   at: Date;
+  /**
+   * When it runs out (`at` + the lease): what a release before `at` judged a lock by, still written so that
+   * releases of either kind, running together or rolled back, each take over the other's abandoned lock.
+   */
+  expiresAt: Date;
 }
 
 /** The holder of the lock lost it (stalled past its lease): another instance may be migrating now. */
@@ -50,15 +55,21 @@ const isDuplicateKey = (error: unknown) => (error as { code?: unknown }).code ==
  * out, and otherwise leaves it as it is. It answers the lock as it is after: ours, or someone else's.
  */
 async function tryTake(locks: mongo.Collection<LockDocument>, owner: string, leaseMs: number): Promise<boolean> {
+  // A lock written without `at` (by a release before it) runs out at its expiresAt.
+  const claimed = { $ifNull: ['$at', { $subtract: ['$expiresAt', leaseMs] }] };
   const free = {
-    $or: [{ $eq: [{ $type: '$owner' }, 'missing'] }, { $lt: ['$at', { $subtract: ['$$NOW', leaseMs] }] }],
+    $or: [{ $eq: [{ $type: '$owner' }, 'missing'] }, { $lt: [claimed, { $subtract: ['$$NOW', leaseMs] }] }],
+  };
+  const claim = {
+    owner: { $cond: [free, owner, '$owner'] },
+    at: { $cond: [free, '$$NOW', '$at'] },
+    expiresAt: { $cond: [free, { $add: ['$$NOW', leaseMs] }, '$expiresAt'] },
   };
   try {
-    const after = await locks.findOneAndUpdate(
-      { _id: LOCK_ID },
-      [{ $set: { owner: { $cond: [free, owner, '$owner'] }, at: { $cond: [free, '$$NOW', '$at'] } } }],
-      { upsert: true, returnDocument: 'after' },
-    );
+    const after = await locks.findOneAndUpdate({ _id: LOCK_ID }, [{ $set: claim }], {
+      upsert: true,
+      returnDocument: 'after',
+    });
     return after?.owner === owner;
   } catch (error) {
     if (isDuplicateKey(error)) return false; // two first claims at once: the other one's insert won
@@ -69,7 +80,9 @@ async function tryTake(locks: mongo.Collection<LockDocument>, owner: string, lea
 /** Renews the lease if this owner still holds it unexpired; false when it does not. */
 async function renew(locks: mongo.Collection<LockDocument>, owner: string, leaseMs: number): Promise<boolean> {
   const live = { $expr: { $gte: ['$at', { $subtract: ['$$NOW', leaseMs] }] } };
-  const { matchedCount } = await locks.updateOne({ _id: LOCK_ID, owner, ...live }, { $currentDate: { at: true } });
+  const { matchedCount } = await locks.updateOne({ _id: LOCK_ID, owner, ...live }, [
+    { $set: { at: '$$NOW', expiresAt: { $add: ['$$NOW', leaseMs] } } },
+  ]);
   return matchedCount > 0;
 }
 

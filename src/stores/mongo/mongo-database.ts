@@ -113,6 +113,7 @@ export class MongoDatabase implements Database {
       translateMongoError,
     );
     this.logger.info('mongodb indexes ensured');
+    this.searchRepair?.start(0); // a document change may have opened a repair
   }
 
   /** Reverts the last recorded document change (`db:migrate -- down`); its name, or undefined when none is recorded. */

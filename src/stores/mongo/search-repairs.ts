@@ -84,9 +84,9 @@ async function refold(documents: mongo.Collection, field: string, since: Date): 
 export async function repairDocumentSearchShadows(
   db: mongo.Db,
   now = new Date(),
-): Promise<{ open: number; filled: number; refolded: number }> {
+): Promise<{ open: number; refolded: number }> {
   const repairs = db.collection<RepairDocument>(SEARCH_REPAIRS_COLLECTION);
-  const result = { open: 0, filled: 0, refolded: 0 };
+  const result = { open: 0, refolded: 0 };
   for (const repair of await repairs.find({}).toArray()) {
     result.refolded += await refold(db.collection(repair.collection), repair.field, repair.since);
     if (now >= repair.until) await repairs.deleteOne({ _id: repair._id });

@@ -125,6 +125,7 @@ export class SqlDatabase implements Database {
     }
     const applied = await this.withMigrationConnection((migrator) => migrator.up(undefined, options));
     this.logger.info({ applied }, applied.length ? 'database migrations applied' : 'database schema up to date');
+    if (applied.length > 0) this.searchRepair?.start(0); // one may have opened a repair
   }
 
   /**

@@ -3,7 +3,8 @@ import { crossCheckName, parseCheck, type FieldCheck } from '../../kit/field-che
 import { allowedInWords, checkConstraintName, type FieldRules } from '../../kit/field-rules';
 
 export { checkConstraintName };
-import { partsOf, rebuildSqlite } from './sqlite-rebuild';
+import { checkConstraintsOf } from './check-catalog';
+import { rebuildSqlite } from './sqlite-rebuild';
 import { select } from './table-schema';
 
 // A field's rules (field-rules.ts) held by the database: one CHECK constraint per column, named
@@ -47,10 +48,9 @@ const LENGTH: Record<Dialect, (column: string, least: number) => string> = {
 /**
  * SQLite stores 2.5 in an INTEGER column (its affinity converts only what it can without loss), where the other
  * engines' column types refuse it: there an integer column's CHECK holds the kind too (NULL passes, as in a
- * CHECK elsewhere). checkSignature leaves this guard out, so a table made before it still starts.
+ * CHECK elsewhere). checkSignature (check-catalog.ts) leaves this guard out, so a table made before it still starts.
  */
 const SQLITE_WHOLE = (quoted: string) => `typeof(${quoted}) IN ('integer', 'null')`;
-const SQLITE_WHOLE_PATTERN = /\s+AND\s+\(typeof\([^)]*\) IN \('integer', 'null'\)\)/gi;
 
 /** The CHECK expression of the rules on `column` (quoted by the caller's engine), or undefined when there is none to hold. */
 export function checkExpression(dialect: string, quotedColumn: string, rules: FieldRules): string | undefined {
@@ -65,51 +65,6 @@ export function checkExpression(dialect: string, quotedColumn: string, rules: Fi
   if (held.pattern !== undefined)
     parts.push(`${quotedColumn} ${engine === 'postgres' ? '~' : 'REGEXP'} ${stringLiteral(engine, held.pattern)}`);
   return parts.length === 0 ? undefined : parts.map((part) => `(${part})`).join(' AND ');
-}
-
-/** The CHECK constraints of a table: name → the definition as the engine shows it. */
-export async function checkConstraintsOf(queryInterface: QueryInterface, table: string): Promise<Map<string, string>> {
-  const dialect = queryInterface.sequelize.getDialect();
-  if (dialect === 'sqlite') {
-    const [row] = await select(queryInterface, `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = :table`, {
-      table,
-    });
-    const found = new Map<string, string>();
-    for (const part of row ? partsOf(String(row.sql)) : []) {
-      const match = /^CONSTRAINT [`"[]?(\w+)[`"\]]? CHECK \((.*)\)$/s.exec(part);
-      if (match) found.set(match[1]!, match[2]!);
-    }
-    return found;
-  }
-  const sql: Record<string, string> = {
-    postgres: `SELECT c.conname AS "name", pg_get_constraintdef(c.oid) AS "definition" FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
-               JOIN pg_namespace n ON n.oid = t.relnamespace WHERE c.contype = 'c' AND t.relname = :table AND n.nspname = current_schema()`,
-    mysql:
-      'SELECT c.CONSTRAINT_NAME AS `name`, c.CHECK_CLAUSE AS `definition` FROM information_schema.CHECK_CONSTRAINTS c JOIN information_schema.TABLE_CONSTRAINTS t ' +
-      "ON t.CONSTRAINT_SCHEMA = c.CONSTRAINT_SCHEMA AND t.CONSTRAINT_NAME = c.CONSTRAINT_NAME AND t.CONSTRAINT_TYPE = 'CHECK' WHERE c.CONSTRAINT_SCHEMA = DATABASE() AND t.TABLE_NAME = :table",
-    mssql:
-      'SELECT name AS [name], definition AS [definition] FROM sys.check_constraints WHERE parent_object_id = OBJECT_ID(:table)',
-  };
-  const rows = await select(queryInterface, sql[dialect === 'mariadb' ? 'mysql' : dialect]!, { table });
-  return new Map(rows.map((row) => [String(row.name), String(row.definition)]));
-}
-
-/**
- * What a CHECK definition says, whatever way the engine rewrote it (PostgreSQL's `= ANY (ARRAY[…])`, casts,
- * parentheses): its literals, in order, identifiers and operators left out. Two definitions of the same rules
- * on one engine give the same signature; different values or bounds do not.
- */
-export function checkSignature(definition: string): string {
-  const literals: string[] = [];
-  const rest = definition.replace(SQLITE_WHOLE_PATTERN, '').replace(/N?'((?:[^']|'')*)'/g, (_match, text: string) => {
-    literals.push(text.replace(/''/g, "'").replace(/\\\\/g, '\\'));
-    return ' ';
-  });
-  const unquoted = rest.replace(/[`"[][^`"\]]*[`"\]]/g, ' ').replace(/[A-Za-z_][A-Za-z0-9_$]*/g, ' ');
-  for (const match of unquoted.matchAll(/-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g)) literals.push(match[0]);
-  return literals
-    .map((literal) => (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(literal) ? String(Number(literal)) : literal))
-    .join('|');
 }
 
 function constraintPart(queryInterface: QueryInterface, name: string, expression: string): string {
@@ -210,18 +165,6 @@ function columnCheck(text: string): FieldCheck {
 /** The CHECK expression of a check across columns: a row with either side null passes it, as a CHECK lets an unknown pass. */
 export function crossCheckExpression(queryInterface: QueryInterface, check: FieldCheck): string {
   return `${queryInterface.quoteIdentifier(check.left)} ${check.operator === '!=' ? '<>' : check.operator} ${queryInterface.quoteIdentifier(check.right)}`;
-}
-
-/**
- * What a check across columns says, however the engine shows it: quotes, brackets, parentheses, spacing, `!=`,
- * and the casts PostgreSQL writes out (`(code)::text < (alt)::text`, `(seats)::double precision >= price`).
- */
-export function crossCheckSignature(definition: string): string {
-  const uncast = definition.toLowerCase().replace(/::[a-z_]+(?: [a-z_]+)*(?:\(\d+(?:,\s*\d+)?\))?/g, '');
-  return uncast
-    .replace(/^\s*check\b/, '')
-    .replace(/[`"[\]()\s]/g, '')
-    .replace(/!=/g, '<>');
 }
 
 /**

@@ -2,15 +2,8 @@ import type { QueryInterface } from 'sequelize';
 import { allowedInWords, hasRules, rulesOf, type FieldRules } from '../../kit/field-rules';
 import { fieldEntries, type Resource } from '../../kit/resource';
 import { checkConstraintOf, checksOf, inColumns } from '../../kit/field-checks';
-import {
-  checkConstraintName,
-  checkConstraintsOf,
-  checkedColumn,
-  checkExpression,
-  checkSignature,
-  crossCheckExpression,
-  crossCheckSignature,
-} from './check-constraints';
+import { checkConstraintName, checkedColumn, checkExpression, crossCheckExpression } from './check-constraints';
+import { checkConstraintsOf, checkSignature, crossCheckSignature } from './check-catalog';
 
 // The start-up comparison of a table's CHECK constraints with its fields' rules (table-drift.ts runs it):
 // each rule the engine can hold has its constraint, saying the same values and bounds (compared by the

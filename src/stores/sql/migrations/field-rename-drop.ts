@@ -14,12 +14,8 @@ import {
 } from './mssql-dependants';
 import { uniqueKeyColumns, uniqueKeyName } from './unique-key';
 import { definesColumn, rebuildSqlite } from './sqlite-rebuild';
-import {
-  checkConstraintName,
-  checkConstraintsOf,
-  renameCheckConstraint,
-  replaceCheckConstraint,
-} from './check-constraints';
+import { checkConstraintName, renameCheckConstraint, replaceCheckConstraint } from './check-constraints';
+import { checkConstraintsOf } from './check-catalog';
 import { renameColumnStatement } from './mysql-ddl';
 import { indexesOf, select } from './table-schema';
 

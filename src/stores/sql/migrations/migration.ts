@@ -18,7 +18,7 @@ export interface SqlMigration {
   keptOnDown?: string;
   /**
    * What the up destroys: a table dropped, a field's column dropped. Start-up (MIGRATE_ON_START) does not
-   * run it while any of them holds data here; it stops naming it and ALLOW_DESTRUCTIVE_COMMAND, which an
+   * run it while any of them holds data here; it stops naming it and allowDestructiveCommand, which an
    * operator runs after a backup. (MongoDB's `documents` say it themselves: `drop`, `unset`.)
    */
   destroys?: readonly DataLoss[];

@@ -10,9 +10,9 @@ import { select } from './table-schema';
 //
 // Computed columns and CHECK constraints are found through sys.sql_expression_dependencies (their column
 // references are schema-bound and recorded there), so a constraint added by any migration, under any name,
-// is covered; a column-level CHECK also through its parent_column_id. What is made again is made as it was
-// (an index's DESC keys, INCLUDE columns, filter and FILLFACTOR; a foreign key's ON DELETE and ON UPDATE); an
-// index with an option it does not restate is refused before anything is set aside.
+// is covered; a column-level CHECK also through its parent_column_id. What is made again is made as it was:
+// an index's DESC keys, INCLUDE columns, filter and options (FILLFACTOR, PAD_INDEX, IGNORE_DUP_KEY, row and
+// page locks); a foreign key's ON DELETE and ON UPDATE.
 
 export interface ForeignKeyDependant {
   name: string;
@@ -36,10 +36,8 @@ export interface IndexDependant {
   unique: boolean;
   /** The filter of a filtered index (`([name] IS NOT NULL)`), or null. */
   filter: string | null;
-  /** Its FILLFACTOR (0: the server's default). */
-  fillFactor: number;
-  /** The options the restore does not make again (IGNORE_DUP_KEY, PAD_INDEX, row or page locks off), in words. */
-  unrestorable: string[];
+  /** Its options where they differ from CREATE INDEX's defaults (`FILLFACTOR = 80`, `IGNORE_DUP_KEY = ON`, …). */
+  options: string[];
 }
 
 export interface ExpressionDependant {
@@ -80,25 +78,17 @@ function indexesOf(rows: readonly Record<string, unknown>[]): IndexDependant[] {
     const name = String(row.name);
     let index = indexes.find((known) => known.name === name);
     if (!index) {
-      const unrestorable = [
-        ...(row.ignoreDupKey ? ['IGNORE_DUP_KEY = ON'] : []),
+      const off = (value: unknown) => value === false || value === 0;
+      const options = [
+        ...(Number(row.fillFactor ?? 0) > 0 ? [`FILLFACTOR = ${Number(row.fillFactor)}`] : []),
         ...(row.padded ? ['PAD_INDEX = ON'] : []),
-        ...(row.rowLocks === false || row.rowLocks === 0 ? ['ALLOW_ROW_LOCKS = OFF'] : []),
-        ...(row.pageLocks === false || row.pageLocks === 0 ? ['ALLOW_PAGE_LOCKS = OFF'] : []),
+        ...(row.ignoreDupKey ? ['IGNORE_DUP_KEY = ON'] : []),
+        ...(off(row.rowLocks) ? ['ALLOW_ROW_LOCKS = OFF'] : []),
+        ...(off(row.pageLocks) ? ['ALLOW_PAGE_LOCKS = OFF'] : []),
       ];
       const filter = row.filter == null ? null : String(row.filter);
-      const fillFactor = Number(row.fillFactor ?? 0);
       indexes.push(
-        (index = {
-          name,
-          columns: [],
-          descending: [],
-          included: [],
-          unique: Boolean(row.unique),
-          filter,
-          fillFactor,
-          unrestorable,
-        }),
+        (index = { name, columns: [], descending: [], included: [], unique: Boolean(row.unique), filter, options }),
       );
     }
     if (row.included) index.included.push(String(row.column));
@@ -169,25 +159,15 @@ export async function columnDependants(
  * kit's `DF_<table>_<column>` takes the new name.
  */
 export function blocking(dependants: ColumnDependants, change: ColumnChange): ColumnDependants {
-  if (change !== 'drop') refuseUnrestorable(dependants);
   if (change !== 'rename') return dependants;
   const computed = new Set(dependants.computed.map((column) => column.name));
   return {
     ...dependants,
     foreignKeys: [],
-    indexes: dependants.indexes.filter((index) => index.columns.some((column) => computed.has(column))),
+    indexes: dependants.indexes.filter((index) =>
+      [...index.columns, ...index.included].some((column) => computed.has(column)),
+    ),
   };
-}
-
-/** An index whose options the restore would not make again: refused before anything is set aside, naming it. */
-function refuseUnrestorable(dependants: ColumnDependants): void {
-  const named = dependants.indexes
-    .filter((index) => index.unrestorable.length > 0)
-    .map((index) => `index ${index.name} (${index.unrestorable.join(', ')})`);
-  if (named.length > 0)
-    throw new Error(
-      `SQL Server: this change sets aside and makes again what depends on the column, and could not make again ${named.join('; ')}: drop or change it by hand first, then run the migration again`,
-    );
 }
 
 /** Column renames applied to a dependant: `[from]` → `[to]` in definitions, `<from>_…` names (`name_bytes`, `DF_tags_name`, `tags_name_check`) follow. */
@@ -249,19 +229,17 @@ export async function restoreDependants(
       `ALTER TABLE ${quote(table)} ADD ${quote(renames.name(column.name))} AS ${renames.definition(column.definition)}${column.persisted ? ' PERSISTED' : ''}`,
     );
   for (const index of dependants.indexes) {
-    const columns = index.columns.map((column) =>
-      dependants.computed.some((computed) => computed.name === column) ? renames.name(column) : renames.column(column),
-    );
+    // A computed column (a length) takes its new name as a dependant does; a table column, the column's.
+    const renamed = (column: string) =>
+      dependants.computed.some((computed) => computed.name === column) ? renames.name(column) : renames.column(column);
+    const columns = index.columns.map(renamed);
     const keys = columns.map((column, at) => `${quote(column)}${index.descending[at] ? ' DESC' : ''}`).join(', ');
-    const included =
-      index.included.length > 0
-        ? ` INCLUDE (${index.included.map((column) => quote(renames.column(column))).join(', ')})`
-        : '';
+    const included = index.included.length > 0 ? ` INCLUDE (${index.included.map(renamed).map(quote).join(', ')})` : '';
     const filter = index.filter ? ` WHERE ${renames.definition(index.filter)}` : '';
-    const fill = index.fillFactor > 0 ? ` WITH (FILLFACTOR = ${index.fillFactor})` : '';
+    const options = index.options.length > 0 ? ` WITH (${index.options.join(', ')})` : '';
     await run(
       queryInterface,
-      `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${quote(indexName(index, columns))} ON ${quote(table)} (${keys})${included}${filter}${fill}`,
+      `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${quote(indexName(index, columns))} ON ${quote(table)} (${keys})${included}${filter}${options}`,
     );
   }
   for (const fallback of dependants.defaults)

@@ -1,7 +1,7 @@
 import type { QueryInterface } from 'sequelize';
 import { foldForSearch } from '../../kit/shadows';
 import { CLOCK_MARGIN_MS, REPAIR_WINDOW_MS } from '../../search-repair-job';
-import { fillInBatches, FILL_BATCH, writeComputed, type ColumnFill } from './batched-fill';
+import { FILL_BATCH, writeComputed, type ColumnFill } from './batched-fill';
 import { dataTypesOf, millisecondTimestamp } from './column-types';
 import { select } from './table-schema';
 
@@ -9,9 +9,10 @@ import { select } from './table-schema';
 // rollback of the code alone). The previous release does not know the shadow: a row it inserts has none, and a
 // title it changes keeps the old folded text. The migration that adds the shadow opens a repair in the
 // `search_repairs` ledger before it fills; every instance of the new release then passes over the table soon
-// after it starts and every REPAIR_INTERVAL_MS while the repair is open (stores/search-repair-job.ts): it fills the
-// shadows still empty, and folds again the rows changed since its last pass (by `updated_at`), writing only
-// those whose shadow differs, each only while it still holds the value read. The repair closes REPAIR_WINDOW_MS
+// after it starts, after each migrate() and every REPAIR_INTERVAL_MS while the repair is open
+// (stores/search-repair-job.ts): it reads the table by primary key in batches and folds again the rows
+// without a shadow or changed since its last pass (by `updated_at`), writing only those whose shadow differs,
+// each only while it still holds the value read. The repair closes REPAIR_WINDOW_MS
 // after the migration, with a last pass: the previous release is gone long before.
 
 export const SEARCH_REPAIRS_TABLE = 'search_repairs';
@@ -88,31 +89,34 @@ export async function openRepairs(queryInterface: QueryInterface): Promise<Searc
 }
 
 /**
- * Folds again the rows of `fill.table` changed since `since` (read in id order: no index leads with updated_at,
- * so a pass reads the table once): writes the shadows that differ, and empties the shadow of a row whose value
- * was emptied. Returns the rows written.
+ * Folds again the rows of `fill.table` without a shadow or changed since `since`: the table read in id order,
+ * FILL_BATCH rows a statement (each bounded by the primary key: no index leads with updated_at, and no
+ * statement scans past its batch or locks rows it does not write), the rows picked out here; writes the
+ * shadows that differ, and empties the shadow of a row whose value was emptied. Returns the rows written.
  */
-async function refreshChangedSince(queryInterface: QueryInterface, fill: ColumnFill, since: Date): Promise<number> {
+async function refold(queryInterface: QueryInterface, fill: ColumnFill, since: Date): Promise<number> {
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
   const [table, source, target, id, updated] = [fill.table, fill.source, fill.target, 'id', 'updated_at'].map(quote);
-  await queryInterface.sequelize.query(
-    `UPDATE ${table} SET ${target} = NULL WHERE ${updated} >= :since AND ${source} IS NULL AND ${target} IS NOT NULL`,
-    { replacements: { since } },
-  );
   const mssql = queryInterface.sequelize.getDialect() === 'mssql';
   let after: unknown;
   let written = 0;
   for (;;) {
-    const past = after === undefined ? '' : ` AND ${id} > :after`;
-    const from = `${table} WHERE ${updated} >= :since AND ${source} IS NOT NULL${past} ORDER BY ${id}`;
-    const columns = `${id} AS id, ${source} AS value, ${target} AS held`;
+    const from = `${table}${after === undefined ? '' : ` WHERE ${id} > :after`} ORDER BY ${id}`;
+    const columns = `${id} AS id, ${source} AS value, ${target} AS held, ${updated} AS at`;
     const sql = mssql
       ? `SELECT TOP ${FILL_BATCH} ${columns} FROM ${from}`
       : `SELECT ${columns} FROM ${from} LIMIT ${FILL_BATCH}`;
-    const rows = await select(queryInterface, sql, after === undefined ? { since } : { since, after });
-    const stale = rows.filter((row) => row.held !== fill.compute(row.value));
+    const rows = await select(queryInterface, sql, after === undefined ? {} : { after });
+    const looked = rows.filter((row) => row.held === null || new Date(row.at as string) >= since);
+    const stale = looked.filter((row) => row.value !== null && row.held !== fill.compute(row.value));
+    const emptied = looked.filter((row) => row.value === null && row.held !== null).map((row) => row.id);
     if (stale.length > 0) await writeComputed(queryInterface, fill, stale, false);
-    written += stale.length;
+    if (emptied.length > 0)
+      await queryInterface.sequelize.query(
+        `UPDATE ${table} SET ${target} = NULL WHERE ${id} IN (:emptied) AND ${source} IS NULL`,
+        { replacements: { emptied } },
+      );
+    written += stale.length + emptied.length;
     if (rows.length < FILL_BATCH) return written;
     after = rows[rows.length - 1]!.id;
   }
@@ -126,8 +130,8 @@ async function refreshChangedSince(queryInterface: QueryInterface, fill: ColumnF
 export async function repairSearchShadows(
   queryInterface: QueryInterface,
   now = new Date(),
-): Promise<{ open: number; filled: number; refolded: number }> {
-  const result = { open: 0, filled: 0, refolded: 0 };
+): Promise<{ open: number; refolded: number }> {
+  const result = { open: 0, refolded: 0 };
   for (const repair of await openRepairs(queryInterface)) {
     const shadow = shadowKey(repair.table, repair.target);
     const columns = (await queryInterface.tableExists(repair.table))
@@ -138,8 +142,13 @@ export async function repairSearchShadows(
       continue;
     }
     const fill = searchFill(repair.table, repair.source, repair.target);
-    result.filled += await fillInBatches(queryInterface, fill);
-    result.refolded += await refreshChangedSince(queryInterface, fill, repair.since);
+    try {
+      result.refolded += await refold(queryInterface, fill, repair.since);
+    } catch (error) {
+      // A repair that keeps failing still ends with its window: the previous release is gone by then.
+      if (now >= repair.until) await queryInterface.bulkDelete(SEARCH_REPAIRS_TABLE, { shadow });
+      throw error;
+    }
     if (now >= repair.until) await queryInterface.bulkDelete(SEARCH_REPAIRS_TABLE, { shadow });
     else {
       result.open += 1;
