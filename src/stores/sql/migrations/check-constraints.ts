@@ -4,17 +4,15 @@ import { allowedInWords, checkConstraintName, type FieldRules } from '../../kit/
 
 export { checkConstraintName };
 import { checkConstraintsOf } from './check-catalog';
-import { rebuildSqlite } from './sqlite-rebuild';
+import { checksOf } from './engines/checks-of';
 import { select } from './table-schema';
 
 // A field's rules (field-rules.ts) held by the database: one CHECK constraint per column, named
 // `<table>_<column>_check` so that a later change, the start-up comparison and the error mapping find it.
 // Every engine holds enum, minimum, maximum and minLength; pattern is held where the engine has regular
 // expressions in a CHECK (PostgreSQL `~`, MySQL/MariaDB REGEXP): SQLite and SQL Server have none, there the
-// request validation alone holds it (docs/databases.md, "Rules"). SQLite cannot ALTER a CHECK: its table is
-// rebuilt with the constraint among its definitions.
-
-type Dialect = 'sqlite' | 'postgres' | 'mysql' | 'mariadb' | 'mssql';
+// request validation alone holds it (docs/databases.md, "Rules"). How each engine spells, makes, replaces and
+// renames a CHECK is its file's under engines/ (check-ddl.ts).
 
 /** The column a constraint named by checkConstraintName belongs to, or undefined for another name. */
 export function checkedColumn(table: string, constraint: string): string | undefined {
@@ -26,73 +24,24 @@ export function checkedColumn(table: string, constraint: string): string | undef
 /** The rules this engine's CHECK can hold (pattern only where it has regular expressions). */
 export function heldRules(dialect: string, rules: FieldRules): FieldRules {
   const { pattern, ...rest } = rules;
-  return pattern !== undefined && ['postgres', 'mysql', 'mariadb'].includes(dialect) ? rules : rest;
+  return pattern !== undefined && checksOf(dialect).patternOperator ? rules : rest;
 }
-
-function stringLiteral(dialect: Dialect, value: string): string {
-  const quoted = value.replace(/'/g, "''");
-  // MySQL/MariaDB read backslashes in literals as escapes (a pattern's `\d` would lose its backslash).
-  if (dialect === 'mysql' || dialect === 'mariadb') return `'${quoted.replace(/\\/g, '\\\\')}'`;
-  return dialect === 'mssql' ? `N'${quoted}'` : `'${quoted}'`;
-}
-
-const LENGTH: Record<Dialect, (column: string, least: number) => string> = {
-  sqlite: (column, least) => `length(${column}) >= ${least}`,
-  postgres: (column, least) => `char_length(${column}) >= ${least}`,
-  mysql: (column, least) => `CHAR_LENGTH(${column}) >= ${least}`,
-  mariadb: (column, least) => `CHAR_LENGTH(${column}) >= ${least}`,
-  // LEN ignores trailing spaces; DATALENGTH counts the bytes of NVARCHAR's UTF-16 (2 a unit, at least 2 a character).
-  mssql: (column, least) => `DATALENGTH(${column}) >= ${least * 2}`,
-};
-
-/**
- * SQLite stores 2.5 in an INTEGER column (its affinity converts only what it can without loss), where the other
- * engines' column types refuse it: there an integer column's CHECK holds the kind too (NULL passes, as in a
- * CHECK elsewhere). checkSignature (check-catalog.ts) leaves this guard out, so a table made before it still starts.
- */
-const SQLITE_WHOLE = (quoted: string) => `typeof(${quoted}) IN ('integer', 'null')`;
 
 /** The CHECK expression of the rules on `column` (quoted by the caller's engine), or undefined when there is none to hold. */
 export function checkExpression(dialect: string, quotedColumn: string, rules: FieldRules): string | undefined {
-  const engine = dialect as Dialect;
+  const checks = checksOf(dialect);
   const held = heldRules(dialect, rules);
   const parts: string[] = [];
-  if (held.enum)
-    parts.push(`${quotedColumn} IN (${held.enum.map((value) => stringLiteral(engine, value)).join(', ')})`);
+  if (held.enum) parts.push(`${quotedColumn} IN (${held.enum.map((value) => checks.literal(value)).join(', ')})`);
   if (held.minimum !== undefined) parts.push(`${quotedColumn} >= ${held.minimum}`);
   if (held.maximum !== undefined) parts.push(`${quotedColumn} <= ${held.maximum}`);
-  if (held.minLength !== undefined) parts.push(LENGTH[engine](quotedColumn, held.minLength));
+  if (held.minLength !== undefined) parts.push(checks.minLength(quotedColumn, held.minLength));
   if (held.pattern !== undefined)
-    parts.push(`${quotedColumn} ${engine === 'postgres' ? '~' : 'REGEXP'} ${stringLiteral(engine, held.pattern)}`);
+    parts.push(`${quotedColumn} ${checks.patternOperator} ${checks.literal(held.pattern)}`);
   return parts.length === 0 ? undefined : parts.map((part) => `(${part})`).join(' AND ');
 }
 
-function constraintPart(queryInterface: QueryInterface, name: string, expression: string): string {
-  return `CONSTRAINT ${queryInterface.quoteIdentifier(name)} CHECK (${expression})`;
-}
-
-const isConstraint = (part: string, name: string) => new RegExp(`^CONSTRAINT [\`"[]?${name}[\`"\\]]?\\s`).test(part);
-
-/**
- * One constraint's DROP and/or ADD (`expression` undefined: none added) as ONE statement: a refused ADD (a row
- * breaks it) keeps the old rule, even where DDL is not transactional (MySQL/MariaDB).
- */
-function replaceCheckStatement(
-  queryInterface: QueryInterface,
-  table: string,
-  name: string,
-  exists: boolean,
-  expression: string | undefined,
-): string | undefined {
-  const quote = (identifier: string) => queryInterface.quoteIdentifier(identifier);
-  const actions = [
-    ...(exists ? [`DROP CONSTRAINT ${quote(name)}`] : []),
-    ...(expression === undefined ? [] : [`ADD CONSTRAINT ${quote(name)} CHECK (${expression})`]),
-  ];
-  return actions.length === 0 ? undefined : `ALTER TABLE ${quote(table)} ${actions.join(', ')}`;
-}
-
-/** Makes the table's constraint `name` say `expression` (none: no constraint), the old one dropped first. */
+/** Makes the table's constraint `name` say `expression` (none: no constraint), as its engine does (engines/). */
 async function replaceNamedCheck(
   queryInterface: QueryInterface,
   table: string,
@@ -100,32 +49,10 @@ async function replaceNamedCheck(
   expression: string | undefined,
 ): Promise<void> {
   const exists = (await checkConstraintsOf(queryInterface, table)).has(name);
-  if (queryInterface.sequelize.getDialect() === 'sqlite') {
-    if (!exists && !expression) return;
-    await rebuildSqlite(queryInterface, table, (parts) => [
-      ...parts.filter((part) => !isConstraint(part, name)),
-      ...(expression ? [constraintPart(queryInterface, name, expression)] : []),
-    ]);
-    return;
-  }
-  // SQL Server takes one action an ALTER; its migration's transaction holds the two.
-  if (queryInterface.sequelize.getDialect() !== 'mssql') {
-    const statement = replaceCheckStatement(queryInterface, table, name, exists, expression);
-    if (statement) await queryInterface.sequelize.query(statement);
-    return;
-  }
-  const quotedTable = queryInterface.quoteIdentifier(table);
-  if (exists)
-    await queryInterface.sequelize.query(
-      `ALTER TABLE ${quotedTable} DROP CONSTRAINT ${queryInterface.quoteIdentifier(name)}`,
-    );
-  if (expression)
-    await queryInterface.sequelize.query(
-      `ALTER TABLE ${quotedTable} ADD ${constraintPart(queryInterface, name, expression)}`,
-    );
+  await checksOf(queryInterface.sequelize.getDialect()).replace(queryInterface, table, name, exists, expression);
 }
 
-/** The CHECK expression of `rules` on a table's column, with the kind where the engine needs it (SQLITE_WHOLE). */
+/** The CHECK expression of `rules` on a table's column, with the kind where the engine's column type does not hold it. */
 async function columnCheckExpression(
   queryInterface: QueryInterface,
   table: string,
@@ -135,9 +62,10 @@ async function columnCheckExpression(
   const dialect = queryInterface.sequelize.getDialect();
   const quoted = queryInterface.quoteIdentifier(column);
   const expression = checkExpression(dialect, quoted, rules);
-  if (expression === undefined || dialect !== 'sqlite') return expression;
+  const integerKind = checksOf(dialect).integerKind;
+  if (expression === undefined || !integerKind) return expression;
   const type = (await queryInterface.describeTable(table))[column]?.type ?? '';
-  return /^INTEGER$/i.test(type) ? `${expression} AND (${SQLITE_WHOLE(quoted)})` : expression;
+  return /^INTEGER$/i.test(type) ? `${expression} AND (${integerKind(quoted)})` : expression;
 }
 
 /**
@@ -231,7 +159,7 @@ export async function setFieldRules(
 /**
  * After a column is renamed, its constraint takes the new column's name (the engines have rewritten the
  * expression already): PostgreSQL RENAME CONSTRAINT, SQL Server sp_rename, SQLite a rebuild with the
- * definition renamed. MySQL/MariaDB moved it in the rename's own statement (mysql-ddl.ts).
+ * definition renamed. MySQL/MariaDB moved it in the rename's own statement (engines/mysql-checks.ts).
  */
 export async function renameCheckConstraint(
   queryInterface: QueryInterface,
@@ -241,23 +169,6 @@ export async function renameCheckConstraint(
 ): Promise<void> {
   const [before, after] = [checkConstraintName(table, from), checkConstraintName(table, to)];
   const clause = (await checkConstraintsOf(queryInterface, table)).get(before);
-  if (clause === undefined) return;
-  const quote = (name: string) => queryInterface.quoteIdentifier(name);
-  switch (queryInterface.sequelize.getDialect()) {
-    case 'sqlite':
-      await rebuildSqlite(queryInterface, table, (parts) =>
-        parts.map((part) => (isConstraint(part, before) ? constraintPart(queryInterface, after, clause) : part)),
-      );
-      return;
-    case 'postgres':
-      await queryInterface.sequelize.query(
-        `ALTER TABLE ${quote(table)} RENAME CONSTRAINT ${quote(before)} TO ${quote(after)}`,
-      );
-      return;
-    case 'mssql':
-      await queryInterface.sequelize.query(`EXEC sp_rename N'${before}', N'${after}', N'OBJECT'`);
-      return;
-    default:
-      return;
-  }
+  if (clause !== undefined)
+    await checksOf(queryInterface.sequelize.getDialect()).rename(queryInterface, table, before, after, clause);
 }

@@ -16,7 +16,7 @@ import { uniqueKeyColumns, uniqueKeyName } from './unique-key';
 import { definesColumn, rebuildSqlite } from './sqlite-rebuild';
 import { checkConstraintName, renameCheckConstraint, replaceCheckConstraint } from './check-constraints';
 import { checkConstraintsOf } from './check-catalog';
-import { renameColumnStatement } from './mysql-ddl';
+import { renameColumnStatement } from './engines/mysql-checks';
 import { indexesOf, select } from './table-schema';
 
 // Renaming and dropping a field's column(s) on a table that holds rows, keeping everything else as a fresh
