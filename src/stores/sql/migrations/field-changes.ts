@@ -3,7 +3,7 @@ import { fold, foldedColumnOf } from '../../kit/fields';
 import { foldForSearch, searchColumnOf } from '../../kit/shadows';
 import { fillInBatches } from './batched-fill';
 import { openSearchRepair } from './search-repairs';
-import { columnDependants, dropDependants, NO_DEPENDANTS } from './mssql-dependants';
+import { columnsOf } from './engines/columns-of';
 import { fieldColumns } from './resource-columns';
 import { addColumnIfMissing } from './schema-steps';
 
@@ -38,31 +38,8 @@ async function setColumnDefault(
   column: string,
   value: Default,
 ): Promise<void> {
-  const { sequelize } = queryInterface;
-  const [quotedTable, quotedColumn] = [queryInterface.quoteIdentifier(table), queryInterface.quoteIdentifier(column)];
-  const literal = value === null ? null : sequelize.escape(value as never);
-  switch (sequelize.getDialect()) {
-    case 'postgres':
-    case 'mysql':
-    case 'mariadb':
-      await sequelize.query(
-        `ALTER TABLE ${quotedTable} ALTER COLUMN ${quotedColumn} ${literal === null ? 'DROP DEFAULT' : `SET DEFAULT ${literal}`}`,
-      );
-      return;
-    case 'mssql': {
-      // A column has at most one default constraint, whatever its name (system-named when made inline): the
-      // catalog's is dropped, then ours added.
-      const { defaults } = await columnDependants(queryInterface, table, [column]);
-      await dropDependants(queryInterface, table, { ...NO_DEPENDANTS, defaults });
-      if (literal !== null)
-        await sequelize.query(
-          `ALTER TABLE ${quotedTable} ADD CONSTRAINT ${queryInterface.quoteIdentifier(`DF_${table}_${column}`)} DEFAULT ${literal} FOR ${quotedColumn}`,
-        );
-      return;
-    }
-    default:
-      return; // SQLite: see above
-  }
+  const literal = value === null ? null : queryInterface.sequelize.escape(value as never);
+  await columnsOf(queryInterface.sequelize.getDialect()).setDefault(queryInterface, table, column, literal);
 }
 
 /**

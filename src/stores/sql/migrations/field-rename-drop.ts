@@ -14,9 +14,8 @@ import {
 } from './mssql-dependants';
 import { uniqueKeyColumns, uniqueKeyName } from './unique-key';
 import { definesColumn, rebuildSqlite } from './sqlite-rebuild';
-import { checkConstraintName, renameCheckConstraint, replaceCheckConstraint } from './check-constraints';
-import { checkConstraintsOf } from './check-catalog';
-import { renameColumnStatement } from './engines/mysql-checks';
+import { renameCheckConstraint, replaceCheckConstraint } from './check-constraints';
+import { columnsOf } from './engines/columns-of';
 import { indexesOf, select } from './table-schema';
 
 // Renaming and dropping a field's column(s) on a table that holds rows, keeping everything else as a fresh
@@ -52,42 +51,6 @@ export function renamedIndexName(
   return name;
 }
 
-async function renameColumn(queryInterface: QueryInterface, table: string, from: string, to: string): Promise<void> {
-  const quote = (name: string) => queryInterface.quoteIdentifier(name);
-  const dialect = dialectOf(queryInterface);
-  if (dialect === 'mssql') await run(queryInterface, `EXEC sp_rename N'${table}.${from}', N'${to}', N'COLUMN'`);
-  else if (dialect === 'mysql' || dialect === 'mariadb') {
-    const name = checkConstraintName(table, from);
-    const clause = (await checkConstraintsOf(queryInterface, table)).get(name);
-    const check = clause === undefined ? undefined : { name, clause, renamed: checkConstraintName(table, to) };
-    await run(queryInterface, renameColumnStatement(queryInterface, table, from, to, check));
-  } else await run(queryInterface, `ALTER TABLE ${quote(table)} RENAME COLUMN ${quote(from)} TO ${quote(to)}`);
-}
-
-/** Renames an index in place; SQLite, which cannot, has it rebuilt from its own definition under the new name. */
-async function renameIndex(queryInterface: QueryInterface, table: string, from: string, to: string): Promise<void> {
-  const quote = (name: string) => queryInterface.quoteIdentifier(name);
-  switch (dialectOf(queryInterface)) {
-    case 'postgres':
-      return run(queryInterface, `ALTER INDEX ${quote(from)} RENAME TO ${quote(to)}`);
-    case 'mysql':
-    case 'mariadb':
-      return run(queryInterface, `ALTER TABLE ${quote(table)} RENAME INDEX ${quote(from)} TO ${quote(to)}`);
-    case 'mssql':
-      return run(queryInterface, `EXEC sp_rename N'${table}.${from}', N'${to}', N'INDEX'`);
-    default: {
-      const [rows] = await queryInterface.sequelize.query(
-        `SELECT sql FROM sqlite_master WHERE type = 'index' AND name = :from`,
-        { replacements: { from } },
-      );
-      const definition = String((rows as { sql: string }[])[0]?.sql ?? '');
-      const renamed = definition.replace(/^(CREATE (?:UNIQUE )?INDEX )(?:`[^`]+`|"[^"]+"|\S+)/i, `$1${quote(to)}`);
-      await run(queryInterface, `DROP INDEX ${quote(from)}`);
-      return run(queryInterface, renamed);
-    }
-  }
-}
-
 /**
  * Renames a field's column `from` to `to` (and its shadows), keeping its type, collation, foreign
  * key, on-delete rule and indexes; the kit's index names follow. Its own inverse: down renames back.
@@ -118,11 +81,12 @@ export async function renameFieldColumn(
         )
       : NO_DEPENDANTS;
   await dropDependants(queryInterface, table, aside);
-  for (const [old, next] of pairs) await renameColumn(queryInterface, table, old, next);
+  const columns = columnsOf(dialectOf(queryInterface));
+  for (const [old, next] of pairs) await columns.renameColumn(queryInterface, table, old, next);
   for (const index of await indexesOf(queryInterface, table)) {
     const before = index.columns.map((column) => pairs.find(([, next]) => next === column)?.[0] ?? column);
     const name = renamedIndexName(table, index.name, before, index.columns);
-    if (name !== index.name) await renameIndex(queryInterface, table, index.name, name);
+    if (name !== index.name) await columns.renameIndex(queryInterface, table, index.name, name);
   }
   await restoreDependants(queryInterface, table, aside, renamesOf(table, pairs), (index, columns) =>
     renamedIndexName(table, index.name, index.columns, columns),

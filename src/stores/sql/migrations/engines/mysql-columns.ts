@@ -1,0 +1,48 @@
+import { checkConstraintName } from '../../../kit/field-rules';
+import { checkConstraintsOf } from '../check-catalog';
+import { select } from '../table-schema';
+import { run, type ColumnDdl } from './column-ddl';
+import { renameColumnStatement } from './mysql-checks';
+
+// MySQL/MariaDB: nullability by MODIFY, which restates the whole column (its type, character set and
+// collation, and default, as the server has them); a default by ALTER COLUMN; a rename in one ALTER with the
+// column's CHECK set aside and made again (mysql-checks.ts); RENAME INDEX.
+
+export const mysqlColumns: ColumnDdl = {
+  async setNullability(queryInterface, table, column, required) {
+    const [row] = await select(
+      queryInterface,
+      'SELECT COLUMN_TYPE AS `type`, CHARACTER_SET_NAME AS `charset`, COLLATION_NAME AS `collation`, COLUMN_DEFAULT AS `fallback`, VERSION() AS `version` FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = :table AND COLUMN_NAME = :column',
+      { table, column },
+    );
+    if (!row) throw new Error(`${table}.${column}: no such column`);
+    const charset = row.charset ? ` CHARACTER SET ${String(row.charset)} COLLATE ${String(row.collation)}` : '';
+    // MariaDB reports a default as SQL ('text', 0, NULL); MySQL as the bare value.
+    const mariadb = /mariadb/i.test(String(row.version));
+    const fallback =
+      row.fallback === null || row.fallback === 'NULL'
+        ? ''
+        : ` DEFAULT ${mariadb ? String(row.fallback) : queryInterface.sequelize.escape(String(row.fallback))}`;
+    const quote = (name: string) => queryInterface.quoteIdentifier(name);
+    await run(
+      queryInterface,
+      `ALTER TABLE ${quote(table)} MODIFY ${quote(column)} ${String(row.type)}${charset} ${required ? 'NOT NULL' : 'NULL'}${fallback}`,
+    );
+  },
+  setDefault: (queryInterface, table, column, literal) =>
+    run(
+      queryInterface,
+      `ALTER TABLE ${queryInterface.quoteIdentifier(table)} ALTER COLUMN ${queryInterface.quoteIdentifier(column)} ${literal === null ? 'DROP DEFAULT' : `SET DEFAULT ${literal}`}`,
+    ),
+  async renameColumn(queryInterface, table, from, to) {
+    const name = checkConstraintName(table, from);
+    const clause = (await checkConstraintsOf(queryInterface, table)).get(name);
+    const check = clause === undefined ? undefined : { name, clause, renamed: checkConstraintName(table, to) };
+    await run(queryInterface, renameColumnStatement(queryInterface, table, from, to, check));
+  },
+  renameIndex: (queryInterface, table, from, to) =>
+    run(
+      queryInterface,
+      `ALTER TABLE ${queryInterface.quoteIdentifier(table)} RENAME INDEX ${queryInterface.quoteIdentifier(from)} TO ${queryInterface.quoteIdentifier(to)}`,
+    ),
+};
