@@ -1,5 +1,5 @@
 import type { QueryInterface } from 'sequelize';
-import { checksOf } from './engines/checks-of';
+import { ddlOf } from './engines/engine-ddl';
 
 // The CHECK constraints as each engine holds and shows them: read from its catalog (SQLite: the table's own
 // definition), and compared by what they say rather than how the engine rewrote them (check-drift.ts).
@@ -9,7 +9,7 @@ const SQLITE_WHOLE_PATTERN = /\s+AND\s+\(typeof\([^)]*\) IN \('integer', 'null'\
 
 /** The CHECK constraints of a table: name → the definition as the engine shows it. */
 export function checkConstraintsOf(queryInterface: QueryInterface, table: string): Promise<Map<string, string>> {
-  return checksOf(queryInterface.sequelize.getDialect()).constraints(queryInterface, table);
+  return ddlOf(queryInterface.sequelize.getDialect()).checks.constraints(queryInterface, table);
 }
 
 /**

@@ -4,7 +4,7 @@ import { allowedInWords, checkConstraintName, type FieldRules } from '../../kit/
 
 export { checkConstraintName };
 import { checkConstraintsOf } from './check-catalog';
-import { checksOf } from './engines/checks-of';
+import { ddlOf } from './engines/engine-ddl';
 import { select } from './table-schema';
 
 // A field's rules (field-rules.ts) held by the database: one CHECK constraint per column, named
@@ -24,12 +24,12 @@ export function checkedColumn(table: string, constraint: string): string | undef
 /** The rules this engine's CHECK can hold (pattern only where it has regular expressions). */
 export function heldRules(dialect: string, rules: FieldRules): FieldRules {
   const { pattern, ...rest } = rules;
-  return pattern !== undefined && checksOf(dialect).patternOperator ? rules : rest;
+  return pattern !== undefined && ddlOf(dialect).checks.patternOperator ? rules : rest;
 }
 
 /** The CHECK expression of the rules on `column` (quoted by the caller's engine), or undefined when there is none to hold. */
 export function checkExpression(dialect: string, quotedColumn: string, rules: FieldRules): string | undefined {
-  const checks = checksOf(dialect);
+  const checks = ddlOf(dialect).checks;
   const held = heldRules(dialect, rules);
   const parts: string[] = [];
   if (held.enum) parts.push(`${quotedColumn} IN (${held.enum.map((value) => checks.literal(value)).join(', ')})`);
@@ -49,7 +49,7 @@ async function replaceNamedCheck(
   expression: string | undefined,
 ): Promise<void> {
   const exists = (await checkConstraintsOf(queryInterface, table)).has(name);
-  await checksOf(queryInterface.sequelize.getDialect()).replace(queryInterface, table, name, exists, expression);
+  await ddlOf(queryInterface.sequelize.getDialect()).checks.replace(queryInterface, table, name, exists, expression);
 }
 
 /** The CHECK expression of `rules` on a table's column, with the kind where the engine's column type does not hold it. */
@@ -62,7 +62,7 @@ async function columnCheckExpression(
   const dialect = queryInterface.sequelize.getDialect();
   const quoted = queryInterface.quoteIdentifier(column);
   const expression = checkExpression(dialect, quoted, rules);
-  const integerKind = checksOf(dialect).integerKind;
+  const integerKind = ddlOf(dialect).checks.integerKind;
   if (expression === undefined || !integerKind) return expression;
   const type = (await queryInterface.describeTable(table))[column]?.type ?? '';
   return /^INTEGER$/i.test(type) ? `${expression} AND (${integerKind(quoted)})` : expression;
@@ -170,5 +170,5 @@ export async function renameCheckConstraint(
   const [before, after] = [checkConstraintName(table, from), checkConstraintName(table, to)];
   const clause = (await checkConstraintsOf(queryInterface, table)).get(before);
   if (clause !== undefined)
-    await checksOf(queryInterface.sequelize.getDialect()).rename(queryInterface, table, before, after, clause);
+    await ddlOf(queryInterface.sequelize.getDialect()).checks.rename(queryInterface, table, before, after, clause);
 }

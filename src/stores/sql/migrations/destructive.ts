@@ -1,4 +1,5 @@
 import type { QueryInterface } from 'sequelize';
+import { ddlOf } from './engines/engine-ddl';
 import type { DataLoss } from './migration';
 
 // Whether a migration marked `destroys` would destroy anything here: a table with rows, a column with a
@@ -8,15 +9,13 @@ import type { DataLoss } from './migration';
 /** What of `destroys` holds data on this database, described (`table notes (rows)`, `column notes.colour (values)`). */
 export async function dataAtRisk(queryInterface: QueryInterface, destroys: readonly DataLoss[]): Promise<string[]> {
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
-  const mssql = queryInterface.sequelize.getDialect() === 'mssql';
+  const { rows: statements } = ddlOf(queryInterface.sequelize.getDialect());
   const held: string[] = [];
   for (const { table, column } of destroys) {
     if (!(await queryInterface.tableExists(table))) continue;
     if (column !== undefined && !(column in (await queryInterface.describeTable(table)))) continue;
     const where = column === undefined ? '' : ` WHERE ${quote(column)} IS NOT NULL`;
-    const sql = mssql
-      ? `SELECT TOP 1 1 AS ${quote('held')} FROM ${quote(table)}${where}`
-      : `SELECT 1 AS ${quote('held')} FROM ${quote(table)}${where} LIMIT 1`;
+    const sql = statements.firstRows(`1 AS ${quote('held')}`, `${quote(table)}${where}`, 1);
     const [rows] = await queryInterface.sequelize.query(sql);
     if ((rows as unknown[]).length > 0)
       held.push(column === undefined ? `table ${table} (rows)` : `column ${table}.${column} (values)`);

@@ -3,7 +3,7 @@ import { fold, foldedColumnOf } from '../../kit/fields';
 import { foldForSearch, searchColumnOf } from '../../kit/shadows';
 import { fillInBatches } from './batched-fill';
 import { openSearchRepair } from './search-repairs';
-import { columnsOf } from './engines/columns-of';
+import { ddlOf } from './engines/engine-ddl';
 import { fieldColumns } from './resource-columns';
 import { addColumnIfMissing } from './schema-steps';
 
@@ -39,7 +39,7 @@ async function setColumnDefault(
   value: Default,
 ): Promise<void> {
   const literal = value === null ? null : queryInterface.sequelize.escape(value as never);
-  await columnsOf(queryInterface.sequelize.getDialect()).setDefault(queryInterface, table, column, literal);
+  await ddlOf(queryInterface.sequelize.getDialect()).columns.setDefault(queryInterface, table, column, literal);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { QueryInterface } from 'sequelize';
 import { foldedColumnOf } from '../../kit/fields';
-import { columnsOf } from './engines/columns-of';
+import { ddlOf } from './engines/engine-ddl';
 import { select } from './table-schema';
 
 // A field made required or optional on a table that may hold rows (`npm run new:field -- <module> <field>
@@ -48,6 +48,6 @@ export async function setFieldRequired(
         throw new RowsWithoutValueError(table, name, count);
       }
     }
-    await columnsOf(queryInterface.sequelize.getDialect()).setNullability(queryInterface, table, name, required);
+    await ddlOf(queryInterface.sequelize.getDialect()).columns.setNullability(queryInterface, table, name, required);
   }
 }

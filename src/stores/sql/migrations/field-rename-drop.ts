@@ -15,7 +15,7 @@ import {
 import { uniqueKeyColumns, uniqueKeyName } from './unique-key';
 import { definesColumn, rebuildSqlite } from './sqlite-rebuild';
 import { renameCheckConstraint, replaceCheckConstraint } from './check-constraints';
-import { columnsOf } from './engines/columns-of';
+import { ddlOf } from './engines/engine-ddl';
 import { indexesOf, select } from './table-schema';
 
 // Renaming and dropping a field's column(s) on a table that holds rows, keeping everything else as a fresh
@@ -81,7 +81,7 @@ export async function renameFieldColumn(
         )
       : NO_DEPENDANTS;
   await dropDependants(queryInterface, table, aside);
-  const columns = columnsOf(dialectOf(queryInterface));
+  const columns = ddlOf(dialectOf(queryInterface)).columns;
   for (const [old, next] of pairs) await columns.renameColumn(queryInterface, table, old, next);
   for (const index of await indexesOf(queryInterface, table)) {
     const before = index.columns.map((column) => pairs.find(([, next]) => next === column)?.[0] ?? column);

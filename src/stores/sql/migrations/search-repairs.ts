@@ -3,6 +3,7 @@ import { foldForSearch } from '../../kit/shadows';
 import { CLOCK_MARGIN_MS, REPAIR_WINDOW_MS } from '../../search-repair-job';
 import { FILL_BATCH, writeComputed, type ColumnFill } from './batched-fill';
 import { dataTypesOf, millisecondTimestamp } from './column-types';
+import { ddlOf } from './engines/engine-ddl';
 import { select } from './table-schema';
 
 // A search shadow added to a table that holds rows stays right while two releases run (a rolling deploy, or a
@@ -97,15 +98,13 @@ export async function openRepairs(queryInterface: QueryInterface): Promise<Searc
 async function refold(queryInterface: QueryInterface, fill: ColumnFill, since: Date): Promise<number> {
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
   const [table, source, target, id, updated] = [fill.table, fill.source, fill.target, 'id', 'updated_at'].map(quote);
-  const mssql = queryInterface.sequelize.getDialect() === 'mssql';
+  const { rows: statements } = ddlOf(queryInterface.sequelize.getDialect());
   let after: unknown;
   let written = 0;
   for (;;) {
     const from = `${table}${after === undefined ? '' : ` WHERE ${id} > :after`} ORDER BY ${id}`;
     const columns = `${id} AS id, ${source} AS value, ${target} AS held, ${updated} AS at`;
-    const sql = mssql
-      ? `SELECT TOP ${FILL_BATCH} ${columns} FROM ${from}`
-      : `SELECT ${columns} FROM ${from} LIMIT ${FILL_BATCH}`;
+    const sql = statements.firstRows(columns, from, FILL_BATCH);
     const rows = await select(queryInterface, sql, after === undefined ? {} : { after });
     const looked = rows.filter((row) => row.held === null || new Date(row.at as string) >= since);
     const stale = looked.filter((row) => row.value !== null && row.held !== fill.compute(row.value));

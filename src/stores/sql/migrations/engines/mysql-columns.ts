@@ -1,8 +1,7 @@
 import { checkConstraintName } from '../../../kit/field-rules';
-import { checkConstraintsOf } from '../check-catalog';
 import { select } from '../table-schema';
 import { run, type ColumnDdl } from './column-ddl';
-import { renameColumnStatement } from './mysql-checks';
+import { mysqlChecks, renameColumnStatement } from './mysql-checks';
 
 // MySQL/MariaDB: nullability by MODIFY, which restates the whole column (its type, character set and
 // collation, and default, as the server has them); a default by ALTER COLUMN; a rename in one ALTER with the
@@ -36,7 +35,7 @@ export const mysqlColumns: ColumnDdl = {
     ),
   async renameColumn(queryInterface, table, from, to) {
     const name = checkConstraintName(table, from);
-    const clause = (await checkConstraintsOf(queryInterface, table)).get(name);
+    const clause = (await mysqlChecks.constraints(queryInterface, table)).get(name);
     const check = clause === undefined ? undefined : { name, clause, renamed: checkConstraintName(table, to) };
     await run(queryInterface, renameColumnStatement(queryInterface, table, from, to, check));
   },

@@ -1,0 +1,39 @@
+import type { CheckDdl } from './check-ddl';
+import type { ColumnDdl } from './column-ddl';
+import { mssqlChecks } from './mssql-checks';
+import { mssqlColumns } from './mssql-columns';
+import { mssqlRows } from './mssql-rows';
+import { mysqlChecks } from './mysql-checks';
+import { mysqlColumns } from './mysql-columns';
+import { mysqlRows } from './mysql-rows';
+import { postgresChecks } from './postgres-checks';
+import { postgresColumns } from './postgres-columns';
+import { postgresRows } from './postgres-rows';
+import type { RowDdl } from './row-ddl';
+import { sqliteChecks } from './sqlite-checks';
+import { sqliteColumns } from './sqlite-columns';
+import { sqliteRows } from './sqlite-rows';
+
+// Each engine's statements for the kit's schema changes, by concern: its CHECK constraints, its column
+// changes, its batch reads and writes. The migration helpers ask `ddlOf(dialect)` and hold no engine branch.
+
+export interface EngineDdl {
+  checks: CheckDdl;
+  columns: ColumnDdl;
+  rows: RowDdl;
+}
+
+const ENGINES: Record<string, EngineDdl> = {
+  sqlite: { checks: sqliteChecks, columns: sqliteColumns, rows: sqliteRows },
+  postgres: { checks: postgresChecks, columns: postgresColumns, rows: postgresRows },
+  mysql: { checks: mysqlChecks, columns: mysqlColumns, rows: mysqlRows },
+  mariadb: { checks: mysqlChecks, columns: mysqlColumns, rows: mysqlRows },
+  mssql: { checks: mssqlChecks, columns: mssqlColumns, rows: mssqlRows },
+};
+
+/** The statements of the engine a Sequelize dialect names. */
+export function ddlOf(dialect: string): EngineDdl {
+  const engine = ENGINES[dialect];
+  if (!engine) throw new Error(`no schema statements for the ${dialect} dialect`);
+  return engine;
+}
