@@ -1,4 +1,5 @@
 import type { DataTypes, QueryInterface } from 'sequelize';
+import { ddlOf } from './engines/engine-ddl';
 
 /**
  * Sequelize's data types, from the connection a migration is given. Migrations take them from here rather
@@ -10,18 +11,9 @@ export function dataTypesOf(queryInterface: QueryInterface): typeof DataTypes {
 }
 
 /**
- * A timestamp with millisecond precision on every engine: DATETIME(3) on MySQL/MariaDB,
- * TIMESTAMP(3) WITH TIME ZONE on PostgreSQL, DATETIMEOFFSET(3) on SQL Server, text on SQLite
- * (Sequelize writes ISO-like UTC strings with milliseconds, which compare in order).
- * Sequelize ignores the length of DATE on PostgreSQL and SQL Server, hence the explicit SQL there.
+ * A timestamp with millisecond precision on every engine: DATETIME(3) on MySQL/MariaDB, TIMESTAMP(3) WITH TIME
+ * ZONE on PostgreSQL, DATETIMEOFFSET(3) on SQL Server, text on SQLite (engines/<engine>-types.ts).
  */
 export function millisecondTimestamp(queryInterface: QueryInterface): string | ReturnType<typeof DataTypes.DATE> {
-  switch (queryInterface.sequelize.getDialect()) {
-    case 'postgres':
-      return 'TIMESTAMP(3) WITH TIME ZONE';
-    case 'mssql':
-      return 'DATETIMEOFFSET(3)';
-    default:
-      return dataTypesOf(queryInterface).DATE(3);
-  }
+  return ddlOf(queryInterface.sequelize.getDialect()).types.timestamp ?? dataTypesOf(queryInterface).DATE(3);
 }

@@ -2,6 +2,7 @@ import type { ModelAttributeColumnOptions, QueryInterface } from 'sequelize';
 import type { FieldRules } from '../../kit/field-rules';
 import { fold, foldedColumnOf } from '../../kit/fields';
 import { addFieldCheck, replaceCheckConstraint } from './check-constraints';
+import { ddlOf } from './engines/engine-ddl';
 import { foldForSearch, searchColumnOf } from '../../kit/shadows';
 import { dataTypesOf, millisecondTimestamp } from './column-types';
 import { createListIndexes } from './list-index-steps';
@@ -31,50 +32,17 @@ interface TextColumnOptions extends FieldColumnOptions<string> {
 /** The column options built as search shadows: createResourceTable gives them their substring index (search-index.ts). */
 const searchShadows = new WeakSet<ModelAttributeColumnOptions>();
 
-const flavours = new WeakMap<QueryInterface, Promise<'mariadb' | 'mysql'>>();
-
-/** MariaDB and MySQL 8 name their no-pad binary utf8mb4 collations differently. */
-function mysqlFlavour(queryInterface: QueryInterface): Promise<'mariadb' | 'mysql'> {
-  let known = flavours.get(queryInterface);
-  if (!known) {
-    known = queryInterface.sequelize
-      .query('SELECT VERSION() AS version', { plain: true })
-      .then((row) => (/mariadb/i.test(String((row as { version?: unknown } | null)?.version)) ? 'mariadb' : 'mysql'));
-    flavours.set(queryInterface, known);
-  }
-  return known;
-}
-
-/**
- * The binary collation clause of each engine: PostgreSQL "C" (byte order of UTF-8 = code point order);
- * MariaDB utf8mb4_nopad_bin and MySQL 8 utf8mb4_0900_bin (code points, NO PAD: 'a' ≠ 'a '); SQL Server
- * Latin1_General_100_BIN2 (code points; its `=` still pads, which the stores correct with lengths);
- * SQLite's default BINARY already is.
- */
-export async function binaryCollation(queryInterface: QueryInterface): Promise<string> {
-  switch (queryInterface.sequelize.getDialect()) {
-    case 'postgres':
-      return ' COLLATE "C"';
-    case 'mysql':
-    case 'mariadb':
-      return (await mysqlFlavour(queryInterface)) === 'mariadb'
-        ? ' CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin'
-        : ' CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_bin';
-    case 'mssql':
-      return ' COLLATE Latin1_General_100_BIN2';
-    default:
-      return '';
-  }
+/** The binary (code point) collation clause of the connection's engine (engines/<engine>-types.ts). */
+export function binaryCollation(queryInterface: QueryInterface): Promise<string> {
+  return ddlOf(queryInterface.sequelize.getDialect()).types.binaryCollation(queryInterface);
 }
 
 /** The column builders of one migration's connection. */
 export async function fieldColumns(queryInterface: QueryInterface) {
   const DataTypes = dataTypesOf(queryInterface);
-  const collation = await binaryCollation(queryInterface);
-  const dialect = queryInterface.sequelize.getDialect();
-  const mssql = dialect === 'mssql';
-  // MySQL 8 refuses a literal DEFAULT on TEXT (MariaDB takes it): there a text field's default is the store's alone.
-  const textDefaults = !['mysql', 'mariadb'].includes(dialect) || (await mysqlFlavour(queryInterface)) === 'mariadb';
+  const { types } = ddlOf(queryInterface.sequelize.getDialect());
+  const collation = await types.binaryCollation(queryInterface);
+  const textDefaults = await types.textDefaults(queryInterface);
   const column = <V>(
     type: ModelAttributeColumnOptions['type'],
     options: FieldColumnOptions<V>,
@@ -93,7 +61,7 @@ export async function fieldColumns(queryInterface: QueryInterface) {
     if (Object.keys(rules).length > 0) columnRules.set(spec, rules);
     return spec;
   };
-  const varchar = (length: number) => `${mssql ? 'NVARCHAR' : 'VARCHAR'}(${length})${collation}`;
+  const varchar = (length: number) => types.string(length, collation);
   /** The column and its search shadow (same type; its DEFAULT folded like the values the store writes). */
   const searchable = (name: string, type: string, options: TextColumnOptions): Columns => {
     const columns: Columns = { [name]: column(type, options) };
@@ -121,11 +89,7 @@ export async function fieldColumns(queryInterface: QueryInterface) {
       return columns;
     },
     text: (name: string, options: TextColumnOptions = {}): Columns =>
-      searchable(
-        name,
-        mssql ? `NVARCHAR(MAX)${collation}` : `TEXT${collation}`,
-        textDefaults ? options : { ...options, default: undefined },
-      ),
+      searchable(name, types.text(collation), textDefaults ? options : { ...options, default: undefined }),
     integer: (name: string, options: FieldColumnOptions<number> = {}): Columns => ({
       [name]: column(DataTypes.INTEGER, options),
     }),

@@ -10,25 +10,31 @@ import { postgresChecks } from './postgres-checks';
 import { postgresColumns } from './postgres-columns';
 import { postgresRows } from './postgres-rows';
 import type { RowDdl } from './row-ddl';
+import type { TypeDdl } from './type-ddl';
+import { mssqlTypes } from './mssql-types';
+import { mysqlTypes } from './mysql-types';
+import { postgresTypes } from './postgres-types';
+import { sqliteTypes } from './sqlite-types';
 import { sqliteChecks } from './sqlite-checks';
 import { sqliteColumns } from './sqlite-columns';
 import { sqliteRows } from './sqlite-rows';
 
 // Each engine's statements for the kit's schema changes, by concern: its CHECK constraints, its column
-// changes, its batch reads and writes. The migration helpers ask `ddlOf(dialect)` and hold no engine branch.
+// changes, its batch reads and writes, its column types. The migration helpers ask `ddlOf(dialect)` and hold no engine branch.
 
 export interface EngineDdl {
   checks: CheckDdl;
   columns: ColumnDdl;
   rows: RowDdl;
+  types: TypeDdl;
 }
 
 const ENGINES: Record<string, EngineDdl> = {
-  sqlite: { checks: sqliteChecks, columns: sqliteColumns, rows: sqliteRows },
-  postgres: { checks: postgresChecks, columns: postgresColumns, rows: postgresRows },
-  mysql: { checks: mysqlChecks, columns: mysqlColumns, rows: mysqlRows },
-  mariadb: { checks: mysqlChecks, columns: mysqlColumns, rows: mysqlRows },
-  mssql: { checks: mssqlChecks, columns: mssqlColumns, rows: mssqlRows },
+  sqlite: { checks: sqliteChecks, columns: sqliteColumns, rows: sqliteRows, types: sqliteTypes },
+  postgres: { checks: postgresChecks, columns: postgresColumns, rows: postgresRows, types: postgresTypes },
+  mysql: { checks: mysqlChecks, columns: mysqlColumns, rows: mysqlRows, types: mysqlTypes },
+  mariadb: { checks: mysqlChecks, columns: mysqlColumns, rows: mysqlRows, types: mysqlTypes },
+  mssql: { checks: mssqlChecks, columns: mssqlColumns, rows: mssqlRows, types: mssqlTypes },
 };
 
 /** The statements of the engine a Sequelize dialect names. */
