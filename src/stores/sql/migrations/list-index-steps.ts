@@ -1,6 +1,7 @@
 import type { QueryInterface } from 'sequelize';
 import { indexColumns, listIndexes, listIndexName } from '../../kit/list-indexes';
 import type { Resource } from '../../kit/resource';
+import { ddlOf } from './engines/engine-ddl';
 import { OWNER_CREATED_INDEX } from './record-table';
 
 // The list indexes of a resource's table (src/stores/kit/list-indexes.ts says which), as migrations write
@@ -45,28 +46,12 @@ export async function addListIndexes(
   table: string,
   indexes: IndexColumns,
 ): Promise<void> {
-  const { sequelize } = queryInterface;
-  const dialect = sequelize.getDialect();
-  const quote = (name: string) => queryInterface.quoteIdentifier(name);
-  for (const columns of indexes) {
-    const name = listIndexName(table, columns);
-    const list = columns.map(quote).join(', ');
-    if (dialect === 'postgres') {
-      const [invalid] = await sequelize.query(
-        `SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = :name AND NOT i.indisvalid`,
-        { replacements: { name } },
-      );
-      if ((invalid as unknown[]).length > 0) await sequelize.query(`DROP INDEX CONCURRENTLY IF EXISTS ${quote(name)}`);
-      await sequelize.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${quote(name)} ON ${quote(table)} (${list})`);
-      continue;
-    }
-    if ((await existingIndexes(queryInterface, table)).some((index) => index.name === name)) continue; // a retry after a half-applied run
-    if (dialect === 'mysql' || dialect === 'mariadb')
-      await sequelize.query(
-        `ALTER TABLE ${quote(table)} ADD INDEX ${quote(name)} (${list}), ALGORITHM=INPLACE, LOCK=NONE`,
-      );
-    else await queryInterface.addIndex(table, [...columns], { name });
-  }
+  const { indexes: statements } = ddlOf(queryInterface.sequelize.getDialect());
+  // A retry after a half-applied run finds some built already.
+  const exists = async (name: string) =>
+    (await existingIndexes(queryInterface, table)).some((index) => index.name === name);
+  for (const columns of indexes)
+    await statements.addOnline(queryInterface, table, listIndexName(table, columns), columns, exists);
 }
 
 /** Drops what addListIndexes or createListIndexes added (a migration's down). */

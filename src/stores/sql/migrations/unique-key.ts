@@ -1,4 +1,5 @@
 import type { QueryInterface } from 'sequelize';
+import { ddlOf } from './engines/engine-ddl';
 
 // A unique key per owner, added by a migration: on a table that may already hold rows breaking it, the
 // migration stops with a message an operator can act on, instead of the engine's bare "Validation error".
@@ -76,26 +77,11 @@ export async function addUniqueKey(
   const key = ['owner_id', ...columns];
   const duplicate = await firstDuplicate(queryInterface, table, key);
   if (duplicate) throw new DuplicateRowsError(table, key, duplicate.row, duplicate.count);
-  const dialect = queryInterface.sequelize.getDialect();
-  const indexed = [...key];
-  if (dialect === 'mssql') {
-    const described = await queryInterface.describeTable(table);
-    for (const column of columns) {
-      if (!/CHAR/i.test(described[column]?.type ?? '')) continue;
-      const length = `${column}_bytes`;
-      if (!(length in described)) {
-        const quote = quoting(queryInterface);
-        await queryInterface.sequelize.query(
-          `ALTER TABLE ${quote.table(table)} ADD ${quote.identifier(length)} AS DATALENGTH(${quote.identifier(column)}) PERSISTED`,
-        );
-      }
-      indexed.push(length);
-    }
-  }
-  const partial =
-    dialect === 'mysql' || dialect === 'mariadb'
-      ? {}
-      : { where: Object.fromEntries(columns.map((column) => [column, { [notNullOperator(queryInterface)]: null }])) };
+  const { indexes: statements } = ddlOf(queryInterface.sequelize.getDialect());
+  const indexed = [...key, ...(await statements.uniqueKeyExtras(queryInterface, table, columns))];
+  const partial = statements.partialUniqueKeys
+    ? { where: Object.fromEntries(columns.map((column) => [column, { [notNullOperator(queryInterface)]: null }])) }
+    : {};
   await queryInterface.addIndex(table, indexed, { name, unique: true, ...partial });
 }
 

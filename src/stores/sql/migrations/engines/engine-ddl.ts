@@ -1,5 +1,10 @@
 import type { CheckDdl } from './check-ddl';
 import type { ColumnDdl } from './column-ddl';
+import type { IndexDdl } from './index-ddl';
+import { mssqlIndexes } from './mssql-indexes';
+import { mysqlIndexes } from './mysql-indexes';
+import { postgresIndexes } from './postgres-indexes';
+import { sqliteIndexes } from './sqlite-indexes';
 import { mssqlChecks } from './mssql-checks';
 import { mssqlColumns } from './mssql-columns';
 import { mssqlRows } from './mssql-rows';
@@ -20,21 +25,34 @@ import { sqliteColumns } from './sqlite-columns';
 import { sqliteRows } from './sqlite-rows';
 
 // Each engine's statements for the kit's schema changes, by concern: its CHECK constraints, its column
-// changes, its batch reads and writes, its column types. The migration helpers ask `ddlOf(dialect)` and hold no engine branch.
+// changes, its indexes, its batch reads and writes, its column types. The migration helpers ask `ddlOf(dialect)` and hold no engine branch.
 
 export interface EngineDdl {
   checks: CheckDdl;
   columns: ColumnDdl;
+  indexes: IndexDdl;
   rows: RowDdl;
   types: TypeDdl;
 }
 
 const ENGINES: Record<string, EngineDdl> = {
-  sqlite: { checks: sqliteChecks, columns: sqliteColumns, rows: sqliteRows, types: sqliteTypes },
-  postgres: { checks: postgresChecks, columns: postgresColumns, rows: postgresRows, types: postgresTypes },
-  mysql: { checks: mysqlChecks, columns: mysqlColumns, rows: mysqlRows, types: mysqlTypes },
-  mariadb: { checks: mysqlChecks, columns: mysqlColumns, rows: mysqlRows, types: mysqlTypes },
-  mssql: { checks: mssqlChecks, columns: mssqlColumns, rows: mssqlRows, types: mssqlTypes },
+  sqlite: {
+    checks: sqliteChecks,
+    columns: sqliteColumns,
+    indexes: sqliteIndexes,
+    rows: sqliteRows,
+    types: sqliteTypes,
+  },
+  postgres: {
+    checks: postgresChecks,
+    columns: postgresColumns,
+    indexes: postgresIndexes,
+    rows: postgresRows,
+    types: postgresTypes,
+  },
+  mysql: { checks: mysqlChecks, columns: mysqlColumns, indexes: mysqlIndexes, rows: mysqlRows, types: mysqlTypes },
+  mariadb: { checks: mysqlChecks, columns: mysqlColumns, indexes: mysqlIndexes, rows: mysqlRows, types: mysqlTypes },
+  mssql: { checks: mssqlChecks, columns: mssqlColumns, indexes: mssqlIndexes, rows: mssqlRows, types: mssqlTypes },
 };
 
 /** The statements of the engine a Sequelize dialect names. */

@@ -1,0 +1,33 @@
+import type { QueryInterface } from 'sequelize';
+
+// How each engine builds an index on a table that may hold rows and take writes, and what a unique key needs
+// beside its columns: one object per engine (<engine>-indexes.ts) behind this interface.
+
+export interface IndexDdl {
+  /**
+   * Builds the index `name` on `columns` without blocking writes where the engine can (PostgreSQL CONCURRENTLY,
+   * MySQL/MariaDB INPLACE); `exists` tells whether one of that name is there already (a retry).
+   */
+  addOnline(
+    queryInterface: QueryInterface,
+    table: string,
+    name: string,
+    columns: readonly string[],
+    exists: (name: string) => Promise<boolean>,
+  ): Promise<void>;
+  /** The columns a unique key over `columns` indexes beyond them (SQL Server: each string's byte length). */
+  uniqueKeyExtras(queryInterface: QueryInterface, table: string, columns: readonly string[]): Promise<string[]>;
+  /** Whether a unique key leaves out the rows where a column is null (a partial index), as NULLs never clash. */
+  readonly partialUniqueKeys: boolean;
+}
+
+/** A plain CREATE INDEX, unless one of that name is there (SQLite, SQL Server: a short lock). */
+export async function addPlainly(
+  queryInterface: QueryInterface,
+  table: string,
+  name: string,
+  columns: readonly string[],
+  exists: (name: string) => Promise<boolean>,
+): Promise<void> {
+  if (!(await exists(name))) await queryInterface.addIndex(table, [...columns], { name });
+}

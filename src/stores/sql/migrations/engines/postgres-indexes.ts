@@ -1,0 +1,23 @@
+import { select } from '../table-schema';
+import type { IndexDdl } from './index-ddl';
+
+// PostgreSQL: CREATE INDEX CONCURRENTLY (outside a transaction: its migration says `transaction: false`), an
+// INVALID index a failed build left dropped first; IF NOT EXISTS makes a retry a no-op. A partial unique index
+// leaves the nulls out.
+
+export const postgresIndexes: IndexDdl = {
+  async addOnline(queryInterface, table, name, columns) {
+    const quote = (identifier: string) => queryInterface.quoteIdentifier(identifier);
+    const invalid = await select(
+      queryInterface,
+      `SELECT 1 AS invalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = :name AND NOT i.indisvalid`,
+      { name },
+    );
+    if (invalid.length > 0) await queryInterface.sequelize.query(`DROP INDEX CONCURRENTLY IF EXISTS ${quote(name)}`);
+    await queryInterface.sequelize.query(
+      `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${quote(name)} ON ${quote(table)} (${columns.map(quote).join(', ')})`,
+    );
+  },
+  uniqueKeyExtras: async () => [],
+  partialUniqueKeys: true,
+};
