@@ -5,11 +5,12 @@ import { StoreUnavailableError } from '../errors';
 // MongoDB's document migrations run under a lock, as the relational ones do (migration-lock.ts): instances
 // starting together apply each change once; the others wait, then find it recorded. The lock is one
 // document (`_id: 'migrations'`) in `schema_migrations_lock`, claimed by one upsert that takes it only when
-// it is free (the unique `_id` makes it the test-and-set) and deleted when its holder is done. It is a lease, and its times are the
-// server's (`$$NOW`): a replica whose clock runs ahead cannot take a live lease. A holder
-// renews it while the work runs, so one that died (killed mid-deploy) leaves it to run out and the next takes
-// it over; and before each step the holder checks, by the same renewal, that it still holds an unexpired
-// lease (`fence`), so a holder stalled past its lease stops instead of applying beside the next one.
+// it is free (the unique `_id` makes it the test-and-set) and deleted when its holder is done. It is a
+// lease, and its times are the server's (`$$NOW`): a replica whose clock runs ahead cannot take a live
+// lease. A holder renews it while the work runs, so one that died (killed mid-deploy) leaves it to run out
+// and the next takes it over; and before each step the holder checks, by the same renewal, that it still
+// holds an unexpired lease (`fence`), so a holder stalled past its lease stops instead of applying beside
+// the next one.
 
 export const LOCK_COLLECTION = 'schema_migrations_lock';
 const LOCK_ID = 'migrations';

@@ -1,13 +1,13 @@
-import { createHash } from 'node:crypto';
 import type { QueryInterface } from 'sequelize';
-import { select } from './table-schema';
+import { ddlOf } from './engines/engine-ddl';
 
 // The substring indexes that serve `?q=` (docs/databases.md, "Lists at scale"), over a table's search shadows
 // (`<column>_search`, shadows.ts):
 //
-//   - PostgreSQL: a GIN index with pg_trgm's gin_trgm_ops on each shadow, which serves the store's
-//     `LIKE '%…%'` for a term of three characters or more (the extension is created if missing: trusted on
-//     PostgreSQL ≥ 13, so the database's owner may; otherwise the migration stops saying who must);
+//   - PostgreSQL: a GIN index with pg_trgm's gin_trgm_ops on each shadow (engines/postgres-search.ts), which
+//     serves the store's `LIKE '%…%'` for a term of three characters or more (the extension is created if
+//     missing: trusted on PostgreSQL ≥ 13, so the database's owner may; otherwise the migration stops saying
+//     who must);
 //   - MySQL/MariaDB, SQL Server: none (their full-text indexes match words, not substrings), and SQLite: none
 //     yet (FTS5's trigram tokenizer would serve it; see docs/decisions/023-search-at-scale.md): the store
 //     walks within LIST_SEARCH_SCAN_LIMIT instead, and these steps do nothing there.
@@ -16,47 +16,7 @@ import { select } from './table-schema';
 // `search: true`); a populated table through `addSearchIndex` (PostgreSQL CONCURRENTLY: its migration says
 // `transaction: false`). Start-up refuses a table lacking one (missingSearchIndex).
 
-type Rows = Record<string, unknown>[];
-
-/** The name of the GIN index on a search shadow: `<table>_<column>_trgm`, shortened with a hash past 60 characters. Never change it. */
-export function searchIndexName(table: string, column: string): string {
-  const name = `${table}_${column}_trgm`;
-  return name.length <= 60
-    ? name
-    : `${name.slice(0, 51)}_${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
-}
-
-/** PostgreSQL: pg_trgm, created when missing; a role that may not is told who may. */
-async function ensureTrigram(queryInterface: QueryInterface, table: string): Promise<void> {
-  const { sequelize } = queryInterface;
-  if (
-    ((await select(queryInterface, `SELECT 1 AS present FROM pg_extension WHERE extname = 'pg_trgm'`)) as Rows).length >
-    0
-  )
-    return;
-  try {
-    await sequelize.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
-  } catch (error) {
-    throw new Error(
-      `the search index of ${table} needs PostgreSQL's pg_trgm extension, and this role could not create it (${error instanceof Error ? error.message : String(error)}): ` +
-        'run `CREATE EXTENSION pg_trgm;` in this database as its owner (trusted since PostgreSQL 13) or a superuser, then start again',
-      { cause: error },
-    );
-  }
-}
-
-async function postgresIndexed(queryInterface: QueryInterface, table: string): Promise<Set<string>> {
-  const rows = (await select(
-    queryInterface,
-    `SELECT a.attname AS "column" FROM pg_index i
-       JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
-       JOIN pg_opclass oc ON oc.oid = i.indclass[0]
-       JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
-     WHERE i.indrelid = to_regclass(quote_ident(:table)) AND i.indnatts = 1 AND i.indisvalid AND am.amname = 'gin' AND oc.opcname = 'gin_trgm_ops'`,
-    { table },
-  )) as Rows;
-  return new Set(rows.map((row) => String(row.column)));
-}
+export { searchIndexName } from './engines/postgres-search';
 
 /** The search shadows among `columns` that no substring index serves (none on engines that have no such index). */
 export async function missingSearchIndex(
@@ -64,9 +24,9 @@ export async function missingSearchIndex(
   table: string,
   columns: readonly string[],
 ): Promise<string[]> {
-  const dialect = queryInterface.sequelize.getDialect();
-  if (columns.length === 0 || dialect !== 'postgres') return [];
-  const indexed = await postgresIndexed(queryInterface, table);
+  const search = ddlOf(queryInterface.sequelize.getDialect()).indexes.search;
+  if (columns.length === 0 || !search) return [];
+  const indexed = await search.indexed(queryInterface, table);
   return columns.filter((column) => !indexed.has(column));
 }
 
@@ -99,24 +59,8 @@ async function buildSearchIndex(
   online: boolean,
 ): Promise<void> {
   observers.get(queryInterface)?.(table, columns);
-  if (queryInterface.sequelize.getDialect() !== 'postgres' || columns.length === 0) return;
-  await ensureTrigram(queryInterface, table);
-  const quote = (name: string) => queryInterface.quoteIdentifier(name);
-  for (const column of columns) {
-    const name = searchIndexName(table, column);
-    const concurrently = online ? ' CONCURRENTLY' : '';
-    if (online) {
-      const invalid = await select(
-        queryInterface,
-        `SELECT 1 AS invalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = :name AND NOT i.indisvalid`,
-        { name },
-      );
-      if (invalid.length > 0) await queryInterface.sequelize.query(`DROP INDEX CONCURRENTLY IF EXISTS ${quote(name)}`);
-    }
-    await queryInterface.sequelize.query(
-      `CREATE INDEX${concurrently} IF NOT EXISTS ${quote(name)} ON ${quote(table)} USING gin (${quote(column)} gin_trgm_ops)`,
-    );
-  }
+  const search = ddlOf(queryInterface.sequelize.getDialect()).indexes.search;
+  if (search && columns.length > 0) await search.build(queryInterface, table, columns, online);
 }
 
 /** The search index of a new (empty) table: createResourceTable calls it with the shadows it built. */
@@ -143,9 +87,5 @@ export async function removeSearchIndex(
   table: string,
   columns: readonly string[],
 ): Promise<void> {
-  if (queryInterface.sequelize.getDialect() !== 'postgres') return;
-  for (const column of columns)
-    await queryInterface.sequelize.query(
-      `DROP INDEX IF EXISTS ${queryInterface.quoteIdentifier(searchIndexName(table, column))}`,
-    );
+  await ddlOf(queryInterface.sequelize.getDialect()).indexes.search?.remove(queryInterface, table, columns);
 }

@@ -25,7 +25,8 @@ import { sqliteColumns } from './sqlite-columns';
 import { sqliteRows } from './sqlite-rows';
 
 // Each engine's statements for the kit's schema changes, by concern: its CHECK constraints, its column
-// changes, its indexes, its batch reads and writes, its column types. The migration helpers ask `ddlOf(dialect)` and hold no engine branch.
+// changes, its indexes, its batch reads and writes, its column types. The migration helpers ask
+// `ddlOf(dialect)` and hold no engine branch.
 
 export interface EngineDdl {
   checks: CheckDdl;

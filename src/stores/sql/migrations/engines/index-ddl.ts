@@ -19,6 +19,17 @@ export interface IndexDdl {
   uniqueKeyExtras(queryInterface: QueryInterface, table: string, columns: readonly string[]): Promise<string[]>;
   /** Whether a unique key leaves out the rows where a column is null (a partial index), as NULLs never clash. */
   readonly partialUniqueKeys: boolean;
+  /** The substring index that serves `?q=`, where the engine has one (PostgreSQL); elsewhere the store walks. */
+  readonly search?: SearchIndexDdl;
+}
+
+export interface SearchIndexDdl {
+  /** The search shadows of the table a valid substring index serves. */
+  indexed(queryInterface: QueryInterface, table: string): Promise<Set<string>>;
+  /** Builds the index of each shadow (`online`: the table may hold rows and take writes). */
+  build(queryInterface: QueryInterface, table: string, columns: readonly string[], online: boolean): Promise<void>;
+  /** Drops the index of each shadow. */
+  remove(queryInterface: QueryInterface, table: string, columns: readonly string[]): Promise<void>;
 }
 
 /** A plain CREATE INDEX, unless one of that name is there (SQLite, SQL Server: a short lock). */

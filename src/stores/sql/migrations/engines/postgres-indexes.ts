@@ -1,5 +1,6 @@
 import { select } from '../table-schema';
 import type { IndexDdl } from './index-ddl';
+import { postgresSearch } from './postgres-search';
 
 // PostgreSQL: CREATE INDEX CONCURRENTLY (outside a transaction: its migration says `transaction: false`), an
 // INVALID index a failed build left dropped first; IF NOT EXISTS makes a retry a no-op. A partial unique index
@@ -20,4 +21,5 @@ export const postgresIndexes: IndexDdl = {
   },
   uniqueKeyExtras: async () => [],
   partialUniqueKeys: true,
+  search: postgresSearch,
 };
