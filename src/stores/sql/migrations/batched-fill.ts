@@ -1,7 +1,7 @@
 import type { QueryInterface } from 'sequelize';
 import { ddlOf } from './engines/engine-ddl';
 import type { BatchTarget, ComputedRow } from './engines/row-ddl';
-import { select } from './table-schema';
+import { select } from './select';
 
 // Filling a column of a table that holds rows (a new search shadow from each row's value): read in batches
 // in id order, each batch written back with ONE statement that commits by itself, so a table of 10^6 rows

@@ -5,7 +5,7 @@ import { allowedInWords, checkConstraintName, type FieldRules } from '../../kit/
 export { checkConstraintName };
 import { checkConstraintsOf } from './check-catalog';
 import { ddlOf } from './engines/engine-ddl';
-import { select } from './table-schema';
+import { select } from './select';
 
 // A field's rules (field-rules.ts) held by the database: one CHECK constraint per column, named
 // `<table>_<column>_check` so that a later change, the start-up comparison and the error mapping find it.

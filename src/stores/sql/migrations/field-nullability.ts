@@ -1,7 +1,7 @@
 import type { QueryInterface } from 'sequelize';
 import { foldedColumnOf } from '../../kit/fields';
 import { ddlOf } from './engines/engine-ddl';
-import { select } from './table-schema';
+import { select } from './select';
 
 // A field made required or optional on a table that may hold rows (`npm run new:field -- <module> <field>
 // --required|--optional`): only whether the column takes null changes; its type, binary collation, default,

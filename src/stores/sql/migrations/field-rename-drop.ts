@@ -3,20 +3,11 @@ import { listIndexName } from '../../kit/list-indexes';
 import { shadowColumnsOf } from '../../kit/shadows';
 import { addColumnChecks, fieldColumns } from './resource-columns';
 import { addIndexIfMissing } from './schema-steps';
-import {
-  blocking,
-  changeMssqlColumn,
-  columnDependants,
-  dropDependants,
-  NO_DEPENDANTS,
-  renamesOf,
-  restoreDependants,
-} from './mssql-dependants';
 import { uniqueKeyColumns, uniqueKeyName } from './unique-key';
-import { definesColumn, rebuildSqlite } from './sqlite-rebuild';
 import { renameCheckConstraint, replaceCheckConstraint } from './check-constraints';
 import { ddlOf } from './engines/engine-ddl';
-import { indexesOf, select } from './table-schema';
+import { select } from './select';
+import { indexesOf } from './indexes-of';
 
 // Renaming and dropping a field's column(s) on a table that holds rows, keeping everything else as a fresh
 // create would have it (what `npm run new:field -- <module> <field> --rename|--drop` writes):
@@ -28,16 +19,8 @@ import { indexesOf, select } from './table-schema';
 //     the names a fresh create gives them;
 //   - a drop removes the field's indexes, unique keys and foreign key first, then the column(s).
 // A field's shadows (`<column>_folded`, `<column>_search`) go with it. Each step can run again after a
-// half-applied run (MySQL/MariaDB DDL is not transactional).
-
-type Dialect = ReturnType<QueryInterface['sequelize']['getDialect']>;
-
-const dialectOf = (queryInterface: QueryInterface): Dialect => queryInterface.sequelize.getDialect();
-
-async function run(queryInterface: QueryInterface, sql: string): Promise<void> {
-  await queryInterface.sequelize.query(sql);
-}
-
+// half-applied run (MySQL/MariaDB DDL is not transactional). How each engine renames, drops and sets aside
+// what is in the way is its engines/<engine>-columns.ts's.
 /** The name a fresh create gives an index on `columns`, if `name` is one the kit derives from `before`; else `name`. */
 export function renamedIndexName(
   table: string,
@@ -67,97 +50,29 @@ export async function renameFieldColumn(
     [from, to] as [string, string],
     ...shadowColumnsOf(from).map((shadow, index): [string, string] => [shadow, renamedShadows[index]]),
   ].filter(([old]) => old in described);
-  // SQL Server: what sp_rename does not carry (computed lengths, CHECK and DEFAULT constraints, the unique keys
-  // over the lengths) is set aside and made again under the new names (mssql-dependants.ts).
-  const aside =
-    dialectOf(queryInterface) === 'mssql'
-      ? blocking(
-          await columnDependants(
-            queryInterface,
-            table,
-            pairs.map(([old]) => old),
-          ),
-          'rename',
-        )
-      : NO_DEPENDANTS;
-  await dropDependants(queryInterface, table, aside);
-  const columns = ddlOf(dialectOf(queryInterface)).columns;
-  for (const [old, next] of pairs) await columns.renameColumn(queryInterface, table, old, next);
-  for (const index of await indexesOf(queryInterface, table)) {
-    const before = index.columns.map((column) => pairs.find(([, next]) => next === column)?.[0] ?? column);
-    const name = renamedIndexName(table, index.name, before, index.columns);
-    if (name !== index.name) await columns.renameIndex(queryInterface, table, index.name, name);
-  }
-  await restoreDependants(queryInterface, table, aside, renamesOf(table, pairs), (index, columns) =>
-    renamedIndexName(table, index.name, index.columns, columns),
+  const { columns } = ddlOf(queryInterface.sequelize.getDialect());
+  const rename = async () => {
+    for (const [old, next] of pairs) await columns.renameColumn(queryInterface, table, old, next);
+    for (const index of await indexesOf(queryInterface, table)) {
+      const before = index.columns.map((column) => pairs.find(([, next]) => next === column)?.[0] ?? column);
+      const name = renamedIndexName(table, index.name, before, index.columns);
+      if (name !== index.name) await columns.renameIndex(queryInterface, table, index.name, name);
+    }
+  };
+  await columns.aroundRename(queryInterface, table, pairs, rename, (index, renamed) =>
+    renamedIndexName(table, index.name, index.columns, renamed),
   );
   await renameCheckConstraint(queryInterface, table, from, to);
-  if (dialectOf(queryInterface) === 'postgres') {
-    // PostgreSQL named the foreign key after the column when the table was made: the name follows too.
-    const [rows] = await queryInterface.sequelize.query(
-      `SELECT conname FROM pg_constraint WHERE conrelid = to_regclass(:table) AND conname = :name`,
-      { replacements: { table, name: `${table}_${from}_fkey` } },
-    );
-    if ((rows as unknown[]).length > 0)
-      await run(
-        queryInterface,
-        `ALTER TABLE ${queryInterface.quoteIdentifier(table)} RENAME CONSTRAINT ${queryInterface.quoteIdentifier(`${table}_${from}_fkey`)} TO ${queryInterface.quoteIdentifier(`${table}_${to}_fkey`)}`,
-      );
-  }
-}
-
-/** The names of the foreign key constraints on `column` (MySQL/MariaDB drop them before dropping the column; SQL Server's dependants are mssql-dependants.ts's). */
-export async function foreignKeyNames(
-  queryInterface: QueryInterface,
-  table: string,
-  column: string,
-): Promise<string[]> {
-  const sql =
-    'SELECT CONSTRAINT_NAME AS name FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = :table AND COLUMN_NAME = :column AND REFERENCED_TABLE_NAME IS NOT NULL';
-  const [rows] = await queryInterface.sequelize.query(sql, { replacements: { table, column } });
-  return (rows as { name: string }[]).map((row) => row.name);
+  await columns.afterRename(queryInterface, table, from, to);
 }
 
 /** Drops a field's column (and its shadows) with the indexes, unique keys and foreign key on it. */
 export async function dropFieldColumn(queryInterface: QueryInterface, table: string, column: string): Promise<void> {
   const described = await queryInterface.describeTable(table);
   const columns = [column, ...shadowColumnsOf(column)].filter((name) => name in described);
-  const dialect = dialectOf(queryInterface);
-  const quote = (name: string) => queryInterface.quoteIdentifier(name);
   // Its CHECK constraint first (check-constraints.ts): a table constraint naming the column keeps it from going on SQLite and SQL Server.
   if (column in described) await replaceCheckConstraint(queryInterface, table, column, {});
-  if (dialect === 'mssql') {
-    await changeMssqlColumn(queryInterface, table, columns, 'drop', async () => {
-      // Another string's length that only a removed key used goes too, as a fresh create would not have it.
-      const indexed = new Set((await indexesOf(queryInterface, table)).flatMap((index) => index.columns));
-      for (const length of Object.keys(described).filter(
-        (name) =>
-          name.endsWith('_bytes') && !indexed.has(name) && !columns.some((column) => name === `${column}_bytes`),
-      ))
-        await run(queryInterface, `ALTER TABLE ${quote(table)} DROP COLUMN ${quote(length)}`);
-      for (const name of columns) await run(queryInterface, `ALTER TABLE ${quote(table)} DROP COLUMN ${quote(name)}`);
-    });
-    return;
-  }
-  // The foreign key first: MySQL/MariaDB refuse to drop the index it uses.
-  for (const name of columns) {
-    if (dialect === 'mysql' || dialect === 'mariadb')
-      for (const key of await foreignKeyNames(queryInterface, table, name))
-        await run(queryInterface, `ALTER TABLE ${quote(table)} DROP FOREIGN KEY ${quote(key)}`);
-  }
-  for (const index of await indexesOf(queryInterface, table)) {
-    if (index.columns.some((name) => columns.includes(name))) await queryInterface.removeIndex(table, index.name);
-  }
-  for (const name of columns) {
-    if (dialect === 'sqlite') {
-      const keys = await select(queryInterface, `PRAGMA foreign_key_list(${queryInterface.quoteIdentifier(table)})`);
-      if (keys.some((key) => key.from === name)) {
-        await rebuildSqlite(queryInterface, table, (parts) => parts.filter((part) => !definesColumn(part, name)), name);
-        continue;
-      }
-    }
-    await run(queryInterface, `ALTER TABLE ${quote(table)} DROP COLUMN ${quote(name)}`);
-  }
+  await ddlOf(queryInterface.sequelize.getDialect()).columns.dropColumns(queryInterface, table, columns, described);
 }
 
 type Columns = Record<string, ModelAttributeColumnOptions>;
@@ -165,8 +80,8 @@ type ColumnBuilders = Awaited<ReturnType<typeof fieldColumns>>;
 
 /**
  * Brings back a dropped field's column(s) as declared (a dropped field's down), empty, with the CHECK of
- * their rules: the values went with the drop. A required field on a table that holds rows cannot be NOT NULL then: it comes back nullable, and
- * the start-up comparison names it ("allows null, the field is required") until its rows have values. Its
+ * their rules: the values went with the drop. A required field without a default on a table that holds rows
+ * cannot be NOT NULL then: it comes back nullable, and the start-up comparison names it ("allows null, the field is required") until its rows have values. Its
  * unique keys and list indexes are the caller's next steps.
  */
 export async function restoreFieldColumns(
@@ -177,6 +92,7 @@ export async function restoreFieldColumns(
   const built = columns(await fieldColumns(queryInterface));
   const existing = await queryInterface.describeTable(table);
   const quote = (name: string) => queryInterface.quoteIdentifier(name);
+  const { columns: statements } = ddlOf(queryInterface.sequelize.getDialect());
   for (const [name, spec] of Object.entries(built)) {
     if (name in existing) continue; // a retry after a half-applied run
     // A required column with a default is filled with it on every engine; one without cannot be NOT NULL over rows.
@@ -184,31 +100,10 @@ export async function restoreFieldColumns(
     const [row] = unfilled
       ? await select(queryInterface, `SELECT COUNT(*) AS ${quote('count')} FROM ${quote(table)}`)
       : [];
-    if (unfilled && Number(row?.count ?? 0) === 0 && dialectOf(queryInterface) === 'sqlite') {
-      // SQLite adds no NOT NULL column without a default, even to an empty table: rebuilt with it.
-      const generator = (
-        queryInterface as unknown as {
-          queryGenerator: { addColumnQuery(table: string, key: string, spec: unknown): string };
-        }
-      ).queryGenerator;
-      const statement = generator.addColumnQuery(
-        table,
-        name,
-        (queryInterface.sequelize as unknown as { normalizeAttribute(spec: unknown): unknown }).normalizeAttribute(
-          spec,
-        ),
-      );
-      await rebuildSqlite(queryInterface, table, (parts) => [
-        ...parts,
-        statement.replace(/^ALTER TABLE \S+ ADD /, '').replace(/;$/, ''),
-      ]);
-    } else {
-      await queryInterface.addColumn(
-        table,
-        name,
-        unfilled && Number(row?.count ?? 0) > 0 ? { ...spec, allowNull: true } : spec,
-      );
-    }
+    const empty = Number(row?.count ?? 0) === 0;
+    if (unfilled && empty && statements.addRequiredToEmpty)
+      await statements.addRequiredToEmpty(queryInterface, table, name, spec);
+    else await queryInterface.addColumn(table, name, unfilled && !empty ? { ...spec, allowNull: true } : spec);
     if (spec.references) await addIndexIfMissing(queryInterface, table, [name], `${table}_${name}`);
   }
   await addColumnChecks(queryInterface, table, built);

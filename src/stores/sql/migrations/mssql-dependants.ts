@@ -1,5 +1,5 @@
 import type { QueryInterface } from 'sequelize';
-import { select } from './table-schema';
+import { select } from './select';
 
 // Everything on SQL Server that depends on a column, read from the catalog in one place, and the one way a
 // schema change gets past it. SQL Server refuses to ALTER or DROP a column while anything uses it (Msg 5074,

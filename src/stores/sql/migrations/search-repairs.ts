@@ -4,7 +4,7 @@ import { CLOCK_MARGIN_MS, REPAIR_WINDOW_MS } from '../../search-repair-job';
 import { FILL_BATCH, writeComputed, type ColumnFill } from './batched-fill';
 import { dataTypesOf, millisecondTimestamp } from './column-types';
 import { ddlOf } from './engines/engine-ddl';
-import { select } from './table-schema';
+import { select } from './select';
 
 // A search shadow added to a table that holds rows stays right while two releases run (a rolling deploy, or a
 // rollback of the code alone). The previous release does not know the shadow: a row it inserts has none, and a

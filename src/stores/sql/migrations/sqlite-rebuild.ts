@@ -1,5 +1,5 @@
 import type { QueryInterface } from 'sequelize';
-import { select } from './table-schema';
+import { select } from './select';
 
 // SQLite's ALTER TABLE cannot drop a column a foreign key uses, add a NOT NULL column, or change whether a
 // column takes null: such a change rebuilds the table the documented twelve-step way, from the table's own

@@ -1,4 +1,9 @@
+import type { CatalogDdl } from './catalog-ddl';
 import type { CheckDdl } from './check-ddl';
+import { mssqlCatalog } from './mssql-catalog';
+import { mysqlCatalog } from './mysql-catalog';
+import { postgresCatalog } from './postgres-catalog';
+import { sqliteCatalog } from './sqlite-catalog';
 import type { ColumnDdl } from './column-ddl';
 import type { IndexDdl } from './index-ddl';
 import { mssqlIndexes } from './mssql-indexes';
@@ -24,11 +29,13 @@ import { sqliteChecks } from './sqlite-checks';
 import { sqliteColumns } from './sqlite-columns';
 import { sqliteRows } from './sqlite-rows';
 
-// Each engine's statements for the kit's schema changes, by concern: its CHECK constraints, its column
+// Each engine's statements for the kit's schema changes, by concern: what its catalog says of a table, its
+// CHECK constraints, its column
 // changes, its indexes, its batch reads and writes, its column types. The migration helpers ask
 // `ddlOf(dialect)` and hold no engine branch.
 
 export interface EngineDdl {
+  catalog: CatalogDdl;
   checks: CheckDdl;
   columns: ColumnDdl;
   indexes: IndexDdl;
@@ -38,6 +45,7 @@ export interface EngineDdl {
 
 const ENGINES: Record<string, EngineDdl> = {
   sqlite: {
+    catalog: sqliteCatalog,
     checks: sqliteChecks,
     columns: sqliteColumns,
     indexes: sqliteIndexes,
@@ -45,15 +53,37 @@ const ENGINES: Record<string, EngineDdl> = {
     types: sqliteTypes,
   },
   postgres: {
+    catalog: postgresCatalog,
     checks: postgresChecks,
     columns: postgresColumns,
     indexes: postgresIndexes,
     rows: postgresRows,
     types: postgresTypes,
   },
-  mysql: { checks: mysqlChecks, columns: mysqlColumns, indexes: mysqlIndexes, rows: mysqlRows, types: mysqlTypes },
-  mariadb: { checks: mysqlChecks, columns: mysqlColumns, indexes: mysqlIndexes, rows: mysqlRows, types: mysqlTypes },
-  mssql: { checks: mssqlChecks, columns: mssqlColumns, indexes: mssqlIndexes, rows: mssqlRows, types: mssqlTypes },
+  mysql: {
+    catalog: mysqlCatalog,
+    checks: mysqlChecks,
+    columns: mysqlColumns,
+    indexes: mysqlIndexes,
+    rows: mysqlRows,
+    types: mysqlTypes,
+  },
+  mariadb: {
+    catalog: mysqlCatalog,
+    checks: mysqlChecks,
+    columns: mysqlColumns,
+    indexes: mysqlIndexes,
+    rows: mysqlRows,
+    types: mysqlTypes,
+  },
+  mssql: {
+    catalog: mssqlCatalog,
+    checks: mssqlChecks,
+    columns: mssqlColumns,
+    indexes: mssqlIndexes,
+    rows: mssqlRows,
+    types: mssqlTypes,
+  },
 };
 
 /** The statements of the engine a Sequelize dialect names. */

@@ -1,4 +1,4 @@
-import { select } from '../table-schema';
+import { select } from '../select';
 import { constraintPart, type CheckDdl } from './check-ddl';
 
 // SQL Server: N'…' literals; a length by DATALENGTH, since LEN ignores trailing spaces (NVARCHAR's UTF-16

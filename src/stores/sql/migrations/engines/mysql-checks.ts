@@ -1,5 +1,5 @@
 import type { QueryInterface } from 'sequelize';
-import { select } from '../table-schema';
+import { select } from '../select';
 import { replaceInOneAlter, type CheckDdl } from './check-ddl';
 
 // MySQL and MariaDB: patterns as REGEXP, and backslashes in a literal doubled (they read them as escapes: a

@@ -1,11 +1,12 @@
 import { checkConstraintName } from '../../../kit/field-rules';
-import { select } from '../table-schema';
-import { run, type ColumnDdl } from './column-ddl';
+import { select } from '../select';
+import { dropWithIndexes, renameInPlace, run, type ColumnDdl } from './column-ddl';
 import { mysqlChecks, renameColumnStatement } from './mysql-checks';
 
 // MySQL/MariaDB: nullability by MODIFY, which restates the whole column (its type, character set and
 // collation, and default, as the server has them); a default by ALTER COLUMN; a rename in one ALTER with the
-// column's CHECK set aside and made again (mysql-checks.ts); RENAME INDEX.
+// column's CHECK set aside and made again (mysql-checks.ts); RENAME INDEX. A column's foreign key is dropped
+// before the column: MySQL/MariaDB refuse to drop the index it uses.
 
 export const mysqlColumns: ColumnDdl = {
   async setNullability(queryInterface, table, column, required) {
@@ -38,6 +39,20 @@ export const mysqlColumns: ColumnDdl = {
     const clause = (await mysqlChecks.constraints(queryInterface, table)).get(name);
     const check = clause === undefined ? undefined : { name, clause, renamed: checkConstraintName(table, to) };
     await run(queryInterface, renameColumnStatement(queryInterface, table, from, to, check));
+  },
+  ...renameInPlace,
+  async dropColumns(queryInterface, table, columns) {
+    const quote = (name: string) => queryInterface.quoteIdentifier(name);
+    for (const column of columns) {
+      const keys = await select(
+        queryInterface,
+        'SELECT CONSTRAINT_NAME AS name FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = :table AND COLUMN_NAME = :column AND REFERENCED_TABLE_NAME IS NOT NULL',
+        { table, column },
+      );
+      for (const key of keys)
+        await run(queryInterface, `ALTER TABLE ${quote(table)} DROP FOREIGN KEY ${quote(String(key.name))}`);
+    }
+    await dropWithIndexes(queryInterface, table, columns);
   },
   renameIndex: (queryInterface, table, from, to) =>
     run(

@@ -1,4 +1,4 @@
-import { select } from '../table-schema';
+import { select } from '../select';
 import { limitRows, type RowDdl } from './row-ddl';
 
 // MySQL/MariaDB: no VALUES list to join (MariaDB's and MySQL's differ), so a derived table of SELECTs; it

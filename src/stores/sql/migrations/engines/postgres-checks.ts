@@ -1,4 +1,4 @@
-import { select } from '../table-schema';
+import { select } from '../select';
 import { replaceInOneAlter, type CheckDdl } from './check-ddl';
 
 // PostgreSQL: patterns as `~`; a rename rewrites the expression and RENAME CONSTRAINT follows; the catalog's

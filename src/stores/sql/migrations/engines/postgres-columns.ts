@@ -1,7 +1,9 @@
-import { run, type ColumnDdl } from './column-ddl';
+import { select } from '../select';
+import { dropWithIndexes, run, type ColumnDdl } from './column-ddl';
 
 // PostgreSQL: each change is metadata only (no rewrite): SET/DROP NOT NULL, SET/DROP DEFAULT, RENAME COLUMN
-// (the CHECK's expression follows), ALTER INDEX … RENAME.
+// (the CHECK's expression follows), ALTER INDEX … RENAME; the foreign key PostgreSQL named after the column
+// (`<table>_<column>_fkey`) takes the new name too. A column goes with its foreign key.
 
 export const postgresColumns: ColumnDdl = {
   setNullability: (queryInterface, table, column, required) =>
@@ -19,6 +21,21 @@ export const postgresColumns: ColumnDdl = {
       queryInterface,
       `ALTER TABLE ${queryInterface.quoteIdentifier(table)} RENAME COLUMN ${queryInterface.quoteIdentifier(from)} TO ${queryInterface.quoteIdentifier(to)}`,
     ),
+  aroundRename: (...[, , , rename]) => rename(),
+  async afterRename(queryInterface, table, from, to) {
+    const [before, after] = [`${table}_${from}_fkey`, `${table}_${to}_fkey`];
+    const named = await select(
+      queryInterface,
+      `SELECT conname FROM pg_constraint WHERE conrelid = to_regclass(:table) AND conname = :name`,
+      { table, name: before },
+    );
+    if (named.length > 0)
+      await run(
+        queryInterface,
+        `ALTER TABLE ${queryInterface.quoteIdentifier(table)} RENAME CONSTRAINT ${queryInterface.quoteIdentifier(before)} TO ${queryInterface.quoteIdentifier(after)}`,
+      );
+  },
+  dropColumns: (queryInterface, table, columns) => dropWithIndexes(queryInterface, table, columns),
   renameIndex: (queryInterface, _table, from, to) =>
     run(
       queryInterface,

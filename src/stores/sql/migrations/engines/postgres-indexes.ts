@@ -1,4 +1,4 @@
-import { select } from '../table-schema';
+import { select } from '../select';
 import type { IndexDdl } from './index-ddl';
 import { postgresSearch } from './postgres-search';
 

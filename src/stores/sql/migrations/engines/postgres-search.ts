@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { QueryInterface } from 'sequelize';
-import { select } from '../table-schema';
+import { select } from '../select';
 import type { SearchIndexDdl } from './index-ddl';
 
 // PostgreSQL's substring index of a search shadow: a GIN index with pg_trgm's gin_trgm_ops, which serves the

@@ -1,6 +1,6 @@
 import type { QueryInterface } from 'sequelize';
 import { partsOf, rebuildSqlite } from '../sqlite-rebuild';
-import { select } from '../table-schema';
+import { select } from '../select';
 import { constraintPart, type CheckDdl } from './check-ddl';
 
 // SQLite cannot ALTER a CHECK: its table is rebuilt with the constraint among its definitions

@@ -1,10 +1,12 @@
 import { definesColumn, rebuildSqlite } from '../sqlite-rebuild';
-import { run, type ColumnDdl } from './column-ddl';
+import { select } from '../select';
+import { dropWithIndexes, renameInPlace, run, type ColumnDdl } from './column-ddl';
 
 // SQLite: ALTER TABLE cannot change whether a column takes null: the table is rebuilt from its own definition
 // (sqlite-rebuild.ts). Nor a default: the column keeps the one it was created with, and the store, which fills
 // every default on create, is what applies a changed one. RENAME COLUMN rewrites what names the column (the
-// CHECK's expression with it); an index, which cannot be renamed, is made again from its definition.
+// CHECK's expression with it); an index, which cannot be renamed, is made again from its definition. A column
+// a foreign key uses cannot be dropped by ALTER TABLE: the table is rebuilt without it.
 
 export const sqliteColumns: ColumnDdl = {
   setNullability: (queryInterface, table, column, required) =>
@@ -16,6 +18,40 @@ export const sqliteColumns: ColumnDdl = {
       }),
     ),
   setDefault: async () => undefined,
+  ...renameInPlace,
+  async addRequiredToEmpty(queryInterface, table, name, spec) {
+    // SQLite adds no NOT NULL column without a default, even to an empty table: rebuilt with it, as
+    // Sequelize would write the column in an ADD COLUMN.
+    const generator = (
+      queryInterface as unknown as {
+        queryGenerator: { addColumnQuery(table: string, key: string, spec: unknown): string };
+      }
+    ).queryGenerator;
+    const normalized = (
+      queryInterface.sequelize as unknown as { normalizeAttribute(spec: unknown): unknown }
+    ).normalizeAttribute(spec);
+    const statement = generator.addColumnQuery(table, name, normalized);
+    await rebuildSqlite(queryInterface, table, (parts) => [
+      ...parts,
+      statement.replace(/^ALTER TABLE \S+ ADD /, '').replace(/;$/, ''),
+    ]);
+  },
+  dropColumns: (queryInterface, table, columns) =>
+    dropWithIndexes(queryInterface, table, columns, async (column) => {
+      const keys = await select(queryInterface, `PRAGMA foreign_key_list(${queryInterface.quoteIdentifier(table)})`);
+      if (keys.some((key) => key.from === column))
+        await rebuildSqlite(
+          queryInterface,
+          table,
+          (parts) => parts.filter((part) => !definesColumn(part, column)),
+          column,
+        );
+      else
+        await run(
+          queryInterface,
+          `ALTER TABLE ${queryInterface.quoteIdentifier(table)} DROP COLUMN ${queryInterface.quoteIdentifier(column)}`,
+        );
+    }),
   renameColumn: (queryInterface, table, from, to) =>
     run(
       queryInterface,
