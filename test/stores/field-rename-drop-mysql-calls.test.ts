@@ -1,8 +1,11 @@
 import { Sequelize } from 'sequelize';
 import { setFieldRules } from '../../src/stores/sql/migrations/check-constraints';
-import { renameFieldColumn } from '../../src/stores/sql/migrations/field-rename-drop';
+import { setFieldDefault } from '../../src/stores/sql/migrations/field-changes';
+import { setFieldRequired } from '../../src/stores/sql/migrations/field-nullability';
+import { dropFieldColumn, renameFieldColumn } from '../../src/stores/sql/migrations/field-rename-drop';
+import { addListIndexes } from '../../src/stores/sql/migrations/list-index-steps';
 
-// What MySQL is asked by a rename and a rule change (MariaDB runs the same statements for real in
+// What MySQL is asked by each change to a field (MariaDB runs the same statements for real in
 // field-rename-drop.test.ts and field-rules-database.test.ts, but accepts what MySQL 8 refuses): a column a
 // CHECK uses is renamed in the ALTER that drops the CHECK and adds it again (MySQL 8.0.16+ answers error
 // 3959 otherwise), and a CHECK is replaced in one ALTER, so a refused ADD keeps the old rule.
@@ -17,17 +20,52 @@ function mysql(checks: Record<string, string>, breaking = 0) {
       if (/CHECK_CONSTRAINTS/.test(sql))
         return Object.entries(checks).map(([name, definition]) => ({ name, definition }));
       if (/COUNT\(\*\)/.test(sql)) return [{ breaking }];
+      if (/COLUMN_TYPE/.test(sql))
+        return [{ type: 'int(11)', charset: null, collation: null, fallback: '3', version: '8.4.3' }];
+      if (/REFERENCED_TABLE_NAME IS NOT NULL/.test(sql)) return [{ name: 'tickets_ibfk_1' }];
       return [];
     }
     calls.push(sql.replace(/\s+/g, ' ').trim());
     return [[], 0];
   }) as never);
   jest.spyOn(queryInterface, 'describeTable').mockResolvedValue({ priority: { type: 'INT' } } as never);
-  jest.spyOn(queryInterface, 'showIndex').mockResolvedValue([] as never);
+  jest
+    .spyOn(queryInterface, 'showIndex')
+    .mockResolvedValue([{ name: 'tickets_priority', fields: [{ attribute: 'priority' }] }] as never);
+  jest.spyOn(queryInterface, 'removeIndex').mockImplementation((async (table: string, name: string) => {
+    calls.push(`DROP INDEX ${name} ON ${table}`);
+  }) as never);
   return { queryInterface, calls };
 }
 
-describe('MySQL: the statements of a rename and a rule change', () => {
+describe('MySQL: the statements of each change to a field', () => {
+  it('required: MODIFY restating the column as MySQL 8 shows it (its default a bare value there)', async () => {
+    const { queryInterface, calls } = mysql({});
+    await setFieldRequired(queryInterface, 'tickets', 'priority', true);
+    expect(calls).toEqual(["ALTER TABLE `tickets` MODIFY `priority` int(11) NOT NULL DEFAULT '3'"]);
+  });
+
+  it('a default by ALTER COLUMN; a drop with its foreign key first (the index it uses is refused otherwise), then its indexes', async () => {
+    const defaulted = mysql({});
+    await setFieldDefault(defaulted.queryInterface, 'tickets', 'priority', 3);
+    expect(defaulted.calls).toEqual(['ALTER TABLE `tickets` ALTER COLUMN `priority` SET DEFAULT 3']);
+    const dropped = mysql({});
+    await dropFieldColumn(dropped.queryInterface, 'tickets', 'priority');
+    expect(dropped.calls).toEqual([
+      'ALTER TABLE `tickets` DROP FOREIGN KEY `tickets_ibfk_1`',
+      'DROP INDEX tickets_priority ON tickets',
+      'ALTER TABLE `tickets` DROP COLUMN `priority`',
+    ]);
+  });
+
+  it('a list index online: INPLACE, no lock', async () => {
+    const { queryInterface, calls } = mysql({});
+    await addListIndexes(queryInterface, 'tickets', [['owner_id', 'priority', 'id']]);
+    expect(calls).toEqual([
+      'ALTER TABLE `tickets` ADD INDEX `tickets_by_owner_priority` (`owner_id`, `priority`, `id`), ALGORITHM=INPLACE, LOCK=NONE',
+    ]);
+  });
+
   it('renames a column its CHECK uses in the ALTER that sets the CHECK aside and adds it under the new names', async () => {
     const { queryInterface, calls } = mysql({ tickets_priority_check: '(`priority` >= 1) and (`priority` <= 5)' });
     await renameFieldColumn(queryInterface, 'tickets', 'priority', 'rank');
