@@ -122,8 +122,16 @@ for (const target of engines) {
           ).length;
         };
         expect(await stale()).toBeGreaterThan(0); // what the previous release left: no shadow, or the old one
-        const pass = () => repairSearchShadows(next.database.queryInterface());
+        // One pass as the job runs it: it writes the stale shadows and keeps the repair open (a failed pass would
+        // also answer "still open": the count is what tells).
+        let refolded = 0;
+        const pass = async () => {
+          const result = await repairSearchShadows(next.database.queryInterface());
+          refolded += result.refolded;
+          return result;
+        };
         expect(await new SearchRepairJob(pass, logger).passOnce()).toBe(true);
+        expect(refolded).toBeGreaterThan(0);
         expect(await stale()).toBe(0);
         expect((await openRepairs(qi)).map((repair) => repair.table)).toContain(table);
 

@@ -43,6 +43,15 @@ export interface EngineDdl {
   types: TypeDdl;
 }
 
+const MYSQL: EngineDdl = {
+  catalog: mysqlCatalog,
+  checks: mysqlChecks,
+  columns: mysqlColumns,
+  indexes: mysqlIndexes,
+  rows: mysqlRows,
+  types: mysqlTypes,
+};
+
 const ENGINES: Record<string, EngineDdl> = {
   sqlite: {
     catalog: sqliteCatalog,
@@ -60,22 +69,8 @@ const ENGINES: Record<string, EngineDdl> = {
     rows: postgresRows,
     types: postgresTypes,
   },
-  mysql: {
-    catalog: mysqlCatalog,
-    checks: mysqlChecks,
-    columns: mysqlColumns,
-    indexes: mysqlIndexes,
-    rows: mysqlRows,
-    types: mysqlTypes,
-  },
-  mariadb: {
-    catalog: mysqlCatalog,
-    checks: mysqlChecks,
-    columns: mysqlColumns,
-    indexes: mysqlIndexes,
-    rows: mysqlRows,
-    types: mysqlTypes,
-  },
+  mysql: MYSQL,
+  mariadb: MYSQL, // MariaDB's differences are the few its files ask the server about
   mssql: {
     catalog: mssqlCatalog,
     checks: mssqlChecks,
