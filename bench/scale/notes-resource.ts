@@ -36,7 +36,10 @@ const createBenchNotes: SqlMigration = {
         ...c.text('body', { optional: true, search: true }),
         ...c.boolean('pinned'),
       }),
-      { indexes: listIndexColumns({ ...declaration, filters: [...declaration.filters], sort: [...declaration.sort] }) },
+      {
+        indexes: listIndexColumns({ ...declaration, filters: [...declaration.filters], sort: [...declaration.sort] }),
+        searchPerOwner: true,
+      },
     ),
   down: (queryInterface) => queryInterface.dropTable('notes'),
 };

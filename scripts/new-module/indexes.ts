@@ -4,8 +4,8 @@
 // before list indexes were derived): the module's migrations run on an in-memory SQLite database, the
 // declaration's indexes are compared with what they made (the start-up check's comparison), and the
 // missing ones are written out, frozen, as `000N-add-list-indexes.ts`, built online on a table with rows.
-// With them, the trigram index of each searched field's shadow that no migration of the module builds (a table
-// created before createResourceTable built it; PostgreSQL only, a no-op elsewhere).
+// With them, the trigram indexes (table-wide, per owner) of each searched field's shadow that no migration of
+// the module builds (PostgreSQL only, a no-op elsewhere).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
@@ -14,7 +14,11 @@ import { resourceStore } from '../../src/stores/kit/resource-definition';
 import { searchColumnOf } from '../../src/stores/kit/shadows';
 import type { AnyResource } from '../../src/stores/kit/resource';
 import { missingListIndexes } from '../../src/stores/sql/migrations/list-index-steps';
-import { observeSearchIndexes } from '../../src/stores/sql/migrations/search-index';
+import {
+  observeSearchIndexes,
+  type SearchIndexShape,
+  type SearchIndexStep,
+} from '../../src/stores/sql/migrations/search-index';
 import { SqlDatabase } from '../../src/stores/sql/sql-database';
 import { write } from './generate';
 import { SpecError } from './field-spec';
@@ -24,12 +28,33 @@ import { declarationFile, nextMigrationNumber, withMigration, type PlannedFile }
 
 const USAGE = 'usage: npm run new:indexes -- <module> [--dry-run]\n  e.g.   npm run new:indexes -- notes';
 
+/** What a module's migrations leave out of its declaration's indexes. */
+interface Missing {
+  /** List index columns no migration creates. */
+  indexes: string[][];
+  /** Search shadows no migration indexes, by shape. */
+  shadows: Record<SearchIndexShape, string[]>;
+}
+
+/** Each search shadow's index shapes once the observed steps have run, in order. */
+function shapesAfter(steps: readonly SearchIndexStep[]): Map<string, Set<SearchIndexShape>> {
+  const shapes = new Map<string, Set<SearchIndexShape>>();
+  for (const step of steps)
+    for (const column of step.columns) {
+      const known = shapes.get(column) ?? new Set<SearchIndexShape>();
+      if (step.action === 'build') known.add(step.shape);
+      else known.delete(step.shape);
+      shapes.set(column, known);
+    }
+  return shapes;
+}
+
 /**
  * What the module's migrations leave out, found on a scratch in-memory SQLite database: the declaration's list
- * index columns they do not create, and its search shadows they index nowhere (told by the search-index steps as
- * they run: SQLite builds no such index, so its schema cannot say).
+ * index columns they do not create, and its search shadows' index steps (told by the search-index steps as they
+ * run: SQLite builds no such index, so its schema cannot say).
  */
-async function missingIndexes(resource: AnyResource): Promise<{ indexes: string[][]; shadows: string[] }> {
+async function missingIndexes(resource: AnyResource): Promise<Missing> {
   const database = new SqlDatabase(
     {
       url: 'sqlite::memory:',
@@ -42,59 +67,83 @@ async function missingIndexes(resource: AnyResource): Promise<{ indexes: string[
     },
     pino({ level: 'silent' }),
   );
-  const indexed = new Set<string>();
-  const stop = observeSearchIndexes(database.queryInterface(), (table, columns) => {
-    if (table === resource.table) for (const column of columns) indexed.add(column);
+  const steps: SearchIndexStep[] = [];
+  const stop = observeSearchIndexes(database.queryInterface(), (step) => {
+    if (step.table === resource.table) steps.push(step);
   });
   try {
     await database.connect();
     await database.migrate();
     const indexes = (await missingListIndexes(database.queryInterface(), resource)).map(({ columns }) => columns);
-    const shadows = resource.search
-      .map((name) => searchColumnOf(columnOf(name)))
-      .filter((column) => !indexed.has(column));
-    return { indexes, shadows };
+    const shapes = shapesAfter(steps);
+    const searched = resource.search.map((name) => searchColumnOf(columnOf(name)));
+    const lacking = (shape: SearchIndexShape) => searched.filter((column) => !shapes.get(column)?.has(shape));
+    return { indexes, shadows: { 'table-wide': lacking('table-wide'), 'per-owner': lacking('per-owner') } };
   } finally {
     stop();
     await database.close();
   }
 }
 
-function migrationText(
-  module: string,
-  table: string,
-  number: string,
-  constant: string,
-  indexes: string[][],
-  shadows: string[],
-): string {
+/** What the migration does: its up's and down's steps, and the imports they need. */
+function migrationSteps(table: string, { indexes, shadows }: Missing) {
+  const columns = (names: string[]) => `[${names.map((column) => `'${column}'`).join(', ')}]`;
+  const tableWide = shadows['table-wide'];
+  const perOwner = shadows['per-owner'];
+  const up = [
+    ...(indexes.length > 0 ? [`addListIndexes(queryInterface, '${table}', indexes)`] : []),
+    ...(tableWide.length > 0 ? [`addSearchIndex(queryInterface, '${table}', ${columns(tableWide)})`] : []),
+    ...(perOwner.length > 0
+      ? [`addSearchIndex(queryInterface, '${table}', ${columns(perOwner)}, { searchIndex: 'per-owner' })`]
+      : []),
+  ];
+  // The table-wide trigram index stays on the way down: a table whose first migration built its searched columns
+  // has it from there (this up then finds it and adds nothing), and an index the up did add costs nothing to keep.
+  // The per-owner one goes: no migration before this one builds it.
+  const down = [
+    ...(perOwner.length > 0
+      ? [
+          `removeSearchIndex(queryInterface, '${table}', ${columns(perOwner)}, { searchIndex: 'per-owner', online: true })`,
+        ]
+      : []),
+    ...(indexes.length > 0 ? [`removeListIndexes(queryInterface, '${table}', indexes)`] : []),
+  ];
+  const imports = [
+    ...(indexes.length > 0 ? ['addListIndexes', 'removeListIndexes'] : []),
+    ...(tableWide.length > 0 || perOwner.length > 0 ? ['addSearchIndex'] : []),
+    ...(perOwner.length > 0 ? ['removeSearchIndex'] : []),
+  ];
+  const chain = (steps: string[]) =>
+    steps.length === 0
+      ? 'Promise.resolve()'
+      : `${steps[0]!}${steps
+          .slice(1)
+          .map((step) => `.then(() => ${step})`)
+          .join('')}`;
+  return { up: chain(up), down: chain(down), imports: imports.join(', ') };
+}
+
+function migrationText(module: string, table: string, number: string, constant: string, missing: Missing): string {
+  const { indexes, shadows } = missing;
   const list = indexes.map((columns) => `  [${columns.map((column) => `'${column}'`).join(', ')}],`).join('\n');
-  const searched = `[${shadows.map((column) => `'${column}'`).join(', ')}]`;
-  const imports = ['addListIndexes', 'removeListIndexes', ...(shadows.length > 0 ? ['addSearchIndex'] : [])].join(', ');
-  const up =
-    shadows.length > 0
-      ? `addListIndexes(queryInterface, '${table}', indexes).then(() => addSearchIndex(queryInterface, '${table}', ${searched}))`
-      : `addListIndexes(queryInterface, '${table}', indexes)`;
-  // The trigram index stays on the way down: a table whose first migration built its searched columns has it from
-  // there (this up then finds it and adds nothing), and an index the up did add costs nothing to keep.
-  const down = `removeListIndexes(queryInterface, '${table}', indexes)`;
-  const what =
-    shadows.length > 0
-      ? `The list indexes ${table} lacked for its declared sorts and filters, and the trigram index of ${shadows.join(', ')} for ?q=,`
-      : `The list indexes ${table} lacked for its declared sorts and filters,`;
-  return `import { ${imports}, type SqlMigration } from '../../kit';
+  const steps = migrationSteps(table, missing);
+  const what = [
+    ...(indexes.length > 0 ? [`the list indexes ${table} lacked for its declared sorts and filters`] : []),
+    ...(shadows['table-wide'].length > 0 ? [`the trigram index of ${shadows['table-wide'].join(', ')} for ?q=`] : []),
+    ...(shadows['per-owner'].length > 0
+      ? [`the per-owner trigram index of ${shadows['per-owner'].join(', ')} for ?q=`]
+      : []),
+  ].join('; ');
+  const declared = indexes.length > 0 ? `const indexes: string[][] = [\n${list}\n];\n\n` : '';
+  return `import { ${steps.imports}, type SqlMigration } from '../../kit';
 
-// ${what} built without blocking writes where the
-// engine can (outside a transaction: PostgreSQL builds CONCURRENTLY). Never edit once run.
-const indexes: string[][] = [
-${list}
-];
-
-export const ${constant}: SqlMigration = {
+// ${what[0]!.toUpperCase()}${what.slice(1)}: built without blocking writes where the engine can
+// (outside a transaction: PostgreSQL builds CONCURRENTLY). Never edit once run.
+${declared}export const ${constant}: SqlMigration = {
   name: '${module}-${number}-add-list-indexes',
   transaction: false,
-  up: (queryInterface) => ${up},
-  down: (queryInterface) => ${down},
+  up: (queryInterface) => ${steps.up},
+  down: (queryInterface) => ${steps.down},
 };
 `;
 }
@@ -112,8 +161,9 @@ export async function planIndexes(root: string, module: string | undefined): Pro
       typeof value === 'object' && value !== null && 'table' in value && 'fields' in value,
   );
   if (!resource) throw new SpecError(`${file} exports no resource (defineResource)`);
-  const { indexes, shadows } = await missingIndexes(resource);
-  if (indexes.length === 0 && shadows.length === 0) return [];
+  const missing = await missingIndexes(resource);
+  if (missing.indexes.length === 0 && Object.values(missing.shadows).every((shadows) => shadows.length === 0))
+    return [];
   const folder = `src/modules/${module}/migrations`;
   const number = nextMigrationNumber(root, module!);
   const constant = `addListIndexes${number}`;
@@ -122,7 +172,7 @@ export async function planIndexes(root: string, module: string | undefined): Pro
   return [
     {
       path: `${folder}/${migration}.ts`,
-      content: migrationText(module!, moduleNames(module!).table, number, constant, indexes, shadows),
+      content: migrationText(module!, moduleNames(module!).table, number, constant, missing),
       edit: false,
     },
     { path: file, content: edited, edit: true },
@@ -137,7 +187,7 @@ async function main(argv: string[]): Promise<number> {
     const files = await planIndexes(process.cwd(), module);
     if (files.length === 0) {
       process.stdout.write(
-        `new:indexes: ${module}'s migrations create every list index its declaration needs; nothing to write\n`,
+        `new:indexes: ${module}'s migrations create every index its declaration needs; nothing to write\n`,
       );
       return 0;
     }

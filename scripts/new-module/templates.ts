@@ -96,6 +96,8 @@ export function migrationFile(spec: ModuleSpec): string {
       declaredIndexColumns(spec).map((columns) => `${list(columns)},`),
       '        ',
     )}\n      ]`,
+    // Searched fields: PostgreSQL's trigram index per owner too, so one owner's search costs that owner's rows.
+    ...(spec.fields.some((field) => field.search) ? ['searchPerOwner: true'] : []),
     // Each check across fields in column terms: its CHECK constraint is made with the table.
     ...(spec.checks.length > 0
       ? [`checks: ${list(spec.checks.map((text) => inColumns(parseCheck(text)!).text))}`]
@@ -148,7 +150,7 @@ export function addFieldMigrationFile(
 // ${field.name} on ${spec.table}, which may hold rows: they read it as ${field.default === undefined ? 'null' : "its default (MongoDB's documents are given it too)"}. Never edit once run.
 export const ${constant}: SqlMigration = {
   name: '${spec.name}-${number}-add-${field.column.replace(/_/g, '-')}',
-  up: (queryInterface) => addFieldColumns(queryInterface, '${spec.table}', (c) => ${columns(field)}),${field.default === undefined ? '' : `\n  documents: { collection: '${spec.table}', fill: [{ field: '${field.name}', default: ${literal(field.default, field.type)}${field.search ? ', search: true' : ''} }] },`}
+  up: (queryInterface) => addFieldColumns(queryInterface, '${spec.table}', (c) => ${columns(field)}${field.search ? ', { searchPerOwner: true }' : ''}),${field.default === undefined ? '' : `\n  documents: { collection: '${spec.table}', fill: [{ field: '${field.name}', default: ${literal(field.default, field.type)}${field.search ? ', search: true' : ''} }] },`}
   down: async (queryInterface) => {
 ${[...(field.search ? [searchColumnOf(field.column)] : []), field.column].map((column) => `    await dropFieldColumn(queryInterface, '${spec.table}', '${column}');`).join('\n')}
   },

@@ -71,7 +71,7 @@ export {
   listIndexColumns,
   removeListIndexes,
 } from '../stores/sql/migrations/list-index-steps';
-export { addSearchIndex, removeSearchIndex } from '../stores/sql/migrations/search-index';
+export { addSearchIndex, removeSearchIndex, type SearchIndexShape } from '../stores/sql/migrations/search-index';
 export {
   DEFAULT_LIST_SETTINGS,
   DEFAULT_PAGE_SIZE,

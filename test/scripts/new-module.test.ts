@@ -452,17 +452,19 @@ describe('npm run new:module', () => {
       "down: (queryInterface) => setFieldDefault(queryInterface, 'notes', 'pinned', null,",
     );
     expect(read('migrations/0003-search-title.ts')).toContain(
-      "addSearchColumn(queryInterface, 'notes', 'title', { kind: 'string' }).then(() => addSearchIndex(queryInterface, 'notes', ['title_search']))",
+      "addSearchColumn(queryInterface, 'notes', 'title', { kind: 'string' }).then(() => addSearchIndex(queryInterface, 'notes', ['title_search'])).then(() => addSearchIndex(queryInterface, 'notes', ['title_search'], { searchIndex: 'per-owner' }))",
     );
     expect(read('migrations/0003-search-title.ts')).toContain(
-      "down: (queryInterface) => removeSearchIndex(queryInterface, 'notes', ['title_search']).then(() => dropFieldColumn(queryInterface, 'notes', 'title_search')),",
+      "down: (queryInterface) => removeSearchIndex(queryInterface, 'notes', ['title_search'], { searchIndex: 'per-owner' }).then(() => removeSearchIndex(queryInterface, 'notes', ['title_search'])).then(() => dropFieldColumn(queryInterface, 'notes', 'title_search')),",
     );
     expect(read('migrations/0003-search-title.ts')).toContain(
       "  documents: { collection: 'notes', fill: [{ field: 'title', search: true }] },",
     );
     expect(read('migrations/0003-search-title.ts')).toContain('  transaction: false,'); // the fill commits batch by batch; PostgreSQL builds the index CONCURRENTLY
     expect(read('migrations/0004-add-archived-at.ts')).toContain("c.datetime('archived_at', { optional: true })");
-    expect(read('migrations/0005-add-body.ts')).toContain("c.text('body', { optional: true, search: true })");
+    expect(read('migrations/0005-add-body.ts')).toContain(
+      "(c) => c.text('body', { optional: true, search: true }), { searchPerOwner: true }",
+    );
     expect(read('migrations/0006-add-published-at.ts')).toContain("c.datetime('published_at', { optional: true })");
     const resource = read('resource.ts');
     expect(resource).toContain('    pinned: field.boolean({ optional: true, default: true }),');
@@ -495,7 +497,33 @@ describe('npm run new:module', () => {
     expect(run(dir, ['notes'], 'indexes').status).toBe(0);
     const added = readFileSync(path.join(dir, 'src/modules/notes/migrations/0005-add-list-indexes.ts'), 'utf8');
     expect(added).toContain("addSearchIndex(queryInterface, 'notes', ['label_search'])");
-    expect(added).not.toMatch(/title_search|body_search/);
+    expect(added).not.toMatch(/title_search|body_search|per-owner/);
+    expect(run(dir, ['notes'], 'indexes').stdout).toMatch(/nothing to write/);
+  });
+
+  it('new:indexes writes the per-owner search indexes a module generated before them lacks, and drops them on the way down', () => {
+    expect(run(dir, ['notes', 'title:string', '--search', 'title']).status).toBe(0);
+    expect(run(dir, ['notes', 'body:text?', '--search'], 'field').status).toBe(0);
+    // The files as the generator wrote them before per-owner indexes: the table-wide index alone.
+    const migrations = path.join(dir, 'src/modules/notes/migrations');
+    for (const [file, option] of [
+      ['0001-create-notes.ts', /\n\s*searchPerOwner: true,/],
+      ['0002-add-body.ts', /, \{ searchPerOwner: true \}/],
+    ] as const) {
+      const text = readFileSync(path.join(migrations, file), 'utf8');
+      expect(text).toMatch(option);
+      writeFileSync(path.join(migrations, file), text.replace(option, ''));
+    }
+    expect(run(dir, ['notes'], 'indexes').status).toBe(0);
+    const added = readFileSync(path.join(migrations, '0003-add-list-indexes.ts'), 'utf8');
+    expect(added).toContain(
+      "up: (queryInterface) => addSearchIndex(queryInterface, 'notes', ['title_search', 'body_search'], { searchIndex: 'per-owner' }),",
+    );
+    expect(added).toContain(
+      "down: (queryInterface) => removeSearchIndex(queryInterface, 'notes', ['title_search', 'body_search'], { searchIndex: 'per-owner', online: true }),",
+    );
+    expect(added).toContain('transaction: false,');
+    expect(run(dir, ['notes'], 'indexes').stdout).toMatch(/nothing to write/);
   });
 
   it('--action with several fields and --from writes state actions (new:field adds a datetime named for now), and new:module takes the form too', () => {

@@ -52,6 +52,7 @@ for (const target of engines) {
         up: async (qi) => {
           await addSearchColumn(qi, table, 'title', { kind: 'string', maxLength: 100 });
           await addSearchIndex(qi, table, ['title_search']);
+          await addSearchIndex(qi, table, ['title_search'], { searchIndex: 'per-owner' });
         },
         down: (qi) => dropFieldColumn(qi, table, 'title_search'),
       };

@@ -16,8 +16,9 @@ import type { SqlDatabase } from '../../src/stores/sql/sql-database';
 import { useEngineDatabase } from '../support/engine-database';
 import { testEngines } from '../support/engines';
 
-// The substring index of the search shadows (search-index.ts): PostgreSQL's pg_trgm GIN index, refused at
-// start-up while missing (naming the command), added online over rows, and used by the store's LIKE; the
+// The substring indexes of the search shadows (search-index.ts): PostgreSQL's pg_trgm GIN indexes, table-wide and
+// per owner, refused at start-up while missing (naming the command), added online over rows, and used by the
+// store's LIKE; the
 // engines without one (SQLite, MariaDB here) need none and walk instead (search-walk.ts).
 
 const declaration = {
@@ -47,56 +48,82 @@ const legacy = defineResource({
 });
 
 describe('the search index name', () => {
-  it('is <table>_<column>_trgm, shortened with a hash past 60 characters', () => {
+  it('is <table>_<column>_trgm (per owner: _owner_trgm), shortened with a hash past 60 characters', () => {
     expect(searchIndexName('notes', 'title_search')).toBe('notes_title_search_trgm');
+    expect(searchIndexName('notes', 'title_search', 'per-owner')).toBe('notes_title_search_owner_trgm');
     const long = searchIndexName('a_table_with_a_rather_long_name_indeed', 'and_a_long_column_name_search');
     expect(long).toHaveLength(60);
     expect(long).not.toBe(searchIndexName('a_table_with_a_rather_long_name_indeed', 'and_a_long_column_name_search2'));
   });
 });
 
+/** The schema check's refusal, or undefined when it passes. */
+async function refusal(database: SqlDatabase): Promise<unknown> {
+  return database.checkSchema().then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
 for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb' && engine.engine !== 'mssql')) {
   (target.skipReason ? describe.skip : describe)(`search index on ${target.label}`, () => {
     const opened = useEngineDatabase(target, [resourceStore(legacy)]);
     const sql = () => opened.database() as SqlDatabase;
     const postgres = target.engine === 'postgres';
+    const perOwner = { searchIndex: 'per-owner' } as const;
 
     it(
       postgres
-        ? 'refuses to start without the trigram index, naming it and new:indexes; built online over rows, used by ?q=, then accepted'
+        ? 'refuses to start without both trigram indexes (table-wide, per owner), naming them and new:indexes; built online over rows, used by ?q=, then accepted'
         : 'needs none: the store walks',
       async () => {
         const store = sql().store(resourceStore(legacy));
         const run = Date.now(); // the database outlives a run: this run's owners
         for (let i = 0; i < 40; i += 1) await store.create(`owner-${run}-${i % 2}`, { title: `Tïtle ${i}` });
         const queryInterface = sql().queryInterface();
-        await removeSearchIndex(queryInterface, 'si_notes', ['title_search']); // as the legacy table was made
+        const missing = () => missingSearchIndex(queryInterface, 'si_notes', ['title_search']);
+        await removeSearchIndex(queryInterface, 'si_notes', ['title_search'], perOwner); // as the legacy table was made
+        await removeSearchIndex(queryInterface, 'si_notes', ['title_search']);
         if (!postgres) {
           await expect(sql().checkSchema()).resolves.toBeUndefined();
-          await addSearchIndex(queryInterface, 'si_notes', ['title_search']); // nothing to build here
-          expect(await missingSearchIndex(queryInterface, 'si_notes', ['title_search'])).toEqual([]);
+          await addSearchIndex(queryInterface, 'si_notes', ['title_search'], perOwner); // nothing to build here
+          expect(await missing()).toEqual([]);
           return;
         }
-        const refused = await sql()
-          .checkSchema()
-          .then(
-            () => undefined,
-            (error: unknown) => error,
-          );
+        const refused = await refusal(sql());
         expect(refused).toBeInstanceOf(SchemaDriftError);
         expect((refused as Error).message).toContain(
-          "resource 'si-notes': table si_notes lacks the list indexes its declaration needs: the trigram index of title_search for ?q=",
+          "resource 'si-notes': table si_notes lacks the list indexes its declaration needs: the trigram index of title_search for ?q=; the per-owner trigram index (owner_id, title_search) for ?q=",
         );
         expect((refused as Error).message).toContain('npm run new:indexes -- si-notes');
-
+        // The table-wide index alone, as a module generated before per-owner indexes has: still refused.
         await addSearchIndex(queryInterface, 'si_notes', ['title_search']);
-        await addSearchIndex(queryInterface, 'si_notes', ['title_search']); // again, as after a half-applied run: nothing to do
+        expect(await missing()).toEqual([{ column: 'title_search', shape: 'per-owner' }]);
+        expect(String(await refusal(sql()))).toContain('the per-owner trigram index (owner_id, title_search) for ?q=');
+
+        await addSearchIndex(queryInterface, 'si_notes', ['title_search'], perOwner);
+        await addSearchIndex(queryInterface, 'si_notes', ['title_search'], perOwner); // again, as after a half-applied run
         await expect(sql().checkSchema()).resolves.toBeUndefined();
-        // The store's own condition (LIKE … ESCAPE '!') is served by it when the planner may not scan the table.
-        const [plan] = await queryInterface.sequelize.query(
-          `BEGIN; SET LOCAL enable_seqscan = off; EXPLAIN SELECT id FROM si_notes WHERE title_search LIKE '%tle 1!%%' ESCAPE '!'; COMMIT;`,
-        );
-        expect(JSON.stringify(plan)).toContain('si_notes_title_search_trgm');
+        // The store's own condition (LIKE … ESCAPE '!'), with the owner and without (an admin's search), is served by
+        // the per-owner index when the planner may not scan the table nor use the table-wide one.
+        await removeSearchIndex(queryInterface, 'si_notes', ['title_search'], { online: true });
+        expect(await missing()).toEqual([{ column: 'title_search', shape: 'table-wide' }]);
+        // (The list indexes set aside in a transaction rolled back: on 40 rows the owner's list index costs less.)
+        const withoutListIndexes = `DO $$ DECLARE r record; BEGIN
+          FOR r IN SELECT i.indexrelid::regclass AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+            JOIN pg_am am ON am.oid = c.relam WHERE i.indrelid = 'si_notes'::regclass AND am.amname = 'btree' AND NOT i.indisprimary
+          LOOP EXECUTE 'DROP INDEX ' || r.name; END LOOP; END $$;`;
+        for (const [owner, cond] of [
+          [`owner_id = 'owner-${run}-1' AND `, `Index Cond: (((owner_id)::text = 'owner-${run}-1'::text) AND`],
+          ['', 'Index Cond: ((title_search)::text ~~'],
+        ]) {
+          const [plan] = await queryInterface.sequelize.query(
+            `BEGIN; ${withoutListIndexes} SET LOCAL enable_seqscan = off; EXPLAIN SELECT id FROM si_notes WHERE ${owner}title_search LIKE '%tle 1!%%' ESCAPE '!'; ROLLBACK;`,
+          );
+          expect(JSON.stringify(plan)).toContain('Bitmap Index Scan on si_notes_title_search_owner_trgm');
+          expect(JSON.stringify(plan)).toContain(cond);
+        }
+        await addSearchIndex(queryInterface, 'si_notes', ['title_search']);
         const found = await store.list(
           { ownerId: `owner-${run}-1` },
           { where: [], sort: [], limit: 100, offset: 0, search: 'TITLE 1' },
@@ -110,9 +137,10 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
           'Tïtle 19',
         ]);
 
-        await removeSearchIndex(queryInterface, 'si_notes', ['title_search']);
-        expect(await missingSearchIndex(queryInterface, 'si_notes', ['title_search'])).toEqual(['title_search']);
+        await removeSearchIndex(queryInterface, 'si_notes', ['title_search'], { ...perOwner, online: true });
+        expect(await missing()).toEqual([{ column: 'title_search', shape: 'per-owner' }]);
         await expect(sql().checkSchema()).rejects.toBeInstanceOf(SchemaDriftError);
+        await addSearchIndex(queryInterface, 'si_notes', ['title_search'], perOwner); // as the next case finds it
       },
     );
 

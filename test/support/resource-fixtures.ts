@@ -20,7 +20,7 @@ const createNotes: SqlMigration = {
         ...c.string('status', { default: 'Open', caseInsensitive: true }),
         ...c.datetime('archived_at', { optional: true }),
       }),
-      { unique: [['title'], ['label_folded']], indexes: listIndexColumns(notes) },
+      { unique: [['title'], ['label_folded']], indexes: listIndexColumns(notes), searchPerOwner: true },
     ),
   down: (queryInterface) => queryInterface.dropTable('kit_notes'),
 };
@@ -108,7 +108,7 @@ const createTickets: SqlMigration = {
         ...c.number('score', { optional: true, minimum: 0, maximum: 100 }),
         ...c.string('code', { optional: true, minLength: 3, pattern: '^[A-Z]{3}-\\d{2,4}$' }),
       }),
-      { unique: [['code']], indexes: listIndexColumns(tickets) },
+      { unique: [['code']], indexes: listIndexColumns(tickets), searchPerOwner: true },
     ),
   down: (queryInterface) => queryInterface.dropTable('kit_tickets'),
 };

@@ -56,8 +56,12 @@ export function resourceStore<F extends Fields>(resource: Resource<F>): StoreDef
         ({ columns, serves }) => `(${columns.join(', ')}) for ${serves}`,
       );
       const shadows = resource.search.map((name) => searchColumnOf(columnOf(name)));
-      for (const column of await missingSearchIndex(queryInterface, resource.table, shadows))
-        missing.push(`the trigram index of ${column} for ?q=`);
+      for (const { column, shape } of await missingSearchIndex(queryInterface, resource.table, shadows))
+        missing.push(
+          shape === 'per-owner'
+            ? `the per-owner trigram index (owner_id, ${column}) for ?q=`
+            : `the trigram index of ${column} for ?q=`,
+        );
       if (missing.length === 0) return problems;
       return [
         ...problems,

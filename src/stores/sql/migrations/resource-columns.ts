@@ -141,8 +141,9 @@ export async function addColumnChecks(queryInterface: QueryInterface, table: str
  * columns `columns` builds, the index of each reference, each unique key (per owner; addUniqueKey) and the
  * list indexes its sorts and filters need (`indexes`: column lists, as the generator writes them out from
  * the declaration; start-up refuses a table lacking one, see list-index-steps.ts), the substring index of
- * the search shadows it built (search-index.ts), and the CHECK constraint of each check across columns
- * (`checks: ['ends_at > starts_at']`, check-constraints.ts).
+ * the search shadows it built (search-index.ts: table-wide, and per owner with `searchPerOwner: true` as the
+ * generator writes it), and the CHECK constraint of each check across columns (`checks: ['ends_at >
+ * starts_at']`, check-constraints.ts).
  */
 export async function createResourceTable(
   queryInterface: QueryInterface,
@@ -152,6 +153,7 @@ export async function createResourceTable(
     unique?: readonly (readonly string[])[];
     indexes?: readonly (readonly string[])[];
     checks?: readonly string[];
+    searchPerOwner?: boolean;
   } = {},
 ): Promise<void> {
   const built = columns(await fieldColumns(queryInterface));
@@ -164,6 +166,7 @@ export async function createResourceTable(
     queryInterface,
     table,
     Object.keys(built).filter((name) => searchShadows.has(built[name]!)),
+    { perOwner: options.searchPerOwner },
   );
   for (const check of options.checks ?? []) await addFieldCheck(queryInterface, table, check);
 }
@@ -171,12 +174,14 @@ export async function createResourceTable(
 /**
  * Adds a field's column(s) to a table that may hold rows (what `npm run new:field` writes): rows there read
  * the field as null; references get the index their on-delete checks read, a search shadow its substring
- * index (built in the migration's transaction: over a column just added, empty or holding its default).
+ * indexes as createResourceTable builds them (in the migration's transaction: over a column just added, empty
+ * or holding its default).
  */
 export async function addFieldColumns(
   queryInterface: QueryInterface,
   table: string,
   columns: (c: ColumnBuilders) => Columns,
+  options: { searchPerOwner?: boolean } = {},
 ): Promise<void> {
   const built = columns(await fieldColumns(queryInterface));
   const existing = await queryInterface.describeTable(table);
@@ -190,6 +195,7 @@ export async function addFieldColumns(
     queryInterface,
     table,
     Object.keys(built).filter((name) => searchShadows.has(built[name]!)),
+    { perOwner: options.searchPerOwner },
   );
 }
 

@@ -23,13 +23,32 @@ export interface IndexDdl {
   readonly search?: SearchIndexDdl;
 }
 
+/**
+ * The two shapes of a search shadow's substring index: `per-owner` keys it by the record's owner too, so an
+ * owner's search reads that owner's matches only; `table-wide` (what migrations written before meant) holds
+ * every owner's rows together, so a term common in the table costs every small owner the big owners' matches.
+ */
+export type SearchIndexShape = 'per-owner' | 'table-wide';
+
 export interface SearchIndexDdl {
-  /** The search shadows of the table a valid substring index serves. */
-  indexed(queryInterface: QueryInterface, table: string): Promise<Set<string>>;
-  /** Builds the index of each shadow (`online`: the table may hold rows and take writes). */
-  build(queryInterface: QueryInterface, table: string, columns: readonly string[], online: boolean): Promise<void>;
-  /** Drops the index of each shadow. */
-  remove(queryInterface: QueryInterface, table: string, columns: readonly string[]): Promise<void>;
+  /** The shapes of the valid substring indexes that serve each search shadow of the table. */
+  indexed(queryInterface: QueryInterface, table: string): Promise<Map<string, Set<SearchIndexShape>>>;
+  /** Builds the index of each shadow in that shape (`online`: the table may hold rows and take writes). */
+  build(
+    queryInterface: QueryInterface,
+    table: string,
+    columns: readonly string[],
+    shape: SearchIndexShape,
+    online: boolean,
+  ): Promise<void>;
+  /** Drops the index of each shadow in that shape (`online`: without blocking writes where the engine can). */
+  remove(
+    queryInterface: QueryInterface,
+    table: string,
+    columns: readonly string[],
+    shape: SearchIndexShape,
+    online: boolean,
+  ): Promise<void>;
 }
 
 /** A plain CREATE INDEX, unless one of that name is there (SQLite, SQL Server: a short lock). */
