@@ -65,7 +65,7 @@ async function listStatements(context: SqlStoreContext, query: ListQuery, keepAt
   const counts: string[] = [];
   jest.spyOn(context.sequelize, 'query').mockImplementation((async (sql: string) => {
     counts.push(sql);
-    return { n: 0 };
+    return sql.includes(' OVER () ') ? [] : { n: 0 }; // a page read from the matches (PostgreSQL): none
   }) as never);
   await store.list({ ownerId: 'o' }, query);
   const generator = (
@@ -234,6 +234,11 @@ describe('?q=: LIKE on the folded search shadow with an explicit escape, on ever
     expect(probe).toContain('LIMIT 22'); // twice the page (10 + 1 wanted), one read
     expect(indexed).toContain(
       `WHERE ("KitNote"."owner_id" = 'o' AND ("title_search" LIKE '%eco%' ESCAPE '!' OR "body_search" LIKE '%eco%' ESCAPE '!'))`,
+    );
+    // The walk met no match: the page is sorted from at most SEARCH_MATCH_BOUND matches, read apart from the order.
+    expect(indexed).toMatch(/^SELECT \*, COUNT\(\*\) OVER \(\) AS "searchMatches" FROM \(SELECT "id", /);
+    expect(indexed).toMatch(
+      /LIMIT 10001\) AS matches ORDER BY "ownerId" DESC, "createdAt" DESC, "id" DESC LIMIT 11 OFFSET 0$/,
     );
     const [walked] = await listStatements(sqlContext('postgres'), list({ search: 'ÉC' }), true);
     expect(walked).toContain(

@@ -12,6 +12,7 @@ import {
 } from '../../src/modules/kit';
 import { resourceStore } from '../../src/stores/kit/resource-definition';
 import { missingSearchIndex, searchIndexName } from '../../src/stores/sql/migrations/search-index';
+import { SEARCH_MATCH_BOUND } from '../../src/stores/sql/page-from-matches';
 import type { SqlDatabase } from '../../src/stores/sql/sql-database';
 import { useEngineDatabase } from '../support/engine-database';
 import { testEngines } from '../support/engines';
@@ -178,6 +179,57 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
           spy.mockRestore();
         }
       },
+    );
+
+    (postgres ? it : it.skip)(
+      'reads the page from the matches when the short walk met none, and from the order past SEARCH_MATCH_BOUND matches',
+      async () => {
+        const store = sql().store(resourceStore(legacy));
+        const owner = `owner-bound-${Date.now()}`;
+        const sequelize = sql().queryInterface().sequelize;
+        // SEARCH_MATCH_BOUND + 5 older notes holding `zebra <n>`, then 50 newer ones without: the short walk meets none.
+        await sequelize.query(
+          `INSERT INTO si_notes (id, owner_id, title, title_search, created_at, updated_at)
+           SELECT gen_random_uuid()::text, :owner, t, t, c, c FROM (
+             SELECT 'zebra ' || n AS t, now() - interval '1 day' + n * interval '1 ms' AS c FROM generate_series(1, :count) AS n
+             UNION ALL SELECT 'plain ' || n, now() + n * interval '1 ms' FROM generate_series(1, 50) AS n) AS rows_`,
+          { replacements: { owner, count: SEARCH_MATCH_BOUND + 5 } },
+        );
+        await sequelize.query('ANALYZE si_notes');
+        const asked: string[] = [];
+        const query = sequelize.query.bind(sequelize);
+        const spy = jest
+          .spyOn(sequelize, 'query')
+          .mockImplementation(
+            ((text: string, options: never) => (asked.push(String(text)), query(text, options))) as never,
+          );
+        const titles = async (search: string) => {
+          asked.length = 0;
+          const page = await store.list({ ownerId: owner }, { where: [], sort: [], limit: 5, offset: 0, search });
+          return page.items.map((item) => item.title);
+        };
+        try {
+          // 111 matches (77, 770–779, 7700–7799): sorted from them, the newest first.
+          expect(await titles('ZEBRA 77')).toEqual([
+            'zebra 7799',
+            'zebra 7798',
+            'zebra 7797',
+            'zebra 7796',
+            'zebra 7795',
+          ]);
+          expect(asked.filter((text) => text.includes('COUNT(*) OVER ()'))).toHaveLength(1);
+          // More than the bound: the matches read stops there, and the page is read in the order.
+          const bound = SEARCH_MATCH_BOUND + 5;
+          expect(await titles('zebra')).toEqual([0, 1, 2, 3, 4].map((back) => `zebra ${bound - back}`));
+          expect(asked.filter((text) => text.includes('COUNT(*) OVER ()'))).toHaveLength(1);
+          expect(asked.at(-1)).toMatch(
+            /ORDER BY "SiNote"\."owner_id" DESC, "SiNote"\."created_at" DESC, "SiNote"\."id" DESC LIMIT 6/,
+          );
+        } finally {
+          spy.mockRestore();
+        }
+      },
+      60_000,
     );
   });
 }

@@ -21,6 +21,12 @@ export interface ListReader<Row> {
    * read through the index only when that walk falls short.
    */
   searchProbe?: SearchScan<Row>;
+  /**
+   * Given with `searchProbe`: the rows `read` would answer, taken from the term's matches first, or undefined when
+   * they are too many to sort. Asked when the probe met no match, so the planner cannot walk the whole order
+   * expecting one soon (PostgreSQL: page-from-matches.ts).
+   */
+  readMatches?(segment: Segment, limit: number, offset: number): Promise<Row[] | undefined>;
 }
 
 /** The rows a probe examines: twice the page, one read (a term in half the records fills it). */
@@ -33,6 +39,7 @@ export async function listPage<R extends object>(
 ): Promise<ResourcePage<R>> {
   const order = withTiebreak(query.sort);
   if (reader.searchScan && query.search !== undefined) return searchWalkPage(query, order, nullable, reader.searchScan);
+  let sparse = false; // the probe examined rows and met no match
   if (
     reader.searchProbe &&
     query.search !== undefined &&
@@ -46,13 +53,15 @@ export async function listPage<R extends object>(
       reader.searchProbe,
     );
     if (probed.scanCapped !== true) return probed; // the page, whole: its matches found, or the list ended
+    sparse = probed.items.length === 0;
   }
+  const readMatches = sparse ? reader.readMatches?.bind(reader) : undefined;
+  const readSegment = async (segment: Segment, limit: number) =>
+    (await readMatches?.(segment, limit, 0)) ?? reader.read(segment, limit, 0);
   const wanted = query.limit + 1; // one more tells whether a next page exists
   const page =
     query.after || query.offset === 0
-      ? readSegments(pageSegments(order, query.after, nullable), wanted, (segment, limit) =>
-          reader.read(segment, limit, 0),
-        )
+      ? readSegments(pageSegments(order, query.after, nullable), wanted, readSegment)
       : // An offset page (bounded by LIST_MAX_OFFSET): one read in the whole order, skipping the rows before.
         reader.read({ where: [], order, nonNull: [] }, wanted, query.offset);
   const counted = query.countUpTo === undefined ? undefined : reader.count(query.countUpTo + 1);

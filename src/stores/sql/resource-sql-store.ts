@@ -35,6 +35,7 @@ import {
   type WriteLookups,
 } from '../kit/write-rules';
 import { boundedCount } from './bounded-count';
+import { pageFromMatches, type OrderTerm } from './page-from-matches';
 import { defineRecordModel } from './record-model';
 
 type Row = Record<string, unknown>;
@@ -247,22 +248,28 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
   }
 
   /**
-   * ORDER BY of a segment, led by the owner when the list is one owner's: the index's own order (owner, keys,
+   * The order of a segment, led by the owner when the list is one owner's: the index's own order (owner, keys,
    * id), constant columns included, so every engine reads the segment as a range of it (keyset.ts). PostgreSQL
    * alone orders nulls last by default: it is told NULLS FIRST/LAST where nulls can occur.
    */
-  private orderOf(segment: Segment, scope: OwnerScope): OrderItem[] {
+  private orderTerms(segment: Segment, scope: OwnerScope): OrderTerm[] {
     const postgres = this.context.engine === 'postgres';
-    return indexOrder(segment, scope.ownerId !== undefined).map(({ field, descending }) => {
-      const nulls =
-        postgres && this.definition(field)?.optional && !segment.nonNull.includes(field)
-          ? descending
-            ? ' NULLS LAST'
-            : ' NULLS FIRST'
-          : '';
+    return indexOrder(segment, scope.ownerId !== undefined).map(({ field, descending }) =>
+      postgres && this.definition(field)?.optional && !segment.nonNull.includes(field)
+        ? { attribute: field, descending, nulls: descending ? 'LAST' : 'FIRST' }
+        : { attribute: field, descending },
+    );
+  }
+
+  /** ORDER BY of a segment (orderTerms), on the table's columns. */
+  private orderOf(segment: Segment, scope: OwnerScope): OrderItem[] {
+    return this.orderTerms(segment, scope).map(({ attribute, descending, nulls }) => {
       // The table's column, not the answer's alias (ORDER BY `ownerId`): MariaDB's plan then shows the index order it reads.
-      const column = this.model.getAttributes()[field]?.field ?? field;
-      return [this.context.sequelize.col(`${this.model.name}.${column}`), `${descending ? 'DESC' : 'ASC'}${nulls}`];
+      const column = this.model.getAttributes()[attribute]?.field ?? attribute;
+      return [
+        this.context.sequelize.col(`${this.model.name}.${column}`),
+        `${descending ? 'DESC' : 'ASC'}${nulls ? ` NULLS ${nulls}` : ''}`,
+      ];
     });
   }
 
@@ -297,22 +304,36 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
 
   list(scope: OwnerScope, query: ListQuery): Promise<ResourcePage<RecordOf<F>>> {
     const walked = query.search !== undefined && !this.searchIndexed(query.search);
+    const indexed = query.search !== undefined && !walked;
     const conditions = query.where.map((condition) => this.condition(condition));
     const filtered = [...conditions, ...(query.search === undefined || walked ? [] : [this.searching(query.search)])];
+    const whereOf = (segment: Segment) =>
+      this.scoped(scope, [...filtered, ...segment.where.map((condition) => this.keyCondition(condition))]);
     return this.context.run(() =>
       listPage<RecordOf<F>>(query, (field) => this.definition(field)?.optional === true, {
-        read: async (segment, limit, offset) => {
-          const where = this.scoped(scope, [
-            ...filtered,
-            ...segment.where.map((condition) => this.keyCondition(condition)),
-          ]);
-          return this.readRecords({ where, order: this.orderOf(segment, scope), limit, offset });
-        },
+        read: (segment, limit, offset) =>
+          this.readRecords({ where: whereOf(segment), order: this.orderOf(segment, scope), limit, offset }),
         // Counted by the database over at most `upTo` rows of the list's index, not a COUNT of the whole owner.
         count: (upTo) => boundedCount(this.model, this.scoped(scope, filtered), upTo),
         ...(query.search === undefined
           ? {}
           : { [walked ? 'searchScan' : 'searchProbe']: this.searchScan(scope, conditions, query.search) }),
+        ...(indexed
+          ? {
+              readMatches: async (segment, limit, offset) => {
+                const order = this.orderTerms(segment, scope);
+                const rows = await pageFromMatches(
+                  this.model,
+                  this.recordAttributeNames,
+                  whereOf(segment),
+                  order,
+                  limit,
+                  offset,
+                );
+                return rows?.map((row) => this.fromRaw(row));
+              },
+            }
+          : {}),
       }),
     );
   }
