@@ -44,7 +44,7 @@ bench: build $(BENCH_PEERS_STAMP) ## the built service against bare Koa, raw nod
 
 .PHONY: bench
 
-bench-scale: $(INSTALL_STAMP) ## lists at 10^3/10^5/10^6 rows on SQLite, PostgreSQL and MariaDB (started on loopback); BENCH_SCALE_ENGINES, BENCH_SCALE_SIZES, …
+bench-scale: $(INSTALL_STAMP) ## lists at 10^3/10^5/10^6 rows (BENCH_SCALE_SIZES: up to 10^7) on SQLite, PostgreSQL and MariaDB (started on loopback); BENCH_SCALE_ENGINES, …
 	bench/scale/run.sh
 
 .PHONY: bench-scale

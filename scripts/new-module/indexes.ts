@@ -40,12 +40,14 @@ interface Missing {
 function shapesAfter(steps: readonly SearchIndexStep[]): Map<string, Set<SearchIndexShape>> {
   const shapes = new Map<string, Set<SearchIndexShape>>();
   for (const step of steps)
-    for (const column of step.columns) {
+    step.columns.forEach((column, index) => {
       const known = shapes.get(column) ?? new Set<SearchIndexShape>();
       if (step.action === 'build') known.add(step.shape);
-      else known.delete(step.shape);
-      shapes.set(column, known);
-    }
+      else if (step.action === 'drop') known.delete(step.shape);
+      else shapes.delete(column);
+      if (step.action === 'rename-column') shapes.set(step.to[index]!, known);
+      else if (step.action !== 'drop-column') shapes.set(column, known);
+    });
   return shapes;
 }
 

@@ -55,9 +55,13 @@ export async function listPage<R extends object>(
     if (probed.scanCapped !== true) return probed; // the page, whole: its matches found, or the list ended
     sparse = probed.items.length === 0;
   }
-  const readMatches = sparse ? reader.readMatches?.bind(reader) : undefined;
-  const readSegment = async (segment: Segment, limit: number) =>
-    (await readMatches?.(segment, limit, 0)) ?? reader.read(segment, limit, 0);
+  let readMatches = sparse ? reader.readMatches?.bind(reader) : undefined;
+  const readSegment = async (segment: Segment, limit: number) => {
+    const rows = await readMatches?.(segment, limit, 0);
+    if (rows) return rows;
+    readMatches = undefined; // too many matches for one segment: the next ones are read in the order at once
+    return reader.read(segment, limit, 0);
+  };
   const wanted = query.limit + 1; // one more tells whether a next page exists
   const page =
     query.after || query.offset === 0

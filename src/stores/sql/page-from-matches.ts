@@ -48,5 +48,7 @@ export async function pageFromMatches(
     `SELECT *, COUNT(*) OVER () AS ${quote(MATCHES)} FROM (${inner}) AS matches ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`,
     { type: QueryTypes.SELECT },
   );
-  return rows.length > 0 && Number(rows[0]![MATCHES]) > SEARCH_MATCH_BOUND ? undefined : rows;
+  // No row past an offset says nothing of the count: the caller's read answers.
+  if (rows.length === 0) return offset > 0 ? undefined : rows;
+  return Number(rows[0]![MATCHES]) > SEARCH_MATCH_BOUND ? undefined : rows;
 }

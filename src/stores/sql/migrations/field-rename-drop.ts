@@ -1,11 +1,12 @@
 import type { ModelAttributeColumnOptions, QueryInterface } from 'sequelize';
 import { listIndexName } from '../../kit/list-indexes';
-import { shadowColumnsOf } from '../../kit/shadows';
+import { searchColumnOf, shadowColumnsOf } from '../../kit/shadows';
 import { addColumnChecks, fieldColumns } from './resource-columns';
 import { addIndexIfMissing } from './schema-steps';
 import { uniqueKeyColumns, uniqueKeyName } from './unique-key';
 import { renameCheckConstraint, replaceCheckConstraint } from './check-constraints';
 import { ddlOf } from './engines/engine-ddl';
+import { observeShadowColumns } from './search-index';
 import { select } from './select';
 import { indexesOf } from './indexes-of';
 
@@ -64,6 +65,13 @@ export async function renameFieldColumn(
   );
   await renameCheckConstraint(queryInterface, table, from, to);
   await columns.afterRename(queryInterface, table, from, to);
+  const shadows = pairs.filter(([old]) => old === searchColumnOf(from));
+  observeShadowColumns(
+    queryInterface,
+    table,
+    shadows.map(([old]) => old),
+    shadows.map(([, next]) => next),
+  );
 }
 
 /** Drops a field's column (and its shadows) with the indexes, unique keys and foreign key on it. */
@@ -73,6 +81,11 @@ export async function dropFieldColumn(queryInterface: QueryInterface, table: str
   // Its CHECK constraint first (check-constraints.ts): a table constraint naming the column keeps it from going on SQLite and SQL Server.
   if (column in described) await replaceCheckConstraint(queryInterface, table, column, {});
   await ddlOf(queryInterface.sequelize.getDialect()).columns.dropColumns(queryInterface, table, columns, described);
+  observeShadowColumns(
+    queryInterface,
+    table,
+    columns.filter((name) => name === searchColumnOf(column) || name === column),
+  );
 }
 
 type Columns = Record<string, ModelAttributeColumnOptions>;

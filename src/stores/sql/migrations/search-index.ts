@@ -41,13 +41,15 @@ export async function missingSearchIndex(
   );
 }
 
-/** A substring index step a migration took: built or dropped, in which shape. */
-export interface SearchIndexStep {
-  table: string;
-  columns: readonly string[];
-  shape: SearchIndexShape;
-  action: 'build' | 'drop';
-}
+/**
+ * A substring index step a migration took: built or dropped in one shape, or (a field's column dropped or
+ * renamed) every shape of these shadows dropped, or moved to the `to` shadows.
+ */
+export type SearchIndexStep = { table: string; columns: readonly string[] } & (
+  | { action: 'build' | 'drop'; shape: SearchIndexShape }
+  | { action: 'drop-column' }
+  | { action: 'rename-column'; to: readonly string[] }
+);
 
 /** Who is told of the substring index steps the migrations on a QueryInterface take, whatever the engine. */
 const observers = new WeakMap<QueryInterface, (step: SearchIndexStep) => void>();
@@ -64,6 +66,18 @@ export function observeSearchIndexes(
 ): () => void {
   observers.set(queryInterface, observer);
   return () => observers.delete(queryInterface);
+}
+
+/** Tells the observer that these shadow columns went (`to` undefined) or took the `to` names, and their indexes with them. */
+export function observeShadowColumns(
+  queryInterface: QueryInterface,
+  table: string,
+  columns: readonly string[],
+  to?: readonly string[],
+): void {
+  const observer = observers.get(queryInterface);
+  if (observer && columns.length > 0)
+    observer(to ? { table, columns, action: 'rename-column', to } : { table, columns, action: 'drop-column' });
 }
 
 /** Which index a step builds or drops: `table-wide` unless said (see above). */
