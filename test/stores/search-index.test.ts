@@ -1,3 +1,4 @@
+import type { Sequelize } from 'sequelize';
 import { SchemaDriftError } from '../../src/stores/errors';
 import {
   addSearchIndex,
@@ -57,6 +58,16 @@ describe('the search index name', () => {
     expect(long).not.toBe(searchIndexName('a_table_with_a_rather_long_name_indeed', 'and_a_long_column_name_search2'));
   });
 });
+
+/** Every statement run through `sequelize` from now on, in order, until `spy.mockRestore()`. */
+function recordStatements(sequelize: Sequelize): { asked: string[]; spy: jest.SpyInstance } {
+  const asked: string[] = [];
+  const query = sequelize.query.bind(sequelize);
+  const spy = jest
+    .spyOn(sequelize, 'query')
+    .mockImplementation(((text: string, options: never) => (asked.push(String(text)), query(text, options))) as never);
+  return { asked, spy };
+}
 
 /** The schema check's refusal, or undefined when it passes. */
 async function refusal(database: SqlDatabase): Promise<unknown> {
@@ -152,13 +163,7 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
         const owner = `owner-probe-${Date.now()}`;
         for (let i = 0; i < 30; i += 1) await store.create(owner, { title: `Note ${i} -- x` });
         const sequelize = sql().queryInterface().sequelize;
-        const asked: string[] = [];
-        const query = sequelize.query.bind(sequelize);
-        const spy = jest
-          .spyOn(sequelize, 'query')
-          .mockImplementation(
-            ((text: string, options: never) => (asked.push(String(text)), query(text, options))) as never,
-          );
+        const { asked, spy } = recordStatements(sequelize);
         const list = async (search: string) => {
           asked.length = 0;
           const page = await store.list({ ownerId: owner }, { where: [], sort: [], limit: 5, offset: 0, search });
@@ -196,13 +201,7 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
           { replacements: { owner, count: SEARCH_MATCH_BOUND + 5 } },
         );
         await sequelize.query('ANALYZE si_notes');
-        const asked: string[] = [];
-        const query = sequelize.query.bind(sequelize);
-        const spy = jest
-          .spyOn(sequelize, 'query')
-          .mockImplementation(
-            ((text: string, options: never) => (asked.push(String(text)), query(text, options))) as never,
-          );
+        const { asked, spy } = recordStatements(sequelize);
         const titles = async (search: string) => {
           asked.length = 0;
           const page = await store.list({ ownerId: owner }, { where: [], sort: [], limit: 5, offset: 0, search });
