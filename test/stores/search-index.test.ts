@@ -114,7 +114,8 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
         expect(String(await refusal(sql()))).toContain('the per-owner trigram index (owner_id, title_search) for ?q=');
 
         await addSearchIndex(queryInterface, 'si_notes', ['title_search'], perOwner);
-        await addSearchIndex(queryInterface, 'si_notes', ['title_search'], perOwner); // again, as after a half-applied run
+        // Again, as after a half-applied run: nothing to do.
+        await addSearchIndex(queryInterface, 'si_notes', ['title_search'], perOwner);
         await expect(sql().checkSchema()).resolves.toBeUndefined();
         // The store's own condition (LIKE … ESCAPE '!'), with the owner and without (an admin's search), is served by
         // the per-owner index when the planner may not scan the table nor use the table-wide one.
@@ -192,7 +193,8 @@ for (const target of testEngines().filter((engine) => engine.engine !== 'mongodb
         const store = sql().store(resourceStore(legacy));
         const owner = `owner-bound-${Date.now()}`;
         const sequelize = sql().queryInterface().sequelize;
-        // SEARCH_MATCH_BOUND + 5 older notes holding `zebra <n>`, then 50 newer ones without: the short walk meets none.
+        // SEARCH_MATCH_BOUND + 5 older notes holding `zebra <n>`, then 50 newer ones without: the short walk meets
+        // none.
         await sequelize.query(
           `INSERT INTO si_notes (id, owner_id, title, title_search, created_at, updated_at)
            SELECT gen_random_uuid()::text, :owner, t, t, c, c FROM (

@@ -14,7 +14,10 @@ interface SelectQueryGenerator {
   ): string;
 }
 
-/** Sequelize's helpers from the instance's own class: the kit, and so this file, is loaded on MongoDB too, without Sequelize. */
+/**
+ * Sequelize's helpers from the instance's own class: the kit, and so this file, is loaded on MongoDB too, without
+ * Sequelize.
+ */
 function helpers(model: ModelStatic<Model>) {
   return model.sequelize!.constructor as unknown as {
     Utils: typeof SequelizeUtils;

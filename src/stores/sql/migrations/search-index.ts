@@ -68,7 +68,10 @@ export function observeSearchIndexes(
   return () => observers.delete(queryInterface);
 }
 
-/** Tells the observer that these shadow columns went (`to` undefined) or took the `to` names, and their indexes with them. */
+/**
+ * Tells the observer that these shadow columns went (`to` undefined) or took the `to` names, and their indexes
+ * with them.
+ */
 export function observeShadowColumns(
   queryInterface: QueryInterface,
   table: string,
