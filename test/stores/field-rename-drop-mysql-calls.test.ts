@@ -1,22 +1,19 @@
-import { Sequelize } from 'sequelize';
 import { setFieldRules } from '../../src/stores/sql/migrations/check-constraints';
 import { setFieldDefault } from '../../src/stores/sql/migrations/field-changes';
 import { setFieldRequired } from '../../src/stores/sql/migrations/field-nullability';
 import { dropFieldColumn, renameFieldColumn } from '../../src/stores/sql/migrations/field-rename-drop';
 import { addListIndexes } from '../../src/stores/sql/migrations/list-index-steps';
+import { recordStatements, type StatementRecorder } from '../support/statement-recorder';
 
 // What MySQL is asked by each change to a field (MariaDB runs the same statements for real in
 // field-rename-drop.test.ts and field-rules-database.test.ts, but accepts what MySQL 8 refuses): a column a
 // CHECK uses is renamed in the ALTER that drops the CHECK and adds it again (MySQL 8.0.16+ answers error
 // 3959 otherwise), and a CHECK is replaced in one ALTER, so a refused ADD keeps the old rule.
 
-function mysql(checks: Record<string, string>, breaking = 0) {
-  // No connection is needed to build SQL.
-  const sequelize = new Sequelize('mysql://app:app@127.0.0.1:1/app', { logging: false });
-  const queryInterface = sequelize.getQueryInterface();
-  const calls: string[] = [];
-  jest.spyOn(sequelize, 'query').mockImplementation((async (sql: string, options?: { type?: string }) => {
-    if (options?.type === 'SELECT') {
+function mysql(checks: Record<string, string>, breaking = 0): StatementRecorder {
+  return recordStatements(
+    'mysql://app:app@127.0.0.1:1/app',
+    (sql) => {
       if (/CHECK_CONSTRAINTS/.test(sql))
         return Object.entries(checks).map(([name, definition]) => ({ name, definition }));
       if (/COUNT\(\*\)/.test(sql)) return [{ breaking }];
@@ -24,18 +21,12 @@ function mysql(checks: Record<string, string>, breaking = 0) {
         return [{ type: 'int(11)', charset: null, collation: null, fallback: '3', version: '8.4.3' }];
       if (/REFERENCED_TABLE_NAME IS NOT NULL/.test(sql)) return [{ name: 'tickets_ibfk_1' }];
       return [];
-    }
-    calls.push(sql.replace(/\s+/g, ' ').trim());
-    return [[], 0];
-  }) as never);
-  jest.spyOn(queryInterface, 'describeTable').mockResolvedValue({ priority: { type: 'INT' } } as never);
-  jest
-    .spyOn(queryInterface, 'showIndex')
-    .mockResolvedValue([{ name: 'tickets_priority', fields: [{ attribute: 'priority' }] }] as never);
-  jest.spyOn(queryInterface, 'removeIndex').mockImplementation((async (table: string, name: string) => {
-    calls.push(`DROP INDEX ${name} ON ${table}`);
-  }) as never);
-  return { queryInterface, calls };
+    },
+    {
+      columns: { priority: { type: 'INT' } },
+      indexes: [{ name: 'tickets_priority', fields: [{ attribute: 'priority' }] }],
+    },
+  );
 }
 
 describe('MySQL: the statements of each change to a field', () => {

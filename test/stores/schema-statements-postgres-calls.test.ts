@@ -1,40 +1,29 @@
-import { Sequelize, type QueryInterface } from 'sequelize';
+import type { QueryInterface } from 'sequelize';
 import { setFieldRules } from '../../src/stores/sql/migrations/check-constraints';
 import { setFieldDefault } from '../../src/stores/sql/migrations/field-changes';
 import { setFieldRequired } from '../../src/stores/sql/migrations/field-nullability';
 import { dropFieldColumn, renameFieldColumn } from '../../src/stores/sql/migrations/field-rename-drop';
 import { addListIndexes } from '../../src/stores/sql/migrations/list-index-steps';
+import { recordStatements, type StatementRecorder } from '../support/statement-recorder';
 
 // What PostgreSQL is asked by each of the kit's changes to a field (engines/postgres-*.ts), pinned as the
 // SQL Server and MySQL statements are in their own tests; the same operations run for real on PostgreSQL in
 // field-rename-drop.test.ts, field-rules-database.test.ts and the list index tests. Each is metadata only, or
 // online (CONCURRENTLY), and a CHECK is replaced in one ALTER.
 
-function postgres(): { queryInterface: QueryInterface; calls: string[] } {
-  // No connection is needed to build SQL.
-  const sequelize = new Sequelize('postgres://app:app@127.0.0.1:1/app', { logging: false });
-  const queryInterface = sequelize.getQueryInterface();
-  const calls: string[] = [];
-  jest.spyOn(sequelize, 'query').mockImplementation((async (sql: string, options?: { type?: string }) => {
-    if (options?.type === 'SELECT') {
+function postgres(): StatementRecorder {
+  return recordStatements(
+    'postgres://app:app@127.0.0.1:1/app',
+    (sql) => {
       if (/pg_constraint c JOIN/.test(sql)) return [{ name: 'tags_rank_check', definition: 'CHECK ((rank >= 1))' }];
       if (/conname FROM pg_constraint/.test(sql)) return [{ conname: 'tags_note_fkey' }];
       return [];
-    }
-    calls.push(sql.replace(/\s+/g, ' ').trim());
-    return [[], 0];
-  }) as never);
-  jest.spyOn(queryInterface, 'describeTable').mockResolvedValue({
-    note: { type: 'VARCHAR(36)', allowNull: true },
-    rank: { type: 'INTEGER', allowNull: true },
-  } as never);
-  jest
-    .spyOn(queryInterface, 'showIndex')
-    .mockResolvedValue([{ name: 'tags_note', fields: [{ attribute: 'note' }] }] as never);
-  jest.spyOn(queryInterface, 'removeIndex').mockImplementation((async (table: string, name: string) => {
-    calls.push(`DROP INDEX ${name} ON ${table}`);
-  }) as never);
-  return { queryInterface, calls };
+    },
+    {
+      columns: { note: { type: 'VARCHAR(36)', allowNull: true }, rank: { type: 'INTEGER', allowNull: true } },
+      indexes: [{ name: 'tags_note', fields: [{ attribute: 'note' }] }],
+    },
+  );
 }
 
 describe('PostgreSQL: the statements of each change to a field', () => {
