@@ -2,8 +2,6 @@ import type { QueryInterface } from 'sequelize';
 import { ddlOf } from './engines/engine-ddl';
 import { indexesOf, type IndexShape } from './indexes-of';
 
-export type { IndexShape };
-
 // What a table is on the server, in the same terms on every relational engine: its columns (a broad type,
 // nullability, the collation of string columns), its indexes (by columns, unique or not) and its foreign
 // keys (with their on-delete rule). The start-up comparison (table-drift.ts) reads it against a resource's

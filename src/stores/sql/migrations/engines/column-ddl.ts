@@ -49,11 +49,7 @@ export async function dropWithIndexes(
   queryInterface: QueryInterface,
   table: string,
   columns: readonly string[],
-  dropOne: (column: string) => Promise<void> = (column) =>
-    run(
-      queryInterface,
-      `ALTER TABLE ${queryInterface.quoteIdentifier(table)} DROP COLUMN ${queryInterface.quoteIdentifier(column)}`,
-    ),
+  dropOne: (column: string) => Promise<void> = (column) => dropColumn(queryInterface, table, column),
 ): Promise<void> {
   for (const index of await indexesOf(queryInterface, table))
     if (index.columns.some((name) => columns.includes(name))) await queryInterface.removeIndex(table, index.name);
@@ -65,6 +61,12 @@ export const renameInPlace = {
   aroundRename: (...[, , , rename]: Parameters<ColumnDdl['aroundRename']>) => rename(),
   afterRename: async () => undefined,
 };
+
+/** `ALTER TABLE … DROP COLUMN …`, as every engine writes it. */
+export function dropColumn(queryInterface: QueryInterface, table: string, column: string): Promise<void> {
+  const quote = (name: string) => queryInterface.quoteIdentifier(name);
+  return run(queryInterface, `ALTER TABLE ${quote(table)} DROP COLUMN ${quote(column)}`);
+}
 
 export async function run(queryInterface: QueryInterface, sql: string): Promise<void> {
   await queryInterface.sequelize.query(sql);

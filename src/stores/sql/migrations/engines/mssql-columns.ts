@@ -9,7 +9,7 @@ import {
   restoreDependants,
 } from '../mssql-dependants';
 import { select } from '../select';
-import { run, type ColumnDdl } from './column-ddl';
+import { dropColumn, run, type ColumnDdl } from './column-ddl';
 
 // SQL Server: nullability by ALTER COLUMN, restating the type and collation, with what depends on the column
 // set aside around it (mssql-dependants.ts: it refuses otherwise); a default as the column's one default
@@ -59,8 +59,7 @@ export const mssqlColumns: ColumnDdl = {
   },
   afterRename: async () => undefined,
   async dropColumns(queryInterface, table, columns, described) {
-    const quote = (name: string) => queryInterface.quoteIdentifier(name);
-    const drop = (column: string) => run(queryInterface, `ALTER TABLE ${quote(table)} DROP COLUMN ${quote(column)}`);
+    const drop = (column: string) => dropColumn(queryInterface, table, column);
     await changeMssqlColumn(queryInterface, table, columns, 'drop', async () => {
       const indexed = new Set((await indexesOf(queryInterface, table)).flatMap((index) => index.columns));
       const unused = Object.keys(described).filter(

@@ -1,5 +1,5 @@
-import { select } from '../select';
 import type { IndexDdl } from './index-ddl';
+import { dropInvalidIndex } from './postgres-invalid-index';
 import { postgresSearch } from './postgres-search';
 
 // PostgreSQL: CREATE INDEX CONCURRENTLY (outside a transaction: its migration says `transaction: false`), an
@@ -9,12 +9,7 @@ import { postgresSearch } from './postgres-search';
 export const postgresIndexes: IndexDdl = {
   async addOnline(queryInterface, table, name, columns) {
     const quote = (identifier: string) => queryInterface.quoteIdentifier(identifier);
-    const invalid = await select(
-      queryInterface,
-      `SELECT 1 AS invalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = :name AND NOT i.indisvalid`,
-      { name },
-    );
-    if (invalid.length > 0) await queryInterface.sequelize.query(`DROP INDEX CONCURRENTLY IF EXISTS ${quote(name)}`);
+    await dropInvalidIndex(queryInterface, name);
     await queryInterface.sequelize.query(
       `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${quote(name)} ON ${quote(table)} (${columns.map(quote).join(', ')})`,
     );

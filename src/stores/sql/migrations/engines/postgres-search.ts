@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { QueryInterface } from 'sequelize';
 import { select } from '../select';
+import { dropInvalidIndex } from './postgres-invalid-index';
 import type { SearchIndexDdl, SearchIndexShape } from './index-ddl';
 
 // PostgreSQL's substring indexes of a search shadow: GIN indexes with pg_trgm's gin_trgm_ops, which serve the
@@ -9,8 +10,6 @@ import type { SearchIndexDdl, SearchIndexShape } from './index-ddl';
 // trigrams are intersected inside the index. Both extensions are created if missing (trusted since PostgreSQL 13,
 // so the database's owner may). Online (a table that may hold rows and take writes) an index is built
 // CONCURRENTLY, outside a transaction, an INVALID index a failed build left dropped first.
-
-type Rows = Record<string, unknown>[];
 
 const SUFFIXES: Record<SearchIndexShape, string> = { 'table-wide': 'trgm', 'per-owner': 'owner_trgm' };
 
@@ -28,7 +27,7 @@ export function searchIndexName(table: string, column: string, shape: SearchInde
 /** An extension the index needs, created when missing; a role that may not is told who may. */
 async function ensureExtension(queryInterface: QueryInterface, table: string, extension: string): Promise<void> {
   const present = `SELECT 1 AS present FROM pg_extension WHERE extname = :extension`;
-  if (((await select(queryInterface, present, { extension })) as Rows).length > 0) return;
+  if ((await select(queryInterface, present, { extension })).length > 0) return;
   try {
     await queryInterface.sequelize.query(`CREATE EXTENSION IF NOT EXISTS ${extension}`);
   } catch (error) {
@@ -48,7 +47,7 @@ async function indexedShadows(
   queryInterface: QueryInterface,
   table: string,
 ): Promise<Map<string, Set<SearchIndexShape>>> {
-  const rows = (await select(
+  const rows = await select(
     queryInterface,
     `SELECT a.attname AS "column", i.indnatts AS width FROM pg_index i
        JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
@@ -59,7 +58,7 @@ async function indexedShadows(
        AND am.amname = 'gin' AND oc.opcname = 'gin_trgm_ops'
        AND (i.indnatts = 1 OR (i.indnatts = 2 AND lead.attname = 'owner_id'))`,
     { table },
-  )) as Rows;
+  );
   const shapes = new Map<string, Set<SearchIndexShape>>();
   for (const row of rows) {
     const column = String(row.column);
@@ -79,15 +78,7 @@ export const postgresSearch: SearchIndexDdl = {
     const lead = shape === 'per-owner' ? `${quote('owner_id')}, ` : '';
     for (const column of columns) {
       const name = searchIndexName(table, column, shape);
-      if (online) {
-        const invalid = await select(
-          queryInterface,
-          `SELECT 1 AS invalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = :name AND NOT i.indisvalid`,
-          { name },
-        );
-        if (invalid.length > 0)
-          await queryInterface.sequelize.query(`DROP INDEX CONCURRENTLY IF EXISTS ${quote(name)}`);
-      }
+      if (online) await dropInvalidIndex(queryInterface, name);
       await queryInterface.sequelize.query(
         `CREATE INDEX${online ? ' CONCURRENTLY' : ''} IF NOT EXISTS ${quote(name)} ON ${quote(table)} USING gin (${lead}${quote(column)} gin_trgm_ops)`,
       );

@@ -1,6 +1,6 @@
 import { definesColumn, rebuildSqlite } from '../sqlite-rebuild';
-import { select } from '../select';
-import { dropWithIndexes, renameInPlace, run, type ColumnDdl } from './column-ddl';
+import { dropColumn, dropWithIndexes, renameInPlace, run, type ColumnDdl } from './column-ddl';
+import { sqliteCatalog } from './sqlite-catalog';
 
 // SQLite: ALTER TABLE cannot change whether a column takes null: the table is rebuilt from its own definition
 // (sqlite-rebuild.ts). Nor a default: the column keeps the one it was created with, and the store, which fills
@@ -38,19 +38,14 @@ export const sqliteColumns: ColumnDdl = {
   },
   dropColumns: (queryInterface, table, columns) =>
     dropWithIndexes(queryInterface, table, columns, async (column) => {
-      const keys = await select(queryInterface, `PRAGMA foreign_key_list(${queryInterface.quoteIdentifier(table)})`);
-      if (keys.some((key) => key.from === column))
+      if ((await sqliteCatalog.foreignKeys(queryInterface, table)).some((key) => key.column === column))
         await rebuildSqlite(
           queryInterface,
           table,
           (parts) => parts.filter((part) => !definesColumn(part, column)),
           column,
         );
-      else
-        await run(
-          queryInterface,
-          `ALTER TABLE ${queryInterface.quoteIdentifier(table)} DROP COLUMN ${queryInterface.quoteIdentifier(column)}`,
-        );
+      else await dropColumn(queryInterface, table, column);
     }),
   renameColumn: (queryInterface, table, from, to) =>
     run(
