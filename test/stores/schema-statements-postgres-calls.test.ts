@@ -11,12 +11,14 @@ import { recordStatements, type StatementRecorder } from '../support/statement-r
 // field-rename-drop.test.ts, field-rules-database.test.ts and the list index tests. Each is metadata only, or
 // online (CONCURRENTLY), and a CHECK is replaced in one ALTER.
 
-function postgres(): StatementRecorder {
+/** `foreignKeys`: the constraints pg_constraint holds, by name. */
+function postgres(foreignKeys = ['tags_note_fkey']): StatementRecorder {
   return recordStatements(
     'postgres://app:app@127.0.0.1:1/app',
-    (sql) => {
+    (sql, replacements) => {
       if (/pg_constraint c JOIN/.test(sql)) return [{ name: 'tags_rank_check', definition: 'CHECK ((rank >= 1))' }];
-      if (/conname FROM pg_constraint/.test(sql)) return [{ conname: 'tags_note_fkey' }];
+      if (/conname FROM pg_constraint/.test(sql))
+        return foreignKeys.filter((name) => name === replacements.name).map((conname) => ({ conname }));
       return [];
     },
     {
@@ -65,5 +67,11 @@ describe('PostgreSQL: the statements of each change to a field', () => {
     const { queryInterface, calls } = postgres();
     await change(queryInterface);
     expect(calls).toEqual(statements);
+  });
+
+  it('a rename whose foreign key has another name leaves the constraint alone', async () => {
+    const { queryInterface, calls } = postgres(['tags_note_fk_custom']);
+    await renameFieldColumn(queryInterface, 'tags', 'note', 'parent');
+    expect(calls).toEqual(['ALTER TABLE "tags" RENAME COLUMN "note" TO "parent"']);
   });
 });

@@ -12,14 +12,15 @@ export interface StatementRecorder {
 
 export function recordStatements(
   url: string,
-  answer: (sql: string) => Record<string, unknown>[],
+  answer: (sql: string, replacements: Record<string, unknown>) => Record<string, unknown>[],
   table: { columns: Record<string, unknown>; indexes: { name: string; fields: { attribute: string }[] }[] },
 ): StatementRecorder {
   const sequelize = new Sequelize(url, { logging: false });
   const queryInterface = sequelize.getQueryInterface();
   const calls: string[] = [];
-  jest.spyOn(sequelize, 'query').mockImplementation((async (sql: string, options?: { type?: string }) => {
-    if (options?.type === 'SELECT') return answer(sql);
+  type Options = { type?: string; replacements?: Record<string, unknown> };
+  jest.spyOn(sequelize, 'query').mockImplementation((async (sql: string, options?: Options) => {
+    if (options?.type === 'SELECT') return answer(sql, options.replacements ?? {});
     calls.push(sql.replace(/\s+/g, ' ').trim());
     return [[], 0];
   }) as never);
