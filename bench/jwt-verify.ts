@@ -36,7 +36,24 @@ const verifyString = measure('verify, string secret', 2_000, () =>
   jwt.verify(stringToken, secret, { algorithms: ['HS256'] }),
 );
 const verifyKey = measure('verify, KeyObject', 20_000, () => jwt.verify(keyToken, key, { algorithms: ['HS256'] }));
-measure('TokenService.verifyAccessToken (KeyObject)', 20_000, () => service.verifyAccessToken(serviceToken));
+measure('TokenService.verifyAccessToken, remembered', 20_000, () => service.verifyAccessToken(serviceToken));
+// A refresh presents a token this process may not have seen (the first refresh of a session): fresh ones each call.
+const session = {
+  userId: 'user-1',
+  sessionVersion: 0,
+  proof: { authTime: Math.floor(Date.now() / 1000), amr: ['pwd'] },
+};
+const freshRefreshTokens = Array.from({ length: 22_000 }, () => service.signRefreshToken(session).token);
+let next = 0;
+measure('TokenService.verifyRefreshToken, first time', 20_000, () =>
+  service.verifyRefreshToken(freshRefreshTokens[next++]!),
+);
+measure('TokenService.verifyRefreshToken, remembered', 20_000, () =>
+  service.verifyRefreshToken(freshRefreshTokens[0]!),
+);
+measure('TokenService.signAccessToken', 20_000, () =>
+  service.signAccessToken({ id: 'user-1', role: 'user', sessionVersion: 0, proof: session.proof }),
+);
 const signString = measure('sign, string secret', 2_000, () =>
   jwt.sign(claims, secret, { algorithm: 'HS256', expiresIn: 900 }),
 );

@@ -48,6 +48,7 @@ export class TokenService {
   private readonly expectedAccess: ExpectedToken;
   private readonly expectedRefresh: ExpectedToken;
   private readonly verifiedAccess = new VerifiedTokens<AccessClaims>();
+  private readonly verifiedRefresh = new VerifiedTokens<RefreshClaims>();
 
   constructor(private readonly settings: Config['jwt']) {
     this.accessKey = createSecretKey(Buffer.from(settings.accessSecret));
@@ -133,10 +134,14 @@ export class TokenService {
 
   /** The owner, session version and proof of a valid refresh token; undefined otherwise. The store must still be asked. */
   verifyRefreshToken(token: string): RefreshClaims | undefined {
+    const known = this.verifiedRefresh.get(token);
+    if (known) return known;
     const claims = verifiedClaims(token, this.refreshKey, this.expectedRefresh);
     const version = claims?.sv;
     if (!claims || typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) return undefined;
-    return { userId: claims.sub as string, sessionVersion: version, proof: proofOf(claims) };
+    const session = { userId: claims.sub as string, sessionVersion: version, proof: proofOf(claims) };
+    this.verifiedRefresh.remember(token, session, (claims.exp as number) * 1000);
+    return session;
   }
 }
 

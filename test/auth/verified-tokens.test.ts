@@ -26,6 +26,53 @@ function signAccess(claims: object, secret = TEST_SECRETS.JWT_SECRET): string {
   return `${unsigned}.${createHmac('sha256', secret).update(unsigned).digest('base64url')}`;
 }
 
+function signRefresh(claims: object, secret = TEST_SECRETS.REFRESH_TOKEN_SECRET): string {
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  const payload = {
+    sub: 'u1',
+    sv: 3,
+    typ: 'refresh',
+    iss: config.jwt.issuer,
+    aud: config.jwt.issuer,
+    jti: 'r1',
+    iat: nowSeconds,
+    exp: nowSeconds + 60,
+    ...claims,
+  };
+  const unsigned = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(payload)}`;
+  return `${unsigned}.${createHmac('sha256', secret).update(unsigned).digest('base64url')}`;
+}
+
+describe('verified refresh tokens, remembered', () => {
+  afterEach(() => jest.useRealTimers());
+  const session = { userId: 'u1', sessionVersion: 3, proof: { authTime: 0, amr: [] } };
+
+  it('a remembered refresh token is refused from the second its exp passes, as a full check refuses it', () => {
+    jest.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') });
+    const tokens = new TokenService(config.jwt);
+    const token = signRefresh({});
+    expect(tokens.verifyRefreshToken(token)).toEqual(session);
+    jest.setSystemTime(Date.now() + 59_999);
+    expect(tokens.verifyRefreshToken(token)).toEqual(session);
+    jest.setSystemTime(Date.now() + 1);
+    expect(tokens.verifyRefreshToken(token)).toBeUndefined();
+    expect(new TokenService(config.jwt).verifyRefreshToken(token)).toBeUndefined();
+  });
+
+  it('a refused refresh token stays refused, and one kind never answers for the other', () => {
+    const tokens = new TokenService(config.jwt);
+    const forged = signRefresh({}, 'another-secret-of-the-attacker-000000000000');
+    expect(tokens.verifyRefreshToken(forged)).toBeUndefined();
+    expect(tokens.verifyRefreshToken(forged)).toBeUndefined();
+    const refresh = signRefresh({});
+    const access = signAccess({});
+    expect(tokens.verifyRefreshToken(refresh)).toEqual(session);
+    expect(tokens.verifyAccessToken(access)).toBeDefined();
+    expect(tokens.verifyAccessToken(refresh)).toBeUndefined(); // remembered as a refresh token, still no access token
+    expect(tokens.verifyRefreshToken(access)).toBeUndefined();
+  });
+});
+
 describe('verified access tokens, remembered', () => {
   afterEach(() => jest.useRealTimers());
 
