@@ -74,7 +74,8 @@ LABEL org.opencontainers.image.title="koa-api-service" \
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
-    GLIBC_TUNABLES=glibc.malloc.arena_max=1
+    GLIBC_TUNABLES=glibc.malloc.arena_max=1 \
+    NODE_OPTIONS=--max-semi-space-size=16
 WORKDIR /app
 # Code and dependencies stay owned by root: the service user can read them but not rewrite them.
 COPY --from=build /app/package.json ./package.json

@@ -3,19 +3,28 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEMO_CREDENTIALS } from './scenarios';
 
-/**
- * The GLIBC_TUNABLES the production image sets (its Dockerfile's ENV), so the bench and the soak run the
- * service with the same malloc settings as production and the two cannot drift apart. See
- * docs/performance.md ("Memory") for why the image caps glibc at one malloc arena. BENCH_GLIBC_TUNABLES
- * overrides it (empty: glibc's defaults), to measure what the setting changes.
- */
-export function productionMallocTunables(): string {
-  if (process.env.BENCH_GLIBC_TUNABLES !== undefined) return process.env.BENCH_GLIBC_TUNABLES;
+/** A variable the production image sets (its Dockerfile's ENV), quoted or not; undefined when it sets none. */
+function imageVariable(name: string): string | undefined {
   const dockerfile = readFileSync(join(__dirname, '..', 'Dockerfile'), 'utf8');
-  const value = /^\s*GLIBC_TUNABLES=(\S+)/m.exec(dockerfile)?.[1];
-  if (!value)
-    throw new Error("Dockerfile sets no GLIBC_TUNABLES: the bench cannot run with the image's malloc settings");
-  return value;
+  const match = new RegExp(`^\\s*(?:ENV\\s+)?${name}=(?:"([^"]*)"|(\\S+))`, 'm').exec(dockerfile);
+  return match ? (match[1] ?? match[2]) : undefined;
+}
+
+/**
+ * The malloc settings and node flags the production image runs the service with (GLIBC_TUNABLES and
+ * NODE_OPTIONS in its Dockerfile's ENV), so the bench and the soak measure the image's process and the two
+ * cannot drift apart. See docs/performance.md ("Memory") for why the image sets each. BENCH_GLIBC_TUNABLES and
+ * BENCH_NODE_OPTIONS override them (empty: the defaults), to measure what a setting changes.
+ */
+export function productionRuntime(): { GLIBC_TUNABLES: string; NODE_OPTIONS: string } {
+  const runtime = {
+    GLIBC_TUNABLES: process.env.BENCH_GLIBC_TUNABLES ?? imageVariable('GLIBC_TUNABLES'),
+    NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? imageVariable('NODE_OPTIONS'),
+  };
+  for (const [name, value] of Object.entries(runtime))
+    if (value === undefined)
+      throw new Error(`Dockerfile sets no ${name}: the bench cannot run with the image's runtime settings`);
+  return runtime as { GLIBC_TUNABLES: string; NODE_OPTIONS: string };
 }
 
 /**
@@ -43,8 +52,8 @@ export function serviceEnvironment(databaseFile: string, dist: string, metrics: 
     // Plain HTTP on loopback: a Secure cookie could not be set over it (production's default is Secure).
     COOKIE_SECURE: 'false',
     BENCH_DIST: dist,
-    // The image's malloc settings (Dockerfile), so the memory figures are the production image's.
-    GLIBC_TUNABLES: productionMallocTunables(),
+    // The image's malloc settings and node flags (Dockerfile), so the memory figures are the production image's.
+    ...productionRuntime(),
     ...(metrics ? { METRICS_PORT: '9464' } : {}),
   };
 }

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { productionMallocTunables } from '../../../bench/production-env';
+import { productionRuntime } from '../../../bench/production-env';
 import { sleep, spawnChild, waitForExit } from './children';
 import { freePort } from './free-port';
 import { send } from './http';
@@ -66,8 +66,8 @@ export class ServiceProcess {
         LOGIN_THROTTLE_ACCOUNT_FAILURES: '1000000',
         LOG_LEVEL: 'warn',
         DEMO_USER_PASSWORD: DEMO.password,
-        // The production image's malloc settings (Dockerfile), so memory figures are the image's.
-        GLIBC_TUNABLES: productionMallocTunables(),
+        // The production image's malloc settings and node flags (Dockerfile), so memory figures are the image's.
+        ...productionRuntime(),
         ...env,
       },
     });
