@@ -3,10 +3,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEMO_CREDENTIALS } from './scenarios';
 
-/** A variable the production image sets (its Dockerfile's ENV), quoted or not; undefined when it sets none. */
+/** A variable the production image sets (its Dockerfile's last stage's ENV), quoted or not; undefined when none. */
 function imageVariable(name: string): string | undefined {
   const dockerfile = readFileSync(join(__dirname, '..', 'Dockerfile'), 'utf8');
-  const match = new RegExp(`^\\s*(?:ENV\\s+)?${name}=(?:"([^"]*)"|(\\S+))`, 'm').exec(dockerfile);
+  const runtimeStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  const match = new RegExp(`^\\s*(?:ENV\\s+)?${name}=(?:"([^"]*)"|(\\S+))`, 'm').exec(runtimeStage);
   return match ? (match[1] ?? match[2]) : undefined;
 }
 

@@ -1,4 +1,4 @@
-import { createSecretKey, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
+import { createSecretKey, hash, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
 import type { Config } from '../config/config';
 import { NO_PROOF, type SessionProof } from './owner-proof/proofs';
@@ -134,13 +134,16 @@ export class TokenService {
 
   /** The owner, session version and proof of a valid refresh token; undefined otherwise. The store must still be asked. */
   verifyRefreshToken(token: string): RefreshClaims | undefined {
-    const known = this.verifiedRefresh.get(token);
+    // Remembered by the token's digest, not its text: a heap dump then holds no usable refresh token, as the store
+    // does not.
+    const digest = hash('sha256', token, 'base64url');
+    const known = this.verifiedRefresh.get(digest);
     if (known) return known;
     const claims = verifiedClaims(token, this.refreshKey, this.expectedRefresh);
     const version = claims?.sv;
     if (!claims || typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) return undefined;
     const session = { userId: claims.sub as string, sessionVersion: version, proof: proofOf(claims) };
-    this.verifiedRefresh.remember(token, session, (claims.exp as number) * 1000);
+    this.verifiedRefresh.remember(digest, session, (claims.exp as number) * 1000);
     return session;
   }
 }

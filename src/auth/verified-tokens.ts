@@ -1,14 +1,15 @@
-/** How many tokens a table remembers at most: ~0.6 KB each, so a full table stays under ~3 MB. */
+/** How many tokens a table remembers at most: ~0.6 KB each, so a full table stays under ~3 MB (two tables: ~6 MB). */
 const MAX_ENTRIES = 4096;
 
 /**
- * Tokens this process has verified, by their exact text, with the claims they carry (one table per kind). A
- * client sends the same access token with every request for its whole lifetime, and the same refresh cookie at
- * every page load and every access token's expiry; verifying it again costs an HMAC, two base64 decodes, two
- * JSON parses and jsonwebtoken's option checks: the largest piece of an authenticated request after the user's
- * state, and of a refresh (docs/performance.md). A hit means this very string passed every check before, with
- * the same key; only the clock can change that answer, so an entry serves until the token's `exp` (the first
- * moment a full check would refuse it: a token living longer than this service issues is refused outright).
+ * Tokens this process has verified, by their exact text (a refresh token by its digest), with the claims they
+ * carry (one table per kind). A client sends the same access token with every request for its whole lifetime,
+ * and the same refresh cookie at every page load and every access token's expiry; verifying it again costs an
+ * HMAC, two base64 decodes, two JSON parses and jsonwebtoken's option checks: the largest piece of an
+ * authenticated request after the user's state, and of a refresh (docs/performance.md). A hit means this very
+ * string passed every check before, with the same key; only the clock can change that answer, so an entry serves
+ * until the token's `exp` (the first moment a full check would refuse it: a token living longer than this service
+ * issues is refused outright).
  *
  * Only successes are kept: garbage sent by an attacker cannot evict the tokens of real callers, and a refused
  * token is checked in full every time. Revocation is untouched: the guards still compare the session version

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import jwt from 'jsonwebtoken';
 import { TokenService } from '../../src/auth/tokens';
 import { VerifiedTokens } from '../../src/auth/verified-tokens';
 import { loadConfig } from '../../src/config/config';
@@ -57,6 +58,20 @@ describe('verified refresh tokens, remembered', () => {
     jest.setSystemTime(Date.now() + 1);
     expect(tokens.verifyRefreshToken(token)).toBeUndefined();
     expect(new TokenService(config.jwt).verifyRefreshToken(token)).toBeUndefined();
+  });
+
+  it('a refresh token verified once is not verified again, a second token is', () => {
+    const tokens = new TokenService(config.jwt);
+    const verify = jest.spyOn(jwt, 'verify');
+    try {
+      const [first, second] = [signRefresh({ jti: 'r1' }), signRefresh({ jti: 'r2' })];
+      expect([tokens.verifyRefreshToken(first), tokens.verifyRefreshToken(first)]).toEqual([session, session]);
+      expect(verify).toHaveBeenCalledTimes(1);
+      expect(tokens.verifyRefreshToken(second)).toEqual(session);
+      expect(verify).toHaveBeenCalledTimes(2);
+    } finally {
+      verify.mockRestore();
+    }
   });
 
   it('a refused refresh token stays refused, and one kind never answers for the other', () => {
