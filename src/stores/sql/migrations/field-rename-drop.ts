@@ -60,11 +60,13 @@ export async function renameFieldColumn(
       if (name !== index.name) await columns.renameIndex(queryInterface, table, index.name, name);
     }
   };
-  await columns.aroundRename(queryInterface, table, pairs, rename, (index, renamed) =>
-    renamedIndexName(table, index.name, index.columns, renamed),
-  );
+  if (columns.aroundRename)
+    await columns.aroundRename(queryInterface, table, pairs, rename, (index, renamed) =>
+      renamedIndexName(table, index.name, index.columns, renamed),
+    );
+  else await rename();
   await renameCheckConstraint(queryInterface, table, from, to);
-  await columns.afterRename(queryInterface, table, from, to);
+  await columns.afterRename?.(queryInterface, table, from, to);
   const shadows = pairs.filter(([old]) => old === searchColumnOf(from));
   observeShadowColumns(
     queryInterface,

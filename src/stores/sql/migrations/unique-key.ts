@@ -78,7 +78,7 @@ export async function addUniqueKey(
   const duplicate = await firstDuplicate(queryInterface, table, key);
   if (duplicate) throw new DuplicateRowsError(table, key, duplicate.row, duplicate.count);
   const { indexes: statements } = ddlOf(queryInterface.sequelize.getDialect());
-  const indexed = [...key, ...(await statements.uniqueKeyExtras(queryInterface, table, columns))];
+  const indexed = [...key, ...((await statements.uniqueKeyExtras?.(queryInterface, table, columns)) ?? [])];
   const partial = statements.partialUniqueKeys
     ? { where: Object.fromEntries(columns.map((column) => [column, { [notNullOperator(queryInterface)]: null }])) }
     : {};

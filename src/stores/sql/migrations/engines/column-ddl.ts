@@ -17,17 +17,17 @@ export interface ColumnDdl {
   /**
    * Runs `rename` (the columns `pairs` renamed, with the kit's index names) with what the engine must set aside
    * around it (SQL Server: what sp_rename does not carry), made again under the new names (`indexName` names an
-   * index made again, from its old shape and its new columns).
+   * index made again, from its old shape and its new columns). Without it, `rename` runs alone.
    */
-  aroundRename(
+  aroundRename?(
     queryInterface: QueryInterface,
     table: string,
     pairs: readonly (readonly [string, string])[],
     rename: () => Promise<void>,
     indexName: (index: { name: string; columns: string[] }, columns: string[]) => string,
   ): Promise<void>;
-  /** What follows a column's rename besides its indexes and CHECK (PostgreSQL: its foreign key's name). */
-  afterRename(queryInterface: QueryInterface, table: string, from: string, to: string): Promise<void>;
+  /** What follows a column's rename besides its indexes and CHECK (PostgreSQL: its foreign key's name), if anything. */
+  afterRename?(queryInterface: QueryInterface, table: string, from: string, to: string): Promise<void>;
   /** Adds a required column without a default to an empty table, where ADD COLUMN cannot (SQLite). */
   addRequiredToEmpty?(
     queryInterface: QueryInterface,
@@ -55,12 +55,6 @@ export async function dropWithIndexes(
     if (index.columns.some((name) => columns.includes(name))) await queryInterface.removeIndex(table, index.name);
   for (const column of columns) await dropOne(column);
 }
-
-/** Nothing to set aside around a rename, nothing to follow it. */
-export const renameInPlace = {
-  aroundRename: (...[, , , rename]: Parameters<ColumnDdl['aroundRename']>) => rename(),
-  afterRename: async () => undefined,
-};
 
 /** `ALTER TABLE … DROP COLUMN …`, as every engine writes it. */
 export function dropColumn(queryInterface: QueryInterface, table: string, column: string): Promise<void> {

@@ -15,8 +15,8 @@ export interface IndexDdl {
     columns: readonly string[],
     exists: (name: string) => Promise<boolean>,
   ): Promise<void>;
-  /** The columns a unique key over `columns` indexes beyond them (SQL Server: each string's byte length). */
-  uniqueKeyExtras(queryInterface: QueryInterface, table: string, columns: readonly string[]): Promise<string[]>;
+  /** The columns a unique key over `columns` indexes beyond them (SQL Server: each string's byte length), if any. */
+  uniqueKeyExtras?(queryInterface: QueryInterface, table: string, columns: readonly string[]): Promise<string[]>;
   /** Whether a unique key leaves out the rows where a column is null (a partial index), as NULLs never clash. */
   readonly partialUniqueKeys: boolean;
   /** The substring index that serves `?q=`, where the engine has one (PostgreSQL); elsewhere the store walks. */

@@ -57,7 +57,6 @@ export const mssqlColumns: ColumnDdl = {
     await rename();
     await restoreDependants(queryInterface, table, aside, renamesOf(table, pairs), indexName);
   },
-  afterRename: async () => undefined,
   async dropColumns(queryInterface, table, columns, described) {
     const drop = (column: string) => dropColumn(queryInterface, table, column);
     await changeMssqlColumn(queryInterface, table, columns, 'drop', async () => {

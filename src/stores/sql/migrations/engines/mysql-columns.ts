@@ -1,6 +1,6 @@
 import { checkConstraintName } from '../../../kit/field-rules';
 import { select } from '../select';
-import { dropWithIndexes, renameInPlace, run, type ColumnDdl } from './column-ddl';
+import { dropWithIndexes, run, type ColumnDdl } from './column-ddl';
 import { mysqlChecks, renameColumnStatement } from './mysql-checks';
 
 // MySQL/MariaDB: nullability by MODIFY, which restates the whole column (its type, character set and
@@ -40,7 +40,6 @@ export const mysqlColumns: ColumnDdl = {
     const check = clause === undefined ? undefined : { name, clause, renamed: checkConstraintName(table, to) };
     await run(queryInterface, renameColumnStatement(queryInterface, table, from, to, check));
   },
-  ...renameInPlace,
   async dropColumns(queryInterface, table, columns) {
     const quote = (name: string) => queryInterface.quoteIdentifier(name);
     for (const column of columns) {

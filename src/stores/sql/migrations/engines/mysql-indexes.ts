@@ -11,6 +11,5 @@ export const mysqlIndexes: IndexDdl = {
       `ALTER TABLE ${quote(table)} ADD INDEX ${quote(name)} (${columns.map(quote).join(', ')}), ALGORITHM=INPLACE, LOCK=NONE`,
     );
   },
-  uniqueKeyExtras: async () => [],
   partialUniqueKeys: false,
 };

@@ -1,5 +1,5 @@
 import { select } from '../select';
-import { dropWithIndexes, renameInPlace, run, type ColumnDdl } from './column-ddl';
+import { dropWithIndexes, run, type ColumnDdl } from './column-ddl';
 
 // PostgreSQL: each change is metadata only (no rewrite): SET/DROP NOT NULL, SET/DROP DEFAULT, RENAME COLUMN
 // (the CHECK's expression follows), ALTER INDEX … RENAME; the foreign key PostgreSQL named after the column
@@ -21,7 +21,6 @@ export const postgresColumns: ColumnDdl = {
       queryInterface,
       `ALTER TABLE ${queryInterface.quoteIdentifier(table)} RENAME COLUMN ${queryInterface.quoteIdentifier(from)} TO ${queryInterface.quoteIdentifier(to)}`,
     ),
-  aroundRename: renameInPlace.aroundRename,
   async afterRename(queryInterface, table, from, to) {
     const [before, after] = [`${table}_${from}_fkey`, `${table}_${to}_fkey`];
     const named = await select(

@@ -14,7 +14,6 @@ export const postgresIndexes: IndexDdl = {
       `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${quote(name)} ON ${quote(table)} (${columns.map(quote).join(', ')})`,
     );
   },
-  uniqueKeyExtras: async () => [],
   partialUniqueKeys: true,
   search: postgresSearch,
 };

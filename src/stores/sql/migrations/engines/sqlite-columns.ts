@@ -1,5 +1,5 @@
 import { definesColumn, rebuildSqlite } from '../sqlite-rebuild';
-import { dropColumn, dropWithIndexes, renameInPlace, run, type ColumnDdl } from './column-ddl';
+import { dropColumn, dropWithIndexes, run, type ColumnDdl } from './column-ddl';
 import { sqliteCatalog } from './sqlite-catalog';
 
 // SQLite: ALTER TABLE cannot change whether a column takes null: the table is rebuilt from its own definition
@@ -18,7 +18,6 @@ export const sqliteColumns: ColumnDdl = {
       }),
     ),
   setDefault: async () => undefined,
-  ...renameInPlace,
   async addRequiredToEmpty(queryInterface, table, name, spec) {
     // SQLite adds no NOT NULL column without a default, even to an empty table: rebuilt with it, as
     // Sequelize would write the column in an ADD COLUMN.

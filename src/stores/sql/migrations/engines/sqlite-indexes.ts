@@ -4,6 +4,5 @@ import { addPlainly, type IndexDdl } from './index-ddl';
 
 export const sqliteIndexes: IndexDdl = {
   addOnline: addPlainly,
-  uniqueKeyExtras: async () => [],
   partialUniqueKeys: true,
 };
