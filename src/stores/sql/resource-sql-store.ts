@@ -1,29 +1,13 @@
-import type {
-  FindOptions,
-  Model,
-  ModelAttributes,
-  ModelStatic,
-  Op as SequelizeOp,
-  OrderItem,
-  WhereOptions,
-} from 'sequelize';
+import type { FindOptions, Model, ModelAttributes, ModelStatic } from 'sequelize';
 import { ForeignKeyViolationError, ReferencedRecordError } from '../errors';
 import { isId, newId } from '../ids';
 import type { SqlStoreContext } from '../kit/definition';
-import { fold, foldedNameOf, type FieldDefinition, type Fields, type FieldsOf, type RecordOf } from '../kit/fields';
-import {
-  foldForSearch,
-  likeContaining,
-  searchNameOf,
-  shadowsOf,
-  trigramsServe,
-  withShadowValues,
-  type Shadow,
-} from '../kit/shadows';
+import type { FieldDefinition, Fields, FieldsOf, RecordOf } from '../kit/fields';
+import { shadowsOf, withShadowValues, type Shadow } from '../kit/shadows';
 import type { ScannedRow, SearchScan } from '../kit/search-walk';
-import { indexOrder, type KeyCondition, type Segment } from '../kit/keyset';
+import type { Segment } from '../kit/keyset';
 import { listPage } from '../kit/list-page';
-import { builtInKind, type Condition, type ListQuery } from '../kit/list-query';
+import { builtInKind, type ListQuery } from '../kit/list-query';
 import type { OwnerScope } from '../kit/owner-scope';
 import { fieldEntries, withDefaults, type Resource } from '../kit/resource';
 import type { ResourcePage, ResourceStore } from '../kit/resource-store';
@@ -35,11 +19,11 @@ import {
   type WriteLookups,
 } from '../kit/write-rules';
 import { boundedCount } from './bounded-count';
-import { pageFromMatches, type OrderTerm } from './page-from-matches';
+import { pageFromMatches } from './page-from-matches';
 import { defineRecordModel } from './record-model';
+import { ResourceWhere, type Where } from './resource-sql-where';
 
 type Row = Record<string, unknown>;
-type Where = WhereOptions & Record<string | symbol, unknown>;
 
 /**
  * A column's value read raw, as its field's kind: SQLite answers datetimes as the text Sequelize wrote
@@ -100,14 +84,15 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
   /** Their names, as a page's SELECT lists them (findAll copies its options: the array is never changed). */
   private readonly recordAttributeNames: string[];
   protected readonly model: ModelStatic<Model>;
-  private readonly Op: typeof SequelizeOp;
+  /** The conditions and orders the reads below take (resource-sql-where.ts). */
+  private readonly where: ResourceWhere;
 
   constructor(
     protected readonly context: SqlStoreContext,
     protected readonly resource: Resource<F>,
   ) {
     this.model = resourceModel(context, resource as unknown as Resource);
-    this.Op = (context.sequelize.constructor as unknown as { Op: typeof SequelizeOp }).Op;
+    this.where = new ResourceWhere(context, this.model, resource as unknown as Resource);
     this.shadows = shadowsOf(this.plain);
     const shadowNames = new Set(this.shadows.map((shadow) => shadow.name));
     this.recordAttributes = Object.keys(this.model.getAttributes())
@@ -154,44 +139,21 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
     return withShadowValues(this.shadows, fields);
   }
 
-  /** `?q=`: a searched field's shadow holds the folded text, by LIKE with `%`, `_` and `[` escaped (ESCAPE '!', which every engine reads alike). */
-  private searching(text: string): Where {
-    return this.context.sequelize.literal(this.matchSql(text)) as unknown as Where;
-  }
-
-  /** The SQL condition of `?q=text`: any searched shadow contains the folded text. */
-  private matchSql(text: string): string {
-    const { sequelize } = this.context;
-    const pattern = sequelize.escape(likeContaining(foldForSearch(text)));
-    const quote = (column: string) => sequelize.getQueryInterface().quoteIdentifier(column);
-    const column = (name: string) => this.model.getAttributes()[searchNameOf(name)]!.field!;
-    return `(${this.plain.search.map((name) => `${quote(column(name))} LIKE ${pattern} ESCAPE '!'`).join(' OR ')})`;
-  }
-
-  /**
-   * Whether the engine's index serves `?q=text`: PostgreSQL's pg_trgm GIN index on each searched shadow, for
-   * a term of a trigram or more (search-index.ts). Elsewhere, and for shorter terms, the page walks within
-   * the scan limit (search-walk.ts).
-   */
-  private searchIndexed(text: string): boolean {
-    return this.context.engine === 'postgres' && trigramsServe(text);
-  }
-
   /** The bounded walk's reads: a segment's rows as their order values and whether they match, then the matches whole. */
   private searchScan(scope: OwnerScope, filtered: Where[], text: string): SearchScan<RecordOf<F>> {
-    const hit = this.context.sequelize.literal(`CASE WHEN ${this.matchSql(text)} THEN 1 ELSE 0 END`);
+    const hit = this.context.sequelize.literal(`CASE WHEN ${this.where.matchSql(text)} THEN 1 ELSE 0 END`);
     return {
       scan: async (segment, limit) => {
-        const where = this.scoped(scope, [
+        const where = this.where.scoped(scope, [
           ...filtered,
-          ...segment.where.map((condition) => this.keyCondition(condition)),
+          ...segment.where.map((condition) => this.where.keyCondition(condition)),
         ]);
         const attributes = [...new Set(segment.order.map((key) => key.field))];
         // Raw rows (no model instances: up to the scan limit of them), each key read back as the model would.
         const rows = (await this.model.findAll({
           attributes: [...attributes, [hit, 'searchHit']],
           where,
-          order: this.orderOf(segment, scope),
+          order: this.where.orderOf(segment, scope),
           limit,
           raw: true,
         })) as unknown as Row[];
@@ -201,76 +163,8 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
           hit: Number(row.searchHit) === 1,
         }));
       },
-      byIds: (ids) => this.readRecords({ where: this.scoped(scope, [{ id: [...ids] }]) }),
+      byIds: (ids) => this.readRecords({ where: this.where.scoped(scope, [{ id: [...ids] }]) }),
     };
-  }
-
-  /** `name = value` as every other engine means it (SQL Server ignores trailing spaces in `=`; its lengths do not). */
-  private equals(name: string, value: unknown): Where {
-    const definition = this.definition(name);
-    const attribute = definition?.caseInsensitive ? foldedNameOf(name) : name;
-    const compared = definition?.caseInsensitive && typeof value === 'string' ? fold(value) : value;
-    if (this.context.engine !== 'mssql' || typeof compared !== 'string') return { [attribute]: compared };
-    const { sequelize } = this.context;
-    const column = this.model.getAttributes()[attribute]?.field ?? attribute;
-    return {
-      [this.Op.and]: [
-        { [attribute]: compared },
-        sequelize.where(sequelize.fn('DATALENGTH', sequelize.col(column)), Buffer.byteLength(compared, 'utf16le')),
-      ],
-    };
-  }
-
-  private condition({ field, comparison, value }: Condition): Where {
-    const { Op } = this;
-    switch (comparison) {
-      case 'eq':
-        return this.equals(field, value);
-      case 'in':
-        return { [Op.or]: (value as unknown[]).map((item) => this.equals(field, item)) };
-      case 'null':
-        return { [field]: value === true ? null : { [Op.ne]: null } };
-      default:
-        return { [field]: { [Op[comparison]]: value } };
-    }
-  }
-
-  private scoped(scope: OwnerScope, where: Where[]): Where {
-    return { [this.Op.and]: [...(scope.ownerId === undefined ? [] : [{ ownerId: scope.ownerId }]), ...where] };
-  }
-
-  /** A keyset segment's condition (keyset.ts), on the stored value as it is. */
-  private keyCondition({ field, is, value }: KeyCondition): Where {
-    const { Op } = this;
-    if (is === 'same') return { [field]: value ?? null };
-    if (is === 'notNull') return { [field]: { [Op.ne]: null } };
-    return { [field]: { [is === 'greater' ? Op.gt : Op.lt]: value } };
-  }
-
-  /**
-   * The order of a segment, led by the owner when the list is one owner's: the index's own order (owner, keys,
-   * id), constant columns included, so every engine reads the segment as a range of it (keyset.ts). PostgreSQL
-   * alone orders nulls last by default: it is told NULLS FIRST/LAST where nulls can occur.
-   */
-  private orderTerms(segment: Segment, scope: OwnerScope): OrderTerm[] {
-    const postgres = this.context.engine === 'postgres';
-    return indexOrder(segment, scope.ownerId !== undefined).map(({ field, descending }) =>
-      postgres && this.definition(field)?.optional && !segment.nonNull.includes(field)
-        ? { attribute: field, descending, nulls: descending ? 'LAST' : 'FIRST' }
-        : { attribute: field, descending },
-    );
-  }
-
-  /** ORDER BY of a segment (orderTerms), on the table's columns. */
-  private orderOf(segment: Segment, scope: OwnerScope): OrderItem[] {
-    return this.orderTerms(segment, scope).map(({ attribute, descending, nulls }) => {
-      // The table's column, not the answer's alias (ORDER BY `ownerId`): MariaDB's plan then shows the index order it reads.
-      const column = this.model.getAttributes()[attribute]?.field ?? attribute;
-      return [
-        this.context.sequelize.col(`${this.model.name}.${column}`),
-        `${descending ? 'DESC' : 'ASC'}${nulls ? ` NULLS ${nulls}` : ''}`,
-      ];
-    });
   }
 
   /** A sort key read raw, as its field's kind. */
@@ -297,31 +191,34 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
   findById(id: string, scope: OwnerScope): Promise<RecordOf<F> | null> {
     if (!isId(id)) return Promise.resolve(null);
     return this.context.run(async () => {
-      const row = await this.model.findOne({ where: this.scoped(scope, [{ id }]) });
+      const row = await this.model.findOne({ where: this.where.scoped(scope, [{ id }]) });
       return row ? this.toRecord(row) : null;
     });
   }
 
   list(scope: OwnerScope, query: ListQuery): Promise<ResourcePage<RecordOf<F>>> {
-    const walked = query.search !== undefined && !this.searchIndexed(query.search);
+    const walked = query.search !== undefined && !this.where.searchIndexed(query.search);
     const indexed = query.search !== undefined && !walked;
-    const conditions = query.where.map((condition) => this.condition(condition));
-    const filtered = [...conditions, ...(query.search === undefined || walked ? [] : [this.searching(query.search)])];
+    const conditions = query.where.map((condition) => this.where.condition(condition));
+    const filtered = [
+      ...conditions,
+      ...(query.search === undefined || walked ? [] : [this.where.searching(query.search)]),
+    ];
     const whereOf = (segment: Segment) =>
-      this.scoped(scope, [...filtered, ...segment.where.map((condition) => this.keyCondition(condition))]);
+      this.where.scoped(scope, [...filtered, ...segment.where.map((condition) => this.where.keyCondition(condition))]);
     return this.context.run(() =>
       listPage<RecordOf<F>>(query, (field) => this.definition(field)?.optional === true, {
         read: (segment, limit, offset) =>
-          this.readRecords({ where: whereOf(segment), order: this.orderOf(segment, scope), limit, offset }),
+          this.readRecords({ where: whereOf(segment), order: this.where.orderOf(segment, scope), limit, offset }),
         // Counted by the database over at most `upTo` rows of the list's index, not a COUNT of the whole owner.
-        count: (upTo) => boundedCount(this.model, this.scoped(scope, filtered), upTo),
+        count: (upTo) => boundedCount(this.model, this.where.scoped(scope, filtered), upTo),
         ...(query.search === undefined
           ? {}
           : { [walked ? 'searchScan' : 'searchProbe']: this.searchScan(scope, conditions, query.search) }),
         ...(indexed
           ? {
               readMatches: async (segment, limit, offset) => {
-                const order = this.orderTerms(segment, scope);
+                const order = this.where.orderTerms(segment, scope);
                 const rows = await pageFromMatches(
                   this.model,
                   this.recordAttributeNames,
@@ -345,15 +242,16 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
     options: UpdateOptions = {},
   ): Promise<RecordOf<F> | null> {
     if (!isId(id)) return Promise.resolve(null);
-    const guard = (options.guard ?? []).map((condition) => this.condition(condition));
+    const guard = (options.guard ?? []).map((condition) => this.where.condition(condition));
     return updateUnderRules(this.plain, changes as Row, options, this.lookups, {
       read: () =>
         this.context.run(
-          async () => (await this.readRecords({ where: this.scoped(scope, [{ id }, ...guard]), limit: 1 }))[0] ?? null,
+          async () =>
+            (await this.readRecords({ where: this.where.scoped(scope, [{ id }, ...guard]), limit: 1 }))[0] ?? null,
         ),
       write: async (stored, values, updatedAt) => {
         // The stored updatedAt in the UPDATE's own WHERE: of two writes judged on the same record, one lands, the other reads again.
-        const where = this.scoped(scope, [{ id, updatedAt: stored.updatedAt }]);
+        const where = this.where.scoped(scope, [{ id, updatedAt: stored.updatedAt }]);
         const [written] = await this.context.run(() =>
           this.model.update({ ...this.withShadows(values), updatedAt }, { where, silent: true }),
         ); // silent: our updatedAt
@@ -365,7 +263,7 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
   delete(id: string, scope: OwnerScope): Promise<boolean> {
     if (!isId(id)) return Promise.resolve(false);
     return this.context
-      .run(async () => (await this.model.destroy({ where: this.scoped(scope, [{ id }]) })) > 0)
+      .run(async () => (await this.model.destroy({ where: this.where.scoped(scope, [{ id }]) })) > 0)
       .catch((error: unknown) => {
         throw error instanceof ForeignKeyViolationError
           ? new ReferencedRecordError(undefined, { cause: error })
@@ -377,9 +275,9 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
     recordInScope: async (target, id, scope) =>
       (await this.context.run(() => referencedModel(this.context, target).count({ where: { id, ...scope } }))) > 0,
     keyHeld: async (key, values, ownerId, exceptId) => {
-      const where = this.scoped({ ownerId }, [
-        ...key.map((name) => this.equals(name, values[name])),
-        ...(exceptId ? [{ id: { [this.Op.ne]: exceptId } }] : []),
+      const where = this.where.scoped({ ownerId }, [
+        ...key.map((name) => this.where.equals(name, values[name])),
+        ...(exceptId ? [{ id: { [this.where.Op.ne]: exceptId } }] : []),
       ]);
       return (await this.context.run(() => this.model.count({ where }))) > 0;
     },
