@@ -21,7 +21,7 @@ import {
 import { boundedCount } from './bounded-count';
 import { pageFromMatches } from './page-from-matches';
 import { defineRecordModel } from './record-model';
-import { ResourceWhere, type Where } from './resource-sql-where';
+import { SqlResourceWhere, type Where } from './resource-sql-where';
 
 type Row = Record<string, unknown>;
 
@@ -77,22 +77,22 @@ function referencedModel(context: SqlStoreContext, target: { table: string; mode
  * as the resource's errors.
  */
 export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
-  /** The shadow columns kept beside the declared fields (shadows.ts), derived once: every row read and every write walks them. */
+  /** The shadow columns kept beside the declared fields (shadows.ts), derived once: every read and write walks them. */
   private readonly shadows: readonly Shadow[];
-  /** The record's attributes in the model's order, shadows left out, each with its kind: what a page reads as raw rows. */
+  /** The record's attributes in the model's order, shadows left out, each with its kind: what a page reads raw. */
   private readonly recordAttributes: readonly { name: string; kind: string | undefined }[];
   /** Their names, as a page's SELECT lists them (findAll copies its options: the array is never changed). */
   private readonly recordAttributeNames: string[];
   protected readonly model: ModelStatic<Model>;
   /** The conditions and orders the reads below take (resource-sql-where.ts). */
-  private readonly where: ResourceWhere;
+  private readonly clauses: SqlResourceWhere;
 
   constructor(
     protected readonly context: SqlStoreContext,
     protected readonly resource: Resource<F>,
   ) {
     this.model = resourceModel(context, resource as unknown as Resource);
-    this.where = new ResourceWhere(context, this.model, resource as unknown as Resource);
+    this.clauses = new SqlResourceWhere(context, this.model, resource as unknown as Resource);
     this.shadows = shadowsOf(this.plain);
     const shadowNames = new Set(this.shadows.map((shadow) => shadow.name));
     this.recordAttributes = Object.keys(this.model.getAttributes())
@@ -139,21 +139,21 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
     return withShadowValues(this.shadows, fields);
   }
 
-  /** The bounded walk's reads: a segment's rows as their order values and whether they match, then the matches whole. */
+  /** The bounded walk's reads: a segment's rows as their order values and whether they match, then the matches. */
   private searchScan(scope: OwnerScope, filtered: Where[], text: string): SearchScan<RecordOf<F>> {
-    const hit = this.context.sequelize.literal(`CASE WHEN ${this.where.matchSql(text)} THEN 1 ELSE 0 END`);
+    const hit = this.context.sequelize.literal(`CASE WHEN ${this.clauses.matchSql(text)} THEN 1 ELSE 0 END`);
     return {
       scan: async (segment, limit) => {
-        const where = this.where.scoped(scope, [
+        const where = this.clauses.scoped(scope, [
           ...filtered,
-          ...segment.where.map((condition) => this.where.keyCondition(condition)),
+          ...segment.where.map((condition) => this.clauses.keyCondition(condition)),
         ]);
         const attributes = [...new Set(segment.order.map((key) => key.field))];
         // Raw rows (no model instances: up to the scan limit of them), each key read back as the model would.
         const rows = (await this.model.findAll({
           attributes: [...attributes, [hit, 'searchHit']],
           where,
-          order: this.where.orderOf(segment, scope),
+          order: this.clauses.orderOf(segment, scope),
           limit,
           raw: true,
         })) as unknown as Row[];
@@ -163,7 +163,7 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
           hit: Number(row.searchHit) === 1,
         }));
       },
-      byIds: (ids) => this.readRecords({ where: this.where.scoped(scope, [{ id: [...ids] }]) }),
+      byIds: (ids) => this.readRecords({ where: this.clauses.scoped(scope, [{ id: [...ids] }]) }),
     };
   }
 
@@ -191,34 +191,37 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
   findById(id: string, scope: OwnerScope): Promise<RecordOf<F> | null> {
     if (!isId(id)) return Promise.resolve(null);
     return this.context.run(async () => {
-      const row = await this.model.findOne({ where: this.where.scoped(scope, [{ id }]) });
+      const row = await this.model.findOne({ where: this.clauses.scoped(scope, [{ id }]) });
       return row ? this.toRecord(row) : null;
     });
   }
 
   list(scope: OwnerScope, query: ListQuery): Promise<ResourcePage<RecordOf<F>>> {
-    const walked = query.search !== undefined && !this.where.searchIndexed(query.search);
+    const walked = query.search !== undefined && !this.clauses.searchIndexed(query.search);
     const indexed = query.search !== undefined && !walked;
-    const conditions = query.where.map((condition) => this.where.condition(condition));
+    const conditions = query.where.map((condition) => this.clauses.condition(condition));
     const filtered = [
       ...conditions,
-      ...(query.search === undefined || walked ? [] : [this.where.searching(query.search)]),
+      ...(query.search === undefined || walked ? [] : [this.clauses.searching(query.search)]),
     ];
     const whereOf = (segment: Segment) =>
-      this.where.scoped(scope, [...filtered, ...segment.where.map((condition) => this.where.keyCondition(condition))]);
+      this.clauses.scoped(scope, [
+        ...filtered,
+        ...segment.where.map((condition) => this.clauses.keyCondition(condition)),
+      ]);
     return this.context.run(() =>
       listPage<RecordOf<F>>(query, (field) => this.definition(field)?.optional === true, {
         read: (segment, limit, offset) =>
-          this.readRecords({ where: whereOf(segment), order: this.where.orderOf(segment, scope), limit, offset }),
+          this.readRecords({ where: whereOf(segment), order: this.clauses.orderOf(segment, scope), limit, offset }),
         // Counted by the database over at most `upTo` rows of the list's index, not a COUNT of the whole owner.
-        count: (upTo) => boundedCount(this.model, this.where.scoped(scope, filtered), upTo),
+        count: (upTo) => boundedCount(this.model, this.clauses.scoped(scope, filtered), upTo),
         ...(query.search === undefined
           ? {}
           : { [walked ? 'searchScan' : 'searchProbe']: this.searchScan(scope, conditions, query.search) }),
         ...(indexed
           ? {
               readMatches: async (segment, limit, offset) => {
-                const order = this.where.orderTerms(segment, scope);
+                const order = this.clauses.orderTerms(segment, scope);
                 const rows = await pageFromMatches(
                   this.model,
                   this.recordAttributeNames,
@@ -242,16 +245,17 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
     options: UpdateOptions = {},
   ): Promise<RecordOf<F> | null> {
     if (!isId(id)) return Promise.resolve(null);
-    const guard = (options.guard ?? []).map((condition) => this.where.condition(condition));
+    const guard = (options.guard ?? []).map((condition) => this.clauses.condition(condition));
     return updateUnderRules(this.plain, changes as Row, options, this.lookups, {
       read: () =>
         this.context.run(
           async () =>
-            (await this.readRecords({ where: this.where.scoped(scope, [{ id }, ...guard]), limit: 1 }))[0] ?? null,
+            (await this.readRecords({ where: this.clauses.scoped(scope, [{ id }, ...guard]), limit: 1 }))[0] ?? null,
         ),
       write: async (stored, values, updatedAt) => {
-        // The stored updatedAt in the UPDATE's own WHERE: of two writes judged on the same record, one lands, the other reads again.
-        const where = this.where.scoped(scope, [{ id, updatedAt: stored.updatedAt }]);
+        // The stored updatedAt in the UPDATE's own WHERE: of two writes judged on the same record, one lands, the
+        // other reads again.
+        const where = this.clauses.scoped(scope, [{ id, updatedAt: stored.updatedAt }]);
         const [written] = await this.context.run(() =>
           this.model.update({ ...this.withShadows(values), updatedAt }, { where, silent: true }),
         ); // silent: our updatedAt
@@ -263,7 +267,7 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
   delete(id: string, scope: OwnerScope): Promise<boolean> {
     if (!isId(id)) return Promise.resolve(false);
     return this.context
-      .run(async () => (await this.model.destroy({ where: this.where.scoped(scope, [{ id }]) })) > 0)
+      .run(async () => (await this.model.destroy({ where: this.clauses.scoped(scope, [{ id }]) })) > 0)
       .catch((error: unknown) => {
         throw error instanceof ForeignKeyViolationError
           ? new ReferencedRecordError(undefined, { cause: error })
@@ -275,9 +279,9 @@ export class SqlResourceStore<F extends Fields> implements ResourceStore<F> {
     recordInScope: async (target, id, scope) =>
       (await this.context.run(() => referencedModel(this.context, target).count({ where: { id, ...scope } }))) > 0,
     keyHeld: async (key, values, ownerId, exceptId) => {
-      const where = this.where.scoped({ ownerId }, [
-        ...key.map((name) => this.where.equals(name, values[name])),
-        ...(exceptId ? [{ id: { [this.where.Op.ne]: exceptId } }] : []),
+      const where = this.clauses.scoped({ ownerId }, [
+        ...key.map((name) => this.clauses.equals(name, values[name])),
+        ...(exceptId ? [this.clauses.otherThan(exceptId)] : []),
       ]);
       return (await this.context.run(() => this.model.count({ where }))) > 0;
     },

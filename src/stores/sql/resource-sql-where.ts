@@ -14,8 +14,8 @@ export type Where = WhereOptions & Record<string | symbol, unknown>;
  * What a resource's SQL store reads by, on its table: equality as every engine means it, a list's filters, the
  * owner's scope, a keyset segment's range and order, and `?q=`. The store (resource-sql-store.ts) runs the reads.
  */
-export class ResourceWhere {
-  readonly Op: typeof SequelizeOp;
+export class SqlResourceWhere {
+  private readonly Op: typeof SequelizeOp;
 
   constructor(
     private readonly context: SqlStoreContext,
@@ -29,7 +29,10 @@ export class ResourceWhere {
     return this.resource.fields[name];
   }
 
-  /** `?q=`: a searched field's shadow holds the folded text, by LIKE with `%`, `_` and `[` escaped (ESCAPE '!', which every engine reads alike). */
+  /**
+   * `?q=`: a searched field's shadow holds the folded text, by LIKE with `%`, `_` and `[` escaped (ESCAPE '!',
+   * which every engine reads alike).
+   */
   searching(text: string): Where {
     return this.context.sequelize.literal(this.matchSql(text)) as unknown as Where;
   }
@@ -50,6 +53,11 @@ export class ResourceWhere {
    */
   searchIndexed(text: string): boolean {
     return this.context.engine === 'postgres' && trigramsServe(text);
+  }
+
+  /** Any record but `id`: a key held by another record than the one being written. */
+  otherThan(id: string): Where {
+    return { id: { [this.Op.ne]: id } };
   }
 
   /** `name = value` as every other engine means it (SQL Server ignores trailing spaces in `=`; its lengths do not). */
@@ -111,7 +119,8 @@ export class ResourceWhere {
   /** ORDER BY of a segment (orderTerms), on the table's columns. */
   orderOf(segment: Segment, scope: OwnerScope): OrderItem[] {
     return this.orderTerms(segment, scope).map(({ attribute, descending, nulls }) => {
-      // The table's column, not the answer's alias (ORDER BY `ownerId`): MariaDB's plan then shows the index order it reads.
+      // The table's column, not the answer's alias (ORDER BY `ownerId`): MariaDB's plan then shows the index order
+      // it reads.
       const column = this.model.getAttributes()[attribute]?.field ?? attribute;
       return [
         this.context.sequelize.col(`${this.model.name}.${column}`),
