@@ -3,12 +3,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEMO_CREDENTIALS } from './scenarios';
 
-/** A variable the production image sets (its Dockerfile's last stage's ENV), quoted or not; undefined when none. */
-function imageVariable(name: string): string | undefined {
+/**
+ * A variable the production image sets (its Dockerfile's last stage's ENV), quoted or not, unless `override`
+ * (a BENCH_ variable, empty for the default) replaces it; a Dockerfile without it stops the run.
+ */
+function imageVariable(name: string, override: string | undefined): string {
+  if (override !== undefined) return override;
   const dockerfile = readFileSync(join(__dirname, '..', 'Dockerfile'), 'utf8');
   const runtimeStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
   const match = new RegExp(`^\\s*(?:ENV\\s+)?${name}=(?:"([^"]*)"|(\\S+))`, 'm').exec(runtimeStage);
-  return match ? (match[1] ?? match[2]) : undefined;
+  if (!match) throw new Error(`Dockerfile sets no ${name}: the bench cannot run with the image's runtime settings`);
+  return match[1] ?? match[2]!;
 }
 
 /**
@@ -18,14 +23,10 @@ function imageVariable(name: string): string | undefined {
  * BENCH_NODE_OPTIONS override them (empty: the defaults), to measure what a setting changes.
  */
 export function productionRuntime(): { GLIBC_TUNABLES: string; NODE_OPTIONS: string } {
-  const runtime = {
-    GLIBC_TUNABLES: process.env.BENCH_GLIBC_TUNABLES ?? imageVariable('GLIBC_TUNABLES'),
-    NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? imageVariable('NODE_OPTIONS'),
+  return {
+    GLIBC_TUNABLES: imageVariable('GLIBC_TUNABLES', process.env.BENCH_GLIBC_TUNABLES),
+    NODE_OPTIONS: imageVariable('NODE_OPTIONS', process.env.BENCH_NODE_OPTIONS),
   };
-  for (const [name, value] of Object.entries(runtime))
-    if (value === undefined)
-      throw new Error(`Dockerfile sets no ${name}: the bench cannot run with the image's runtime settings`);
-  return runtime as { GLIBC_TUNABLES: string; NODE_OPTIONS: string };
 }
 
 /**
