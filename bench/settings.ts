@@ -18,6 +18,8 @@ export interface BenchSettings {
   scenarios: string[] | undefined;
   /** Run the service with --cpu-prof and write the profile under bench/results/profiles/. */
   profile: boolean;
+  /** Further node flags for the service, e.g. --trace-gc (which NODE_OPTIONS refuses). */
+  nodeFlags: string[];
   /** Run the service with Prometheus metrics on (METRICS_PORT, on a free port): to measure what they cost. */
   metrics: boolean;
   /** Hard stop for the whole run: the harness kills everything and fails after this long. */
@@ -51,6 +53,7 @@ export function readSettings(env: Env = process.env): BenchSettings {
     settleSeconds: bounded(env, 'BENCH_SETTLE', 3, 0, 60),
     scenarios: scenarios?.length ? scenarios : undefined,
     profile: ['1', 'true', 'yes'].includes((env.BENCH_PROFILE ?? '').toLowerCase()),
+    nodeFlags: env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [],
     metrics: ['1', 'true', 'yes', 'on'].includes((env.BENCH_METRICS ?? '').toLowerCase()),
     maxRunSeconds: bounded(env, 'BENCH_MAX_SECONDS', 900, 30, 7200),
   };
