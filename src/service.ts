@@ -15,6 +15,7 @@ import type { RequestState } from './http/routing/route';
 import { Lifecycle } from './lifecycle/lifecycle';
 import { IDLE_RELEASE_MS, IdleMemoryRelease } from './lifecycle/idle-memory-release';
 import { releaseMemory } from './lifecycle/release-memory';
+import { keepOptimisedCodeWhenIdle } from './lifecycle/idle-code-retention';
 import type { Logger } from './logger';
 import { modules as registeredModules } from './modules';
 import { selectUserStore } from './modules/auth/user-store';
@@ -133,7 +134,10 @@ export async function startService(
   const { app, services } = await openApp(config, logger, options.modules ?? registeredModules);
   // A production process idles long after start-up: give back what start-up's burst left (once, before
   // serving, so no request waits for it). Tests and development start services often and need not.
-  if (config.env === 'production') logger.debug({ ms: Math.round(releaseMemory()) }, 'start-up memory released');
+  if (config.env === 'production') {
+    logger.debug({ ms: Math.round(releaseMemory()) }, 'start-up memory released');
+    keepOptimisedCodeWhenIdle();
+  }
   const server = createHttpServer(app);
 
   try {
