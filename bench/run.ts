@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { PasswordHasher } from '../src/auth/passwords';
 import { TokenService } from '../src/auth/tokens';
 import { loadConfig } from '../src/config/config';
 import { IDLE_RELEASE_MS, MIN_RELEASE_INTERVAL_MS } from '../src/lifecycle/idle-memory-release';
@@ -9,12 +8,11 @@ import { DEMO_USER_ID } from '../src/auth/demo-user-store';
 import { BENCH_ROLE } from './bench-module';
 import { killAllChildren, ServerProcess } from './child-process';
 import { compileEntries } from './compile-entries';
-import { loadRun, probe, type LoadRequest } from './load';
+import { loadRun, type RunFigures } from './load';
 import { serviceEnvironment } from './production-env';
 import { RunLog } from './run-log';
 import {
   checkTargets,
-  median,
   PEERS,
   renderReport,
   summarise,
@@ -25,7 +23,8 @@ import {
   type ServerName,
   type ScenarioSummary,
 } from './report';
-import { buildScenarios, DEMO_CREDENTIALS, type Scenario } from './scenarios';
+import { buildScenarios, type Scenario } from './scenarios';
+import { hashCost, prepare, timeHashes, type Servers } from './checks';
 import { readSettings, type BenchSettings } from './settings';
 
 // `make bench` / `npm run bench` (after the build): the built service in production mode and two
@@ -69,118 +68,6 @@ async function startPeers(
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-type Servers = Record<'service' | 'bareKoa' | 'raw', ServerProcess> & Partial<Record<PeerName, ServerProcess>>;
-
-/** Verifies timed for the argon2 reference: their median is the figure. */
-const HASH_SAMPLES = 16;
-
-/** What one argon2id verify costs on its own, with the auth module's parameters: login's floor. */
-async function measureHash(): Promise<HashCost> {
-  const hasher = new PasswordHasher();
-  const hash = await hasher.hash(DEMO_CREDENTIALS.password);
-  const walls: number[] = [];
-  const cpus: number[] = [];
-  for (let i = 0; i < HASH_SAMPLES; i++) {
-    const cpuBefore = process.cpuUsage();
-    const started = performance.now();
-    if (!(await hasher.verify(hash, DEMO_CREDENTIALS.password)))
-      throw new Error('argon2 verify failed on its own hash');
-    walls.push(performance.now() - started);
-    const cpu = process.cpuUsage(cpuBefore);
-    cpus.push((cpu.user + cpu.system) / 1000);
-  }
-  return { wallMs: median(walls), cpuMs: median(cpus), parameters: { ...hasher.parameters } };
-}
-
-async function expectOk(name: string, port: number, request: LoadRequest): Promise<{ body: string; headers: Headers }> {
-  const answer = await probe(port, request);
-  if (answer.status !== 200)
-    throw new Error(
-      `${name}: ${request.method} ${request.path} answered ${answer.status}: ${answer.body.slice(0, 300)}`,
-    );
-  return answer;
-}
-
-/** Sessions the refresh scenario goes through, one per request in turn: its lookups are of different tokens, as a crowd's are. */
-const REFRESH_SESSIONS = 64;
-
-/** Checks every scenario answers 200 before any load, and collects the refresh cookies of REFRESH_SESSIONS logins. */
-async function prepare(
-  servers: Servers,
-  accessToken: string,
-): Promise<{ refreshCookies: string[] | undefined; notes: string[] }> {
-  const { service, bareKoa, raw } = servers;
-  const notes: string[] = [];
-  const root = { method: 'GET', path: '/' } as const;
-  const fromService = await expectOk('service', service.port, root);
-  for (const [name, server] of [
-    ['raw server', raw],
-    ['bare Koa', bareKoa],
-  ] as const) {
-    const reference = await expectOk(name, server.port, root);
-    if (fromService.body !== reference.body)
-      throw new Error(`${name} body differs from the service's GET /: ${fromService.body} vs ${reference.body}`);
-  }
-  const guarded = {
-    method: 'GET',
-    path: '/api/bench/protected',
-    headers: { authorization: `Bearer ${accessToken}` },
-  } as const;
-  const protectedBody = (await expectOk('service', service.port, guarded)).body;
-  const koaProtected = (await expectOk('bare Koa', bareKoa.port, guarded)).body;
-  if (protectedBody !== koaProtected)
-    throw new Error(`bare Koa protected body differs from the service's: ${protectedBody} vs ${koaProtected}`);
-  for (const peer of PEERS) {
-    const server = servers[peer];
-    if (!server) continue;
-    for (const [request, expected] of [
-      [root, fromService.body],
-      [guarded, protectedBody],
-    ] as const) {
-      const body = (await expectOk(peer, server.port, request)).body;
-      if (body !== expected) throw new Error(`${peer}: ${request.path} answers ${body}, the service ${expected}`);
-    }
-    // The same token checks: a token of another type is refused by the peer as by the service.
-    const refused = await probe(server.port, {
-      ...guarded,
-      headers: { authorization: `Bearer ${accessToken.split('.').slice(0, 2).join('.')}.x` },
-    });
-    if (refused.status !== 401) throw new Error(`${peer}: a tampered token answered ${refused.status}`);
-  }
-
-  const logIn = () =>
-    probe(service.port, {
-      method: 'POST',
-      path: '/api/auth/login',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(DEMO_CREDENTIALS),
-    });
-  const login = await logIn();
-  if (login.status === 404) {
-    notes.push(
-      'POST /api/auth/login answered 404: the auth module is not mounted, login and refresh were not measured',
-    );
-    return { refreshCookies: undefined, notes };
-  }
-  const refreshCookies = [refreshCookieOf(login)];
-  while (refreshCookies.length < REFRESH_SESSIONS) {
-    const logins = Array.from({ length: Math.min(8, REFRESH_SESSIONS - refreshCookies.length) }, logIn);
-    refreshCookies.push(...(await Promise.all(logins)).map(refreshCookieOf));
-  }
-  for (const cookie of [refreshCookies[0], refreshCookies[REFRESH_SESSIONS - 1]]) {
-    await expectOk('service', service.port, { method: 'POST', path: '/api/auth/refresh', headers: { cookie } });
-  }
-  return { refreshCookies, notes };
-}
-
-/** `refreshToken=…` from a login's answer. */
-function refreshCookieOf(login: { status: number; body: string; headers: Headers }): string {
-  if (login.status !== 200) throw new Error(`service: login answered ${login.status}: ${login.body.slice(0, 300)}`);
-  const cookie = login.headers.getSetCookie().find((line) => line.startsWith('refreshToken='));
-  if (!cookie) throw new Error('service: login set no refreshToken cookie');
-  return cookie.split(';')[0];
-}
-
 /** The scenarios the peer stacks answer exactly as the service does (same JSON, same token checks). */
 const PEER_SCENARIOS = new Set(['get-root', 'protected']);
 
@@ -195,29 +82,23 @@ async function runScenario(
   // The peer stacks run right after the service (right before it in reversed rounds): the ratio the target
   // compares is then measured within seconds, where a slower spell of the shared host hits both alike.
   const RUN_ORDER: ServerName[] = ['service', ...peers, 'bareKoa', 'raw'];
+  // Each run's log lines are dropped after it (run-log.ts), but kept when it had errors: they explain them.
+  const measure = async (server: ServerProcess, seconds: number): Promise<RunFigures> => {
+    const figures = await loadRun(server, scenario.request, { ...options, seconds });
+    runLog.empty(figures.errors + figures.non2xx > 0);
+    return figures;
+  };
   if (settings.warmupSeconds > 0) {
     log(`  warm-up ${settings.warmupSeconds} s each`);
-    for (const name of RUN_ORDER) {
-      await loadRun(servers[name]!, scenario.request, { ...options, seconds: settings.warmupSeconds });
-      runLog.empty();
-    }
+    for (const name of RUN_ORDER) await measure(servers[name]!, settings.warmupSeconds);
   }
   const rounds: RoundFigures[] = [];
   for (let round = 1; round <= settings.rounds; round++) {
     // The service runs first in odd rounds and last in even ones, so drift on the machine cancels out.
     const order = round % 2 === 1 ? RUN_ORDER : [...RUN_ORDER].reverse();
-    const figures: Partial<Record<ServerName, Awaited<ReturnType<typeof loadRun>>>> = {};
-    for (const name of order) {
-      figures[name] = await loadRun(servers[name]!, scenario.request, {
-        ...options,
-        seconds: settings.durationSeconds,
-      });
-      runLog.empty();
-    }
-    const { service, bareKoa, raw, fastify, express } = figures as Record<
-      ServerName,
-      Awaited<ReturnType<typeof loadRun>>
-    >;
+    const figures: Partial<Record<ServerName, RunFigures>> = {};
+    for (const name of order) figures[name] = await measure(servers[name]!, settings.durationSeconds);
+    const { service, bareKoa, raw, fastify, express } = figures as Record<ServerName, RunFigures>;
     rounds.push({ round, order, service, bareKoa, raw, fastify, express });
     const versus = (name: string, other: { requestsPerSecond: number } | undefined) =>
       other
@@ -291,6 +172,8 @@ async function main(): Promise<number> {
       }),
     ]);
     const servers: Servers = { service, bareKoa, raw, ...(await startPeers(env, jwtSettings, runLog.fd)) };
+    if (settings.nodeFlags.length > 0)
+      notes.push(`the service ran with extra node flags (BENCH_NODE_FLAGS): ${settings.nodeFlags.join(' ')}`);
     if (!servers.fastify)
       notes.push(
         'the peer stacks are not installed (npm ci --prefix bench/peers, which make bench runs): not measured',
@@ -331,11 +214,11 @@ async function main(): Promise<number> {
     let hash: HashCost | undefined;
     const summaries: ScenarioSummary[] = [];
     for (const scenario of scenarios) {
-      // Timed right before the logins it is the floor of, so a slower or quicker spell of the host meets both.
-      if (scenario.id === 'login') hash = await measureHash();
+      const hashesBefore = scenario.id === 'login' ? await timeHashes() : undefined;
       log(`bench: ${scenario.title}`);
       summaries.push(await runScenario(scenario, servers, settings, runLog));
-      if (scenario.id === 'login') {
+      if (hashesBefore) {
+        hash = hashCost(hashesBefore, await timeHashes());
         await sleep(settings.settleSeconds * 1000);
         memory.afterLoginsRssMiB = service.memory()?.rssMiB;
         log(`  RSS after logins and ${settings.settleSeconds} s: ${memory.afterLoginsRssMiB?.toFixed(1) ?? 'n/a'} MiB`);

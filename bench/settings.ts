@@ -53,7 +53,7 @@ export function readSettings(env: Env = process.env): BenchSettings {
     settleSeconds: bounded(env, 'BENCH_SETTLE', 3, 0, 60),
     scenarios: scenarios?.length ? scenarios : undefined,
     profile: ['1', 'true', 'yes'].includes((env.BENCH_PROFILE ?? '').toLowerCase()),
-    nodeFlags: env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [],
+    nodeFlags: env.BENCH_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? [],
     metrics: ['1', 'true', 'yes', 'on'].includes((env.BENCH_METRICS ?? '').toLowerCase()),
     maxRunSeconds: bounded(env, 'BENCH_MAX_SECONDS', 900, 30, 7200),
   };

@@ -8,6 +8,8 @@ import type { BurstActivity } from './burst-activity';
 // runs) gives it back; then nothing more until hashing starts again. Tied to the hashes, not to every request:
 // a collection after each pause of ordinary traffic would make the young generation grow back each time
 // (+25 % CPU a request in `make bench`, whose rounds pause between the stacks), where a sign-in burst is rare.
+// Its cost: it drops the optimised code of the request path with the hidden classes no live object has, so the
+// next second or so of traffic runs slower; an ordinary collection instead gave back too little (performance.md).
 
 /** How long without a hash before the collection: long enough that a burst's gaps do not trigger it. */
 export const IDLE_RELEASE_MS = 1_000;
