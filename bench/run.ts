@@ -120,9 +120,9 @@ async function main(): Promise<number> {
   const startedAt = new Date();
   const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
   mkdirSync(RESULTS_DIR, { recursive: true });
-  const scratch = mkdtempSync(join(tmpdir(), 'koa-api-bench-'));
   const logFile = join(RESULTS_DIR, `${stamp}-service.log`);
   const runLog = new RunLog(logFile);
+  const scratch = mkdtempSync(join(tmpdir(), 'koa-api-bench-'));
   // The build to measure: dist/ (what `make bench` just built), or another one named by BENCH_DIST.
   const dist = resolve(process.env.BENCH_DIST ?? join(BENCH_DIR, '..', 'dist'));
   const env = serviceEnvironment(join(scratch, 'bench.sqlite'), dist, settings.metrics);
@@ -261,8 +261,8 @@ async function main(): Promise<number> {
     return summaries.some((summary) => summary.service.errors + summary.service.non2xx > 0) ? 1 : 0;
   } finally {
     killAllChildren();
-    runLog.close();
     rmSync(scratch, { recursive: true, force: true });
+    runLog.close();
   }
 }
 
