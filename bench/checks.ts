@@ -21,8 +21,8 @@ export interface HashSamples {
 
 /**
  * One argon2id verify, with the auth module's parameters, timed HASH_SAMPLES times: login's floor. The service
- * runs one hash per core at once (HashQueue), and so does each sample here: two hashes side by side share the
- * caches and memory bandwidth, and each costs more CPU than one alone, in the service as here.
+ * runs one hash per core at once (HashQueue), and so does each sample here, so the hashes share the caches and
+ * memory bandwidth as the service's do.
  */
 export async function timeHashes(): Promise<HashSamples> {
   const hasher = new PasswordHasher();
