@@ -1,14 +1,12 @@
 import { DEFAULT_HASH_CONCURRENCY } from '../src/auth/hash-queue';
 import { PasswordHasher } from '../src/auth/passwords';
-import type { ServerProcess } from './child-process';
 import { probe, type LoadRequest } from './load';
-import { median, PEERS, type HashCost, type PeerName } from './report';
+import { median, PEERS, type HashCost } from './report';
 import { DEMO_CREDENTIALS } from './scenarios';
+import type { Servers } from './servers';
 
 // What the harness makes sure of before any load (every scenario answers 200, the same bodies and token checks
 // on every stack), the refresh scenario's sessions, and the argon2 reference the logins are measured against.
-
-export type Servers = Record<'service' | 'bareKoa' | 'raw', ServerProcess> & Partial<Record<PeerName, ServerProcess>>;
 
 /** Verifies timed for the argon2 reference at each of its two times: their median is the figure. */
 const HASH_SAMPLES = 16;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { TokenService } from '../src/auth/tokens';
@@ -6,7 +6,7 @@ import { loadConfig } from '../src/config/config';
 import { IDLE_RELEASE_MS, MIN_RELEASE_INTERVAL_MS } from '../src/lifecycle/idle-memory-release';
 import { DEMO_USER_ID } from '../src/auth/demo-user-store';
 import { BENCH_ROLE } from './bench-module';
-import { killAllChildren, ServerProcess } from './child-process';
+import { killAllChildren, type ServerProcess } from './child-process';
 import { compileEntries } from './compile-entries';
 import { loadRun, type RunFigures } from './load';
 import { serviceEnvironment } from './production-env';
@@ -18,13 +18,13 @@ import {
   summarise,
   type HashCost,
   type MemoryFigures,
-  type PeerName,
   type RoundFigures,
   type ServerName,
   type ScenarioSummary,
 } from './report';
 import { buildScenarios, type Scenario } from './scenarios';
-import { hashCost, prepare, timeHashes, type Servers } from './checks';
+import { hashCost, prepare, timeHashes } from './checks';
+import { startServers, type Servers } from './servers';
 import { readSettings, type BenchSettings } from './settings';
 
 // `make bench` / `npm run bench` (after the build): the built service in production mode and two
@@ -35,36 +35,6 @@ import { readSettings, type BenchSettings } from './settings';
 const BENCH_DIR = __dirname;
 const RESULTS_DIR = join(BENCH_DIR, 'results');
 const log = (line: string) => process.stderr.write(`${line}\n`);
-
-/**
- * The peer stacks (bench/peers/), when installed: each in its own child process, production mode, logging
- * to the service's log file as the service does, verifying the same tokens (secret, issuer, audience).
- */
-async function startPeers(
-  env: NodeJS.ProcessEnv,
-  jwt: { issuer: string; audience: string },
-  logFd: number,
-): Promise<Partial<Record<PeerName, ServerProcess>>> {
-  const peersDir = join(BENCH_DIR, 'peers');
-  if (!existsSync(join(peersDir, 'node_modules'))) return {};
-  const started = await Promise.all(
-    PEERS.map((peer) =>
-      ServerProcess.start(peer, {
-        script: join(peersDir, `${peer}-server.js`),
-        env: {
-          PATH: process.env.PATH,
-          NODE_ENV: 'production',
-          JWT_SECRET: env.JWT_SECRET,
-          JWT_ISSUER: jwt.issuer,
-          JWT_AUDIENCE: jwt.audience,
-        },
-        stdout: logFd,
-        startTimeoutMs: 30_000,
-      }),
-    ),
-  );
-  return Object.fromEntries(PEERS.map((peer, index) => [peer, started[index]]));
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -115,6 +85,33 @@ async function runScenario(
   return summarise(scenario.id, scenario.title, scenario.connections, rounds);
 }
 
+/**
+ * Each scenario in turn; around the logins, the argon2 reference (timed before and after them) and, once they
+ * have settled, the service's RSS after logins (into `memory`).
+ */
+async function runScenarios(
+  scenarios: Scenario[],
+  servers: Servers,
+  settings: BenchSettings,
+  runLog: RunLog,
+  memory: MemoryFigures,
+): Promise<{ summaries: ScenarioSummary[]; hash: HashCost | undefined }> {
+  let hash: HashCost | undefined;
+  const summaries: ScenarioSummary[] = [];
+  for (const scenario of scenarios) {
+    const hashesBefore = scenario.id === 'login' ? await timeHashes() : undefined;
+    log(`bench: ${scenario.title}`);
+    summaries.push(await runScenario(scenario, servers, settings, runLog));
+    if (hashesBefore) {
+      hash = hashCost(hashesBefore, await timeHashes());
+      await sleep(settings.settleSeconds * 1000);
+      memory.afterLoginsRssMiB = servers.service.memory()?.rssMiB;
+      log(`  RSS after logins and ${settings.settleSeconds} s: ${memory.afterLoginsRssMiB?.toFixed(1) ?? 'n/a'} MiB`);
+    }
+  }
+  return { summaries, hash };
+}
+
 async function main(): Promise<number> {
   const settings = readSettings();
   const startedAt = new Date();
@@ -137,41 +134,11 @@ async function main(): Promise<number> {
     log(`bench: metrics ${settings.metrics ? 'on' : 'off'} (BENCH_METRICS)`);
     compileEntries(scratch);
     const jwtSettings = loadConfig(env).jwt;
-    const [service, raw, bareKoa] = await Promise.all([
-      ServerProcess.start('service', {
-        script: join(scratch, 'bench-server.js'),
-        env,
-        stdout: runLog.fd,
-        nodeFlags: [
-          ...(settings.profile
-            ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=service-${stamp}.cpuprofile`]
-            : []),
-          ...settings.nodeFlags,
-        ],
-        startTimeoutMs: 120_000, // start-up checks the secrets (CPU-bound): minutes on a machine shared with other jobs
-      }),
-      ServerProcess.start('raw server', {
-        script: join(scratch, 'raw-server.js'),
-        env: { PATH: process.env.PATH },
-        stdout: 'ignore',
-        startTimeoutMs: 30_000,
-      }),
-      ServerProcess.start('bare Koa', {
-        script: join(scratch, 'bare-koa-server.js'),
-        // NODE_PATH: the compiled entry lives in the scratch directory, its packages in the repository.
-        env: {
-          PATH: process.env.PATH,
-          NODE_ENV: 'production',
-          NODE_PATH: join(BENCH_DIR, '..', 'node_modules'),
-          JWT_SECRET: env.JWT_SECRET,
-          JWT_ISSUER: jwtSettings.issuer,
-          JWT_AUDIENCE: jwtSettings.audience,
-        },
-        stdout: 'ignore',
-        startTimeoutMs: 30_000,
-      }),
-    ]);
-    const servers: Servers = { service, bareKoa, raw, ...(await startPeers(env, jwtSettings, runLog.fd)) };
+    const profileFlags = settings.profile
+      ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=service-${stamp}.cpuprofile`]
+      : [];
+    const servers = await startServers(scratch, env, jwtSettings, runLog.fd, [...profileFlags, ...settings.nodeFlags]);
+    const { service, bareKoa, raw } = servers;
     if (settings.nodeFlags.length > 0)
       notes.push(`the service ran with extra node flags (BENCH_NODE_FLAGS): ${settings.nodeFlags.join(' ')}`);
     if (!servers.fastify)
@@ -197,7 +164,7 @@ async function main(): Promise<number> {
     // Those 64 sign-ins are a burst: once it is over the service gives back what it grew, at most once per
     // MIN_RELEASE_INTERVAL_MS (idle-memory-release.ts). Let that collection run now rather than inside a measured
     // round: it drops the optimised request path, and the round would pay for compiling it again.
-    await sleep(MIN_RELEASE_INTERVAL_MS + 3 * IDLE_RELEASE_MS);
+    if (prepared.refreshCookies) await sleep(MIN_RELEASE_INTERVAL_MS + 3 * IDLE_RELEASE_MS);
     const { refreshCookies } = prepared;
     notes.push(...prepared.notes);
     for (const note of notes) log(`bench: NOTE ${note}`);
@@ -211,19 +178,7 @@ async function main(): Promise<number> {
     });
     const scenarios = settings.scenarios ? all.filter((scenario) => settings.scenarios!.includes(scenario.id)) : all;
     if (scenarios.length === 0) throw new Error(`BENCH_SCENARIOS matches none of: ${all.map((s) => s.id).join(', ')}`);
-    let hash: HashCost | undefined;
-    const summaries: ScenarioSummary[] = [];
-    for (const scenario of scenarios) {
-      const hashesBefore = scenario.id === 'login' ? await timeHashes() : undefined;
-      log(`bench: ${scenario.title}`);
-      summaries.push(await runScenario(scenario, servers, settings, runLog));
-      if (hashesBefore) {
-        hash = hashCost(hashesBefore, await timeHashes());
-        await sleep(settings.settleSeconds * 1000);
-        memory.afterLoginsRssMiB = service.memory()?.rssMiB;
-        log(`  RSS after logins and ${settings.settleSeconds} s: ${memory.afterLoginsRssMiB?.toFixed(1) ?? 'n/a'} MiB`);
-      }
-    }
+    const { summaries, hash } = await runScenarios(scenarios, servers, settings, runLog, memory);
     memory.peakRssMiB = service.memory()?.peakRssMiB;
     await Promise.all([
       service.stop(15_000),
