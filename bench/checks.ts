@@ -1,5 +1,6 @@
-import { DEFAULT_HASH_CONCURRENCY } from '../src/auth/hash-queue';
-import { PasswordHasher } from '../src/auth/passwords';
+import { join } from 'node:path';
+import { runForAnswer } from './child-process';
+import type { HashSamples } from './hash-reference';
 import { probe, type LoadRequest } from './load';
 import { median, PEERS, type HashCost } from './report';
 import { DEMO_CREDENTIALS } from './scenarios';
@@ -10,34 +11,20 @@ import type { Servers } from './servers';
 
 /** Verifies timed for the argon2 reference at each of its two times: their median is the figure. */
 const HASH_SAMPLES = 16;
-
-export interface HashSamples {
-  wallMs: number[];
-  cpuMs: number[];
-  parameters: HashCost['parameters'];
-}
+const HASH_REFERENCE_TIMEOUT_MS = 60_000;
 
 /**
- * One argon2id verify, with the auth module's parameters, timed HASH_SAMPLES times: login's floor. The service
- * runs one hash per core at once (HashQueue), and so does each sample here, so the hashes share the caches and
- * memory bandwidth as the service's do.
+ * One argon2id verify with the auth module's parameters, timed HASH_SAMPLES times in a child that runs as the
+ * service does (bench/hash-reference.ts): `scratch` holds the compiled entries, `env` is the service's.
  */
-export async function timeHashes(): Promise<HashSamples> {
-  const hasher = new PasswordHasher();
-  const hash = await hasher.hash(DEMO_CREDENTIALS.password);
-  const samples: HashSamples = { wallMs: [], cpuMs: [], parameters: { ...hasher.parameters } };
-  for (let i = 0; i < HASH_SAMPLES; i++) {
-    const cpuBefore = process.cpuUsage();
-    const started = performance.now();
-    const verified = await Promise.all(
-      Array.from({ length: DEFAULT_HASH_CONCURRENCY }, () => hasher.verify(hash, DEMO_CREDENTIALS.password)),
-    );
-    if (!verified.every(Boolean)) throw new Error('argon2 verify failed on its own hash');
-    samples.wallMs.push(performance.now() - started);
-    const cpu = process.cpuUsage(cpuBefore);
-    samples.cpuMs.push((cpu.user + cpu.system) / 1000 / DEFAULT_HASH_CONCURRENCY);
-  }
-  return samples;
+export function timeHashes(scratch: string, env: NodeJS.ProcessEnv): Promise<HashSamples> {
+  const { PATH, BENCH_DIST, GLIBC_TUNABLES, NODE_OPTIONS, DEMO_USER_PASSWORD } = env;
+  return runForAnswer<HashSamples>(
+    'argon2 reference',
+    join(scratch, 'hash-reference.js'),
+    { PATH, BENCH_DIST, GLIBC_TUNABLES, NODE_OPTIONS, DEMO_USER_PASSWORD, HASH_SAMPLES: String(HASH_SAMPLES) },
+    HASH_REFERENCE_TIMEOUT_MS,
+  );
 }
 
 /** The reference from samples taken before and after the logins, so a spell of the host meets both alike. */
@@ -45,6 +32,7 @@ export function hashCost(...runs: HashSamples[]): HashCost {
   return {
     wallMs: median(runs.flatMap((run) => run.wallMs)),
     cpuMs: median(runs.flatMap((run) => run.cpuMs)),
+    systemMs: median(runs.flatMap((run) => run.systemMs)),
     parameters: runs[0].parameters,
   };
 }

@@ -26,6 +26,36 @@ export interface StartChildOptions {
   startTimeoutMs: number;
 }
 
+/**
+ * Runs a plain JavaScript entry that does one job and sends its answer over IPC: resolves with that message once
+ * the child has exited; rejects if it exits without one or takes longer than `timeoutMs`.
+ */
+export function runForAnswer<T>(name: string, script: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<T> {
+  const child = fork(script, [], { env, cwd: resolve(__dirname, '..'), stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  running.add(child);
+  let stderr = '';
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  return new Promise((resolve, reject) => {
+    let answer: { value: T } | undefined;
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('message', (message) => {
+      answer = { value: message as T };
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      running.delete(child);
+      if (answer && code === 0) resolve(answer.value);
+      else
+        reject(
+          new Error(`${name}: exited with no answer (code ${code}, signal ${signal})${stderr ? `\n${stderr}` : ''}`),
+        );
+    });
+  });
+}
+
 export class ServerProcess {
   private constructor(
     readonly child: ChildProcess,
@@ -82,13 +112,17 @@ export class ServerProcess {
     }
   }
 
-  /** CPU time the whole process (all threads: JS, GC, libuv pool) has used, in ms; undefined off Linux. */
-  cpuMs(): number | undefined {
+  /**
+   * CPU time the whole process (all threads: JS, GC, libuv pool) has used, in ms, and the part of it in the
+   * kernel (page faults, memory given back, sockets); undefined off Linux.
+   */
+  cpuMs(): { totalMs: number; systemMs: number } | undefined {
     try {
       // Fields after the command name (which is in parentheses and may hold spaces): utime is the 12th, stime the 13th.
       const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+      const ms = (ticks: string | undefined) => (Number(ticks) * 1000) / CLOCK_TICKS_PER_SECOND;
+      return { totalMs: ms(fields[11]) + ms(fields[12]), systemMs: ms(fields[12]) };
     } catch {
       return undefined;
     }

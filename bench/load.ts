@@ -25,11 +25,18 @@ export interface RunFigures {
   non2xx: number;
   /** Server CPU (all threads) per request, µs. */
   serverCpuMicrosPerRequest: number | undefined;
+  /** The part of it in the kernel, µs. */
+  serverSystemMicrosPerRequest: number | undefined;
   /** Highest resident set seen while the run lasted, MiB. */
   serverPeakRssMiB: number | undefined;
 }
 
 const RSS_SAMPLE_MS = 200;
+
+/** µs per request from a CPU counter in ms read before and after the run. */
+function perRequest(before: number | undefined, after: number | undefined, requests: number): number | undefined {
+  return before !== undefined && after !== undefined && requests > 0 ? ((after - before) * 1000) / requests : undefined;
+}
 
 export async function loadRun(
   server: ServerProcess,
@@ -63,10 +70,8 @@ export async function loadRun(
       requests,
       errors: result.errors,
       non2xx: result.non2xx,
-      serverCpuMicrosPerRequest:
-        cpuBefore !== undefined && cpuAfter !== undefined && requests > 0
-          ? ((cpuAfter - cpuBefore) * 1000) / requests
-          : undefined,
+      serverCpuMicrosPerRequest: perRequest(cpuBefore?.totalMs, cpuAfter?.totalMs, requests),
+      serverSystemMicrosPerRequest: perRequest(cpuBefore?.systemMs, cpuAfter?.systemMs, requests),
       serverPeakRssMiB: peakRss,
     };
   } finally {

@@ -24,6 +24,7 @@ import {
 } from './report';
 import { buildScenarios, type Scenario } from './scenarios';
 import { hashCost, prepare, timeHashes } from './checks';
+import type { HashSamples } from './hash-reference';
 import { startServers, type Servers } from './servers';
 import { readSettings, type BenchSettings } from './settings';
 
@@ -95,15 +96,16 @@ async function runScenarios(
   settings: BenchSettings,
   runLog: RunLog,
   memory: MemoryFigures,
+  timeReference: () => Promise<HashSamples>,
 ): Promise<{ summaries: ScenarioSummary[]; hash: HashCost | undefined }> {
   let hash: HashCost | undefined;
   const summaries: ScenarioSummary[] = [];
   for (const scenario of scenarios) {
-    const hashesBefore = scenario.id === 'login' ? await timeHashes() : undefined;
+    const hashesBefore = scenario.id === 'login' ? await timeReference() : undefined;
     log(`bench: ${scenario.title}`);
     summaries.push(await runScenario(scenario, servers, settings, runLog));
     if (hashesBefore) {
-      hash = hashCost(hashesBefore, await timeHashes());
+      hash = hashCost(hashesBefore, await timeReference());
       await sleep(settings.settleSeconds * 1000);
       memory.afterLoginsRssMiB = servers.service.memory()?.rssMiB;
       log(`  RSS after logins and ${settings.settleSeconds} s: ${memory.afterLoginsRssMiB?.toFixed(1) ?? 'n/a'} MiB`);
@@ -178,7 +180,9 @@ async function main(): Promise<number> {
     });
     const scenarios = settings.scenarios ? all.filter((scenario) => settings.scenarios!.includes(scenario.id)) : all;
     if (scenarios.length === 0) throw new Error(`BENCH_SCENARIOS matches none of: ${all.map((s) => s.id).join(', ')}`);
-    const { summaries, hash } = await runScenarios(scenarios, servers, settings, runLog, memory);
+    const { summaries, hash } = await runScenarios(scenarios, servers, settings, runLog, memory, () =>
+      timeHashes(scratch, env),
+    );
     memory.peakRssMiB = service.memory()?.peakRssMiB;
     await Promise.all([
       service.stop(15_000),

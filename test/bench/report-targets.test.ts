@@ -13,6 +13,7 @@ function run(requestsPerSecond: number): RunFigures {
     errors: 0,
     non2xx: 0,
     serverCpuMicrosPerRequest: 50,
+    serverSystemMicrosPerRequest: 5,
     serverPeakRssMiB: 100,
   };
 }
@@ -49,5 +50,34 @@ describe('the bench target against the Fastify stack', () => {
   it('is missed when one round falls under 1.20×, though the median round is above it', () => {
     const check = fastifyCheck([round(1, 15_000, 10_000), round(2, 11_000, 10_000), round(3, 14_000, 10_000)]);
     expect(check).toMatchObject({ measured: 'lowest 1.10× (rounds 1.50, 1.10, 1.40)', met: false });
+  });
+});
+
+describe('the login target', () => {
+  const loginRounds = [1, 2, 3].map((index) => {
+    const figures = round(index, 100, 100);
+    return {
+      ...figures,
+      service: { ...run(100), serverCpuMicrosPerRequest: 24_000, serverSystemMicrosPerRequest: 1_500 },
+    };
+  });
+  const check = (cpuMs: number) =>
+    checkTargets(
+      [summarise('login', 'POST /api/auth/login', 8, loginRounds)],
+      { wallMs: 12, cpuMs, systemMs: 1, parameters: {} },
+      { idleRssMiB: undefined, peakRssMiB: undefined, afterLoginsRssMiB: undefined },
+    ).find((found) => found.scenario === 'login');
+
+  it("compares a login's CPU with one verify's, and shows the kernel's part of it", () => {
+    expect(check(22)).toEqual({
+      scenario: 'login',
+      target: 'CPU per login ≤ 1.10× one argon2id verify (22.0 ms)',
+      measured: '24.0 ms (system 1.5 ms) = 1.09×',
+      met: true,
+    });
+  });
+
+  it('is missed past a tenth more than the verify', () => {
+    expect(check(21)).toMatchObject({ measured: '24.0 ms (system 1.5 ms) = 1.14×', met: false });
   });
 });
