@@ -1,4 +1,5 @@
-import { EMAIL_NOT_VERIFIED, REGISTRATION_ACCEPTED } from '../../src/modules/auth/routes';
+import { REGISTRATION_ACCEPTED } from '../../src/modules/auth/routes';
+import { EMAIL_NOT_VERIFIED } from '../../src/modules/auth/session-refusals';
 import { testEngines } from '../support/engines';
 import { MAIL_TEST_PASSWORD as PASSWORD, useMailApp } from '../support/mail-app';
 import { tokenIn } from '../support/mail-catcher';

@@ -22,7 +22,7 @@ import {
   registrationCredentialSchema,
   requestOptionsSchema,
 } from './passkey-schemas';
-import { EMAIL_NOT_VERIFIED } from './routes';
+import { EMAIL_NOT_VERIFIED } from './session-refusals';
 import { accessTokenSchema, ownerProofSchema } from './schemas';
 import { NEW_SESSION_COOKIE_HEADER, REFRESH_COOKIE_HEADER, signIn, type SignInDeps } from './sign-in';
 

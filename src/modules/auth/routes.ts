@@ -4,13 +4,13 @@ import type { AccountSessions } from '../../auth/account-sessions';
 import type { PasswordLogin } from '../../auth/password-login';
 import type { Registration } from '../../auth/registration';
 import type { SessionRefresh } from '../../auth/session-refresh';
-import { conflict, HttpError, unauthorized, unprocessable } from '../../http/errors';
+import { conflict, unprocessable } from '../../http/errors';
 import { FRAMEWORK_HEADERS } from '../../http/openapi/components';
 import { callerOf } from '../../http/routing/caller';
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { Static } from '@sinclair/typebox';
 import { route, type ErrorResponses, type ModuleDefinition, type RouteContext } from '../../http/routing/route';
-import { attemptOrigin, tooManyAttempts } from './caller-password';
+import { attemptOrigin } from './caller-password';
 import { clearedRefreshCookie, readRefreshCookie, REFRESH_COOKIE_SCHEME, refreshCookie } from './cookie';
 import { rejectCrossSite } from './csrf';
 import { mfaRoutes, type MfaRouteDeps } from './mfa-routes';
@@ -23,6 +23,7 @@ import {
   registerSchema,
   STORE_UNAVAILABLE,
 } from './schemas';
+import { EMAIL_NOT_VERIFIED, loginRefused, refreshRefused } from './session-refusals';
 import { accessTokenResponse, REFRESH_COOKIE_HEADER, signIn, type SignInDeps } from './sign-in';
 
 /**
@@ -45,10 +46,6 @@ export interface AuthRouteDeps extends SignInDeps, PasswordRouteDeps {
   mfa: Pick<MfaRouteDeps, 'factors' | 'enrolment' | 'twoFactorLogin'> | undefined;
 }
 
-/** The login answer for a right password on an address not verified yet (EMAIL_VERIFICATION=required). */
-export const EMAIL_NOT_VERIFIED =
-  'Email address not verified: follow the link sent to it, or ask for a new one (POST /api/auth/resend-verification)';
-
 /** What registration answers, with email verification on, for a new and a taken address alike. */
 export const REGISTRATION_ACCEPTED = 'Check your mailbox: a link to confirm the address is on its way';
 
@@ -65,10 +62,7 @@ const ROTATED_COOKIE_HEADER = {
 export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
   const { tokens, sessions, cookie, events } = deps;
   const crossSiteGuard = rejectCrossSite(deps.corsOrigins, deps.publicOrigin);
-  /** Every refresh failure: 401 and the cookie removed, so the browser stops sending a dead token. */
   const clearedCookie = clearedRefreshCookie(cookie); // the same header every time: built once
-  const refreshRefused = () =>
-    new HttpError(401, 'Invalid or expired refresh token', { headers: { 'Set-Cookie': clearedCookie } });
 
   const routes: ModuleDefinition['routes'] = [
     route({
@@ -100,26 +94,19 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       handler: async (ctx) => {
         const { email, password } = ctx.request.body;
         const outcome = await deps.login.login(email, password, attemptOrigin(ctx));
-        switch (outcome.outcome) {
-          case 'throttled':
-            events.record(ctx, { action: 'login', outcome: 'throttled', email });
-            throw tooManyAttempts(outcome.retryAfterSeconds, 'failed logins');
-          case 'failure':
-            events.record(ctx, { action: 'login', outcome: 'failure', userId: outcome.userId, email });
-            throw unauthorized('Invalid email or password'); // one message: unknown user and wrong password alike
-          case 'unverified':
-            events.record(ctx, { action: 'login', outcome: 'unverified', userId: outcome.userId });
-            throw new HttpError(403, EMAIL_NOT_VERIFIED);
-          case 'mfa-required':
-            // The second factor comes next, at POST /mfa/verify, with this token.
-            events.record(ctx, { action: 'login', outcome: 'mfa-required', userId: outcome.userId });
-            return { mfaRequired: true as const, mfaToken: outcome.mfaToken };
-          case 'signed-in': {
-            const answer = await signIn(ctx, deps, outcome.user, outcome.trustedDevice, outcome.proof);
-            events.record(ctx, { action: 'login', outcome: 'success', userId: outcome.user.id });
-            return answer;
-          }
+        if (outcome.outcome === 'mfa-required') {
+          // The second factor comes next, at POST /mfa/verify, with this token.
+          events.record(ctx, { action: 'login', outcome: 'mfa-required', userId: outcome.userId });
+          return { mfaRequired: true as const, mfaToken: outcome.mfaToken };
         }
+        if (outcome.outcome === 'signed-in') {
+          const answer = await signIn(ctx, deps, outcome.user, outcome.trustedDevice, outcome.proof);
+          events.record(ctx, { action: 'login', outcome: 'success', userId: outcome.user.id });
+          return answer;
+        }
+        const { error, event } = loginRefused(outcome, email);
+        events.record(ctx, event);
+        throw error;
       },
     }),
     route({
@@ -144,25 +131,9 @@ export function authRoutes(deps: AuthRouteDeps): ModuleDefinition['routes'] {
       handler: async (ctx) => {
         const outcome = await deps.refresh.refresh(readRefreshCookie(ctx));
         if (!outcome.ok) {
-          if (outcome.refused === 'reused-token' && outcome.userId && outcome.familyId) {
-            // A replaced token came back after the grace window: stolen, or its successor was. The family is gone.
-            events.record(ctx, {
-              action: 'refresh',
-              outcome: 'reuse-detected',
-              userId: outcome.userId,
-              familyId: outcome.familyId,
-            });
-          } else {
-            events.record(ctx, {
-              action: 'refresh',
-              outcome: 'refused',
-              reason: outcome.refused,
-              userId: outcome.userId,
-            });
-          }
-          throw outcome.refused === 'unverified'
-            ? new HttpError(403, EMAIL_NOT_VERIFIED, { headers: { 'Set-Cookie': clearedCookie } })
-            : refreshRefused();
+          const { error, event } = refreshRefused(outcome, clearedCookie);
+          events.record(ctx, event);
+          throw error;
         }
         if (outcome.rotated) {
           // The successor lives as long as the family (absolute expiry) or a full lifetime (sliding).
