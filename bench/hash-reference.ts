@@ -22,37 +22,46 @@ export interface HashSamples {
 }
 
 /**
- * One argon2id verify with the auth module's parameters, `count` times, kept one per core in flight as the
- * service's hash queue runs them under the login load: each verify starts when one ends, so they end apart.
- * Started all at once and awaited together, two verifies would also free their 19 MiB together, and with one
- * malloc arena glibc gives the memory back and faults it in again for the next two: up to ~10 ms of system time
- * a verify that the service under load does not pay. A sample is the process's CPU from one verify's end to
- * the next one's, which with every core busy is one verify's CPU; the first `concurrency` ends, before the
- * queue is full, are not samples.
+ * Verifies a sample is the average of. An even number: with one verify per core in flight, two cores' verifies
+ * end in turns, so a window of whole turns starts and ends at the same point of a turn and holds that many
+ * verifies' work.
+ */
+const VERIFIES_PER_SAMPLE = 8;
+
+/**
+ * One argon2id verify with the auth module's parameters, `count` samples of VERIFIES_PER_SAMPLE, from one run of
+ * verifies kept one per core in flight as the service's hash queue runs them under the login load: each starts
+ * when one ends. Started and awaited in batches, the verifies would free their 19 MiB together at each batch's
+ * end, and with one malloc arena glibc gives the memory back and faults it in again for the next batch: up to
+ * ~10 ms of system time a verify that the service under load does not pay (docs/performance.md, "What a run
+ * does"). A sample is the process's CPU between two verifies' ends VERIFIES_PER_SAMPLE apart, over that many;
+ * the first ends, before every core is busy, are not measured.
  */
 async function timeHashes(count: number, password: string): Promise<HashSamples> {
   const hasher = new PasswordHasher();
   const hash = await hasher.hash(password);
   const samples: HashSamples = { wallMs: [], cpuMs: [], systemMs: [], parameters: { ...hasher.parameters } };
-  const concurrency = DEFAULT_HASH_CONCURRENCY;
+  const warmUp = DEFAULT_HASH_CONCURRENCY;
+  const total = warmUp + count * VERIFIES_PER_SAMPLE;
+  const ends: NodeJS.CpuUsage[] = [];
   let started = 0;
-  let ended = 0;
-  let lastEnd = process.cpuUsage();
   const keepBusy = async () => {
-    while (started < count + concurrency) {
+    while (started < total) {
       started += 1;
       const startedAt = performance.now();
       if (!(await hasher.verify(hash, password))) throw new Error('argon2 verify failed on its own hash');
-      const cpu = process.cpuUsage(lastEnd);
-      lastEnd = process.cpuUsage();
-      ended += 1;
-      if (ended <= concurrency) continue;
-      samples.wallMs.push(performance.now() - startedAt);
-      samples.cpuMs.push((cpu.user + cpu.system) / 1000);
-      samples.systemMs.push(cpu.system / 1000);
+      ends.push(process.cpuUsage());
+      if (ends.length > warmUp) samples.wallMs.push(performance.now() - startedAt);
     }
   };
-  await Promise.all(Array.from({ length: concurrency }, keepBusy));
+  await Promise.all(Array.from({ length: DEFAULT_HASH_CONCURRENCY }, keepBusy));
+  for (let sample = 0; sample < count; sample += 1) {
+    const from = ends[warmUp - 1 + sample * VERIFIES_PER_SAMPLE]!;
+    const to = ends[warmUp - 1 + (sample + 1) * VERIFIES_PER_SAMPLE]!;
+    const system = to.system - from.system;
+    samples.cpuMs.push((to.user - from.user + system) / 1000 / VERIFIES_PER_SAMPLE);
+    samples.systemMs.push(system / 1000 / VERIFIES_PER_SAMPLE);
+  }
   return samples;
 }
 
