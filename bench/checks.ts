@@ -14,8 +14,8 @@ const HASH_SAMPLES = 4;
 const HASH_REFERENCE_TIMEOUT_MS = 60_000;
 
 /**
- * One argon2id verify with the auth module's parameters, timed HASH_SAMPLES times in a child that runs as the
- * service does (bench/hash-reference.ts): `scratch` holds the compiled entries, `env` is the service's.
+ * One argon2id verify with the auth module's parameters: HASH_SAMPLES samples from a child that runs as the
+ * service does (bench/hash-reference.ts); `scratch` holds the compiled entries, `env` is the service's.
  */
 export function timeHashes(scratch: string, env: NodeJS.ProcessEnv): Promise<HashSamples> {
   const { PATH, BENCH_DIST, GLIBC_TUNABLES, NODE_OPTIONS, DEMO_USER_PASSWORD } = env;

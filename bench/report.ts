@@ -13,14 +13,19 @@ export type ServerName = 'service' | 'bareKoa' | 'raw' | PeerName;
 
 export interface RoundFigures {
   round: number;
-  /** The order the servers ran in this round (the service alternates first and last, so drift cancels out). */
-  order: ServerName[];
+  /**
+   * The order the servers ran in this round (the service alternates first and last, so drift cancels out);
+   * `compared` is the service answering the scenario's `comparedWith` request.
+   */
+  order: (ServerName | 'compared')[];
   service: RunFigures;
   bareKoa: RunFigures;
   raw: RunFigures;
   /** On the scenarios the peers answer alike (GET / and the protected GET). */
   fastify?: RunFigures;
   express?: RunFigures;
+  /** The service answering the scenario's `comparedWith` request, right beside its own run. */
+  compared?: RunFigures;
 }
 
 /** Resident memory of the service, MiB (VmRSS / VmHWM from /proc). */
@@ -72,6 +77,11 @@ export interface ScenarioSummary {
   peers?: Partial<Record<PeerName, ReferenceFigures>>;
   /** Median over rounds of (service req/s ÷ the peer's req/s in the same round). */
   ratioToPeer?: Partial<Record<PeerName, number>>;
+  /**
+   * The service's CPU per request ÷ that of the scenario's `comparedWith` request, each round's (measured
+   * seconds apart) and their median.
+   */
+  costRatio?: { median: number; rounds: number[] };
   rounds: RoundFigures[];
 }
 
@@ -89,11 +99,6 @@ export interface HashCost {
   cpuMs: number;
   systemMs: number;
   parameters: Record<string, number>;
-}
-
-/** ` (system x ms)`: the kernel's part of a CPU figure in µs, or nothing when unknown. */
-function kernelPart(systemMicros: number | undefined): string {
-  return systemMicros === undefined ? '' : ` (system ${(systemMicros / 1000).toFixed(1)} ms)`;
 }
 
 export function median(values: number[]): number {
@@ -153,102 +158,24 @@ export function summarise(id: ScenarioId, title: string, connections: number, ro
         ? bareKoa.cpuMicrosPerRequest / service.cpuMicrosPerRequest
         : undefined,
     ratioToRaw: median(rounds.map((round) => round.service.requestsPerSecond / round.raw.requestsPerSecond)),
+    ...costRatioOf(rounds),
     rounds,
   };
 }
 
-const fixed = (value: number | undefined, digits: number) => (value === undefined ? 'n/a' : value.toFixed(digits));
-
-/** The targets of issues 7 and 14, for the scenarios this run measured. */
-export function checkTargets(
-  summaries: ScenarioSummary[],
-  hash: HashCost | undefined,
-  memory: MemoryFigures,
-): TargetCheck[] {
-  const byId = new Map(summaries.map((summary) => [summary.id, summary]));
-  const checks: TargetCheck[] = [];
-  const ratioTarget = (id: ScenarioId, minimum: number, reference: 'bare Koa' | 'raw') => {
-    const summary = byId.get(id);
-    if (!summary) return;
-    const ratio = reference === 'raw' ? summary.ratioToRaw : summary.ratioToBareKoa;
-    const byCpu =
-      reference === 'bare Koa' && summary.cpuRatioToBareKoa !== undefined
-        ? ` (by CPU/req ${summary.cpuRatioToBareKoa.toFixed(2)}×)`
-        : '';
-    checks.push({
-      scenario: id,
-      target: `≥ ${minimum.toFixed(2)}× ${reference}`,
-      measured: `${ratio.toFixed(2)}×${byCpu}`,
-      met: ratio >= minimum,
-    });
-  };
-  ratioTarget('get-root', 0.6, 'bare Koa');
-  ratioTarget('protected', 0.75, 'bare Koa');
-  for (const id of ['get-root', 'protected'] as const) {
-    // In every round (issue 39), not only in the median one.
-    const rounds = byId.get(id)?.rounds ?? [];
-    if (rounds.length === 0 || rounds.some((round) => !round.fastify)) continue;
-    const ratios = rounds.map((round) => round.service.requestsPerSecond / round.fastify!.requestsPerSecond);
-    const lowest = Math.min(...ratios);
-    const measured = `lowest ${lowest.toFixed(2)}× (rounds ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')})`;
-    checks.push({ scenario: id, target: '≥ 1.20× the Fastify stack in every round', measured, met: lowest >= 1.2 });
-  }
-
-  const refresh = byId.get('refresh');
-  const guarded = byId.get('protected');
-  if (
-    refresh &&
-    guarded &&
-    refresh.service.cpuMicrosPerRequest !== undefined &&
-    guarded.service.cpuMicrosPerRequest !== undefined
-  ) {
-    const cost = refresh.service.cpuMicrosPerRequest / guarded.service.cpuMicrosPerRequest;
-    checks.push({
-      scenario: 'refresh',
-      target: '≤ 2× the protected GET (server CPU per request)',
-      measured: `${cost.toFixed(2)}×`,
-      met: cost <= 2,
-    });
-  }
-
-  const login = byId.get('login');
-  if (login && hash && login.service.cpuMicrosPerRequest !== undefined) {
-    // Bounded by the hash: the rest of the login path (HTTP, JSON, tokens, store insert) costs at most a
-    // tenth of one argon2id verify.
-    const share = login.service.cpuMicrosPerRequest / 1000 / hash.cpuMs;
-    checks.push({
-      scenario: 'login',
-      target: `CPU per login ≤ 1.10× one argon2id verify (${hash.cpuMs.toFixed(1)} ms)`,
-      measured: `${(login.service.cpuMicrosPerRequest / 1000).toFixed(1)} ms${kernelPart(login.service.systemMicrosPerRequest)} = ${share.toFixed(2)}×`,
-      met: share <= 1.1,
-    });
-  }
-
-  const memoryTarget = (name: keyof MemoryFigures, label: string, maximum: number) => {
-    const value = memory[name];
-    if (value === undefined) return;
-    checks.push({
-      scenario: 'memory',
-      target: `${label} ≤ ${maximum} MiB`,
-      measured: `${value.toFixed(1)} MiB`,
-      met: value <= maximum,
-    });
-  };
-  memoryTarget('idleRssMiB', 'idle RSS', 90);
-  memoryTarget('peakRssMiB', 'peak RSS', 200);
-  memoryTarget('afterLoginsRssMiB', 'RSS after logins', 140);
-
-  for (const summary of summaries) {
-    const bad = summary.service.errors + summary.service.non2xx;
-    checks.push({
-      scenario: summary.id,
-      target: 'no errors, no non-2xx',
-      measured: `${summary.service.errors} errors, ${summary.service.non2xx} non-2xx`,
-      met: bad === 0,
-    });
-  }
-  return checks;
+/** The service's CPU per request ÷ that of the request it is compared with, in each round that ran both. */
+function costRatioOf(rounds: RoundFigures[]): Pick<ScenarioSummary, 'costRatio'> {
+  const ratios = rounds.flatMap(({ service, compared }) =>
+    service.serverCpuMicrosPerRequest !== undefined && compared?.serverCpuMicrosPerRequest
+      ? [service.serverCpuMicrosPerRequest / compared.serverCpuMicrosPerRequest]
+      : [],
+  );
+  return ratios.length === rounds.length && ratios.length > 0
+    ? { costRatio: { median: median(ratios), rounds: ratios } }
+    : {};
 }
+
+const fixed = (value: number | undefined, digits: number) => (value === undefined ? 'n/a' : value.toFixed(digits));
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));

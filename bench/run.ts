@@ -6,13 +6,13 @@ import { loadConfig } from '../src/config/config';
 import { IDLE_RELEASE_MS, MIN_RELEASE_INTERVAL_MS } from '../src/lifecycle/idle-memory-release';
 import { DEMO_USER_ID } from '../src/auth/demo-user-store';
 import { BENCH_ROLE } from './bench-module';
-import { killAllChildren, type ServerProcess } from './child-process';
+import { killAllChildren } from './child-process';
 import { compileEntries } from './compile-entries';
 import { loadRun, type RunFigures } from './load';
 import { serviceEnvironment } from './production-env';
 import { RunLog } from './run-log';
+import { checkTargets } from './targets';
 import {
-  checkTargets,
   PEERS,
   renderReport,
   summarise,
@@ -39,6 +39,9 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A load run of a round: a server answering the scenario, or the service answering its `comparedWith` request. */
+type Run = ServerName | 'compared';
+
 /** The scenarios the peer stacks answer exactly as the service does (same JSON, same token checks). */
 const PEER_SCENARIOS = new Set(['get-root', 'protected']);
 
@@ -52,25 +55,43 @@ async function runScenario(
   const peers = PEER_SCENARIOS.has(scenario.id) ? PEERS.filter((peer) => servers[peer]) : [];
   // The peer stacks run right after the service (right before it in reversed rounds): the ratio the target
   // compares is then measured within seconds, where a slower spell of the shared host hits both alike.
-  const RUN_ORDER: ServerName[] = ['service', ...peers, 'bareKoa', 'raw'];
+  // The request this scenario is judged against runs on the service right beside it ('compared').
+  const RUN_ORDER: Run[] = [
+    'service',
+    ...(scenario.comparedWith ? ['compared' as const] : []),
+    ...peers,
+    'bareKoa',
+    'raw',
+  ];
   // Each run's log lines are dropped after it (run-log.ts), but kept when it had errors: they explain them.
-  const measure = async (server: ServerProcess, seconds: number): Promise<RunFigures> => {
-    const figures = await loadRun(server, scenario.request, { ...options, seconds });
+  const measure = async (run: Run, seconds: number): Promise<RunFigures> => {
+    const server = servers[run === 'compared' ? 'service' : run]!;
+    const request = run === 'compared' ? scenario.comparedWith!.request : scenario.request;
+    const figures = await loadRun(server, request, { ...options, seconds });
     runLog.empty(figures.errors + figures.non2xx > 0);
     return figures;
   };
   if (settings.warmupSeconds > 0) {
     log(`  warm-up ${settings.warmupSeconds} s each`);
-    for (const name of RUN_ORDER) await measure(servers[name]!, settings.warmupSeconds);
+    for (const run of RUN_ORDER) await measure(run, settings.warmupSeconds);
   }
   const rounds: RoundFigures[] = [];
   for (let round = 1; round <= settings.rounds; round++) {
     // The service runs first in odd rounds and last in even ones, so drift on the machine cancels out.
     const order = round % 2 === 1 ? RUN_ORDER : [...RUN_ORDER].reverse();
-    const figures: Partial<Record<ServerName, RunFigures>> = {};
-    for (const name of order) figures[name] = await measure(servers[name]!, settings.durationSeconds);
-    const { service, bareKoa, raw, fastify, express } = figures as Record<ServerName, RunFigures>;
-    rounds.push({ round, order, service, bareKoa, raw, fastify, express });
+    const figures: Partial<Record<Run, RunFigures>> = {};
+    for (const run of order) figures[run] = await measure(run, settings.durationSeconds);
+    const { service, bareKoa, raw, fastify, express, compared } = figures as Record<Run, RunFigures>;
+    rounds.push({
+      round,
+      order,
+      service,
+      bareKoa,
+      raw,
+      fastify,
+      express,
+      compared,
+    });
     const versus = (name: string, other: { requestsPerSecond: number } | undefined) =>
       other
         ? `, ${name} ${other.requestsPerSecond.toFixed(0)} (${(service.requestsPerSecond / other.requestsPerSecond).toFixed(2)}×)`
@@ -80,7 +101,10 @@ async function runScenario(
         versus('bare Koa', bareKoa) +
         versus('raw', raw) +
         versus('Fastify', fastify) +
-        versus('Express', express),
+        versus('Express', express) +
+        (compared
+          ? `; CPU ÷ ${scenario.comparedWith!.id}'s beside it ${((service.serverCpuMicrosPerRequest ?? NaN) / (compared.serverCpuMicrosPerRequest ?? NaN)).toFixed(2)}×`
+          : ''),
     );
   }
   return summarise(scenario.id, scenario.title, scenario.connections, rounds);

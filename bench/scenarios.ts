@@ -12,6 +12,11 @@ export interface Scenario {
   request: LoadRequest;
   /** Connections for this scenario (login uses fewer: argon2 bounds it, more only queue). */
   connections: number;
+  /**
+   * The request this one's cost is judged against (refresh: the protected GET), run on the service right beside
+   * it in every round, so the two are measured within seconds of each other (report.ts, `costRatio`).
+   */
+  comparedWith?: { id: ScenarioId; request: LoadRequest };
 }
 
 /** The demo user as the bench starts the service (production refuses the documented default password). */
@@ -45,6 +50,7 @@ export function buildScenarios(inputs: ScenarioInputs): Scenario[] {
       connections: inputs.connections,
     },
   ];
+  const guarded = scenarios.find((scenario) => scenario.id === 'protected')!;
   if (inputs.refreshCookies) {
     // The auth module is mounted (the cookie came from a login).
     scenarios.push(
@@ -65,6 +71,7 @@ export function buildScenarios(inputs: ScenarioInputs): Scenario[] {
           headerSets: inputs.refreshCookies.map((cookie) => ({ cookie })),
         },
         connections: inputs.connections,
+        comparedWith: { id: guarded.id, request: guarded.request },
       },
     );
   }

@@ -1,5 +1,6 @@
 import type { RunFigures } from '../../bench/load';
-import { checkTargets, summarise, type RoundFigures } from '../../bench/report';
+import { summarise, type RoundFigures } from '../../bench/report';
+import { checkTargets } from '../../bench/targets';
 
 // `make bench` checks the service against the Fastify stack in every round (issue 39), not in the median
 // round: one round under 1.20× is a miss, whatever the others.
@@ -79,5 +80,46 @@ describe('the login target', () => {
 
   it('is missed past a tenth more than the verify', () => {
     expect(check(21)).toMatchObject({ measured: '24.0 ms (system 1.5 ms) = 1.14×', met: false });
+  });
+});
+
+describe('the refresh target', () => {
+  const refreshRounds = (pairs: [number, number][]) =>
+    pairs.map(([refresh, guarded], index) => ({
+      ...round(index + 1, 100, 100),
+      service: { ...run(100), serverCpuMicrosPerRequest: refresh },
+      compared: { ...run(100), serverCpuMicrosPerRequest: guarded },
+    }));
+  const check = (pairs: [number, number][]) =>
+    checkTargets([summarise('refresh', 'POST /api/auth/refresh', 50, refreshRounds(pairs))], undefined, {
+      idleRssMiB: undefined,
+      peakRssMiB: undefined,
+      afterLoginsRssMiB: undefined,
+    }).find((found) => found.target.includes('protected GET'));
+
+  it("divides each round's refresh CPU by the protected GET's run beside it, and judges their median", () => {
+    // Round 2's host was slower for both: 120 ÷ 80 is its ratio, not 120 ÷ round 1's 40.
+    expect(
+      check([
+        [70, 40],
+        [120, 80],
+        [75, 40],
+      ]),
+    ).toEqual({
+      scenario: 'refresh',
+      target: '≤ 2× the protected GET (server CPU per request, same rounds)',
+      measured: '1.75× (rounds 1.75, 1.50, 1.88)',
+      met: true,
+    });
+  });
+
+  it('is missed when the median round costs more than twice the protected GET', () => {
+    expect(
+      check([
+        [90, 40],
+        [85, 40],
+        [70, 40],
+      ]),
+    ).toMatchObject({ met: false, measured: '2.13× (rounds 2.25, 2.13, 1.75)' });
   });
 });
