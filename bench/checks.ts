@@ -9,7 +9,7 @@ import type { Servers } from './servers';
 // What the harness makes sure of before any load (every scenario answers 200, the same bodies and token checks
 // on every stack), the refresh scenario's sessions, and the argon2 reference the logins are measured against.
 
-/** Samples of the argon2 reference at each of its two times (8 verifies each): their median is the figure. */
+/** Samples of the argon2 reference at each of its two times (hash-reference.ts): their median is the figure. */
 const HASH_SAMPLES = 4;
 const HASH_REFERENCE_TIMEOUT_MS = 60_000;
 

@@ -28,7 +28,8 @@ export interface StartChildOptions {
 
 /**
  * Runs a plain JavaScript entry that does one job and sends its answer over IPC: resolves with that message once
- * the child has exited; rejects if it exits without one or takes longer than `timeoutMs`.
+ * the child has exited and its channel closed; rejects if it exits without one, fails to start, or takes longer
+ * than `timeoutMs`.
  */
 export function runForAnswer<T>(name: string, script: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<T> {
   const child = fork(script, [], { env, cwd: resolve(__dirname, '..'), stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
@@ -40,18 +41,27 @@ export function runForAnswer<T>(name: string, script: string, env: NodeJS.Proces
   });
   return new Promise((resolve, reject) => {
     let answer: { value: T } | undefined;
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    const fail = (why: string) => reject(new Error(`${name}: ${why}${stderr ? `\n${stderr}` : ''}`));
     child.once('message', (message) => {
       answer = { value: message as T };
     });
-    child.once('exit', (code, signal) => {
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      running.delete(child);
+      fail(`could not run (${error.message})`);
+    });
+    // 'close', not 'exit': the last IPC message may be read after the exit is seen, never after the close.
+    child.once('close', (code, signal) => {
       clearTimeout(timer);
       running.delete(child);
       if (answer && code === 0) resolve(answer.value);
-      else
-        reject(
-          new Error(`${name}: exited with no answer (code ${code}, signal ${signal})${stderr ? `\n${stderr}` : ''}`),
-        );
+      else if (timedOut) fail(`no answer within ${timeoutMs} ms`);
+      else fail(`exited with no answer (code ${code}, signal ${signal})`);
     });
   });
 }

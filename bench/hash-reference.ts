@@ -5,11 +5,11 @@ import type { HashCost } from './report';
 
 // The argon2 reference login is measured against, timed in a process of its own that runs as the service
 // does: the built code (BENCH_DIST), the image's malloc settings and node flags (GLIBC_TUNABLES, NODE_OPTIONS,
-// set by the harness). Timed in the harness itself, with glibc's default arenas, the same verify moved from
-// 18.5 to 28.3 ms between runs (docs/performance.md, "What a run does"). Sends its samples over IPC and exits.
+// set by the harness), so the verify costs what it costs the service (docs/performance.md, "What a run does").
+// Sends its samples over IPC and exits.
 
 const dist = resolve(process.env.BENCH_DIST ?? resolve(__dirname, '..', 'dist'));
-/* eslint-disable @typescript-eslint/no-require-imports -- the built JS is loaded at run time; its types come from src */
+/* eslint-disable @typescript-eslint/no-require-imports -- the built JS, loaded at run time; types from src */
 const { PasswordHasher } = require(resolve(dist, 'auth/passwords.js')) as typeof PasswordsModule;
 const { DEFAULT_HASH_CONCURRENCY } = require(resolve(dist, 'auth/hash-queue.js')) as typeof HashQueueModule;
 /* eslint-enable @typescript-eslint/no-require-imports */
@@ -22,18 +22,18 @@ export interface HashSamples {
 }
 
 /**
- * Verifies a sample is the average of. An even number: with one verify per core in flight, two cores' verifies
- * end in turns, so a window of whole turns starts and ends at the same point of a turn and holds that many
- * verifies' work.
+ * Verifies a sample is the average of: at least eight, in whole turns of the cores. With one verify per core in
+ * flight the cores' verifies end in turns, so a window of whole turns starts and ends at the same point of a
+ * turn and holds that many verifies' work.
  */
-const VERIFIES_PER_SAMPLE = 8;
+const VERIFIES_PER_SAMPLE = DEFAULT_HASH_CONCURRENCY * Math.ceil(8 / DEFAULT_HASH_CONCURRENCY);
 
 /**
  * One argon2id verify with the auth module's parameters, `count` samples of VERIFIES_PER_SAMPLE, from one run of
  * verifies kept one per core in flight as the service's hash queue runs them under the login load: each starts
  * when one ends. Started and awaited in batches, the verifies would free their 19 MiB together at each batch's
- * end, and with one malloc arena glibc gives the memory back and faults it in again for the next batch: up to
- * ~10 ms of system time a verify that the service under load does not pay (docs/performance.md, "What a run
+ * end, and with one malloc arena glibc gives the memory back and faults it in again for the next batch: ~12 ms
+ * of system time a verify that the service under load does not pay (docs/performance.md, "What a run
  * does"). A sample is the process's CPU between two verifies' ends VERIFIES_PER_SAMPLE apart, over that many;
  * the first ends, before every core is busy, are not measured.
  */
@@ -66,7 +66,7 @@ async function timeHashes(count: number, password: string): Promise<HashSamples>
 }
 
 if (require.main === module) {
-  timeHashes(Number(process.env.HASH_SAMPLES ?? 16), process.env.DEMO_USER_PASSWORD ?? 'reference password').then(
+  timeHashes(Number(process.env.HASH_SAMPLES ?? 4), process.env.DEMO_USER_PASSWORD ?? 'reference password').then(
     (samples) => process.send!(samples, () => process.exit(0)),
     (error: unknown) => {
       process.stderr.write(`hash reference failed: ${error instanceof Error ? error.message : String(error)}\n`);

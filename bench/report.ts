@@ -11,13 +11,16 @@ export const PEERS: readonly PeerName[] = ['fastify', 'express'];
 /** The servers one round measures: the service, its two same-run references, and the peer stacks. */
 export type ServerName = 'service' | 'bareKoa' | 'raw' | PeerName;
 
+/** A load run of a round: a server answering the scenario, or the service answering its `comparedWith` request. */
+export type Run = ServerName | 'compared';
+
 export interface RoundFigures {
   round: number;
   /**
    * The order the servers ran in this round (the service alternates first and last, so drift cancels out);
    * `compared` is the service answering the scenario's `comparedWith` request.
    */
-  order: (ServerName | 'compared')[];
+  order: Run[];
   service: RunFigures;
   bareKoa: RunFigures;
   raw: RunFigures;
@@ -126,8 +129,12 @@ export function summarise(id: ScenarioId, title: string, connections: number, ro
     errors: rounds.reduce((sum, round) => sum + pick(round).errors, 0),
     non2xx: rounds.reduce((sum, round) => sum + pick(round).non2xx, 0),
   });
+  // The service's errors include those of the request it is compared with: a refused protected GET would make
+  // the ratio meaningless.
   const service = {
     ...side((round) => round.service),
+    errors: rounds.reduce((sum, round) => sum + round.service.errors + (round.compared?.errors ?? 0), 0),
+    non2xx: rounds.reduce((sum, round) => sum + round.service.non2xx + (round.compared?.non2xx ?? 0), 0),
     systemMicrosPerRequest: medianOf(rounds.map((round) => round.service.serverSystemMicrosPerRequest)),
     peakRssMiB: maxOf(rounds.map((round) => round.service.serverPeakRssMiB)),
   };
@@ -240,7 +247,8 @@ export function renderReport(
   const notes = [
     `service RSS: idle ${fixed(extra.memory.idleRssMiB, 1)} MiB, peak ${fixed(extra.memory.peakRssMiB, 1)} MiB, after logins ${fixed(extra.memory.afterLoginsRssMiB, 1)} MiB`,
     extra.hash
-      ? `argon2id verify alone: ${extra.hash.wallMs.toFixed(1)} ms wall, ${extra.hash.cpuMs.toFixed(1)} ms CPU (system ${extra.hash.systemMs.toFixed(1)} ms)`
+      ? `argon2id verify alone: ${extra.hash.wallMs.toFixed(1)} ms wall, ${extra.hash.cpuMs.toFixed(1)} ms CPU` +
+        ` (system ${extra.hash.systemMs.toFixed(1)} ms)`
       : undefined,
   ].filter(Boolean);
   return `${figures}\n\n${targets}\n\n${notes.join('\n')}\n`;

@@ -19,7 +19,7 @@ import {
   type HashCost,
   type MemoryFigures,
   type RoundFigures,
-  type ServerName,
+  type Run,
   type ScenarioSummary,
 } from './report';
 import { buildScenarios, type Scenario } from './scenarios';
@@ -39,11 +39,11 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A load run of a round: a server answering the scenario, or the service answering its `comparedWith` request. */
-type Run = ServerName | 'compared';
-
 /** The scenarios the peer stacks answer exactly as the service does (same JSON, same token checks). */
 const PEER_SCENARIOS = new Set(['get-root', 'protected']);
+
+const cpuRatio = (run: RunFigures, other: RunFigures) =>
+  (run.serverCpuMicrosPerRequest ?? NaN) / (other.serverCpuMicrosPerRequest ?? NaN);
 
 async function runScenario(
   scenario: Scenario,
@@ -102,9 +102,7 @@ async function runScenario(
         versus('raw', raw) +
         versus('Fastify', fastify) +
         versus('Express', express) +
-        (compared
-          ? `; CPU ÷ ${scenario.comparedWith!.id}'s beside it ${((service.serverCpuMicrosPerRequest ?? NaN) / (compared.serverCpuMicrosPerRequest ?? NaN)).toFixed(2)}×`
-          : ''),
+        (compared ? `; CPU ÷ ${scenario.comparedWith!.id}'s beside it ${cpuRatio(service, compared).toFixed(2)}×` : ''),
     );
   }
   return summarise(scenario.id, scenario.title, scenario.connections, rounds);

@@ -4,7 +4,10 @@ import type { RefreshTokenRecord, RefreshTokenStore } from './stores/refresh-tok
 import type { SessionProof } from './owner-proof/proofs';
 import type { IssuedRefreshToken, RefreshClaims, TokenService } from './tokens';
 
-/** Why a refresh was refused; the client sees one 401 for all of them, the log tells them apart. */
+/**
+ * Why a refresh was refused; the client sees one 401 for all of them but `unverified`, a 403 that says why
+ * (modules/auth/session-refusals.ts); the log tells them apart.
+ */
 export type RefreshRefusal =
   | 'missing-cookie'
   | 'invalid-token'

@@ -123,3 +123,20 @@ describe('the refresh target', () => {
     ).toMatchObject({ met: false, measured: '2.13× (rounds 2.25, 2.13, 1.75)' });
   });
 });
+
+describe('errors beside a scenario', () => {
+  it("count as the scenario's own: a refused protected GET beside the refreshes fails the run", () => {
+    const rounds = [1, 2, 3].map((index) => ({
+      ...round(index, 100, 100),
+      compared: { ...run(100), non2xx: index === 2 ? 7 : 0 },
+    }));
+    const summary = summarise('refresh', 'POST /api/auth/refresh', 50, rounds);
+    expect(summary.service.non2xx).toBe(7);
+    const checks = checkTargets([summary], undefined, {
+      idleRssMiB: undefined,
+      peakRssMiB: undefined,
+      afterLoginsRssMiB: undefined,
+    });
+    expect(checks.find((check) => check.target === 'no errors, no non-2xx')).toMatchObject({ met: false });
+  });
+});
