@@ -26,6 +26,16 @@ export interface StartChildOptions {
   startTimeoutMs: number;
 }
 
+/** The last 4,000 characters a child wrote to stderr, as they stand (bounded: the tail is what explains a failure). */
+function stderrTail(child: ChildProcess): () => string {
+  let tail = '';
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    tail = (tail + chunk).slice(-4000);
+  });
+  return () => tail;
+}
+
 /**
  * Runs a plain JavaScript entry that does one job and sends its answer over IPC: resolves with that message once
  * the child has exited and its channel closed; rejects if it exits without one, fails to start, or takes longer
@@ -34,11 +44,7 @@ export interface StartChildOptions {
 export function runForAnswer<T>(name: string, script: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<T> {
   const child = fork(script, [], { env, cwd: resolve(__dirname, '..'), stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   running.add(child);
-  let stderr = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => {
-    stderr = (stderr + chunk).slice(-4000);
-  });
+  const stderr = stderrTail(child);
   return new Promise((resolve, reject) => {
     let answer: { value: T } | undefined;
     let timedOut = false;
@@ -46,7 +52,7 @@ export function runForAnswer<T>(name: string, script: string, env: NodeJS.Proces
       timedOut = true;
       child.kill('SIGKILL');
     }, timeoutMs);
-    const fail = (why: string) => reject(new Error(`${name}: ${why}${stderr ? `\n${stderr}` : ''}`));
+    const fail = (why: string) => reject(new Error(`${name}: ${why}${stderr() ? `\n${stderr()}` : ''}`));
     child.once('message', (message) => {
       answer = { value: message as T };
     });
@@ -86,18 +92,14 @@ export class ServerProcess {
       stdio: ['ignore', options.stdout, 'pipe', 'ipc'],
     });
     running.add(child);
-    let stderr = '';
-    child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (chunk: string) => {
-      stderr = (stderr + chunk).slice(-4000); // bounded: the tail is what explains a failure
-    });
+    const stderr = stderrTail(child);
     child.once('exit', () => running.delete(child));
 
     return new Promise((resolve, reject) => {
       const fail = (why: string) => {
         clearTimeout(timer);
         child.kill('SIGKILL');
-        reject(new Error(`${name}: ${why}${stderr ? `\n${stderr}` : ''}`));
+        reject(new Error(`${name}: ${why}${stderr() ? `\n${stderr()}` : ''}`));
       };
       const timer = setTimeout(() => fail(`not listening after ${options.startTimeoutMs} ms`), options.startTimeoutMs);
       child.once('exit', (code, signal) => fail(`exited during start-up (code ${code}, signal ${signal})`));
@@ -106,7 +108,7 @@ export class ServerProcess {
         clearTimeout(timer);
         child.removeAllListeners('exit');
         child.once('exit', () => running.delete(child));
-        resolve(new ServerProcess(child, message.port, () => stderr));
+        resolve(new ServerProcess(child, message.port, stderr));
       });
     });
   }

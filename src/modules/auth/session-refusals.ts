@@ -46,13 +46,14 @@ export const loginRefused = (refusal: LoginRefusal, email: string): Refused =>
  * Each refused refresh's status and message. Every one clears the cookie, so the browser stops sending a dead
  * token; only an address not verified yet is told why.
  */
+const REFRESH_REFUSED = { status: 401, message: 'Invalid or expired refresh token' } as const;
 const REFRESH_REFUSALS: Record<RefreshRefusal, { status: 401 | 403; message: string }> = {
-  'missing-cookie': { status: 401, message: 'Invalid or expired refresh token' },
-  'invalid-token': { status: 401, message: 'Invalid or expired refresh token' },
-  'unknown-session': { status: 401, message: 'Invalid or expired refresh token' },
-  'reused-token': { status: 401, message: 'Invalid or expired refresh token' },
-  'user-gone': { status: 401, message: 'Invalid or expired refresh token' },
-  'session-ended': { status: 401, message: 'Invalid or expired refresh token' },
+  'missing-cookie': REFRESH_REFUSED,
+  'invalid-token': REFRESH_REFUSED,
+  'unknown-session': REFRESH_REFUSED,
+  'reused-token': REFRESH_REFUSED,
+  'user-gone': REFRESH_REFUSED,
+  'session-ended': REFRESH_REFUSED,
   unverified: { status: 403, message: EMAIL_NOT_VERIFIED },
 };
 
