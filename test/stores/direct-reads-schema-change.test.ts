@@ -1,14 +1,14 @@
 import request from 'supertest';
 import type { Sequelize } from 'sequelize';
 import { userStore } from '../../src/auth/stores/definitions';
-import { DirectReads } from '../../src/stores/sql/direct-reads';
+import { DriverStatements } from '../../src/stores/sql/driver-statements';
 import { SqlDatabase } from '../../src/stores/sql/sql-database';
 import { buildAuthApp, login } from '../support/auth-helpers';
 import { testEngines } from '../support/engines';
 import type { TestApp } from '../support/test-app';
 
 // The hot-path reads (login, refresh, the guards' user lookups) go through statements the driver keeps per
-// connection (direct-reads.ts). They must outlive what happens to the server under them: a column's type
+// connection (driver-statements.ts). They must outlive what happens to the server under them: a column's type
 // changed by a migration after they were warmed (PostgreSQL: "cached plan must not change result type"),
 // a server or pooler that forgets the statements of a connection (PgBouncer in transaction mode, DISCARD
 // ALL; MySQL/MariaDB: "Unknown prepared statement handler", 1243), and on SQLite a schema change that makes
@@ -19,15 +19,15 @@ const engines = testEngines().filter((target) => ['sqlite', 'postgres', 'mysql']
 
 /** The SQL texts the direct reads ran (MySQL: the statements to make the server forget). */
 const texts = new Set<string>();
-const realSelectOne = DirectReads.prototype.selectOne;
-jest.spyOn(DirectReads.prototype, 'selectOne').mockImplementation(function (
-  this: DirectReads,
+const realRows = DriverStatements.prototype.rows;
+jest.spyOn(DriverStatements.prototype, 'rows').mockImplementation(function (
+  this: DriverStatements,
   sql: string,
   params: readonly unknown[],
 ) {
   texts.add(sql);
-  return realSelectOne.call(this, sql, params);
-} as DirectReads['selectOne']);
+  return realRows.call(this, sql, params);
+} as DriverStatements['rows']);
 
 /** The app's SqlDatabase (services.database is wrapped for metrics): its Sequelize runs the DDL and holds the pool. */
 const opened: SqlDatabase[] = [];

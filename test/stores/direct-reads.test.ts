@@ -7,7 +7,7 @@ import { createLogger } from '../../src/logger';
 import { DatabaseError, QueryTypes, type Sequelize } from 'sequelize';
 import sqlite3 from 'sqlite3';
 import { createDatabase } from '../../src/stores/create-database';
-import { DirectReads } from '../../src/stores/sql/direct-reads';
+import { DriverStatements } from '../../src/stores/sql/driver-statements';
 import type { Database } from '../../src/stores/types';
 import type { SqlDatabase } from '../../src/stores/sql/sql-database';
 import type { DatabaseUserStore, UserRecord } from '../../src/auth/stores/user-store';
@@ -121,7 +121,7 @@ describe('lookups on SQLite taken together', () => {
   });
 });
 
-describe('prepared reads on MySQL/MariaDB: a statement the server says is stale', () => {
+describe('prepared statements on MySQL/MariaDB: a statement the server says is stale', () => {
   // What mysql2 is asked, on a stand-in connection: ER_NEED_REPREPARE (1615) cannot be made to happen on
   // demand on a real server (1243 is, in direct-reads-schema-change.test.ts); the path is the same.
   const SQL = 'SELECT `id` FROM `users` WHERE `id` = ?';
@@ -148,26 +148,33 @@ describe('prepared reads on MySQL/MariaDB: a statement the server says is stale'
         releaseConnection: async (held: unknown) => void released.push(held),
       },
     };
-    return { reads: new DirectReads(sequelize as unknown as Sequelize, 'mysql'), calls, released };
+    return { reads: new DriverStatements(sequelize as unknown as Sequelize, 'mysql'), calls, released };
   }
 
   it.each([1615, 1243])('after %i: prepared again once on the same connection, and the read answers', async (errno) => {
     const { reads, calls, released } = standIn([errno]);
-    await expect(reads.selectOne(SQL, ['u1'])).resolves.toEqual({ id: 'u1' });
+    await expect(reads.rows(SQL, ['u1'])).resolves.toEqual([{ id: 'u1' }]);
+    expect(calls).toEqual([`execute ${SQL}`, `unprepare ${SQL}`, `execute ${SQL}`]);
+    expect(released).toHaveLength(1);
+  });
+
+  it('a write is prepared again once too', async () => {
+    const { reads, calls, released } = standIn([1243]);
+    await expect(reads.execute(SQL, ['u1'])).resolves.toBeUndefined();
     expect(calls).toEqual([`execute ${SQL}`, `unprepare ${SQL}`, `execute ${SQL}`]);
     expect(released).toHaveLength(1);
   });
 
   it('fails as any database error when the second try fails too (no loop), and releases the connection', async () => {
     const { reads, calls, released } = standIn([1615, 1615]);
-    await expect(reads.selectOne(SQL, ['u1'])).rejects.toBeInstanceOf(DatabaseError);
+    await expect(reads.rows(SQL, ['u1'])).rejects.toBeInstanceOf(DatabaseError);
     expect(calls.filter((call) => call.startsWith('execute'))).toHaveLength(2);
     expect(released).toHaveLength(1);
   });
 
   it('does not retry other errors (a missing table, 1146)', async () => {
     const { reads, calls } = standIn([1146]);
-    await expect(reads.selectOne(SQL, ['u1'])).rejects.toBeInstanceOf(DatabaseError);
+    await expect(reads.rows(SQL, ['u1'])).rejects.toBeInstanceOf(DatabaseError);
     expect(calls).toEqual([`execute ${SQL}`]);
   });
 });

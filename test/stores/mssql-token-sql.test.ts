@@ -3,6 +3,7 @@ import { SqlRefreshTokenStore } from '../../src/auth/stores/sql-refresh-token-st
 import type { SqlStoreContext } from '../../src/stores/kit/definition';
 import type { SqlEngine } from '../../src/stores/sql/connection-options';
 import { DirectReads } from '../../src/stores/sql/direct-reads';
+import { DriverStatements } from '../../src/stores/sql/driver-statements';
 
 // What the refresh-token store asks of SQL Server, without a server: the SQL Sequelize generates for each
 // operation on the digest. The column is CHAR(64); a bare N'…' literal (NVARCHAR, Sequelize's form for every
@@ -54,13 +55,17 @@ function storeCapturing(engine: SqlEngine): { store: SqlRefreshTokenStore; state
     // the other engines' drivers are not reached here, so their lookup is recorded as the driver would get it.
     selectByKey:
       engine === 'mssql'
-        ? (read, key) => new DirectReads(sequelize, engine).selectByKey(read, key)
+        ? (read, key) => new DirectReads(new DriverStatements(sequelize, engine)).selectByKey(read, key)
         : async (read, key) => {
             await sequelize.query(`${read.select} WHERE ${read.column} = ${read.placeholder ?? '?'}`, {
               replacements: [key],
             });
             return null;
           },
+    execute:
+      engine === 'mssql'
+        ? (sql, params) => new DriverStatements(sequelize, engine).execute(sql, params)
+        : async (sql, params) => void (await sequelize.query(sql, { replacements: [...params] })),
     removeExpiredPeriodically: () => undefined,
   };
   return { store: new SqlRefreshTokenStore(context), statements };
@@ -78,6 +83,18 @@ describe('refresh-token digests on SQL Server', () => {
       expect(sql).toContain(`[token] = CAST(N'${DIGEST}' AS CHAR(64))`);
       expect(sql).not.toMatch(new RegExp(`\\[token\\] = N'${DIGEST}'`));
     }
+  });
+
+  it("a login's INSERT: the dates as DATETIMEOFFSET text in UTC, to the millisecond", async () => {
+    const { store, statements } = storeCapturing('mssql');
+    const expiresAt = new Date('2026-01-02T03:04:05.678Z');
+    await store.create({ token: DIGEST, userId: 'u1', expiresAt });
+    expect(statements).toHaveLength(1);
+    const [sql] = statements;
+    expect(sql.replace(/'\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \+00:00'\)$/, 'NOW)')).toBe(
+      'INSERT INTO [refresh_tokens] ([token], [user_id], [expires_at], [family_id], [created_at]) ' +
+        `VALUES (N'${DIGEST}', N'u1', '2026-01-02 03:04:05.678 +00:00', N'${DIGEST}', NOW)`,
+    );
   });
 
   it('the other engines compare plain strings (their string literals already match the column)', async () => {

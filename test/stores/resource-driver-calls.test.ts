@@ -39,6 +39,7 @@ function sqlContext(dialect: 'mssql' | 'postgres'): SqlStoreContext {
     run: (operation) => operation(),
     transaction: () => Promise.reject(new Error('unused')),
     selectByKey: () => Promise.reject(new Error('unused')),
+    execute: () => Promise.reject(new Error('unused')),
     removeExpiredPeriodically: () => undefined,
   };
 }

@@ -13,14 +13,17 @@ interface RefreshTokenRow {
 }
 
 /**
- * The refresh-token store on a relational engine (table `refresh_tokens`, migrations 0002 and 0003). The lookup is the
- * refresh hot path: one SELECT, its SQL built once, prepared by the driver (SqlStoreContext.selectByKey), the row read raw. Expired rows are removed by the
- * in-process cleanup job (registered here) and never returned before that.
+ * The refresh-token store on a relational engine (table `refresh_tokens`, migrations 0002 and 0003). The lookup (the
+ * refresh hot path) and the login's INSERT are one statement each, the SQL built once and prepared by the driver
+ * (SqlStoreContext.selectByKey and execute), the row read raw. Expired rows are removed by the in-process cleanup
+ * job (registered here) and never returned before that.
  */
 export class SqlRefreshTokenStore implements RefreshTokenStore {
   private readonly RefreshToken: ModelStatic<Model>;
   /** The lookup, built once: no query generation per refresh. */
   private readonly lookup: KeyedRead;
+  /** The login's INSERT, built once: run through the driver (SqlStoreContext.execute). */
+  private readonly insert: string;
 
   constructor(private readonly context: SqlStoreContext) {
     this.RefreshToken = context.sequelize.define(
@@ -45,6 +48,10 @@ export class SqlRefreshTokenStore implements RefreshTokenStore {
       field: 'token',
       placeholder: this.onMssql ? 'CAST(? AS CHAR(64))' : '?',
     };
+    const columns = ['token', 'user_id', 'expires_at', 'family_id', 'created_at'];
+    this.insert =
+      `INSERT INTO ${q('refresh_tokens')} (${columns.map(q).join(', ')}) ` +
+      `VALUES (${columns.map(() => '?').join(', ')})`;
   }
 
   private get onMssql(): boolean {
@@ -80,14 +87,10 @@ export class SqlRefreshTokenStore implements RefreshTokenStore {
   }
 
   create(record: NewRefreshToken): Promise<void> {
-    return this.context.run(async () => {
-      await this.RefreshToken.create({
-        token: record.token,
-        userId: record.userId,
-        expiresAt: record.expiresAt,
-        familyId: record.familyId ?? record.token,
-      });
-    });
+    const { token, userId, expiresAt, familyId } = record;
+    return this.context.run(() =>
+      this.context.execute(this.insert, [token, userId, expiresAt, familyId ?? token, new Date()]),
+    );
   }
 
   deleteByToken(token: string): Promise<boolean> {

@@ -31,6 +31,12 @@ export interface SqlStoreContext {
    */
   selectByKey<Row>(read: KeyedRead, key: string): Promise<Row | null>;
   /**
+   * Runs one statement that returns nothing (a hot path's one-row INSERT), written with `?` placeholders,
+   * through the driver with the statement prepared once (src/stores/sql/driver-statements.ts); a Date is
+   * written as Sequelize writes it. Outside any transaction. Call it inside `run`.
+   */
+  execute(sql: string, params: readonly (string | number | Date | null)[]): Promise<void>;
+  /**
    * Registers a periodic clean-up (e.g. deleting expired rows) for the in-process job; it returns the number
    * of rows removed. MongoDB does the same with TTL indexes.
    */

@@ -14,6 +14,7 @@ import type { Migrator } from './migrator';
 import type * as MigratorModule from './migrator';
 import { MIGRATIONS_TABLE, type SqlMigration } from './migrations/migration';
 import { DirectReads } from './direct-reads';
+import { DriverStatements } from './driver-statements';
 import { translateSqlError } from './sql-errors';
 import { SqliteStatementBudget } from './statement-budget';
 import { useWriteAheadLog } from './sqlite-journal';
@@ -46,6 +47,7 @@ export class SqlDatabase implements Database {
   private readonly cleanup: ExpiredRecordCleanup | undefined;
   /** The passes of the open search-shadow repairs (with the cleanup: not in the CLI, nor where tests drive them). */
   private readonly searchRepair: SearchRepairJob | undefined;
+  private readonly driverStatements: DriverStatements;
   private readonly directReads: DirectReads;
   /** SQLite only: the interrupt of a statement past DATABASE_TIMEOUT. */
   private readonly sqliteBudget: SqliteStatementBudget | undefined;
@@ -64,7 +66,8 @@ export class SqlDatabase implements Database {
     this.sequelize = new Sequelize(
       this.sqliteBudget ? { ...settings.options, hooks: this.sqliteBudget.hooks() } : settings.options,
     );
-    this.directReads = new DirectReads(this.sequelize, options.engine);
+    this.driverStatements = new DriverStatements(this.sequelize, options.engine);
+    this.directReads = new DirectReads(this.driverStatements);
     const context: SqlStoreContext = {
       sequelize: this.sequelize,
       DataTypes,
@@ -73,6 +76,7 @@ export class SqlDatabase implements Database {
       run: (operation) => guarded(operation, options.timeoutMs, translateSqlError),
       transaction: (work) => this.transaction(work),
       selectByKey: (read, key) => this.directReads.selectByKey(read, key),
+      execute: (sql, params) => this.driverStatements.execute(sql, params),
       removeExpiredPeriodically: (task) => void this.expiryTasks.push(task),
     };
     this.stores = new OpenedStores(options.stores, (definition) => definition.relational(context));
@@ -215,7 +219,7 @@ export class SqlDatabase implements Database {
   async close(): Promise<void> {
     await this.cleanup?.stop();
     await this.searchRepair?.stop();
-    await this.directReads.close();
+    await this.driverStatements.close();
     await this.sequelize.close();
   }
 }
