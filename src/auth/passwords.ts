@@ -47,8 +47,14 @@ export class PasswordHasher {
     });
   }
 
-  /** True when the stored hash was made with other parameters (or another algorithm) than today's. */
+  /**
+   * True when the stored hash was made with other parameters (or another algorithm) than today's. A hash that
+   * begins as argon2 writes today's (its parameters in that order) needs none, told without parsing it: this
+   * runs on every login.
+   */
   needsRehash(hash: string): boolean {
+    const { memoryCost, parallelism, timeCost } = this.parameters;
+    if (hash.startsWith(`$argon2id$v=19$m=${memoryCost},p=${parallelism},t=${timeCost}$`)) return false;
     try {
       return !hash.startsWith('$argon2id$') || argon2.needsRehash(hash, this.parameters);
     } catch {

@@ -1,4 +1,5 @@
 import argon2 from 'argon2';
+import { PasswordHasher } from '../../src/auth/passwords';
 import request from 'supertest';
 import { digestRefreshToken } from '../../src/auth/refresh-sessions';
 import { buildAuthApp, clearsRefreshCookie, login, setCookies } from '../support/auth-helpers';
@@ -119,6 +120,18 @@ describe('USER_STORE=database with AUTH_REGISTRATION=true', () => {
     expect(upgraded).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
     expect(await argon2.verify(upgraded, 'legacy-password')).toBe(true);
     await login(app, { email: 'legacy@example.com', password: 'legacy-password' }); // still logs in with the new hash
+  });
+
+  it("tells a hash of today's parameters apart from others without parsing, as argon2 would", async () => {
+    const hasher = new PasswordHasher();
+    const today = await hasher.hash('any password');
+    expect(hasher.needsRehash(today)).toBe(false);
+    expect(argon2.needsRehash(today, hasher.parameters)).toBe(false);
+    const older = { ...hasher.parameters, timeCost: 1 };
+    const other = await new PasswordHasher(older).hash('any password');
+    expect(hasher.needsRehash(other)).toBe(true);
+    expect(new PasswordHasher(older).needsRehash(other)).toBe(false);
+    expect(hasher.needsRehash(today.replace('$argon2id$', '$argon2i$'))).toBe(true);
   });
 
   it('a corrupt stored hash reads as a wrong password (401), not a 500', async () => {
