@@ -178,3 +178,51 @@ describe('prepared statements on MySQL/MariaDB: a statement the server says is s
     expect(calls).toEqual([`execute ${SQL}`]);
   });
 });
+
+describe('prepared statements on SQLite: a locked database', () => {
+  // What sqlite3 is asked, on a stand-in connection: SQLITE_BUSY (another connection held the write lock past
+  // sqlite3's busy wait) is tried again, as Sequelize's default retry does for its own statements.
+  const SQL = 'INSERT INTO `t` (`a`) VALUES (?)';
+  function standIn(busyTimes: number) {
+    let failures = busyTimes;
+    const calls: string[] = [];
+    const statement = {
+      run(_params: unknown[], callback: (error: Error | null) => void) {
+        calls.push('run');
+        const busy = failures > 0;
+        failures -= 1;
+        setImmediate(() =>
+          callback(busy ? Object.assign(new Error('SQLITE_BUSY: database is locked'), { code: 'SQLITE_BUSY' }) : null),
+        );
+      },
+      all() {},
+      finalize(callback?: () => void) {
+        calls.push('finalize');
+        callback?.();
+      },
+    };
+    const connection = {
+      prepare(_sql: string, callback: (error: Error | null) => void) {
+        calls.push('prepare');
+        setImmediate(() => callback(null));
+        return statement;
+      },
+    };
+    const sequelize = { connectionManager: { getConnection: async () => connection } };
+    return { statements: new DriverStatements(sequelize as unknown as Sequelize, 'sqlite'), calls };
+  }
+
+  it('runs once the lock is gone', async () => {
+    const { statements, calls } = standIn(2);
+    await expect(statements.execute(SQL, ['x'])).resolves.toBeUndefined();
+    expect(calls.filter((call) => call === 'run')).toHaveLength(3);
+  });
+
+  it('gives up after five tries, with the error the store translates to 503', async () => {
+    const { statements, calls } = standIn(10);
+    const failure = statements.execute(SQL, ['x']);
+    await expect(failure).rejects.toBeInstanceOf(DatabaseError);
+    await expect(failure).rejects.toMatchObject({ original: { code: 'SQLITE_BUSY' } });
+    expect(calls.filter((call) => call === 'run')).toHaveLength(5);
+  });
+});

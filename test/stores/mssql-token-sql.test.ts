@@ -91,9 +91,9 @@ describe('refresh-token digests on SQL Server', () => {
     await store.create({ token: DIGEST, userId: 'u1', expiresAt });
     expect(statements).toHaveLength(1);
     const [sql] = statements;
-    expect(sql.replace(/'\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \+00:00'\)$/, 'NOW)')).toBe(
+    expect(sql.replace(/N'\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \+00:00'\)$/, 'NOW)')).toBe(
       'INSERT INTO [refresh_tokens] ([token], [user_id], [expires_at], [family_id], [created_at]) ' +
-        `VALUES (N'${DIGEST}', N'u1', '2026-01-02 03:04:05.678 +00:00', N'${DIGEST}', NOW)`,
+        `VALUES (N'${DIGEST}', N'u1', N'2026-01-02 03:04:05.678 +00:00', N'${DIGEST}', NOW)`,
     );
   });
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { BaseError, DatabaseError, QueryTypes, type Sequelize } from 'sequelize';
 import type { SqlEngine } from './connection-options';
 import { SqliteStatements } from './sqlite-statements';
@@ -25,19 +26,26 @@ interface ConnectionManager {
 const STALE_MYSQL_STATEMENT = new Set([1615, 1243]);
 
 /**
+ * SQLite: tries of a statement that finds the database locked (SQLITE_BUSY: another connection held the write
+ * lock past sqlite3's busy wait), 100 ms apart and growing, as Sequelize's default `retry` gives its own.
+ */
+const SQLITE_BUSY_TRIES = 5;
+
+/**
  * Statements of the hot paths (a one-row read, a one-row insert) straight through the driver on Sequelize's
  * own connections, prepared once: Sequelize's query pipeline (query building, replacement escaping, a
  * `new Error()` per query for its stack, result formatting) costs several times the driver's call
  * (docs/performance.md). SQL is written with `?` placeholders, outside any transaction; a Date parameter is
  * written as Sequelize writes it on each engine.
- *  - SQLite: a statement prepared on Sequelize's own connection (sqlite-statements.ts), dates as text.
+ *  - SQLite: a statement prepared on Sequelize's own connection (sqlite-statements.ts), dates as text, tried
+ *    again while the database is locked, as Sequelize's own statements are.
  *  - PostgreSQL: pg's unnamed statement (parse, bind, execute in one round trip), planned afresh each time:
  *    no cached plan to go stale when a column's type changes ("cached plan must not change result type",
  *    0A000), and no per-connection state for a transaction-mode pooler (PgBouncer) to lose (docs/databases.md).
  *  - MySQL/MariaDB: the binary protocol's prepared statement (`execute`, cached by mysql2 per connection),
  *    as Sequelize itself uses for bound parameters, with its connection's type casting and time zone (UTC);
  *    prepared once more and retried once when the server says it went stale (1615, 1243).
- *  - SQL Server: through Sequelize (tedious has no comparable one-call prepared statement).
+ *  - SQL Server: through Sequelize (tedious has no comparable one-call prepared statement), dates as UTC text.
  * A driver's error comes wrapped as Sequelize wraps it; the store's `run` translates it like any other (sql-errors.ts).
  */
 export class DriverStatements {
@@ -89,10 +97,12 @@ export class DriverStatements {
   private async call(sql: string, params: readonly unknown[], kind: 'read' | 'write'): Promise<unknown[]> {
     switch (this.engine) {
       case 'sqlite': {
-        const values = params.map(sqliteValue);
-        if (kind === 'read') return this.sqliteStatements.all(sql, values);
-        await this.sqliteStatements.run(sql, values);
-        return [];
+        const values = params.map(utcDateText);
+        return sqliteRetrying(async () => {
+          if (kind === 'read') return this.sqliteStatements.all(sql, values);
+          await this.sqliteStatements.run(sql, values);
+          return [];
+        });
       }
       case 'postgres':
         return this.pooled(
@@ -110,7 +120,7 @@ export class DriverStatements {
           }
         });
       default: {
-        const replacements = [...params];
+        const replacements = params.map(utcDateText); // escaped in the process's time zone otherwise
         if (kind === 'read')
           return this.sequelize.query(sql, { replacements, type: QueryTypes.SELECT, logging: false });
         await this.sequelize.query(sql, { replacements, type: QueryTypes.RAW, logging: false });
@@ -151,12 +161,24 @@ function mysqlExecute(connection: MysqlConnection, sql: string, params: readonly
 }
 
 /**
- * A date as Sequelize writes it on SQLite, which has no date type: text in UTC to the millisecond with the
- * offset (`2026-01-02 03:04:05.678 +00:00`, the service's time zone), so that it compares, as text, with the
- * dates Sequelize writes and binds. Any other value as it is.
+ * A date as Sequelize writes it on SQLite and SQL Server: text in UTC to the millisecond with the offset
+ * (`2026-01-02 03:04:05.678 +00:00`, the service's time zone). On SQLite, which has no date type, it then
+ * compares, as text, with the dates Sequelize writes and binds. Any other value as it is.
  */
-export function sqliteValue(value: unknown): unknown {
+function utcDateText(value: unknown): unknown {
   return value instanceof Date ? `${value.toISOString().slice(0, 23).replace('T', ' ')} +00:00` : value;
+}
+
+/** `call`, tried again while SQLite answers SQLITE_BUSY, up to SQLITE_BUSY_TRIES times in all. */
+async function sqliteRetrying<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await call();
+    } catch (error) {
+      if (attempt >= SQLITE_BUSY_TRIES || (error as { code?: unknown }).code !== 'SQLITE_BUSY') throw error;
+      await sleep(100 * 1.1 ** (attempt - 1));
+    }
+  }
 }
 
 /** `?` placeholders as PostgreSQL's `$1, $2, …` (the statements here hold no `?` in literals). */

@@ -74,8 +74,9 @@ export class SqliteStatements {
     try {
       return await call(await held.prepared);
     } catch (error) {
-      // Not prepared (no such table yet), or failed running (the schema changed under it): the next call
-      // prepares it again; this one is finalized once every call already holding it is done.
+      // Not prepared (no such table yet), or failed running (the schema changed under it, or a locked
+      // database, a duplicate key): the next call prepares it again, which costs only on these error paths;
+      // this one is finalized once every call already holding it is done.
       if (this.statements.get(sql) === held) this.statements.delete(sql);
       held.retired = true;
       throw error;
